@@ -1,0 +1,1 @@
+//! jtrace agent: a JVMTI agent that writes an exact TPTP trace.

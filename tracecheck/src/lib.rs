@@ -1,0 +1,1 @@
+//! tracecheck: semantic checks over a jtrace TPTP trace.

@@ -1,0 +1,2 @@
+//! xtask: project automation (`cargo xtask test`, `bench`, `corpus`).
+fn main() {}

@@ -1,0 +1,1 @@
+//! Class-file parsing and probe insertion (bytecode instrumentation).

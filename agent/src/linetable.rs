@@ -1,0 +1,1 @@
+//! Probekit `methodNames` / `methodLineTables` strings: encoder and decoder.

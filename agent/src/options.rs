@@ -1,0 +1,1 @@
+//! Agent option string parsing: pure, no side effects.

@@ -1,1 +1,1061 @@
 //! Agent option string parsing: pure, no side effects.
+//!
+//! The JVM hands the agent everything after `=` in `-agentpath:libjtrace.so=...` as one
+//! string. It is a `,`-separated list of `key=value` items (plus the bare `help`).
+//! Parsing reads the whole string and collects every problem before failing, so a user
+//! with three typos sees all three at once instead of restarting the JVM three times.
+//! Nothing here touches the environment, the clock or stderr: the caller decides what
+//! to print and how to stop, which keeps this module trivially testable.
+//!
+//! The user-facing description lives in `docs/OPTIONS.md`; keep the two in step.
+
+use std::fmt;
+
+/// Instrumentation strategy. A constant (not a literal in `Default`) so flipping the
+/// default to BCI later is a one-line change that the docs and help text follow.
+pub const DEFAULT_MODE: Mode = Mode::Jvmti;
+
+/// Default output template: one file per process, so parallel JVMs never clobber each other.
+pub const DEFAULT_OUT: &str = "jtrace-%p.xml";
+
+/// JDK packages excluded after the user's rules: tracing the platform drowns the
+/// application's own calls and costs most of the overhead.
+pub const DEFAULT_EXCLUDES: [&str; 5] = ["java.*", "javax.*", "jdk.*", "sun.*", "com.sun.*"];
+
+/// The agent's own Java helpers live here; tracing them would make the agent observe
+/// (and recurse into) itself, so no rule can turn them on.
+pub const SELF_PACKAGE_PREFIX: &str = "jtrace.";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Jvmti,
+    Bci,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Jvmti => "jvmti",
+            Mode::Bci => "bci",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocMode {
+    Off,
+    Exact,
+    /// Record roughly one allocation per this many allocated bytes.
+    Sampled(u64),
+}
+
+impl AllocMode {
+    /// The value as it would be written in the option string (sizes normalised to bytes).
+    pub fn value(self) -> String {
+        match self {
+            AllocMode::Off => "off".to_string(),
+            AllocMode::Exact => "exact".to_string(),
+            AllocMode::Sampled(bytes) => format!("sampled:{bytes}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterMode {
+    Include,
+    Exclude,
+}
+
+impl FilterMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FilterMode::Include => "include",
+            FilterMode::Exclude => "exclude",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilterRule {
+    /// As written, with its `*`.
+    pub pattern: String,
+    pub mode: FilterMode,
+}
+
+/// A filter rule in the shape of the TPTP `<filter>` element.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EchoFilter {
+    /// The pattern with its `*` removed.
+    pub pattern: String,
+    /// `none` (exact), `suffix` (trailing `*`: names starting with `pattern`),
+    /// `prefix` (leading `*`: names ending with `pattern`).
+    pub generic_pattern: &'static str,
+    pub mode: &'static str,
+}
+
+impl FilterRule {
+    fn new(pattern: &str, mode: FilterMode) -> FilterRule {
+        FilterRule {
+            pattern: pattern.to_string(),
+            mode,
+        }
+    }
+
+    /// Whether this rule's pattern matches a dotted class name.
+    pub fn matches(&self, dotted_class_name: &str) -> bool {
+        let p = self.pattern.as_str();
+        if p == "*" {
+            true
+        } else if let Some(suffix) = p.strip_prefix('*') {
+            dotted_class_name.ends_with(suffix)
+        } else if let Some(prefix) = p.strip_suffix('*') {
+            dotted_class_name.starts_with(prefix)
+        } else {
+            dotted_class_name == p
+        }
+    }
+
+    /// TPTP's naming is from the wildcard's point of view: a trailing `*` means the
+    /// rest of the name is a free *suffix*. The lone `*` becomes an empty "suffix"
+    /// pattern, which matches every name just like the rule itself.
+    pub fn echo(&self) -> EchoFilter {
+        let p = self.pattern.as_str();
+        let (pattern, generic_pattern) = if p == "*" {
+            ("", "suffix")
+        } else if let Some(rest) = p.strip_prefix('*') {
+            (rest, "prefix")
+        } else if let Some(rest) = p.strip_suffix('*') {
+            (rest, "suffix")
+        } else {
+            (p, "none")
+        };
+        EchoFilter {
+            pattern: pattern.to_string(),
+            generic_pattern,
+            mode: self.mode.as_str(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// The option string as given (`""` if none).
+    pub raw: String,
+    /// Output path template (`%p`, `%t`, `%%`), see [`expand_out`].
+    pub out: String,
+    pub mode: Mode,
+    /// The full ordered rule list in force: user rules, JDK excludes, catch-all.
+    pub filters: Vec<FilterRule>,
+    pub alloc: AllocMode,
+    pub gc: bool,
+    pub monitors: bool,
+    pub exceptions: bool,
+    pub lines: bool,
+    pub help: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            raw: String::new(),
+            out: DEFAULT_OUT.to_string(),
+            mode: DEFAULT_MODE,
+            filters: rules_in_force(Vec::new()),
+            alloc: AllocMode::Off,
+            gc: true,
+            monitors: true,
+            exceptions: true,
+            lines: false,
+            help: false,
+        }
+    }
+}
+
+impl Options {
+    /// Every non-filter key with its effective value, in table order, so the trace
+    /// records exactly what was in force (defaults included), not just what was typed.
+    pub fn effective(&self) -> Vec<(&'static str, String)> {
+        KEYS.iter()
+            .filter_map(|k| {
+                let v = match k.key {
+                    "out" => self.out.clone(),
+                    "mode" => self.mode.as_str().to_string(),
+                    "alloc" => self.alloc.value(),
+                    "gc" => on_off(self.gc),
+                    "monitors" => on_off(self.monitors),
+                    "exceptions" => on_off(self.exceptions),
+                    "lines" => on_off(self.lines),
+                    "help" => on_off(self.help),
+                    // Filters are echoed as <filter> elements, not <option>.
+                    _ => return None,
+                };
+                Some((k.key, v))
+            })
+            .collect()
+    }
+
+    /// First matching rule wins; the list always ends in a catch-all, so every name
+    /// gets an answer. `jtrace.*` is never traced, whatever the rules say.
+    pub fn is_traced(&self, dotted_class_name: &str) -> bool {
+        if dotted_class_name.starts_with(SELF_PACKAGE_PREFIX) {
+            return false;
+        }
+        self.filters
+            .iter()
+            .find(|r| r.matches(dotted_class_name))
+            .is_none_or(|r| r.mode == FilterMode::Include)
+    }
+}
+
+fn on_off(b: bool) -> String {
+    if b { "on" } else { "off" }.to_string()
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptionError {
+    pub message: String,
+}
+
+impl OptionError {
+    fn new(message: String) -> OptionError {
+        OptionError { message }
+    }
+}
+
+impl fmt::Display for OptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for OptionError {}
+
+struct KeyInfo {
+    key: &'static str,
+    /// Valid values as shown to the user; also quoted in error messages.
+    values: &'static str,
+    default: &'static str,
+    what: &'static str,
+}
+
+/// The single source of truth for keys: parsing, `effective`, errors and help all
+/// read it, so a new key cannot be half-added.
+const KEYS: &[KeyInfo] = &[
+    KeyInfo {
+        key: "out",
+        values: "PATH (%p = pid, %t = start time yyyyMMdd-HHmmss UTC, %% = %)",
+        default: DEFAULT_OUT,
+        what: "trace file to write",
+    },
+    KeyInfo {
+        key: "mode",
+        values: "jvmti, bci",
+        default: "jvmti",
+        what: "how method entry/exit is observed",
+    },
+    KeyInfo {
+        key: "include",
+        values: "PATTERN;PATTERN;... (com.foo.*, *Test, exact.Name, *)",
+        default: "(none)",
+        what: "classes to trace (repeatable)",
+    },
+    KeyInfo {
+        key: "exclude",
+        values: "PATTERN;PATTERN;... (com.foo.*, *Test, exact.Name, *)",
+        default: "(none; JDK packages are excluded anyway)",
+        what: "classes not to trace (repeatable)",
+    },
+    KeyInfo {
+        key: "alloc",
+        values: "off, exact, sampled:BYTES (suffix k or m allowed)",
+        default: "off",
+        what: "object allocation events",
+    },
+    KeyInfo {
+        key: "gc",
+        values: "on, off",
+        default: "on",
+        what: "garbage collection events",
+    },
+    KeyInfo {
+        key: "monitors",
+        values: "on, off",
+        default: "on",
+        what: "monitor contention/wait events",
+    },
+    KeyInfo {
+        key: "exceptions",
+        values: "on, off",
+        default: "on",
+        what: "exception throw/catch events",
+    },
+    KeyInfo {
+        key: "lines",
+        values: "on, off",
+        default: "off",
+        what: "one event per executed source line",
+    },
+    KeyInfo {
+        key: "help",
+        values: "(no value)",
+        default: "-",
+        what: "print this table and do not start",
+    },
+];
+
+fn key_list() -> String {
+    KEYS.iter().map(|k| k.key).collect::<Vec<_>>().join(", ")
+}
+
+fn is_repeatable(key: &str) -> bool {
+    key == "include" || key == "exclude"
+}
+
+/// The option table, for `help` and for appending to error output.
+pub fn help_text() -> String {
+    let kw = KEYS.iter().map(|k| k.key.len()).max().unwrap_or(0);
+    let mut s = String::from(
+        "jtrace options: -agentpath:/path/to/libjtrace.so=key=value,key=value,...\n\n",
+    );
+    for k in KEYS {
+        s.push_str(&format!(
+            "  {:kw$}  {}\n  {:kw$}    values:  {}\n  {:kw$}    default: {}\n",
+            k.key, k.what, "", k.values, "", k.default
+        ));
+    }
+    s.push_str(
+        "\nFilters: rules apply in the order written, first match wins; then the JDK\n\
+         (java.*, javax.*, jdk.*, sun.*, com.sun.*) is excluded; anything left is traced\n\
+         unless you wrote an include rule. Classes in jtrace.* are never traced.\n",
+    );
+    s
+}
+
+/// All errors as one block for a single stderr write, followed by the option table so
+/// the user does not need a second run with `help`.
+pub fn error_report(errors: &[OptionError]) -> String {
+    let mut s = String::from("jtrace: invalid agent options:\n");
+    for e in errors {
+        s.push_str("  - ");
+        s.push_str(&e.message);
+        s.push('\n');
+    }
+    s.push('\n');
+    s.push_str(&help_text());
+    s
+}
+
+/// User rules first (they win), then the JDK excludes, then the catch-all whose
+/// direction depends on whether the user asked for a whitelist.
+fn rules_in_force(user: Vec<FilterRule>) -> Vec<FilterRule> {
+    let any_include = user.iter().any(|r| r.mode == FilterMode::Include);
+    let mut rules = user;
+    rules.extend(
+        DEFAULT_EXCLUDES
+            .iter()
+            .map(|p| FilterRule::new(p, FilterMode::Exclude)),
+    );
+    let catch_all = if any_include {
+        FilterMode::Exclude
+    } else {
+        FilterMode::Include
+    };
+    rules.push(FilterRule::new("*", catch_all));
+    rules
+}
+
+pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
+    let mut opts = Options {
+        raw: s.to_string(),
+        ..Options::default()
+    };
+    let mut errors = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    let mut user_rules = Vec::new();
+
+    for item in s.split(',') {
+        // Empty items (",," or a trailing ",") are harmless and common in scripts
+        // that build the string by concatenation.
+        if item.is_empty() {
+            continue;
+        }
+        let (key, value) = match item.split_once('=') {
+            Some((k, v)) => (k, Some(v)),
+            None => (item, None),
+        };
+        let Some(info) = KEYS.iter().find(|k| k.key == key) else {
+            errors.push(OptionError::new(format!(
+                "unknown option key \"{key}\" (valid keys: {})",
+                key_list()
+            )));
+            continue;
+        };
+        if !is_repeatable(key) {
+            if seen.contains(&key) {
+                errors.push(OptionError::new(format!(
+                    "option \"{key}\" given more than once (only include and exclude may repeat)"
+                )));
+                continue;
+            }
+            seen.push(key);
+        }
+        let value = match (key, value) {
+            ("help", None) => {
+                opts.help = true;
+                continue;
+            }
+            ("help", Some(v)) => {
+                errors.push(OptionError::new(format!(
+                    "option \"help\" takes no value, got help={v}"
+                )));
+                continue;
+            }
+            (_, None) => {
+                errors.push(OptionError::new(format!(
+                    "option \"{key}\" needs a value: {key}=VALUE (valid: {})",
+                    info.values
+                )));
+                continue;
+            }
+            (_, Some(v)) => v,
+        };
+        let bad_value = || {
+            OptionError::new(format!(
+                "bad value \"{value}\" for option \"{key}\" (valid: {})",
+                info.values
+            ))
+        };
+        match key {
+            "out" => match check_out_template(value) {
+                Ok(()) => opts.out = value.to_string(),
+                Err(why) => errors.push(OptionError::new(format!(
+                    "bad value \"{value}\" for option \"out\": {why} (valid: {})",
+                    info.values
+                ))),
+            },
+            "mode" => match value {
+                "jvmti" => opts.mode = Mode::Jvmti,
+                "bci" => opts.mode = Mode::Bci,
+                _ => errors.push(bad_value()),
+            },
+            "include" | "exclude" => {
+                let mode = if key == "include" {
+                    FilterMode::Include
+                } else {
+                    FilterMode::Exclude
+                };
+                for pattern in value.split(';') {
+                    match check_pattern(pattern) {
+                        Ok(()) => user_rules.push(FilterRule::new(pattern, mode)),
+                        Err(why) => errors.push(OptionError::new(format!(
+                            "bad pattern \"{pattern}\" in {key}={value}: {why} \
+                             (valid: com.foo.*, *Test, com.foo.Exact, *)"
+                        ))),
+                    }
+                }
+            }
+            "alloc" => match parse_alloc(value) {
+                Some(a) => opts.alloc = a,
+                None => errors.push(bad_value()),
+            },
+            "gc" | "monitors" | "exceptions" | "lines" => {
+                let b = match value {
+                    "on" => true,
+                    "off" => false,
+                    _ => {
+                        errors.push(bad_value());
+                        continue;
+                    }
+                };
+                match key {
+                    "gc" => opts.gc = b,
+                    "monitors" => opts.monitors = b,
+                    "exceptions" => opts.exceptions = b,
+                    _ => opts.lines = b,
+                }
+            }
+            // Every key in KEYS is handled above; reaching here means the table and
+            // this match diverged, which the tests catch.
+            _ => errors.push(OptionError::new(format!(
+                "option \"{key}\" is not implemented"
+            ))),
+        }
+    }
+
+    if errors.is_empty() {
+        opts.filters = rules_in_force(user_rules);
+        Ok(opts)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Reject unknown `%` escapes up front: silently keeping `%x` would produce a file
+/// name the user did not intend, discovered only after the run.
+fn check_out_template(t: &str) -> Result<(), String> {
+    if t.is_empty() {
+        return Err("the path must not be empty".to_string());
+    }
+    let mut chars = t.chars();
+    while let Some(c) = chars.next() {
+        if c == '%' {
+            match chars.next() {
+                Some('p' | 't' | '%') => {}
+                Some(other) => return Err(format!("unknown escape \"%{other}\"")),
+                None => return Err("lone \"%\" at the end".to_string()),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_pattern(p: &str) -> Result<(), String> {
+    if p.is_empty() {
+        return Err("empty pattern".to_string());
+    }
+    if p == "*" {
+        return Ok(());
+    }
+    let stars = p.matches('*').count();
+    let lead = p.starts_with('*');
+    let trail = p.ends_with('*');
+    if lead && trail {
+        return Err("'*' may be at the start or at the end, not both".to_string());
+    }
+    if stars > usize::from(lead) + usize::from(trail) {
+        return Err("'*' is allowed only as the first or last character".to_string());
+    }
+    // A common slip is the JVM-internal form; say so instead of matching nothing.
+    if p.contains('/') {
+        return Err("class names are dotted (com.foo.Bar), not slashed".to_string());
+    }
+    if p.chars().any(char::is_whitespace) {
+        return Err("whitespace is not allowed in a class name".to_string());
+    }
+    Ok(())
+}
+
+fn parse_alloc(v: &str) -> Option<AllocMode> {
+    match v {
+        "off" => return Some(AllocMode::Off),
+        "exact" => return Some(AllocMode::Exact),
+        _ => {}
+    }
+    let size = v.strip_prefix("sampled:")?;
+    let (digits, unit) = match size.as_bytes().last()? {
+        b'k' | b'K' => (&size[..size.len() - 1], 1024),
+        b'm' | b'M' => (&size[..size.len() - 1], 1024 * 1024),
+        _ => (size, 1),
+    };
+    // `u64::from_str` would also take a leading '+'; insist on plain digits.
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let bytes = digits.parse::<u64>().ok()?.checked_mul(unit)?;
+    (bytes > 0).then_some(AllocMode::Sampled(bytes))
+}
+
+/// Expand the output template. Unknown escapes are kept verbatim ([`parse`] already
+/// rejects them; this stays total so it can never fail at trace-open time).
+pub fn expand_out(template: &str, pid: u32, start_unix_secs: u64) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut chars = template.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('p') => out.push_str(&pid.to_string()),
+            Some('t') => out.push_str(&utc_stamp(start_unix_secs)),
+            Some('%') => out.push('%'),
+            Some(other) => {
+                out.push('%');
+                out.push(other);
+            }
+            None => out.push('%'),
+        }
+    }
+    out
+}
+
+/// `yyyyMMdd-HHmmss` in UTC. Computed here rather than via libc so this stays pure
+/// and independent of the process time zone.
+fn utc_stamp(secs: u64) -> String {
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
+/// Howard Hinnant's `civil_from_days`, restricted to non-negative days.
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468; // shift the epoch to 0000-03-01 so leap days end a year
+    let era = z / 146_097;
+    let doe = z - era * 146_097; // day of 400-year era, 0..=146096
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // 0..=399
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // day of March-based year
+    let mp = (5 * doy + 2) / 153; // March = 0
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + u64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn errs(s: &str) -> Vec<String> {
+        parse(s)
+            .expect_err("expected errors")
+            .into_iter()
+            .map(|e| e.message)
+            .collect()
+    }
+
+    fn patterns(o: &Options) -> Vec<(String, FilterMode)> {
+        o.filters
+            .iter()
+            .map(|r| (r.pattern.clone(), r.mode))
+            .collect()
+    }
+
+    #[test]
+    fn empty_string_gives_defaults() {
+        let o = parse("").unwrap();
+        assert_eq!(o, Options::default());
+        assert_eq!(o.raw, "");
+        assert_eq!(o.out, "jtrace-%p.xml");
+        assert_eq!(o.mode, DEFAULT_MODE);
+        assert_eq!(o.mode, Mode::Jvmti);
+        assert_eq!(o.alloc, AllocMode::Off);
+        assert!(o.gc && o.monitors && o.exceptions);
+        assert!(!o.lines && !o.help);
+    }
+
+    #[test]
+    fn empty_items_are_ignored() {
+        let o = parse(",,gc=off,,").unwrap();
+        assert!(!o.gc);
+        assert_eq!(o.raw, ",,gc=off,,");
+        assert_eq!(parse(",").unwrap().raw, ",");
+    }
+
+    #[test]
+    fn all_keys_parse() {
+        let o = parse(
+            "out=/tmp/t-%t.xml,mode=bci,include=com.foo.*,exclude=*Test,alloc=exact,\
+             gc=off,monitors=off,exceptions=off,lines=on,help",
+        )
+        .unwrap();
+        assert_eq!(o.out, "/tmp/t-%t.xml");
+        assert_eq!(o.mode, Mode::Bci);
+        assert_eq!(o.alloc, AllocMode::Exact);
+        assert!(!o.gc && !o.monitors && !o.exceptions);
+        assert!(o.lines && o.help);
+        assert_eq!(
+            o.filters[0],
+            FilterRule::new("com.foo.*", FilterMode::Include)
+        );
+        assert_eq!(o.filters[1], FilterRule::new("*Test", FilterMode::Exclude));
+    }
+
+    #[test]
+    fn mode_values() {
+        assert_eq!(parse("mode=jvmti").unwrap().mode, Mode::Jvmti);
+        assert_eq!(parse("mode=bci").unwrap().mode, Mode::Bci);
+        let e = errs("mode=asm");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].contains("\"asm\"") && e[0].contains("mode"));
+        assert!(e[0].contains("jvmti, bci"));
+    }
+
+    #[test]
+    fn alloc_values() {
+        let a = |s: &str| parse(&format!("alloc={s}")).map(|o| o.alloc);
+        assert_eq!(a("off").unwrap(), AllocMode::Off);
+        assert_eq!(a("exact").unwrap(), AllocMode::Exact);
+        assert_eq!(a("sampled:1").unwrap(), AllocMode::Sampled(1));
+        assert_eq!(a("sampled:512").unwrap(), AllocMode::Sampled(512));
+        assert_eq!(a("sampled:4k").unwrap(), AllocMode::Sampled(4096));
+        assert_eq!(a("sampled:4K").unwrap(), AllocMode::Sampled(4096));
+        assert_eq!(a("sampled:2m").unwrap(), AllocMode::Sampled(2 << 20));
+        assert_eq!(a("sampled:2M").unwrap(), AllocMode::Sampled(2 << 20));
+        for bad in [
+            "",
+            "on",
+            "sampled",
+            "sampled:",
+            "sampled:0",
+            "sampled:0k",
+            "sampled:k",
+            "sampled:-1",
+            "sampled:+5",
+            "sampled:1.5m",
+            "sampled:5g",
+            "sampled:99999999999999999999",
+            "sampled:18014398509481984m", // overflows u64 after scaling
+            "Exact",
+        ] {
+            let e = a(bad).expect_err(bad);
+            assert_eq!(e.len(), 1, "{bad}");
+            assert!(e[0].message.contains("alloc"), "{}", e[0]);
+            assert!(e[0].message.contains("sampled:BYTES"), "{}", e[0]);
+        }
+    }
+
+    #[test]
+    fn boolean_keys() {
+        for key in ["gc", "monitors", "exceptions", "lines"] {
+            let on = parse(&format!("{key}=on")).unwrap();
+            let off = parse(&format!("{key}=off")).unwrap();
+            let get = |o: &Options| match key {
+                "gc" => o.gc,
+                "monitors" => o.monitors,
+                "exceptions" => o.exceptions,
+                _ => o.lines,
+            };
+            assert!(get(&on) && !get(&off), "{key}");
+            let e = errs(&format!("{key}=yes"));
+            assert_eq!(e.len(), 1);
+            assert!(e[0].contains(key) && e[0].contains("\"yes\"") && e[0].contains("on, off"));
+        }
+    }
+
+    #[test]
+    fn out_validation() {
+        assert_eq!(parse("out=a%%b.xml").unwrap().out, "a%%b.xml");
+        assert!(errs("out=")[0].contains("empty"));
+        assert!(errs("out=a%x")[0].contains("%x"));
+        assert!(errs("out=a%")[0].contains("lone"));
+        let e = errs("out");
+        assert!(e[0].contains("needs a value"), "{}", e[0]);
+    }
+
+    #[test]
+    fn help_takes_no_value() {
+        assert!(parse("help").unwrap().help);
+        let e = errs("help=yes");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].contains("no value"));
+    }
+
+    #[test]
+    fn unknown_key_lists_valid_keys() {
+        let e = errs("foo=bar");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].contains("\"foo\""));
+        assert!(e[0]
+            .contains("out, mode, include, exclude, alloc, gc, monitors, exceptions, lines, help"));
+        // Keys are case-sensitive; a key without '=' is still a key.
+        assert_eq!(errs("GC=on").len(), 1);
+        assert_eq!(errs("verbose").len(), 1);
+    }
+
+    #[test]
+    fn repeated_keys() {
+        let o = parse("include=a.*,exclude=b.*,include=c.*;d.X").unwrap();
+        let user: Vec<_> = patterns(&o).into_iter().take(4).collect();
+        assert_eq!(
+            user,
+            vec![
+                ("a.*".to_string(), FilterMode::Include),
+                ("b.*".to_string(), FilterMode::Exclude),
+                ("c.*".to_string(), FilterMode::Include),
+                ("d.X".to_string(), FilterMode::Include),
+            ]
+        );
+        for key in ["gc=on", "mode=bci", "out=x", "alloc=off", "help"] {
+            let e = errs(&format!("{key},{key}"));
+            assert_eq!(e.len(), 1, "{key}");
+            assert!(e[0].contains("more than once"));
+        }
+    }
+
+    #[test]
+    fn many_errors_reported_at_once() {
+        let e = errs("foo=1,gc=maybe,mode=x,include=a*b;;*c*,gc=off,alloc=sampled:0,out=");
+        // foo, gc=maybe, mode=x, a*b, empty pattern, *c*, repeated gc, alloc, out
+        assert_eq!(e.len(), 9, "{e:#?}");
+        assert!(e[0].contains("foo"));
+        assert!(e[1].contains("maybe"));
+        assert!(e[2].contains("mode"));
+        assert!(e[3].contains("\"a*b\""));
+        assert!(e[4].contains("empty pattern"));
+        assert!(e[5].contains("\"*c*\""));
+        assert!(e[6].contains("more than once"));
+        assert!(e[7].contains("alloc"));
+        assert!(e[8].contains("out"));
+    }
+
+    #[test]
+    fn pattern_validation() {
+        for ok in [
+            "*",
+            "com.foo.*",
+            "*Test",
+            "com.foo.Bar",
+            "com.foo*",
+            "Bar$1",
+        ] {
+            assert!(check_pattern(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "**",
+            "*foo*",
+            "a*b",
+            "*a*b",
+            "a*b*",
+            "com/foo/*",
+            "com.foo. *",
+        ] {
+            assert!(check_pattern(bad).is_err(), "{bad:?}");
+        }
+        let e = errs("exclude=*x*");
+        assert!(e[0].contains("\"*x*\"") && e[0].contains("not both"));
+        assert!(errs("include=")[0].contains("empty pattern"));
+        assert!(errs("include=a;")[0].contains("empty pattern"));
+    }
+
+    #[test]
+    fn default_filter_list() {
+        let o = parse("").unwrap();
+        let names: Vec<_> = patterns(&o);
+        assert_eq!(
+            names,
+            vec![
+                ("java.*".to_string(), FilterMode::Exclude),
+                ("javax.*".to_string(), FilterMode::Exclude),
+                ("jdk.*".to_string(), FilterMode::Exclude),
+                ("sun.*".to_string(), FilterMode::Exclude),
+                ("com.sun.*".to_string(), FilterMode::Exclude),
+                ("*".to_string(), FilterMode::Include),
+            ]
+        );
+        assert!(o.is_traced("Main"));
+        assert!(o.is_traced("com.foo.Bar"));
+        assert!(o.is_traced("javafx.Foo")); // "java.*" needs the dot
+        assert!(!o.is_traced("java.lang.String"));
+        assert!(!o.is_traced("javax.swing.JFrame"));
+        assert!(!o.is_traced("jdk.internal.misc.Unsafe"));
+        assert!(!o.is_traced("sun.misc.Unsafe"));
+        assert!(!o.is_traced("com.sun.proxy.$Proxy1"));
+    }
+
+    #[test]
+    fn include_turns_catch_all_into_exclude() {
+        let o = parse("include=com.foo.*").unwrap();
+        assert_eq!(
+            o.filters.last().unwrap(),
+            &FilterRule::new("*", FilterMode::Exclude)
+        );
+        assert_eq!(o.filters.len(), 7);
+        assert!(o.is_traced("com.foo.Bar"));
+        assert!(o.is_traced("com.foo.bar.Baz$1"));
+        assert!(!o.is_traced("com.foobar.X"));
+        assert!(!o.is_traced("Main"));
+        assert!(!o.is_traced("java.lang.String"));
+    }
+
+    #[test]
+    fn include_star_traces_everything() {
+        let o = parse("include=*").unwrap();
+        assert!(o.is_traced("java.lang.String"));
+        assert!(o.is_traced("Main"));
+        assert!(!o.is_traced("jtrace.Helper"));
+    }
+
+    #[test]
+    fn first_match_wins() {
+        let o = parse("exclude=com.foo.Secret,include=com.foo.*").unwrap();
+        assert!(!o.is_traced("com.foo.Secret"));
+        assert!(o.is_traced("com.foo.Public"));
+        let o = parse("include=com.foo.*,exclude=com.foo.Secret").unwrap();
+        assert!(o.is_traced("com.foo.Secret"));
+        // A user include can override a JDK default exclude because it comes first.
+        let o = parse("include=java.util.*").unwrap();
+        assert!(o.is_traced("java.util.HashMap"));
+        assert!(!o.is_traced("java.lang.String"));
+        // Exclude-only: the catch-all stays include.
+        let o = parse("exclude=*Test").unwrap();
+        assert!(!o.is_traced("com.foo.BarTest"));
+        assert!(o.is_traced("com.foo.Bar"));
+    }
+
+    #[test]
+    fn jtrace_package_is_never_traced() {
+        for s in ["", "include=*", "include=jtrace.*", "include=jtrace.Agent"] {
+            let o = parse(s).unwrap();
+            assert!(!o.is_traced("jtrace.Agent"), "{s}");
+        }
+        assert!(parse("").unwrap().is_traced("jtraceX.Agent"));
+    }
+
+    #[test]
+    fn matching_kinds() {
+        let r = |p: &str| FilterRule::new(p, FilterMode::Include);
+        assert!(r("*").matches(""));
+        assert!(r("*").matches("a.B"));
+        assert!(r("*Test").matches("a.BTest"));
+        assert!(!r("*Test").matches("a.TestB"));
+        assert!(r("a.b.*").matches("a.b.C"));
+        assert!(!r("a.b.*").matches("a.b"));
+        assert!(r("a.B").matches("a.B"));
+        assert!(!r("a.B").matches("a.BC"));
+    }
+
+    #[test]
+    fn echo_filters() {
+        let e = |p: &str, m| FilterRule::new(p, m).echo();
+        assert_eq!(
+            e("java.*", FilterMode::Exclude),
+            EchoFilter {
+                pattern: "java.".to_string(),
+                generic_pattern: "suffix",
+                mode: "exclude"
+            }
+        );
+        assert_eq!(
+            e("*Test", FilterMode::Include),
+            EchoFilter {
+                pattern: "Test".to_string(),
+                generic_pattern: "prefix",
+                mode: "include"
+            }
+        );
+        assert_eq!(
+            e("a.B", FilterMode::Include),
+            EchoFilter {
+                pattern: "a.B".to_string(),
+                generic_pattern: "none",
+                mode: "include"
+            }
+        );
+        assert_eq!(
+            e("*", FilterMode::Exclude),
+            EchoFilter {
+                pattern: String::new(),
+                generic_pattern: "suffix",
+                mode: "exclude"
+            }
+        );
+    }
+
+    #[test]
+    fn effective_lists_every_non_filter_key_in_table_order() {
+        let o = parse("alloc=sampled:1k,lines=on,out=x.xml").unwrap();
+        let eff = o.effective();
+        let expect: Vec<(&str, String)> = vec![
+            ("out", "x.xml".into()),
+            ("mode", "jvmti".into()),
+            ("alloc", "sampled:1024".into()),
+            ("gc", "on".into()),
+            ("monitors", "on".into()),
+            ("exceptions", "on".into()),
+            ("lines", "on".into()),
+            ("help", "off".into()),
+        ];
+        assert_eq!(eff, expect);
+        // Each echoed value parses back to the same setting.
+        let reparsed: Vec<String> = eff
+            .iter()
+            .filter(|(k, _)| *k != "help")
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let o2 = parse(&reparsed.join(",")).unwrap();
+        assert_eq!(o2.effective(), eff);
+    }
+
+    #[test]
+    fn every_table_key_is_handled() {
+        for k in KEYS {
+            let item = match k.key {
+                "help" => "help".to_string(),
+                "out" => "out=x".to_string(),
+                "mode" => "mode=bci".to_string(),
+                "include" | "exclude" => format!("{}=a.*", k.key),
+                "alloc" => "alloc=exact".to_string(),
+                _ => format!("{}=on", k.key),
+            };
+            assert!(parse(&item).is_ok(), "{item}");
+        }
+    }
+
+    #[test]
+    fn help_and_error_report_mention_every_key() {
+        let h = help_text();
+        for k in KEYS {
+            assert!(h.contains(k.key), "{}", k.key);
+        }
+        let r = error_report(&parse("x=1,gc=2").unwrap_err());
+        assert!(r.contains("\"x\"") && r.contains("\"2\"") && r.contains("default"));
+    }
+
+    #[test]
+    fn expand_out_escapes() {
+        assert_eq!(expand_out("jtrace-%p.xml", 4242, 0), "jtrace-4242.xml");
+        assert_eq!(expand_out("t-%t.xml", 1, 0), "t-19700101-000000.xml");
+        assert_eq!(expand_out("100%%-%p", 7, 0), "100%-7");
+        assert_eq!(expand_out("%x%", 7, 0), "%x%");
+        assert_eq!(expand_out("plain", 7, 0), "plain");
+        assert_eq!(expand_out("%p%p", 12, 0), "1212");
+    }
+
+    #[test]
+    fn utc_stamps() {
+        assert_eq!(utc_stamp(0), "19700101-000000");
+        assert_eq!(utc_stamp(86_399), "19700101-235959");
+        assert_eq!(utc_stamp(951_782_400), "20000229-000000"); // leap day, 400-year rule
+        assert_eq!(utc_stamp(951_868_800), "20000301-000000");
+        assert_eq!(utc_stamp(1_709_164_800), "20240229-000000");
+        assert_eq!(utc_stamp(1_716_203_600), "20240520-111320");
+        assert_eq!(utc_stamp(4_102_444_799), "20991231-235959");
+        assert_eq!(utc_stamp(4_107_456_000), "21000228-000000"); // 2100 is not leap
+        assert_eq!(utc_stamp(4_107_542_400), "21000301-000000");
+        // Must not panic or overflow on absurd inputs.
+        let _ = utc_stamp(u64::MAX);
+    }
+
+    proptest! {
+        #[test]
+        fn parse_never_panics(s in ".*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn parse_never_panics_on_option_like_strings(
+            s in "[a-z=,;:*%.0-9kKmM]{0,60}"
+        ) {
+            if let Ok(o) = parse(&s) {
+                // Successful parses are internally consistent.
+                prop_assert_eq!(o.effective().len(), 8);
+                prop_assert_eq!(&o.filters.last().unwrap().pattern, "*");
+                let _ = expand_out(&o.out, 1, 0);
+            }
+        }
+
+        #[test]
+        fn civil_date_matches_day_arithmetic(days in 0u64..3_000_000) {
+            // Consecutive days are either the next day of the month or the 1st.
+            let (y0, m0, d0) = civil_from_days(days);
+            let (y1, m1, d1) = civil_from_days(days + 1);
+            prop_assert!((1..=12).contains(&m0) && (1..=31).contains(&d0));
+            if d1 != 1 {
+                prop_assert_eq!((y1, m1, d1), (y0, m0, d0 + 1));
+            } else if m1 == 1 {
+                prop_assert_eq!((y1, m0, d0), (y0 + 1, 12, 31));
+            } else {
+                prop_assert_eq!((y1, m1), (y0, m0 + 1));
+            }
+        }
+    }
+}

@@ -33,7 +33,8 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub fn as_str(self) -> &'static str {
+    // const so the option table's default column can be derived from DEFAULT_MODE.
+    pub const fn as_str(self) -> &'static str {
         match self {
             Mode::Jvmti => "jvmti",
             Mode::Bci => "bci",
@@ -250,7 +251,7 @@ const KEYS: &[KeyInfo] = &[
     KeyInfo {
         key: "mode",
         values: "jvmti, bci",
-        default: "jvmti",
+        default: DEFAULT_MODE.as_str(),
         what: "how method entry/exit is observed",
     },
     KeyInfo {
@@ -299,7 +300,7 @@ const KEYS: &[KeyInfo] = &[
         key: "help",
         values: "(no value)",
         default: "-",
-        what: "print this table and do not start",
+        what: "print this table; the JVM does not start",
     },
 ];
 

@@ -1,0 +1,226 @@
+//! Per-thread record buffers: lock-free appends on the owning thread, hand-off of full chunks to the writer, and the stop protocol.
+//!
+//! Each Java thread owns a `ThreadBuf` (leaked on purpose: a late callback may still
+//! touch it after VM death). Appending a record is: mark busy, check the stop flag,
+//! copy the bytes into the current chunk, clear busy. No lock, no allocation, no
+//! system call; a full chunk goes to the writer over a bounded channel (the only
+//! place a producer can wait, which is what makes the default lossless).
+//!
+//! Stop protocol (`stop`): set STOPPING, then for every buffer wait until it is not
+//! busy; from then on its owner can never write again (it sees STOPPING), so the
+//! stopper may take the chunk. Busy and STOPPING are both SeqCst, which gives the
+//! store-load ordering this Dekker-style hand-shake needs.
+
+use crate::defs::Msg;
+use crate::record::MAX_RECORD;
+use std::cell::{Cell, UnsafeCell};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::SyncSender;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Size of every chunk after a thread's first.
+pub const CHUNK: usize = 64 * 1024;
+/// A thread's first chunk is small, so thousands of quiet threads cost little.
+pub const FIRST_CHUNK: usize = 8 * 1024;
+/// Chunks queued for the writer at most; producers wait beyond that.
+pub const QUEUE: usize = 256;
+/// Recycled chunks kept for reuse.
+const POOL_MAX: usize = 64;
+
+static SINK: OnceLock<SyncSender<Msg>> = OnceLock::new();
+static STOPPING: AtomicBool = AtomicBool::new(false);
+static THREADS: Mutex<Vec<&'static ThreadBuf>> = Mutex::new(Vec::new());
+static POOL: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+/// Bytes of records that could not be delivered (writer gone, or a thread stuck at stop).
+static LOST_BYTES: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    static CURRENT: Cell<Option<&'static ThreadBuf>> = const { Cell::new(None) };
+}
+
+/// One thread's buffer.
+pub struct ThreadBuf {
+    pub tid: u32,
+    busy: AtomicBool,
+    closed: AtomicBool,
+    chunk: UnsafeCell<Vec<u8>>,
+}
+
+// SAFETY: `chunk` is only touched by the owning thread while `busy` is set, or by the
+// stopper after STOPPING is set and `busy` was seen clear (see the module docs), or
+// by `close_current` on the owning thread. These never overlap.
+unsafe impl Sync for ThreadBuf {}
+
+/// Installs the writer's channel. Call once before any thread registers.
+pub fn set_sink(sink: SyncSender<Msg>) {
+    let _ = SINK.set(sink);
+}
+
+/// Sends a message to the writer, waiting while its queue is full.
+pub fn send(msg: Msg) {
+    let lost = match &msg {
+        Msg::Chunk { data, .. } => data.len() as u64,
+        _ => 0,
+    };
+    let ok = SINK.get().is_some_and(|s| s.send(msg).is_ok());
+    if !ok {
+        LOST_BYTES.fetch_add(lost, Ordering::Relaxed);
+    }
+}
+
+pub fn lost_bytes() -> u64 {
+    LOST_BYTES.load(Ordering::Relaxed)
+}
+
+pub fn is_stopping() -> bool {
+    STOPPING.load(Ordering::Relaxed)
+}
+
+/// Gives a processed chunk back for reuse.
+pub fn recycle(mut chunk: Vec<u8>) {
+    if chunk.capacity() != CHUNK {
+        return;
+    }
+    chunk.clear();
+    if let Ok(mut p) = POOL.lock() {
+        if p.len() < POOL_MAX {
+            p.push(chunk);
+        }
+    }
+}
+
+fn fresh_chunk() -> Vec<u8> {
+    if let Some(c) = POOL.lock().ok().and_then(|mut p| p.pop()) {
+        return c;
+    }
+    Vec::with_capacity(CHUNK)
+}
+
+/// Creates and registers the buffer of a thread (not necessarily the current one).
+pub fn register(tid: u32) -> &'static ThreadBuf {
+    let buf: &'static ThreadBuf = Box::leak(Box::new(ThreadBuf {
+        tid,
+        busy: AtomicBool::new(false),
+        closed: AtomicBool::new(false),
+        chunk: UnsafeCell::new(Vec::with_capacity(FIRST_CHUNK)),
+    }));
+    if let Ok(mut t) = THREADS.lock() {
+        t.push(buf);
+    }
+    buf
+}
+
+/// A buffer as an opaque pointer, for JVMTI thread-local storage.
+pub fn to_raw(buf: &'static ThreadBuf) -> *const std::ffi::c_void {
+    buf as *const ThreadBuf as *const std::ffi::c_void
+}
+
+/// Back from JVMTI thread-local storage; `p` must come from `to_raw`.
+pub fn from_raw(p: *const std::ffi::c_void) -> &'static ThreadBuf {
+    // SAFETY: only pointers made by `to_raw` are stored in our JVMTI thread-local
+    // slot, and ThreadBufs are leaked, so they live forever.
+    unsafe { &*(p as *const ThreadBuf) }
+}
+
+/// Makes an existing buffer the current thread's (registered elsewhere).
+pub fn adopt(buf: &'static ThreadBuf) {
+    CURRENT.with(|c| c.set(Some(buf)));
+}
+
+/// The current thread's buffer, if it has one.
+#[inline(always)]
+pub fn current() -> Option<&'static ThreadBuf> {
+    CURRENT.with(|c| c.get())
+}
+
+impl ThreadBuf {
+    /// Sends the current chunk (if not empty) and starts a new one. Owner only, while busy.
+    fn hand_off(&self, chunk: &mut Vec<u8>) {
+        if chunk.is_empty() {
+            return;
+        }
+        let data = std::mem::replace(chunk, fresh_chunk());
+        send(Msg::Chunk {
+            tid: self.tid,
+            data,
+        });
+    }
+
+    /// Appends one record. Returns false when tracing has stopped or the thread ended.
+    #[inline(always)]
+    pub fn write(&self, rec: &[u8]) -> bool {
+        debug_assert!(rec.len() <= MAX_RECORD);
+        self.busy.store(true, Ordering::SeqCst);
+        if STOPPING.load(Ordering::SeqCst) || self.closed.load(Ordering::Relaxed) {
+            self.busy.store(false, Ordering::Release);
+            return false;
+        }
+        // SAFETY: we are the owner and `busy` is set (see `unsafe impl Sync`).
+        let chunk = unsafe { &mut *self.chunk.get() };
+        if chunk.capacity() - chunk.len() < rec.len() {
+            self.hand_off(chunk);
+        }
+        chunk.extend_from_slice(rec);
+        self.busy.store(false, Ordering::Release);
+        true
+    }
+
+    /// Sends what is buffered now (used before another thread continues this one's stream).
+    pub fn flush(&self) {
+        self.busy.store(true, Ordering::SeqCst);
+        if !STOPPING.load(Ordering::SeqCst) {
+            // SAFETY: owner, busy set.
+            let chunk = unsafe { &mut *self.chunk.get() };
+            self.hand_off(chunk);
+        }
+        self.busy.store(false, Ordering::Release);
+    }
+}
+
+/// Writes a record on the current thread's buffer, if it has one.
+#[inline(always)]
+pub fn write(rec: &[u8]) -> bool {
+    match current() {
+        Some(b) => b.write(rec),
+        None => false,
+    }
+}
+
+/// Ends the current thread's stream: its last record is already written; send the
+/// rest and detach the buffer so nothing more is recorded for it.
+pub fn close_current() {
+    let Some(b) = current() else { return };
+    b.flush();
+    b.closed.store(true, Ordering::SeqCst);
+    CURRENT.with(|c| c.set(None));
+    if let Ok(mut t) = THREADS.lock() {
+        t.retain(|x| !std::ptr::eq(*x, b));
+    }
+}
+
+/// Stops all recording and sends every thread's remaining records to the writer.
+/// Waits at most `patience` for threads caught in the middle of a write.
+pub fn stop(patience: Duration) {
+    STOPPING.store(true, Ordering::SeqCst);
+    let threads: Vec<&'static ThreadBuf> = THREADS.lock().map(|t| t.clone()).unwrap_or_default();
+    let deadline = Instant::now() + patience;
+    for b in threads {
+        while b.busy.load(Ordering::SeqCst) && Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+        if b.busy.load(Ordering::SeqCst) {
+            // The owner is blocked inside a write (it cannot be waiting on us): its
+            // chunk is not ours to read. Counted as lost and reported.
+            LOST_BYTES.fetch_add(1, Ordering::Relaxed);
+            continue;
+        }
+        // SAFETY: STOPPING is set and `busy` was seen clear afterwards, so the owner
+        // will never touch the chunk again.
+        let chunk = unsafe { &mut *b.chunk.get() };
+        if !chunk.is_empty() {
+            let data = std::mem::take(chunk);
+            send(Msg::Chunk { tid: b.tid, data });
+        }
+    }
+}

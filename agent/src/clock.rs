@@ -1,0 +1,155 @@
+//! Event timestamps: a raw tick read on the hot path (TSC, no system call) and its conversion to Unix nanoseconds in the writer.
+//!
+//! Callbacks store raw ticks. With an invariant TSC (`constant_tsc` and `nonstop_tsc`
+//! in /proc/cpuinfo) a tick is one `rdtsc` (about 15 ns here); otherwise it is
+//! `CLOCK_MONOTONIC` nanoseconds read through the vDSO (no system call either).
+//! The writer converts ticks with one linear map fixed once, so converted times never
+//! go backwards for a thread whose ticks do not.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+static USE_TSC: AtomicBool = AtomicBool::new(false);
+static ANCHOR: OnceLock<Anchor> = OnceLock::new();
+
+/// A simultaneous reading of ticks, monotonic and real time, taken at agent load.
+struct Anchor {
+    ticks: u64,
+    mono_ns: u64,
+    real_ns: u64,
+}
+
+/// How long the TSC rate is measured before the first conversion.
+const CALIBRATION: Duration = Duration::from_millis(25);
+
+fn clock_ns(clock: libc::clockid_t) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec; both clocks always exist on Linux.
+    unsafe { libc::clock_gettime(clock, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Current Unix time in nanoseconds (for the few elements not stamped on the hot path).
+pub fn real_ns() -> u64 {
+    clock_ns(libc::CLOCK_REALTIME)
+}
+
+#[inline(always)]
+fn rdtsc() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: rdtsc has no memory effects and exists on every x86_64 CPU.
+        unsafe { core::arch::x86_64::_rdtsc() }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        clock_ns(libc::CLOCK_MONOTONIC)
+    }
+}
+
+/// The raw tick for an event. Hot path: one predictable branch plus rdtsc.
+#[inline(always)]
+pub fn ticks() -> u64 {
+    if USE_TSC.load(Ordering::Relaxed) {
+        rdtsc()
+    } else {
+        clock_ns(libc::CLOCK_MONOTONIC)
+    }
+}
+
+fn tsc_is_invariant() -> bool {
+    if !cfg!(target_arch = "x86_64") {
+        return false;
+    }
+    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+        return false;
+    };
+    info.lines()
+        .find(|l| l.starts_with("flags"))
+        .is_some_and(|l| {
+            let has = |f: &str| l.split_whitespace().any(|w| w == f);
+            has("constant_tsc") && has("nonstop_tsc")
+        })
+}
+
+/// Chooses the tick source and takes the anchor. Call once at agent load.
+pub fn init() {
+    ANCHOR.get_or_init(|| {
+        let tsc = tsc_is_invariant() && std::env::var_os("JTRACE_NO_TSC").is_none();
+        USE_TSC.store(tsc, Ordering::Relaxed);
+        Anchor {
+            ticks: ticks(),
+            mono_ns: clock_ns(libc::CLOCK_MONOTONIC),
+            real_ns: real_ns(),
+        }
+    });
+}
+
+/// Converts ticks to Unix nanoseconds. Built by the writer once; fixed afterwards.
+pub struct Converter {
+    base_ticks: u64,
+    base_real_ns: u64,
+    /// nanoseconds per tick as a 32.32 fixed-point number.
+    mult: u128,
+}
+
+impl Converter {
+    /// Measures the tick rate against CLOCK_MONOTONIC, sleeping out the rest of the
+    /// calibration window if the agent started less than that ago.
+    pub fn calibrate() -> Converter {
+        init();
+        let a = ANCHOR.get().expect("clock::init ran");
+        if !USE_TSC.load(Ordering::Relaxed) {
+            return Converter {
+                base_ticks: a.ticks,
+                base_real_ns: a.real_ns,
+                mult: 1 << 32,
+            };
+        }
+        let elapsed = clock_ns(libc::CLOCK_MONOTONIC).saturating_sub(a.mono_ns);
+        if let Some(rest) = (CALIBRATION.as_nanos() as u64).checked_sub(elapsed) {
+            std::thread::sleep(Duration::from_nanos(rest));
+        }
+        let t = rdtsc();
+        let m = clock_ns(libc::CLOCK_MONOTONIC);
+        let dt = t.saturating_sub(a.ticks).max(1) as u128;
+        let dm = m.saturating_sub(a.mono_ns) as u128;
+        Converter {
+            base_ticks: a.ticks,
+            base_real_ns: a.real_ns,
+            mult: (dm << 32) / dt,
+        }
+    }
+
+    /// Unix nanoseconds of a tick; ticks before the anchor clamp to it.
+    #[inline]
+    pub fn to_unix_ns(&self, ticks: u64) -> u64 {
+        let d = ticks.saturating_sub(self.base_ticks) as u128;
+        self.base_real_ns + ((d * self.mult) >> 32) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversion_is_monotonic_and_close_to_real_time() {
+        init();
+        let c = Converter::calibrate();
+        let t1 = ticks();
+        std::thread::sleep(Duration::from_millis(20));
+        let t2 = ticks();
+        let (a, b) = (c.to_unix_ns(t1), c.to_unix_ns(t2));
+        assert!(b > a);
+        let diff = b - a;
+        assert!(diff >= 15_000_000, "20ms sleep measured as {diff} ns");
+        let now = real_ns();
+        let err = now.abs_diff(c.to_unix_ns(ticks()));
+        assert!(err < 50_000_000, "converted time off real time by {err} ns");
+    }
+}

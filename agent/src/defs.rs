@@ -1,0 +1,72 @@
+//! Messages to the writer: per-thread record chunks and the definitions (threads, classes, methods) they refer to.
+//!
+//! Definitions travel on the same FIFO channel as chunks. A definition is sent before
+//! the event that makes its id usable can happen (a class is prepared before any of
+//! its methods run; a thread is registered before it records anything), and a chunk
+//! is sent after the events in it happened, so the writer always sees a definition
+//! before any chunk that refers to it: define-before-use across threads for free.
+
+/// A thread, sent when it is first seen.
+#[derive(Debug, Clone)]
+pub struct ThreadDef {
+    pub tid: u32,
+    pub t: u64,
+    pub name: String,
+    pub group: String,
+    pub parent: String,
+}
+
+/// A class, sent when it is prepared.
+#[derive(Debug, Clone)]
+pub struct ClassDef {
+    pub cid: u32,
+    /// Loading thread (0 if unknown).
+    pub tid: u32,
+    pub t: u64,
+    /// Dotted name.
+    pub name: String,
+    pub source: String,
+    pub superclass: String,
+    pub interfaces: Vec<String>,
+    pub loader: String,
+    pub access: u16,
+    pub static_fields: u32,
+    pub instance_fields: u32,
+    pub num_methods: u32,
+}
+
+/// A method of a class, sent right after its class.
+#[derive(Debug, Clone)]
+pub struct MethodDef {
+    pub mid: u32,
+    pub cid: u32,
+    /// `-init-` / `-clinit-` for constructors and static initialisers.
+    pub name: String,
+    pub signature: String,
+    pub access: u16,
+    pub exceptions: Vec<String>,
+    /// (start, end) source lines, if the method has a line number table.
+    pub lines: Option<(u32, u32)>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Def {
+    Thread(ThreadDef),
+    Class(ClassDef),
+    Method(MethodDef),
+}
+
+/// What the writer receives.
+#[derive(Debug)]
+pub enum Msg {
+    /// Records of one thread, in the order they happened.
+    Chunk {
+        tid: u32,
+        data: Vec<u8>,
+    },
+    Defs(Vec<Def>),
+    /// All records are in: close the document. `t` is the shutdown tick.
+    Finish {
+        t: u64,
+    },
+}

@@ -1,0 +1,177 @@
+//! Every function the JVM calls: Agent_OnLoad/OnAttach/OnUnload and the JVMTI event callbacks, each behind a panic guard.
+//!
+//! A Rust panic unwinding into the JVM is undefined behaviour, so every entry point
+//! runs its body under `guard`, which swallows (and reports once) any panic.
+
+use crate::events::{classes, methods};
+use crate::jvmti::{Jni, Jvmti};
+use crate::lifecycle::{self, log_once};
+use crate::session::c_str;
+use crate::sys::jni::{jclass, jint, jmethodID, jobject, jvalue, JNIEnv, JavaVM, JNI_ERR, JNI_OK};
+use crate::sys::jvmti::{jboolean, jthread, jvmtiEnv};
+use std::ffi::{c_char, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Runs `f`, turning a panic into a one-time message and `fallback`.
+#[inline(always)]
+fn guard<T>(fallback: T, f: impl FnOnce() -> T) -> T {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(v) => v,
+        Err(_) => {
+            log_once("internal error in a callback (ignored; the application continues)");
+            fallback
+        }
+    }
+}
+
+/// The agent's environment (the JVM hands each callback the same one we created).
+fn env(_e: *mut jvmtiEnv) -> Jvmti {
+    lifecycle::agent().jvmti
+}
+
+/// `-agentpath:libjtrace.so=OPTIONS` at JVM start.
+///
+/// # Safety
+/// Called by the JVM with a valid JavaVM and a NUL-terminated option string (or null).
+#[no_mangle]
+pub unsafe extern "system" fn Agent_OnLoad(
+    vm: *mut JavaVM,
+    options: *mut c_char,
+    _reserved: *mut c_void,
+) -> jint {
+    guard(JNI_ERR, || {
+        let opts = c_str(options);
+        // SAFETY: `vm` is the JavaVM the JVM passed to us.
+        let Some(jvmti) = (unsafe { Jvmti::from_vm(vm) }) else {
+            eprintln!("jtrace: this JVM offers no JVMTI 1.2 environment; not tracing");
+            return JNI_ERR;
+        };
+        match lifecycle::load(jvmti, &opts) {
+            Ok(()) => JNI_OK,
+            Err(e) => {
+                eprint!("{}", e.0);
+                JNI_ERR
+            }
+        }
+    })
+}
+
+/// `jcmd PID JVMTI.agent_load libjtrace.so OPTIONS` on a running JVM.
+///
+/// # Safety
+/// Called by the JVM with a valid JavaVM.
+#[no_mangle]
+pub unsafe extern "system" fn Agent_OnAttach(
+    _vm: *mut JavaVM,
+    _options: *mut c_char,
+    _reserved: *mut c_void,
+) -> jint {
+    guard(JNI_ERR, || {
+        eprintln!("jtrace: attaching to a running JVM is not supported yet; start the JVM with -agentpath");
+        JNI_ERR
+    })
+}
+
+/// The library is being unloaded: make sure the document is closed.
+///
+/// # Safety
+/// Called by the JVM.
+#[no_mangle]
+pub unsafe extern "system" fn Agent_OnUnload(_vm: *mut JavaVM) {
+    guard((), || {
+        if let Some(a) = lifecycle::try_agent() {
+            lifecycle::vm_death(a.jvmti, std::ptr::null_mut());
+        }
+    })
+}
+
+pub unsafe extern "system" fn vm_init(e: *mut jvmtiEnv, jni: *mut JNIEnv, thread: jthread) {
+    guard((), || lifecycle::vm_init(env(e), Jni(jni), thread))
+}
+
+pub unsafe extern "system" fn vm_death(e: *mut jvmtiEnv, _jni: *mut JNIEnv) {
+    guard((), || {
+        let jvmti = env(e);
+        let t = jvmti.current_thread().unwrap_or(std::ptr::null_mut());
+        lifecycle::vm_death(jvmti, t)
+    })
+}
+
+pub unsafe extern "system" fn thread_start(e: *mut jvmtiEnv, _jni: *mut JNIEnv, thread: jthread) {
+    guard((), || {
+        crate::events::threads::current(env(e), thread);
+    })
+}
+
+pub unsafe extern "system" fn thread_end(e: *mut jvmtiEnv, _jni: *mut JNIEnv, thread: jthread) {
+    guard((), || crate::events::threads::end(env(e), thread))
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "system" fn class_file_load_hook(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    class_being_redefined: jclass,
+    _loader: jobject,
+    name: *const c_char,
+    _protection_domain: jobject,
+    class_data_len: jint,
+    class_data: *const u8,
+    new_class_data_len: *mut jint,
+    new_class_data: *mut *mut u8,
+) {
+    guard((), || {
+        if name.is_null() || class_data.is_null() || class_data_len <= 0 {
+            return;
+        }
+        let name = c_str(name);
+        // SAFETY: the JVM passes `class_data_len` readable bytes at `class_data`.
+        let bytes = unsafe { std::slice::from_raw_parts(class_data, class_data_len as usize) };
+        let Some(new_bytes) = classes::on_load(&name, bytes, !class_being_redefined.is_null())
+        else {
+            return;
+        };
+        let jvmti = env(e);
+        let Ok(p) = jvmti.allocate(new_bytes.len()) else {
+            return;
+        };
+        // SAFETY: `p` was just allocated by JVMTI with room for `new_bytes`; the JVM
+        // takes ownership of it through the out-parameters.
+        unsafe {
+            std::ptr::copy_nonoverlapping(new_bytes.as_ptr(), p, new_bytes.len());
+            *new_class_data_len = new_bytes.len() as jint;
+            *new_class_data = p;
+        }
+    })
+}
+
+pub unsafe extern "system" fn class_prepare(
+    e: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    thread: jthread,
+    klass: jclass,
+) {
+    guard((), || classes::on_prepare(env(e), Jni(jni), thread, klass))
+}
+
+pub unsafe extern "system" fn method_entry(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    thread: jthread,
+    method: jmethodID,
+) {
+    guard((), || methods::jvmti_entry(env(e), thread, method))
+}
+
+pub unsafe extern "system" fn method_exit(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    thread: jthread,
+    method: jmethodID,
+    was_popped_by_exception: jboolean,
+    _return_value: jvalue,
+) {
+    guard((), || {
+        methods::jvmti_exit(env(e), thread, method, was_popped_by_exception != 0)
+    })
+}

@@ -1,0 +1,224 @@
+//! Classes and methods: parse each traced class as it loads (ClassFileLoadHook), give it ids, optionally rewrite it, and send its definitions when it is prepared.
+//!
+//! Both modes take the same path, so they trace the same set of classes: only classes
+//! whose bytes went through the load hook are traced (hidden classes, e.g. lambda
+//! proxies, never do). The class file, not JVMTI, is the source of the definitions:
+//! it has the Exceptions attribute, the line number table and the source file name.
+
+use crate::classfile::{self, ClassInfo, ProbePlan};
+use crate::clock;
+use crate::defs::{ClassDef, Def, MethodDef, Msg};
+use crate::events::threads;
+use crate::ids;
+use crate::jvmti::{Jni, Jvmti};
+use crate::lifecycle::{agent, log_once};
+use crate::options::Mode;
+use crate::sys::jni::jclass;
+use crate::sys::jvmti::jthread;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// Internal name of the tracker class the probes call.
+pub const TRACKER: &str = "jtrace/Tracker";
+
+/// A traced class between its load hook and its prepare event.
+pub struct Pending {
+    info: ClassInfo,
+    cid: u32,
+    /// Method id per method in class-file order (ids are consecutive from here).
+    first_mid: u32,
+    /// Whether the class was rewritten with probes (bci mode).
+    pub instrumented: bool,
+}
+
+static PENDING: Mutex<Option<HashMap<String, Vec<Pending>>>> = Mutex::new(None);
+
+/// Whether a method runs bytecode we can observe (not abstract, not native).
+fn traceable(m: &classfile::MethodInfo) -> bool {
+    m.has_code && m.access & 0x0500 == 0
+}
+
+/// The load hook for one class. Returns new class bytes when the class was rewritten.
+pub fn on_load(name: &str, bytes: &[u8], redefining: bool) -> Option<Vec<u8>> {
+    let a = agent();
+    let dotted = name.replace('/', ".");
+    if name == TRACKER || !a.options.is_traced(&dotted) {
+        return None;
+    }
+    let info = match classfile::parse_info(bytes) {
+        Ok(i) => i,
+        Err(e) => {
+            log_once(&format!(
+                "cannot parse class {dotted}: {e}; it is not traced"
+            ));
+            return None;
+        }
+    };
+    let cid = ids::next_class();
+    let first_mid = ids::next_methods(info.methods.len() as u32);
+    let mut new_bytes = None;
+    if a.options.mode == Mode::Bci && a.tracker_ready() {
+        let method_ids: Vec<Option<u32>> = info
+            .methods
+            .iter()
+            .enumerate()
+            .map(|(i, m)| traceable(m).then_some(first_mid + i as u32))
+            .collect();
+        let plan = ProbePlan {
+            tracker: TRACKER,
+            method_ids: &method_ids,
+            lines: a.options.lines,
+        };
+        match classfile::instrument(bytes, &plan) {
+            Ok(b) => new_bytes = Some(b),
+            Err(e) => {
+                a.count_skipped();
+                log_once(&format!(
+                    "cannot instrument class {dotted}: {e}; it runs untouched and untraced"
+                ));
+            }
+        }
+    }
+    let pending = Pending {
+        info,
+        cid,
+        first_mid,
+        instrumented: new_bytes.is_some(),
+    };
+    if redefining {
+        // A retransformed class is already prepared: no prepare event will follow.
+        send_defs(&pending, 0, "");
+    } else if let Ok(mut map) = PENDING.lock() {
+        map.get_or_insert_with(HashMap::new)
+            .entry(name.to_string())
+            .or_default()
+            .push(pending);
+    }
+    new_bytes
+}
+
+/// The prepare event: the class is linked, no method of it has run yet. Sends its
+/// definitions (and, in jvmti mode, maps its jmethodIDs).
+pub fn on_prepare(jvmti: Jvmti, jni: Jni, thread: jthread, klass: jclass) {
+    let Ok(sig) = jvmti.class_signature(klass) else {
+        return;
+    };
+    let Some(name) = sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) else {
+        return;
+    };
+    let pending = {
+        let Ok(mut map) = PENDING.lock() else { return };
+        let Some(list) = map.as_mut().and_then(|m| m.get_mut(name)) else {
+            return;
+        };
+        let p = list.remove(0);
+        if list.is_empty() {
+            map.as_mut().map(|m| m.remove(name));
+        }
+        p
+    };
+    let a = agent();
+    if a.options.mode == Mode::Jvmti {
+        map_methods(jvmti, klass, &pending);
+    }
+    let loader = loader_name(jvmti, jni, klass);
+    let tid = threads::current(jvmti, thread).map_or(0, |b| b.tid);
+    send_defs(&pending, tid, &loader);
+}
+
+/// Records which jmethodIDs belong to traced methods (JVMTI method events name methods by jmethodID).
+fn map_methods(jvmti: Jvmti, klass: jclass, p: &Pending) {
+    let Ok(methods) = jvmti.class_methods(klass) else {
+        return;
+    };
+    let index: HashMap<(&str, &str), usize> = p
+        .info
+        .methods
+        .iter()
+        .enumerate()
+        .map(|(i, m)| ((m.name.as_str(), m.descriptor.as_str()), i))
+        .collect();
+    let table = agent().method_table();
+    for &m in methods.as_slice() {
+        let Ok((name, sig)) = jvmti.method_name(m) else {
+            continue;
+        };
+        if let Some(&i) = index.get(&(name.as_str(), sig.as_str())) {
+            if traceable(&p.info.methods[i]) && !table.insert(m as usize, p.first_mid + i as u32) {
+                log_once("method table full: further methods are not traced");
+            }
+        }
+    }
+}
+
+fn loader_name(jvmti: Jvmti, jni: Jni, klass: jclass) -> String {
+    match jvmti.class_loader(klass) {
+        Ok(l) if !l.is_null() => {
+            let name = jvmti
+                .object_class_signature(jni, l)
+                .map(|s| dotted_from_signature(&s))
+                .unwrap_or_default();
+            jni.delete_local(l);
+            name
+        }
+        _ => "bootstrap".to_string(),
+    }
+}
+
+fn dotted_from_signature(sig: &str) -> String {
+    sig.strip_prefix('L')
+        .and_then(|s| s.strip_suffix(';'))
+        .unwrap_or(sig)
+        .replace('/', ".")
+}
+
+/// TPTP names constructors and static initialisers `-init-` / `-clinit-`.
+fn tptp_method_name(name: &str) -> String {
+    match name {
+        "<init>" => "-init-".to_string(),
+        "<clinit>" => "-clinit-".to_string(),
+        n => n.to_string(),
+    }
+}
+
+fn send_defs(p: &Pending, tid: u32, loader: &str) {
+    let info = &p.info;
+    let t = clock::ticks();
+    let mut defs = Vec::with_capacity(info.methods.len() + 1);
+    defs.push(Def::Class(ClassDef {
+        cid: p.cid,
+        tid,
+        t,
+        name: info.name.replace('/', "."),
+        source: info.source_file.clone().unwrap_or_default(),
+        superclass: info
+            .super_name
+            .as_deref()
+            .map(|s| s.replace('/', "."))
+            .unwrap_or_default(),
+        interfaces: info
+            .interfaces
+            .iter()
+            .map(|s| s.replace('/', "."))
+            .collect(),
+        loader: loader.to_string(),
+        access: info.access,
+        static_fields: info.static_fields,
+        instance_fields: info.instance_fields,
+        num_methods: info.methods.len() as u32,
+    }));
+    for (i, m) in info.methods.iter().enumerate() {
+        let lines = m.line_table.iter().map(|&(_, l)| l as u32);
+        let lines = lines.clone().min().zip(lines.max());
+        defs.push(Def::Method(MethodDef {
+            mid: p.first_mid + i as u32,
+            cid: p.cid,
+            name: tptp_method_name(&m.name),
+            signature: m.descriptor.clone(),
+            access: m.access,
+            exceptions: m.exceptions.iter().map(|s| s.replace('/', ".")).collect(),
+            lines,
+        }));
+    }
+    crate::buffer::send(Msg::Defs(defs));
+}

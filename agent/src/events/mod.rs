@@ -1,0 +1,5 @@
+//! Event families: each file turns one kind of JVM event into records or definitions.
+
+pub mod classes;
+pub mod methods;
+pub mod threads;

@@ -1,0 +1,86 @@
+//! Threads: registration (first sight, or the list alive at VM init), threadStart definitions, threadEnd records.
+//!
+//! A thread's `ThreadBuf` is found through the Rust thread-local on the hot path; the
+//! slow path (first event of a thread) looks in the JVMTI thread-local storage, which
+//! the VM-init enumeration may already have filled from another thread. A mutex makes
+//! the two paths agree, so every Java thread gets exactly one id.
+
+use crate::buffer::{self, ThreadBuf};
+use crate::clock;
+use crate::defs::{Def, Msg, ThreadDef};
+use crate::ids;
+use crate::jvmti::Jvmti;
+use crate::record;
+use crate::sys::jvmti::jthread;
+use std::sync::Mutex;
+
+static REGISTRY: Mutex<()> = Mutex::new(());
+
+/// The current thread's buffer, registering the thread on first use.
+/// `thread` is the current thread's jthread (or null when not at hand).
+#[inline]
+pub fn current(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
+    if let Some(b) = buffer::current() {
+        return Some(b);
+    }
+    register_current(jvmti, thread)
+}
+
+#[cold]
+fn register_current(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
+    if buffer::is_stopping() {
+        return None;
+    }
+    let _guard = REGISTRY.lock().ok()?;
+    let thread = if thread.is_null() {
+        jvmti.current_thread().ok()?
+    } else {
+        thread
+    };
+    let existing = jvmti.thread_local(thread).ok()?;
+    if !existing.is_null() {
+        let b = buffer::from_raw(existing);
+        buffer::adopt(b);
+        return Some(b);
+    }
+    let b = define(jvmti, thread)?;
+    buffer::adopt(b);
+    Some(b)
+}
+
+/// Gives `thread` an id and a buffer and sends its threadStart. Registry lock held.
+fn define(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
+    let info = jvmti.thread_info(thread).ok()?;
+    let tid = ids::next_thread();
+    let b = buffer::register(tid);
+    jvmti.set_thread_local(thread, buffer::to_raw(b)).ok()?;
+    buffer::send(Msg::Defs(vec![Def::Thread(ThreadDef {
+        tid,
+        t: clock::ticks(),
+        name: info.name,
+        group: info.group,
+        parent: info.parent_group,
+    })]));
+    Some(b)
+}
+
+/// Registers every live thread that has no id yet (at VM init, and at attach).
+pub fn register_all(jvmti: Jvmti) {
+    let Ok(threads) = jvmti.all_threads() else {
+        return;
+    };
+    let Ok(_guard) = REGISTRY.lock() else { return };
+    for &t in threads.as_slice() {
+        if matches!(jvmti.thread_local(t), Ok(p) if p.is_null()) {
+            let _ = define(jvmti, t);
+        }
+    }
+}
+
+/// The thread is ending: its last record, then hand everything to the writer.
+pub fn end(jvmti: Jvmti, thread: jthread) {
+    if let Some(b) = current(jvmti, thread) {
+        b.write(&record::tick_only(record::TAG_THREAD_END, clock::ticks()));
+        buffer::close_current();
+    }
+}

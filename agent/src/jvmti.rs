@@ -1,0 +1,402 @@
+//! Safe wrapper over the raw JVMTI and JNI tables: typed calls, errors naming the function, RAII for JVM-allocated memory.
+
+use crate::sys::jni::{jclass, jint, jmethodID, jobject, JNIEnv, JNINativeMethod};
+use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities, jvmtiEnv, jvmtiEventCallbacks};
+use std::ffi::{c_char, c_void, CStr};
+use std::fmt;
+
+/// A JVMTI call that failed: which function and the JVMTI error code.
+#[derive(Debug, Clone, Copy)]
+pub struct JvmtiError {
+    pub func: &'static str,
+    pub code: jint,
+}
+
+impl fmt::Display for JvmtiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "JVMTI {} failed with error {}", self.func, self.code)
+    }
+}
+
+pub type Result<T> = std::result::Result<T, JvmtiError>;
+
+/// Calls one slot of the JVMTI function table and maps its error code.
+macro_rules! call {
+    ($self:ident, $func:ident $(, $arg:expr)*) => {{
+        // SAFETY: `$self.0` is a live jvmtiEnv obtained from GetEnv; the slot is
+        // present in every JVMTI version we accept (checked at load), and the
+        // arguments match the generated prototype.
+        let code = unsafe {
+            let table = &**$self.0;
+            match table.$func {
+                Some(f) => f($self.0 $(, $arg)*),
+                None => raw::JVMTI_ERROR_NOT_AVAILABLE,
+            }
+        };
+        if code == raw::JVMTI_ERROR_NONE {
+            Ok(())
+        } else {
+            Err(JvmtiError { func: stringify!($func), code })
+        }
+    }};
+}
+
+/// The agent's JVMTI environment. Copyable: a jvmtiEnv is valid from any thread.
+#[derive(Clone, Copy)]
+pub struct Jvmti(*mut jvmtiEnv);
+
+// SAFETY: JVMTI environments may be used from any thread (JVMTI spec, "Environments").
+unsafe impl Send for Jvmti {}
+// SAFETY: as above; the table itself is immutable.
+unsafe impl Sync for Jvmti {}
+
+/// Memory the JVM allocated for us (strings, arrays); released with Deallocate on drop.
+pub struct JvmBox<T> {
+    env: Jvmti,
+    ptr: *mut T,
+    len: usize,
+}
+
+impl<T> JvmBox<T> {
+    pub fn as_slice(&self) -> &[T] {
+        if self.ptr.is_null() || self.len == 0 {
+            return &[];
+        }
+        // SAFETY: the JVM returned `len` initialised elements at `ptr`, alive until Deallocate.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl<T> Drop for JvmBox<T> {
+    fn drop(&mut self) {
+        if !self.ptr.is_null() {
+            let env = self.env;
+            let _ = call!(env, Deallocate, self.ptr as *mut u8);
+        }
+    }
+}
+
+/// Converts a JVM-allocated C string into an owned String and frees it.
+fn take_string(env: Jvmti, p: *mut c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: JVMTI returns NUL-terminated modified-UTF-8 strings.
+    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+    let _ = call!(env, Deallocate, p as *mut u8);
+    s
+}
+
+/// Information about a thread, copied out of the JVM.
+pub struct ThreadInfo {
+    pub name: String,
+    pub group: String,
+    pub parent_group: String,
+    pub is_daemon: bool,
+}
+
+impl Jvmti {
+    /// Obtains a JVMTI environment from the JavaVM.
+    ///
+    /// # Safety
+    /// `vm` must be the JavaVM pointer the JVM passed to Agent_OnLoad/OnAttach.
+    pub unsafe fn from_vm(vm: *mut crate::sys::jni::JavaVM) -> Option<Jvmti> {
+        let mut env: *mut c_void = std::ptr::null_mut();
+        // SAFETY: per the caller's contract `vm` is live; GetEnv writes one pointer.
+        let rc = unsafe { ((**vm).v1_2.GetEnv)(vm, &mut env, raw::JVMTI_VERSION_1_2) };
+        if rc != 0 || env.is_null() {
+            return None;
+        }
+        Some(Jvmti(env as *mut jvmtiEnv))
+    }
+
+    pub fn version(self) -> Result<jint> {
+        let mut v = 0;
+        call!(self, GetVersionNumber, &mut v)?;
+        Ok(v)
+    }
+
+    pub fn potential_capabilities(self) -> Result<jvmtiCapabilities> {
+        let mut c = jvmtiCapabilities::default();
+        call!(self, GetPotentialCapabilities, &mut c)?;
+        Ok(c)
+    }
+
+    pub fn add_capabilities(self, caps: &jvmtiCapabilities) -> Result<()> {
+        call!(self, AddCapabilities, caps)
+    }
+
+    pub fn set_event_callbacks(self, cb: &jvmtiEventCallbacks) -> Result<()> {
+        let size = std::mem::size_of::<jvmtiEventCallbacks>() as jint;
+        call!(self, SetEventCallbacks, cb, size)
+    }
+
+    pub fn set_event(self, enable: bool, event: jint) -> Result<()> {
+        let mode = if enable {
+            raw::JVMTI_ENABLE
+        } else {
+            raw::JVMTI_DISABLE
+        };
+        call!(
+            self,
+            SetEventNotificationMode,
+            mode,
+            event,
+            std::ptr::null_mut::<c_void>() as jthread
+        )
+    }
+
+    pub fn thread_info(self, thread: jthread) -> Result<ThreadInfo> {
+        let mut info = raw::jvmtiThreadInfo {
+            name: std::ptr::null_mut(),
+            priority: 0,
+            is_daemon: 0,
+            thread_group: std::ptr::null_mut(),
+            context_class_loader: std::ptr::null_mut(),
+        };
+        call!(self, GetThreadInfo, thread, &mut info)?;
+        let name = take_string(self, info.name);
+        let (group, parent_group) = self.group_names(info.thread_group);
+        Ok(ThreadInfo {
+            name,
+            group,
+            parent_group,
+            is_daemon: info.is_daemon != 0,
+        })
+    }
+
+    /// Name of a thread group and of its parent ("" where there is none).
+    fn group_names(self, group: jobject) -> (String, String) {
+        if group.is_null() {
+            return (String::new(), String::new());
+        }
+        let mut gi = raw::jvmtiThreadGroupInfo {
+            parent: std::ptr::null_mut(),
+            name: std::ptr::null_mut(),
+            max_priority: 0,
+            is_daemon: 0,
+        };
+        if call!(self, GetThreadGroupInfo, group, &mut gi).is_err() {
+            return (String::new(), String::new());
+        }
+        let name = take_string(self, gi.name);
+        let mut parent = String::new();
+        if !gi.parent.is_null() {
+            let mut pi = raw::jvmtiThreadGroupInfo {
+                parent: std::ptr::null_mut(),
+                name: std::ptr::null_mut(),
+                max_priority: 0,
+                is_daemon: 0,
+            };
+            if call!(self, GetThreadGroupInfo, gi.parent, &mut pi).is_ok() {
+                parent = take_string(self, pi.name);
+            }
+        }
+        (name, parent)
+    }
+
+    /// The current thread (a local reference).
+    pub fn current_thread(self) -> Result<jthread> {
+        let mut t = std::ptr::null_mut();
+        call!(self, GetCurrentThread, &mut t)?;
+        Ok(t)
+    }
+
+    pub fn all_threads(self) -> Result<JvmBox<jthread>> {
+        let mut n = 0;
+        let mut p = std::ptr::null_mut();
+        call!(self, GetAllThreads, &mut n, &mut p)?;
+        Ok(JvmBox {
+            env: self,
+            ptr: p,
+            len: n.max(0) as usize,
+        })
+    }
+
+    pub fn thread_local(self, thread: jthread) -> Result<*mut c_void> {
+        let mut p = std::ptr::null_mut();
+        call!(self, GetThreadLocalStorage, thread, &mut p)?;
+        Ok(p)
+    }
+
+    pub fn set_thread_local(self, thread: jthread, value: *const c_void) -> Result<()> {
+        call!(self, SetThreadLocalStorage, thread, value)
+    }
+
+    /// JNI-style class signature, e.g. `Lcom/foo/Bar;`.
+    pub fn class_signature(self, class: jclass) -> Result<String> {
+        let mut sig = std::ptr::null_mut();
+        let mut generic = std::ptr::null_mut();
+        call!(self, GetClassSignature, class, &mut sig, &mut generic)?;
+        let _ = take_string(self, generic);
+        Ok(take_string(self, sig))
+    }
+
+    pub fn class_methods(self, class: jclass) -> Result<JvmBox<jmethodID>> {
+        let mut n = 0;
+        let mut p = std::ptr::null_mut();
+        call!(self, GetClassMethods, class, &mut n, &mut p)?;
+        Ok(JvmBox {
+            env: self,
+            ptr: p,
+            len: n.max(0) as usize,
+        })
+    }
+
+    /// Name and JNI signature of a method.
+    pub fn method_name(self, method: jmethodID) -> Result<(String, String)> {
+        let mut name = std::ptr::null_mut();
+        let mut sig = std::ptr::null_mut();
+        let mut generic = std::ptr::null_mut();
+        call!(
+            self,
+            GetMethodName,
+            method,
+            &mut name,
+            &mut sig,
+            &mut generic
+        )?;
+        let _ = take_string(self, generic);
+        Ok((take_string(self, name), take_string(self, sig)))
+    }
+
+    pub fn class_loader(self, class: jclass) -> Result<jobject> {
+        let mut l = std::ptr::null_mut();
+        call!(self, GetClassLoader, class, &mut l)?;
+        Ok(l)
+    }
+
+    pub fn object_class_signature(self, jni: Jni, obj: jobject) -> Option<String> {
+        if obj.is_null() {
+            return None;
+        }
+        let cls = jni.object_class(obj);
+        let s = self.class_signature(cls).ok();
+        jni.delete_local(cls);
+        s
+    }
+
+    pub fn add_to_bootstrap_search(self, path: &CStr) -> Result<()> {
+        call!(self, AddToBootstrapClassLoaderSearch, path.as_ptr())
+    }
+
+    pub fn loaded_classes(self) -> Result<JvmBox<jclass>> {
+        let mut n = 0;
+        let mut p = std::ptr::null_mut();
+        call!(self, GetLoadedClasses, &mut n, &mut p)?;
+        Ok(JvmBox {
+            env: self,
+            ptr: p,
+            len: n.max(0) as usize,
+        })
+    }
+
+    pub fn retransform(self, classes: &[jclass]) -> Result<()> {
+        call!(
+            self,
+            RetransformClasses,
+            classes.len() as jint,
+            classes.as_ptr()
+        )
+    }
+
+    pub fn is_modifiable(self, class: jclass) -> bool {
+        let mut b = 0u8;
+        call!(self, IsModifiableClass, class, &mut b).is_ok() && b != 0
+    }
+
+    pub fn phase(self) -> jint {
+        let mut p = 0;
+        let _ = call!(self, GetPhase, &mut p);
+        p
+    }
+
+    pub fn allocate(self, size: usize) -> Result<*mut u8> {
+        let mut p = std::ptr::null_mut();
+        call!(self, Allocate, size as i64, &mut p)?;
+        Ok(p)
+    }
+}
+
+/// A JNI environment for the current thread only.
+#[derive(Clone, Copy)]
+pub struct Jni(pub *mut JNIEnv);
+
+impl Jni {
+    pub fn object_class(self, obj: jobject) -> jclass {
+        // SAFETY: `self.0` is the current thread's JNIEnv and `obj` a live reference.
+        unsafe { ((**self.0).v1_1.GetObjectClass)(self.0, obj) }
+    }
+
+    pub fn delete_local(self, obj: jobject) {
+        if !obj.is_null() {
+            // SAFETY: deleting a local reference owned by this frame.
+            unsafe { ((**self.0).v1_1.DeleteLocalRef)(self.0, obj) }
+        }
+    }
+
+    /// Clears a pending Java exception; returns whether there was one.
+    pub fn clear_exception(self) -> bool {
+        // SAFETY: plain JNI calls on the current thread's env.
+        unsafe {
+            if ((**self.0).v1_2.ExceptionCheck)(self.0) {
+                ((**self.0).v1_1.ExceptionClear)(self.0);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Defines a class in the bootstrap loader (null loader).
+    pub fn define_class(self, name: &CStr, bytes: &[u8]) -> Option<jclass> {
+        // SAFETY: `bytes` outlives the call; a null loader means the boot loader.
+        let c = unsafe {
+            ((**self.0).v1_1.DefineClass)(
+                self.0,
+                name.as_ptr(),
+                std::ptr::null_mut(),
+                bytes.as_ptr() as *const i8,
+                bytes.len() as i32,
+            )
+        };
+        if self.clear_exception() || c.is_null() {
+            None
+        } else {
+            Some(c)
+        }
+    }
+
+    pub fn register_natives(self, class: jclass, methods: &[JNINativeMethod]) -> bool {
+        // SAFETY: `methods` holds valid C strings and function pointers with the declared signatures.
+        let rc = unsafe {
+            ((**self.0).v1_1.RegisterNatives)(self.0, class, methods.as_ptr(), methods.len() as i32)
+        };
+        !self.clear_exception() && rc == 0
+    }
+
+    /// `Thread.threadId()` (`getId()`) of a thread object: unique for the JVM's lifetime.
+    pub fn thread_java_id(self, thread: jobject) -> Option<i64> {
+        if thread.is_null() {
+            return None;
+        }
+        let cls = self.object_class(thread);
+        // SAFETY: looking up and calling a public no-argument long method of java.lang.Thread.
+        let id = unsafe {
+            let mid =
+                ((**self.0).v1_1.GetMethodID)(self.0, cls, c"getId".as_ptr(), c"()J".as_ptr());
+            if mid.is_null() {
+                self.clear_exception();
+                None
+            } else {
+                let v = ((**self.0).v1_1.CallLongMethodA)(self.0, thread, mid, std::ptr::null());
+                if self.clear_exception() {
+                    None
+                } else {
+                    Some(v)
+                }
+            }
+        };
+        self.delete_local(cls);
+        id
+    }
+}

@@ -1,0 +1,274 @@
+//! The agent's life: load (options, output file, capabilities, writer), VM init, and the stop protocol at VM death.
+
+use crate::buffer;
+use crate::clock;
+use crate::defs::Msg;
+use crate::events::threads;
+use crate::ids::IdTable;
+use crate::jvmti::{Jni, Jvmti};
+use crate::options::{self, Mode, Options};
+use crate::record::{self, TAG_INIT_DONE, TAG_SHUTDOWN};
+use crate::session;
+use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities, jvmtiEventCallbacks};
+use crate::writer::{self, Header, Stats, Writer};
+use std::collections::HashSet;
+use std::fs::File;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+/// Everything the callbacks share. Created once at load and never freed: callbacks
+/// may still run during and after VM death.
+pub struct Agent {
+    pub jvmti: Jvmti,
+    pub options: Options,
+    pub out_path: String,
+    method_table: OnceLock<IdTable>,
+    tracker_ready: AtomicBool,
+    skipped_classes: AtomicU64,
+    done: Mutex<Option<Receiver<Stats>>>,
+    finished: AtomicBool,
+}
+
+static AGENT: OnceLock<Agent> = OnceLock::new();
+
+/// The agent. Callbacks are only enabled after it exists.
+pub fn agent() -> &'static Agent {
+    AGENT.get().expect("callbacks run only after load")
+}
+
+/// The agent, if loading got that far.
+pub fn try_agent() -> Option<&'static Agent> {
+    AGENT.get()
+}
+
+impl Agent {
+    /// jmethodID → method id, used by JVMTI-mode method events (2^19 slots).
+    pub fn method_table(&self) -> &IdTable {
+        self.method_table
+            .get_or_init(|| IdTable::with_capacity_pow2(19))
+    }
+
+    pub fn tracker_ready(&self) -> bool {
+        self.tracker_ready.load(Ordering::Acquire)
+    }
+
+    pub fn set_tracker_ready(&self) {
+        self.tracker_ready.store(true, Ordering::Release);
+    }
+
+    pub fn count_skipped(&self) {
+        self.skipped_classes.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+static LOGGED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+
+/// One line on stderr per distinct message: the application keeps its stdout.
+pub fn log_once(msg: &str) {
+    if let Ok(mut seen) = LOGGED.lock() {
+        if seen
+            .get_or_insert_with(HashSet::new)
+            .insert(msg.to_string())
+        {
+            eprintln!("jtrace: {msg}");
+        }
+    }
+}
+
+/// What went wrong while loading, as one message for stderr.
+pub struct LoadError(pub String);
+
+/// Agent_OnLoad: everything that can fail with a user-facing message happens here,
+/// before the JVM runs any Java code.
+pub fn load(jvmti: Jvmti, option_string: &str) -> Result<(), LoadError> {
+    let options =
+        options::parse(option_string).map_err(|e| LoadError(options::error_report(&e)))?;
+    if options.help {
+        eprint!("{}", options::help_text());
+        std::process::exit(0);
+    }
+    clock::init();
+    let start_ns = clock::real_ns();
+    let out_path = options::expand_out(&options.out, std::process::id(), start_ns / 1_000_000_000);
+    let file = File::create(&out_path).map_err(|e| {
+        LoadError(format!(
+            "jtrace: cannot write the trace to out={out_path}: {e}\n\
+             jtrace: give a writable path, e.g. out=/tmp/trace-%p.xml\n"
+        ))
+    })?;
+
+    let version = jvmti.version().unwrap_or(0);
+    if version < raw::JVMTI_VERSION_11 {
+        return Err(LoadError(format!(
+            "jtrace: needs a JVM with JVMTI 11 or newer (Java 11+); this one reports {version:#x}\n"
+        )));
+    }
+    add_capabilities(jvmti, &options)?;
+
+    let header = Header {
+        node_id: session::uuid(),
+        hostname: session::hostname(),
+        ipaddress: session::ip_addresses(),
+        timezone_minutes_west: session::timezone_minutes_west(),
+        boot_ns: session::boot_ns(),
+        process_id: session::uuid(),
+        pid: std::process::id(),
+        process_name: session::process_name(),
+        command_line: session::command_line(),
+        process_start_ns: session::process_start_ns().unwrap_or(start_ns),
+        agent_id: session::uuid(),
+        agent_parameters: options.raw.clone(),
+        trace_id: session::uuid(),
+        start_ns,
+        options: options.effective(),
+        filters: options
+            .filters
+            .iter()
+            .map(|f| {
+                let e = f.echo();
+                (e.pattern, e.generic_pattern, e.mode)
+            })
+            .collect(),
+    };
+    let (tx, rx) = mpsc::sync_channel::<Msg>(buffer::QUEUE);
+    let (done_tx, done_rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("jtrace-writer".into())
+        .spawn(move || {
+            let sink = std::io::BufWriter::with_capacity(1 << 20, file);
+            let w = Writer::new(sink, &header, clock::Converter::calibrate());
+            let stats = writer::run(w, rx, clock::ticks);
+            let _ = done_tx.send(stats);
+        })
+        .map_err(|e| LoadError(format!("jtrace: cannot start the writer thread: {e}\n")))?;
+    buffer::set_sink(tx);
+
+    let _ = AGENT.set(Agent {
+        jvmti,
+        options,
+        out_path,
+        method_table: OnceLock::new(),
+        tracker_ready: AtomicBool::new(false),
+        skipped_classes: AtomicU64::new(0),
+        done: Mutex::new(Some(done_rx)),
+        finished: AtomicBool::new(false),
+    });
+    enable_events(jvmti, &agent().options)?;
+    Ok(())
+}
+
+fn add_capabilities(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
+    let potential = jvmti
+        .potential_capabilities()
+        .map_err(|e| LoadError(format!("jtrace: {e}\n")))?;
+    let mut caps = jvmtiCapabilities::default();
+    let mut want = vec![raw::CAP_CAN_GENERATE_ALL_CLASS_HOOK_EVENTS];
+    if options.mode == Mode::Jvmti {
+        want.push(raw::CAP_CAN_GENERATE_METHOD_ENTRY_EVENTS);
+        want.push(raw::CAP_CAN_GENERATE_METHOD_EXIT_EVENTS);
+    }
+    for bit in want {
+        let (w, b) = ((bit / 32) as usize, bit % 32);
+        if potential.bits[w] & (1 << b) == 0 {
+            return Err(LoadError(format!(
+                "jtrace: this JVM does not offer JVMTI capability #{bit} needed by mode={}\n",
+                options.mode.as_str()
+            )));
+        }
+        caps.bits[w] |= 1 << b;
+    }
+    jvmti
+        .add_capabilities(&caps)
+        .map_err(|e| LoadError(format!("jtrace: {e}\n")))
+}
+
+fn enable_events(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
+    let cb = jvmtiEventCallbacks {
+        VMInit: Some(crate::entry::vm_init),
+        VMDeath: Some(crate::entry::vm_death),
+        ThreadStart: Some(crate::entry::thread_start),
+        ThreadEnd: Some(crate::entry::thread_end),
+        ClassFileLoadHook: Some(crate::entry::class_file_load_hook),
+        ClassPrepare: Some(crate::entry::class_prepare),
+        MethodEntry: Some(crate::entry::method_entry),
+        MethodExit: Some(crate::entry::method_exit),
+        ..Default::default()
+    };
+    let err = |e: crate::jvmti::JvmtiError| LoadError(format!("jtrace: {e}\n"));
+    jvmti.set_event_callbacks(&cb).map_err(err)?;
+    let mut events = vec![
+        raw::JVMTI_EVENT_VM_INIT,
+        raw::JVMTI_EVENT_VM_DEATH,
+        raw::JVMTI_EVENT_THREAD_START,
+        raw::JVMTI_EVENT_THREAD_END,
+        raw::JVMTI_EVENT_CLASS_FILE_LOAD_HOOK,
+        raw::JVMTI_EVENT_CLASS_PREPARE,
+    ];
+    if options.mode == Mode::Jvmti {
+        events.push(raw::JVMTI_EVENT_METHOD_ENTRY);
+        events.push(raw::JVMTI_EVENT_METHOD_EXIT);
+    }
+    for e in events {
+        jvmti.set_event(true, e).map_err(err)?;
+    }
+    Ok(())
+}
+
+/// VMInit: the VM is ready; give every live thread an id and mark the moment.
+pub fn vm_init(jvmti: Jvmti, _jni: Jni, thread: jthread) {
+    threads::register_all(jvmti);
+    if let Some(b) = threads::current(jvmti, thread) {
+        b.write(&record::tick_only(TAG_INIT_DONE, clock::ticks()));
+    }
+}
+
+/// VMDeath (also reached from Agent_OnUnload if VMDeath never came): record the
+/// shutdown, stop every producer, drain, close the document and wait for the writer.
+pub fn vm_death(jvmti: Jvmti, thread: jthread) {
+    let Some(a) = AGENT.get() else { return };
+    if a.finished.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    if !thread.is_null() {
+        if let Some(b) = threads::current(jvmti, thread) {
+            b.write(&record::tick_only(TAG_SHUTDOWN, clock::ticks()));
+        }
+    }
+    // Method events first: fewer threads race into callbacks while we stop.
+    for e in [raw::JVMTI_EVENT_METHOD_ENTRY, raw::JVMTI_EVENT_METHOD_EXIT] {
+        let _ = jvmti.set_event(false, e);
+    }
+    buffer::stop(Duration::from_millis(500));
+    buffer::send(Msg::Finish { t: clock::ticks() });
+    let done = a.done.lock().ok().and_then(|mut d| d.take());
+    let stats = done.and_then(|rx| rx.recv_timeout(Duration::from_secs(120)).ok());
+    match stats {
+        Some(s) => {
+            if let Some(e) = &s.io_error {
+                eprintln!(
+                    "jtrace: writing {} failed: {e}; the trace is incomplete",
+                    a.out_path
+                );
+            }
+            let lost = buffer::lost_bytes();
+            if lost > 0 || s.mismatched_exits > 0 || s.orphan_records > 0 {
+                eprintln!(
+                    "jtrace: {} bytes of records lost, {} exits repaired, {} records without a thread (all also in the trace)",
+                    lost, s.mismatched_exits, s.orphan_records
+                );
+            }
+            let skipped = a.skipped_classes.load(Ordering::Relaxed);
+            if skipped > 0 {
+                eprintln!(
+                    "jtrace: {skipped} classes could not be instrumented and were not traced"
+                );
+            }
+        }
+        None => eprintln!(
+            "jtrace: the writer did not finish; {} may be incomplete",
+            a.out_path
+        ),
+    }
+}

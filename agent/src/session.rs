@@ -1,0 +1,150 @@
+//! Facts about the machine and process for the document header: host, addresses, boot and start times, command line, UUIDs.
+
+use std::ffi::CStr;
+
+/// A random (version 4) UUID from the kernel's entropy pool.
+pub fn uuid() -> String {
+    let mut b = [0u8; 16];
+    let ok = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b))
+        .is_ok();
+    if !ok {
+        // Fall back to time and pid: unique enough for one trace's ids.
+        let t = crate::clock::real_ns().to_le_bytes();
+        let p = std::process::id().to_le_bytes();
+        b[..8].copy_from_slice(&t);
+        b[8..12].copy_from_slice(&p);
+    }
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        h[0..4].concat(),
+        h[4..6].concat(),
+        h[6..8].concat(),
+        h[8..10].concat(),
+        h[10..16].concat()
+    )
+}
+
+pub fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// The machine's IPv4 addresses (non-loopback first), comma separated.
+pub fn ip_addresses() -> String {
+    let mut addrs: Vec<String> = Vec::new();
+    let mut ifap: *mut libc::ifaddrs = std::ptr::null_mut();
+    // SAFETY: getifaddrs allocates a list we walk read-only and free once.
+    unsafe {
+        if libc::getifaddrs(&mut ifap) == 0 {
+            let mut p = ifap;
+            while !p.is_null() {
+                let a = (*p).ifa_addr;
+                if !a.is_null() && (*a).sa_family as i32 == libc::AF_INET {
+                    let sin = a as *const libc::sockaddr_in;
+                    let ip = std::net::Ipv4Addr::from(u32::from_be((*sin).sin_addr.s_addr));
+                    addrs.push(ip.to_string());
+                }
+                p = (*p).ifa_next;
+            }
+            libc::freeifaddrs(ifap);
+        }
+    }
+    addrs.sort_by_key(|a| a.starts_with("127."));
+    addrs.dedup();
+    if addrs.is_empty() {
+        "127.0.0.1".to_string()
+    } else {
+        addrs.join(",")
+    }
+}
+
+/// Minutes west of GMT, as the TPTP `node@timezone` wants.
+pub fn timezone_minutes_west() -> i64 {
+    // SAFETY: localtime_r fills the tm we own.
+    unsafe {
+        let now = libc::time(std::ptr::null_mut());
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&now, &mut tm).is_null() {
+            return 0;
+        }
+        -(tm.tm_gmtoff / 60)
+    }
+}
+
+/// Boot time in Unix nanoseconds (`btime` of /proc/stat).
+pub fn boot_ns() -> u64 {
+    std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("btime "))
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        })
+        .map(|s| s * 1_000_000_000)
+        .unwrap_or(0)
+}
+
+/// Process start in Unix nanoseconds (field 22 of /proc/self/stat, in clock ticks after boot).
+pub fn process_start_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after = &stat[stat.rfind(')')? + 2..];
+    let ticks: u64 = after.split_whitespace().nth(19)?.parse().ok()?;
+    // SAFETY: sysconf has no memory effects.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Some(boot_ns() + ticks * 1_000_000_000 / hz)
+}
+
+/// The command line, arguments joined by spaces.
+pub fn command_line() -> String {
+    std::fs::read("/proc/self/cmdline")
+        .map(|b| {
+            b.split(|&c| c == 0)
+                .filter(|s| !s.is_empty())
+                .map(|s| String::from_utf8_lossy(s).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default()
+}
+
+/// The executable's short name, e.g. `java`.
+pub fn process_name() -> String {
+    std::fs::read_to_string("/proc/self/comm")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "java".to_string())
+}
+
+/// Turns a C string from the JVM into a String (lossy).
+pub fn c_str(p: *const std::ffi::c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: the JVM passes NUL-terminated strings that live for the call.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_shape() {
+        let u = uuid();
+        assert_eq!(u.len(), 36);
+        assert_eq!(&u[14..15], "4");
+        assert_ne!(u, uuid());
+    }
+
+    #[test]
+    fn process_facts() {
+        assert!(boot_ns() > 0);
+        let start = process_start_ns().unwrap();
+        assert!(start >= boot_ns() && start <= crate::clock::real_ns());
+        assert!(!command_line().is_empty());
+    }
+}

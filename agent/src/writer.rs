@@ -1,0 +1,460 @@
+//! The writer thread: turns definitions and per-thread record chunks into the TPTP XML document, deriving tickets, depths and counts.
+//!
+//! Invariants it maintains (see docs/ARCHITECTURE.md):
+//! * definitions arrive on the same FIFO as chunks and are written when received, so
+//!   every id is defined before an element uses it;
+//! * each thread's records are replayed in order against that thread's open-frame
+//!   stack: `ticket` counts up per thread, `stackDepth` is the stack size, and an exit
+//!   always closes the innermost frame (the writer never emits a mismatched exit);
+//! * times are converted with one fixed linear map and clamped so that they never go
+//!   backwards within a thread;
+//! * the document is closed exactly once, on `Msg::Finish` or when every sender is gone.
+
+use crate::buffer;
+use crate::clock::Converter;
+use crate::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
+use crate::record::{Reader, Rec};
+use crate::xml::XmlOut;
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::mpsc::Receiver;
+
+/// The session-level facts written at the top of the document.
+pub struct Header {
+    pub node_id: String,
+    pub hostname: String,
+    pub ipaddress: String,
+    pub timezone_minutes_west: i64,
+    pub boot_ns: u64,
+    pub process_id: String,
+    pub pid: u32,
+    pub process_name: String,
+    pub command_line: String,
+    pub process_start_ns: u64,
+    pub agent_id: String,
+    pub agent_parameters: String,
+    pub trace_id: String,
+    pub start_ns: u64,
+    pub options: Vec<(&'static str, String)>,
+    pub filters: Vec<(String, &'static str, &'static str)>,
+}
+
+/// What the writer reports when it is done.
+#[derive(Debug, Default, Clone)]
+pub struct Stats {
+    pub events: u64,
+    pub bytes: u64,
+    /// Exits that did not match the innermost open frame (should be 0).
+    pub mismatched_exits: u64,
+    /// Records for a thread the writer had no definition of (should be 0).
+    pub orphan_records: u64,
+    pub io_error: Option<String>,
+}
+
+#[derive(Default)]
+struct ThreadState {
+    stack: Vec<(u32, u64)>,
+    next_ticket: u64,
+    last_ns: u64,
+    ended: bool,
+}
+
+struct MethodState {
+    cid: u32,
+    count: u64,
+}
+
+pub struct Writer<W: Write> {
+    out: XmlOut<W>,
+    conv: Converter,
+    threads: HashMap<u32, ThreadState>,
+    /// Indexed by method id (ids are dense from 1).
+    methods: Vec<Option<MethodState>>,
+    header_trace_id: String,
+    header_agent_id: String,
+    stats: Stats,
+    closed: bool,
+}
+
+impl<W: Write> Writer<W> {
+    pub fn new(sink: W, header: &Header, conv: Converter) -> Self {
+        let mut w = Writer {
+            out: XmlOut::new(sink),
+            conv,
+            threads: HashMap::new(),
+            methods: Vec::new(),
+            header_trace_id: header.trace_id.clone(),
+            header_agent_id: header.agent_id.clone(),
+            stats: Stats::default(),
+            closed: false,
+        };
+        w.header(header);
+        w
+    }
+
+    fn header(&mut self, h: &Header) {
+        let o = &mut self.out;
+        o.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<TRACE>\n");
+        o.open("node");
+        o.str("nodeId", &h.node_id);
+        o.str("hostname", &h.hostname);
+        o.str("ipaddress", &h.ipaddress);
+        o.int("timezone", h.timezone_minutes_west);
+        o.time("time", h.boot_ns);
+        o.close();
+        o.open("processCreate");
+        o.str("processId", &h.process_id);
+        o.str("name", &h.process_name);
+        o.num("pid", h.pid as u64);
+        o.str("nodeIdRef", &h.node_id);
+        o.time("time", h.process_start_ns);
+        o.str("application_executable", &h.command_line);
+        o.close();
+        o.open("agentCreate");
+        o.str("agentId", &h.agent_id);
+        o.str("processIdRef", &h.process_id);
+        o.str("agentName", "jtrace");
+        o.str("agentParameters", &h.agent_parameters);
+        o.str("version", env!("CARGO_PKG_VERSION"));
+        o.time("time", h.start_ns);
+        o.close();
+        o.open("traceStart");
+        o.str("traceId", &h.trace_id);
+        o.str("agentIdRef", &h.agent_id);
+        o.time("time", h.start_ns);
+        o.close();
+        for (k, v) in &h.options {
+            o.open("option");
+            o.str("key", k);
+            o.str("value", v);
+            o.close();
+        }
+        for (pattern, generic, mode) in &h.filters {
+            o.open("filter");
+            o.str("pattern", pattern);
+            o.str("genericPattern", generic);
+            o.str("mode", mode);
+            o.close();
+        }
+    }
+
+    /// Converts a tick for thread `tid`, never earlier than that thread's last time.
+    fn stamp(&mut self, tid: u32, t: u64) -> u64 {
+        let ns = self.conv.to_unix_ns(t);
+        match self.threads.get_mut(&tid) {
+            Some(ts) => {
+                let ns = ns.max(ts.last_ns);
+                ts.last_ns = ns;
+                ns
+            }
+            None => ns,
+        }
+    }
+
+    pub fn handle(&mut self, msg: Msg) -> bool {
+        match msg {
+            Msg::Defs(defs) => {
+                for d in defs {
+                    self.def(d);
+                }
+            }
+            Msg::Chunk { tid, data } => {
+                self.chunk(tid, &data);
+                buffer::recycle(data);
+            }
+            Msg::Finish { t } => {
+                self.finish(t);
+                return false;
+            }
+        }
+        true
+    }
+
+    fn def(&mut self, d: Def) {
+        match d {
+            Def::Thread(t) => self.thread_def(t),
+            Def::Class(c) => self.class_def(c),
+            Def::Method(m) => self.method_def(m),
+        }
+    }
+
+    fn thread_def(&mut self, t: ThreadDef) {
+        self.threads.insert(t.tid, ThreadState::default());
+        let ns = self.stamp(t.tid, t.t);
+        let o = &mut self.out;
+        o.open("threadStart");
+        o.num("threadId", t.tid as u64);
+        o.time("time", ns);
+        o.str("threadName", &t.name);
+        o.str("groupName", &t.group);
+        o.str("parentName", &t.parent);
+        o.num("objIdRef", 0);
+        o.close();
+    }
+
+    fn class_def(&mut self, c: ClassDef) {
+        let ns = if c.tid != 0 {
+            self.stamp(c.tid, c.t)
+        } else {
+            self.conv.to_unix_ns(c.t)
+        };
+        let o = &mut self.out;
+        o.open("classDef");
+        o.str("name", &c.name);
+        o.str("sourceName", &c.source);
+        o.num("classId", c.cid as u64);
+        if c.tid != 0 {
+            o.num("threadIdRef", c.tid as u64);
+        }
+        o.time("time", ns);
+        o.num("numInterfaces", c.interfaces.len() as u64);
+        o.str("interfaceNames", &c.interfaces.join(","));
+        o.str("superclass", &c.superclass);
+        o.str("classLoader", &c.loader);
+        o.str("access", &class_access(c.access));
+        o.num("numStaticFields", c.static_fields as u64);
+        o.num("numMethods", c.num_methods as u64);
+        o.num("numInstanceFields", c.instance_fields as u64);
+        o.num("objIdRef", 0);
+        o.close();
+    }
+
+    fn method_def(&mut self, m: MethodDef) {
+        let idx = m.mid as usize;
+        if self.methods.len() <= idx {
+            self.methods.resize_with(idx + 1, || None);
+        }
+        self.methods[idx] = Some(MethodState {
+            cid: m.cid,
+            count: 0,
+        });
+        let o = &mut self.out;
+        o.open("methodDef");
+        o.str("name", &m.name);
+        o.str("signature", &m.signature);
+        if let Some((s, e)) = m.lines {
+            o.num("startLineNumber", s as u64);
+            o.num("endLineNumber", e as u64);
+        }
+        o.num("methodId", m.mid as u64);
+        o.num("classIdRef", m.cid as u64);
+        o.str("visibility", visibility(m.access));
+        o.boolean("isNative", m.access & 0x0100 != 0);
+        o.boolean("isAbstract", m.access & 0x0400 != 0);
+        o.boolean("isStatic", m.access & 0x0008 != 0);
+        o.boolean("isSynchronized", m.access & 0x0020 != 0);
+        o.str("exceptions", &m.exceptions.join(","));
+        o.close();
+    }
+
+    fn chunk(&mut self, tid: u32, data: &[u8]) {
+        if !self.threads.contains_key(&tid) {
+            self.stats.orphan_records += Reader::new(data).count() as u64;
+            return;
+        }
+        for rec in Reader::new(data) {
+            self.stats.events += 1;
+            match rec {
+                Rec::Entry { mid, t } => self.entry(tid, mid, t),
+                Rec::Exit { mid, t } | Rec::ExitExc { mid, t } => self.exit(tid, mid, t),
+                Rec::ThreadEnd { t } => self.thread_end(tid, t),
+                Rec::InitDone { t } => self.simple(tid, "runtimeInitDone", t),
+                Rec::Shutdown { t } => self.simple(tid, "runtimeShutdown", t),
+            }
+        }
+    }
+
+    fn cid_of(&self, mid: u32) -> Option<u32> {
+        self.methods
+            .get(mid as usize)
+            .and_then(|m| m.as_ref())
+            .map(|m| m.cid)
+    }
+
+    fn entry(&mut self, tid: u32, mid: u32, t: u64) {
+        let Some(cid) = self.cid_of(mid) else {
+            self.stats.orphan_records += 1;
+            return;
+        };
+        let ns = self.stamp(tid, t);
+        let ts = self.threads.get_mut(&tid).expect("checked in chunk");
+        ts.next_ticket += 1;
+        let ticket = ts.next_ticket;
+        ts.stack.push((mid, ticket));
+        let depth = ts.stack.len();
+        if let Some(Some(m)) = self.methods.get_mut(mid as usize) {
+            m.count += 1;
+        }
+        let o = &mut self.out;
+        o.open("methodEntry");
+        o.num("threadIdRef", tid as u64);
+        o.time("time", ns);
+        o.num("methodIdRef", mid as u64);
+        o.num("classIdRef", cid as u64);
+        o.num("ticket", ticket);
+        o.num("stackDepth", depth as u64);
+        o.close();
+    }
+
+    fn exit(&mut self, tid: u32, mid: u32, t: u64) {
+        let ns = self.stamp(tid, t);
+        let ts = self.threads.get_mut(&tid).expect("checked in chunk");
+        // The exit closes the innermost frame of this method. Frames above it (which
+        // should not exist) are closed first so the nesting stays true to the stack.
+        let Some(pos) = ts.stack.iter().rposition(|&(m, _)| m == mid) else {
+            self.stats.mismatched_exits += 1;
+            return;
+        };
+        let popped: Vec<(u32, u64)> = ts.stack.drain(pos..).rev().collect();
+        self.stats.mismatched_exits += popped.len() as u64 - 1;
+        for (m, ticket) in popped {
+            let cid = self.cid_of(m).unwrap_or(0);
+            let o = &mut self.out;
+            o.open("methodExit");
+            o.num("threadIdRef", tid as u64);
+            o.num("methodIdRef", m as u64);
+            o.num("classIdRef", cid as u64);
+            o.num("ticket", ticket);
+            o.time("time", ns);
+            o.close();
+        }
+    }
+
+    fn simple(&mut self, tid: u32, name: &str, t: u64) {
+        let ns = self.stamp(tid, t);
+        let o = &mut self.out;
+        o.open(name);
+        o.num("threadIdRef", tid as u64);
+        o.time("time", ns);
+        o.close();
+    }
+
+    fn thread_end(&mut self, tid: u32, t: u64) {
+        let ns = self.stamp(tid, t);
+        if let Some(ts) = self.threads.get_mut(&tid) {
+            if ts.ended {
+                return;
+            }
+            ts.ended = true;
+        }
+        let o = &mut self.out;
+        o.open("threadEnd");
+        o.num("threadIdRef", tid as u64);
+        o.time("time", ns);
+        o.close();
+    }
+
+    /// Closes the document: threads still alive end now, then traceEnd, the method
+    /// counts and agentDestroy.
+    pub fn finish(&mut self, t: u64) {
+        if self.closed {
+            return;
+        }
+        self.closed = true;
+        let mut live: Vec<u32> = self
+            .threads
+            .iter()
+            .filter(|(_, s)| !s.ended)
+            .map(|(&k, _)| k)
+            .collect();
+        live.sort_unstable();
+        for tid in live {
+            self.thread_end(tid, t);
+        }
+        let end_ns = self.conv.to_unix_ns(t).max(self.max_time());
+        let lost = buffer::lost_bytes();
+        let o = &mut self.out;
+        o.open("traceEnd");
+        o.str("traceIdRef", &self.header_trace_id);
+        o.time("time", end_ns);
+        o.raw(">\n");
+        o.open("annotation");
+        o.str("name", "droppedRecordBytes");
+        o.num("value", lost);
+        o.close();
+        o.open("annotation");
+        o.str("name", "mismatchedExits");
+        o.num("value", self.stats.mismatched_exits);
+        o.close();
+        o.raw("</traceEnd>\n");
+        for (mid, m) in self.methods.iter().enumerate() {
+            if let Some(m) = m {
+                o.open("methodCount");
+                o.num("methodIdRef", mid as u64);
+                o.num("count", m.count);
+                o.close();
+            }
+        }
+        o.open("agentDestroy");
+        o.str("agentIdRef", &self.header_agent_id);
+        o.time("time", end_ns);
+        o.close();
+        o.raw("</TRACE>\n");
+        o.finish();
+        self.stats.bytes = o.bytes_written;
+        self.stats.io_error = o.error.as_ref().map(|e| e.to_string());
+    }
+
+    fn max_time(&self) -> u64 {
+        self.threads.values().map(|s| s.last_ns).max().unwrap_or(0)
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.stats.clone()
+    }
+
+    pub fn sink_mut(&mut self) -> &mut W {
+        self.out.sink_mut()
+    }
+}
+
+/// Runs the writer loop until Finish (or until every sender is gone).
+pub fn run<W: Write>(
+    mut w: Writer<W>,
+    rx: Receiver<Msg>,
+    shutdown_tick: impl Fn() -> u64,
+) -> Stats {
+    while let Ok(msg) = rx.recv() {
+        if !w.handle(msg) {
+            return w.stats();
+        }
+    }
+    w.finish(shutdown_tick());
+    w.stats()
+}
+
+fn visibility(access: u16) -> &'static str {
+    if access & 0x0001 != 0 {
+        "public"
+    } else if access & 0x0004 != 0 {
+        "protected"
+    } else if access & 0x0002 != 0 {
+        "private"
+    } else {
+        "package"
+    }
+}
+
+fn class_access(access: u16) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    if access & 0x0001 != 0 {
+        parts.push("public");
+    } else {
+        parts.push("package");
+    }
+    if access & 0x0010 != 0 {
+        parts.push("final");
+    }
+    if access & 0x0200 != 0 {
+        parts.push("interface");
+    } else if access & 0x0400 != 0 {
+        parts.push("abstract");
+    }
+    if access & 0x2000 != 0 {
+        parts.push("annotation");
+    }
+    if access & 0x4000 != 0 {
+        parts.push("enum");
+    }
+    parts.join(" ")
+}

@@ -1,1 +1,118 @@
 //! tracecheck: semantic checks over a jtrace TPTP trace.
+//!
+//! [`check`] streams a trace file once (constant memory in the trace length, apart from
+//! the live ids) and either returns a [`Summary`] of what it contains or the first
+//! [`MAX_VIOLATIONS`] rule violations, each with the line it was found on. The rules are
+//! listed on [`Rule`]; `docs/TRACE_FORMAT.md` describes them for readers of traces.
+
+mod checker;
+mod lines;
+pub mod summary;
+pub mod vocab;
+
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+pub use summary::{AllocStats, MethodStats, Summary, ThreadInfo};
+
+/// Checking stops after this many violations.
+pub const MAX_VIOLATIONS: usize = 20;
+
+/// The rule a violation breaks (also its name in messages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// Well-formed XML (as far as the streaming parser sees).
+    Xml,
+    /// Root `TRACE`; `node`, `processCreate`, `agentCreate`, `traceStart` first; `traceEnd`,
+    /// `methodCount`*, `agentDestroy` last; hierarchy idrefs match.
+    Structure,
+    /// Element names, attribute names and child elements from the TPTP vocabulary.
+    Vocabulary,
+    /// An attribute the checks need is missing or not a number.
+    Attribute,
+    /// Ids are defined before use, not used after being undefined, not redefined while live.
+    Ids,
+    /// `time` is `\d+\.\d{9}` and never decreases within a thread.
+    Time,
+    /// Per thread: exits close the innermost entry; tickets increase; stackDepth is the
+    /// number of open frames; entry classIdRef is the method's class; frames are closed at
+    /// threadEnd unless the thread ended after runtimeShutdown.
+    Nesting,
+    /// throw/line name an open frame of their thread, catch the innermost one.
+    Frames,
+    /// objFree/objMove/classUnload inside gcStart..gcFinish; gcStart and gcFinish alternate.
+    Gc,
+    /// Exactly one methodCount per method, and its count equals the number of methodEntry
+    /// elements of that method ("count == entries": jtrace counts only traced entries).
+    MethodCount,
+    /// monContendedEntered follows monContendedEnter (same thread and object);
+    /// monWaited follows monWait.
+    Monitors,
+    /// The file could not be read.
+    Io,
+}
+
+impl Rule {
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Xml => "xml",
+            Rule::Structure => "structure",
+            Rule::Vocabulary => "vocabulary",
+            Rule::Attribute => "attribute",
+            Rule::Ids => "ids",
+            Rule::Time => "time",
+            Rule::Nesting => "nesting",
+            Rule::Frames => "frames",
+            Rule::Gc => "gc-bracket",
+            Rule::MethodCount => "method-count",
+            Rule::Monitors => "monitors",
+            Rule::Io => "io",
+        }
+    }
+}
+
+/// One broken rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// 1-based line of the element (0 if not tied to a line).
+    pub line: u64,
+    pub rule: Rule,
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}: [{}] {}",
+            self.line,
+            self.rule.name(),
+            self.message
+        )
+    }
+}
+
+/// Checks the trace at `path`.
+pub fn check(path: impl AsRef<Path>) -> Result<Summary, Vec<Violation>> {
+    let path = path.as_ref();
+    match File::open(path) {
+        Ok(f) => check_reader(BufReader::with_capacity(1 << 20, f)),
+        Err(e) => Err(vec![Violation {
+            line: 0,
+            rule: Rule::Io,
+            message: format!("cannot open {}: {e}", path.display()),
+        }]),
+    }
+}
+
+/// Checks a trace read from `reader`.
+pub fn check_reader<R: BufRead>(reader: R) -> Result<Summary, Vec<Violation>> {
+    checker::run(reader)
+}
+
+/// Checks a trace held in memory (handy in tests).
+pub fn check_str(trace: &str) -> Result<Summary, Vec<Violation>> {
+    check_reader(trace.as_bytes())
+}

@@ -1,0 +1,1331 @@
+//! The streaming checker: one pass over the XML events, keeping only what is live.
+//!
+//! `run` drives quick-xml and checks the document shape (root, vocabulary, children);
+//! every direct child of `TRACE` then goes through [`State::event`], which applies the
+//! generic reference checks (threads, classes, methods, objects, time, traceIdRef) and the
+//! element's own rules.
+
+use crate::lines::LineCounter;
+use crate::summary::{AllocStats, MethodStats, Summary, ThreadInfo};
+use crate::vocab;
+use crate::{Rule, Violation, MAX_VIOLATIONS};
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::{Reader, XmlVersion};
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::io::BufRead;
+
+/// The elements that must open a trace, in this order.
+const HEADER: [&str; 4] = ["node", "processCreate", "agentCreate", "traceStart"];
+
+/// Elements that may carry `threadIdRef="0"` ("no Java thread"): GC work runs on VM threads.
+const VM_THREAD_OK: &[&str] = &["gcStart", "gcFinish", "objFree", "objMove", "classUnload"];
+
+/// Attributes `xmllint` requires (the `#REQUIRED` ones of docs/trace.dtd).
+const REQUIRED: &[(&str, &[&str])] = &[
+    ("node", &["nodeId", "hostname", "ipaddress"]),
+    ("processCreate", &["processId", "pid", "nodeIdRef", "time"]),
+    (
+        "agentCreate",
+        &["agentId", "processIdRef", "agentName", "time"],
+    ),
+    ("agentDestroy", &["agentIdRef", "time"]),
+    ("traceStart", &["traceId", "agentIdRef", "time"]),
+    ("traceEnd", &["traceIdRef", "time"]),
+    ("filter", &["pattern", "genericPattern", "mode"]),
+];
+
+type Attrs<'a> = Vec<(&'static str, Cow<'a, str>)>;
+
+fn get<'a>(attrs: &'a Attrs<'_>, key: &str) -> Option<&'a str> {
+    attrs
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| v.as_ref())
+}
+
+/// `\d+\.\d{9}` as nanoseconds.
+fn parse_time(s: &str) -> Option<u128> {
+    let (secs, frac) = s.split_once('.')?;
+    let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    if !digits(secs) || frac.len() != 9 || !digits(frac) {
+        return None;
+    }
+    Some(secs.parse::<u128>().ok()? * 1_000_000_000 + frac.parse::<u128>().ok()?)
+}
+
+fn parse_u64(s: &str) -> Option<u64> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+fn parse_i64(s: &str) -> Option<i64> {
+    match s.strip_prefix('-') {
+        Some(rest) => parse_u64(rest)
+            .and_then(|v| i64::try_from(v).ok())
+            .map(|v| -v),
+        None => parse_u64(s).and_then(|v| i64::try_from(v).ok()),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Expecting `HEADER[n]`.
+    Header(usize),
+    Body,
+    AfterTraceEnd,
+    AfterAgentDestroy,
+}
+
+struct Frame {
+    method: u64,
+    ticket: u64,
+    line: u64,
+    /// An exception is propagating through this frame.
+    throwing: bool,
+}
+
+struct Thread {
+    seq: usize,
+    info: ThreadInfo,
+    start_line: u64,
+    stack: Vec<Frame>,
+    last_ticket: Option<u64>,
+    last_time: Option<(u128, u64)>,
+    contending: Option<(i64, u64)>,
+    waiting: Option<(i64, u64)>,
+    per_method: HashMap<u64, u64>,
+}
+
+struct Class {
+    name: String,
+    live: bool,
+    line: u64,
+    methods: Vec<u64>,
+}
+
+struct Method {
+    key: String,
+    class: u64,
+    live: bool,
+    line: u64,
+    count_seen: bool,
+    stats: MethodStats,
+}
+
+struct State {
+    violations: Vec<Violation>,
+    phase: Phase,
+    node_id: Option<String>,
+    process_id: Option<String>,
+    agent_id: Option<String>,
+    trace_id: Option<String>,
+    vocab: HashMap<&'static str, &'static [&'static str]>,
+    threads: HashMap<u64, Thread>,
+    finished_threads: Vec<Thread>,
+    ended_thread_lines: HashMap<u64, u64>,
+    thread_seq: usize,
+    classes: HashMap<u64, Class>,
+    methods: HashMap<u64, Method>,
+    retired_methods: Vec<Method>,
+    objects: HashSet<i64>,
+    alloc_on: bool,
+    pending_objects: Vec<(u64, String)>,
+    gc_open: Option<u64>,
+    shutdown_line: Option<u64>,
+    summary: Summary,
+}
+
+impl State {
+    fn new() -> State {
+        State {
+            violations: Vec::new(),
+            phase: Phase::Header(0),
+            node_id: None,
+            process_id: None,
+            agent_id: None,
+            trace_id: None,
+            vocab: vocab::ELEMENTS.iter().copied().collect(),
+            threads: HashMap::new(),
+            finished_threads: Vec::new(),
+            ended_thread_lines: HashMap::new(),
+            thread_seq: 0,
+            classes: HashMap::new(),
+            methods: HashMap::new(),
+            retired_methods: Vec::new(),
+            objects: HashSet::new(),
+            alloc_on: false,
+            pending_objects: Vec::new(),
+            gc_open: None,
+            shutdown_line: None,
+            summary: Summary::default(),
+        }
+    }
+
+    fn err(&mut self, line: u64, rule: Rule, message: String) {
+        if self.violations.len() < MAX_VIOLATIONS {
+            self.violations.push(Violation {
+                line,
+                rule,
+                message,
+            });
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.violations.len() >= MAX_VIOLATIONS
+    }
+
+    /// A required numeric attribute.
+    fn req_u64(&mut self, line: u64, el: &str, attrs: &Attrs, key: &str) -> Option<u64> {
+        match get(attrs, key) {
+            None => {
+                self.err(
+                    line,
+                    Rule::Attribute,
+                    format!("<{el}> lacks attribute {key}"),
+                );
+                None
+            }
+            Some(v) => self.num(line, el, key, v),
+        }
+    }
+
+    /// An optional numeric attribute (`None` if absent or malformed).
+    fn opt_u64(&mut self, line: u64, el: &str, attrs: &Attrs, key: &str) -> Option<u64> {
+        let v = get(attrs, key)?;
+        self.num(line, el, key, v)
+    }
+
+    fn num(&mut self, line: u64, el: &str, key: &str, v: &str) -> Option<u64> {
+        let n = parse_u64(v);
+        if n.is_none() {
+            self.err(
+                line,
+                Rule::Attribute,
+                format!("<{el}> {key}=\"{v}\" is not a non-negative decimal integer"),
+            );
+        }
+        n
+    }
+
+    fn method_name(&self, id: u64) -> String {
+        match self.methods.get(&id) {
+            Some(m) => format!("method {id} ({})", m.key),
+            None => format!("method {id}"),
+        }
+    }
+
+    // ---------------------------------------------------------------- structure
+
+    fn structure(&mut self, line: u64, name: &str) {
+        match self.phase {
+            Phase::Header(i) => {
+                if name == HEADER[i] {
+                    self.phase = if i + 1 == HEADER.len() {
+                        Phase::Body
+                    } else {
+                        Phase::Header(i + 1)
+                    };
+                } else {
+                    self.err(
+                        line,
+                        Rule::Structure,
+                        format!(
+                            "expected <{}> (a trace starts with node, processCreate, agentCreate, traceStart), found <{name}>",
+                            HEADER[i]
+                        ),
+                    );
+                    self.phase = match HEADER.iter().position(|h| *h == name) {
+                        Some(j) if j + 1 < HEADER.len() => Phase::Header(j + 1),
+                        _ => Phase::Body,
+                    };
+                }
+            }
+            Phase::Body => match name {
+                _ if HEADER.contains(&name) => self.err(
+                    line,
+                    Rule::Structure,
+                    format!("<{name}> may appear only once, at the start of the trace"),
+                ),
+                "traceEnd" => self.phase = Phase::AfterTraceEnd,
+                "methodCount" => self.err(
+                    line,
+                    Rule::Structure,
+                    "<methodCount> before <traceEnd> (they belong between traceEnd and agentDestroy)"
+                        .to_string(),
+                ),
+                "agentDestroy" => {
+                    self.err(
+                        line,
+                        Rule::Structure,
+                        "<agentDestroy> before <traceEnd>".to_string(),
+                    );
+                    self.phase = Phase::AfterAgentDestroy;
+                }
+                _ => {}
+            },
+            Phase::AfterTraceEnd => match name {
+                "methodCount" => {}
+                "agentDestroy" => self.phase = Phase::AfterAgentDestroy,
+                _ => self.err(
+                    line,
+                    Rule::Structure,
+                    format!("<{name}> after <traceEnd> (only methodCount and agentDestroy may follow it)"),
+                ),
+            },
+            Phase::AfterAgentDestroy => self.err(
+                line,
+                Rule::Structure,
+                format!("<{name}> after <agentDestroy> (it must be the last element)"),
+            ),
+        }
+    }
+
+    fn hierarchy(&mut self, line: u64, name: &str, attrs: &Attrs) {
+        let own = |s: Option<&str>| s.map(str::to_string);
+        let expect = |st: &mut State, key: &str, want: &Option<String>, what: &str| {
+            let got = get(attrs, key);
+            if let (Some(got), Some(want)) = (got, want) {
+                if got != want {
+                    st.err(
+                        line,
+                        Rule::Structure,
+                        format!("<{name}> {key}=\"{got}\" does not match {what} \"{want}\""),
+                    );
+                }
+            }
+        };
+        match name {
+            "node" => self.node_id = own(get(attrs, "nodeId")),
+            "processCreate" => {
+                let want = self.node_id.clone();
+                expect(self, "nodeIdRef", &want, "node@nodeId");
+                self.process_id = own(get(attrs, "processId"));
+            }
+            "agentCreate" => {
+                let want = self.process_id.clone();
+                expect(self, "processIdRef", &want, "processCreate@processId");
+                self.agent_id = own(get(attrs, "agentId"));
+            }
+            "traceStart" => {
+                let want = self.agent_id.clone();
+                expect(self, "agentIdRef", &want, "agentCreate@agentId");
+                self.trace_id = own(get(attrs, "traceId"));
+            }
+            "agentDestroy" => {
+                let want = self.agent_id.clone();
+                expect(self, "agentIdRef", &want, "agentCreate@agentId");
+            }
+            _ => {
+                if get(attrs, "traceIdRef").is_some() {
+                    let want = self.trace_id.clone();
+                    expect(self, "traceIdRef", &want, "traceStart@traceId");
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- generic refs
+
+    /// The live thread `attrs[key]` names, after checking it and the element's time.
+    fn thread_ref(
+        &mut self,
+        line: u64,
+        name: &str,
+        attrs: &Attrs,
+        key: &str,
+        time: Option<u128>,
+    ) -> Option<u64> {
+        let id = self.opt_u64(line, name, attrs, key)?;
+        if id == 0 && VM_THREAD_OK.contains(&name) {
+            return None;
+        }
+        if !self.threads.contains_key(&id) {
+            let why = match self.ended_thread_lines.get(&id) {
+                Some(l) => format!("it ended at line {l}"),
+                None => "no threadStart defines it".to_string(),
+            };
+            self.err(
+                line,
+                Rule::Ids,
+                format!("<{name}> {key}=\"{id}\" names no live thread: {why}"),
+            );
+            return None;
+        }
+        if let Some(t) = time {
+            self.thread_time(line, name, id, t);
+        }
+        Some(id)
+    }
+
+    fn thread_time(&mut self, line: u64, name: &str, id: u64, t: u128) {
+        let th = self.threads.get_mut(&id).expect("live thread");
+        let prev = th.last_time;
+        if prev.is_none_or(|(p, _)| t >= p) {
+            th.last_time = Some((t, line));
+        } else if let Some((p, pl)) = prev {
+            self.err(
+                line,
+                Rule::Time,
+                format!(
+                    "<{name}> time goes backwards in thread {id}: {} after {} (line {pl})",
+                    fmt_time(t),
+                    fmt_time(p)
+                ),
+            );
+        }
+    }
+
+    fn class_ref(&mut self, line: u64, name: &str, attrs: &Attrs, key: &str, zero_ok: bool) {
+        let Some(id) = self.opt_u64(line, name, attrs, key) else {
+            return;
+        };
+        if id == 0 && zero_ok {
+            return;
+        }
+        match self.classes.get(&id) {
+            Some(c) if c.live => {}
+            Some(c) => {
+                let msg = format!(
+                    "<{name}> {key}=\"{id}\" names class {} which was unloaded",
+                    c.name
+                );
+                self.err(line, Rule::Ids, msg);
+            }
+            None => self.err(
+                line,
+                Rule::Ids,
+                format!("<{name}> {key}=\"{id}\": no classDef defines class {id}"),
+            ),
+        }
+    }
+
+    fn method_ref(
+        &mut self,
+        line: u64,
+        name: &str,
+        attrs: &Attrs,
+        key: &str,
+        zero_ok: bool,
+        dead_ok: bool,
+    ) {
+        let Some(id) = self.opt_u64(line, name, attrs, key) else {
+            return;
+        };
+        if id == 0 && zero_ok {
+            return;
+        }
+        match self.methods.get(&id) {
+            Some(m) if m.live || dead_ok => {}
+            Some(m) => {
+                let msg = format!(
+                    "<{name}> {key}=\"{id}\" names method {} whose class was unloaded",
+                    m.key
+                );
+                self.err(line, Rule::Ids, msg);
+            }
+            None => self.err(
+                line,
+                Rule::Ids,
+                format!("<{name}> {key}=\"{id}\": no methodDef defines method {id}"),
+            ),
+        }
+    }
+
+    fn object_ref(&mut self, line: u64, name: &str, attrs: &Attrs) -> Option<i64> {
+        let raw = get(attrs, "objIdRef")?;
+        let Some(id) = parse_i64(raw) else {
+            self.err(
+                line,
+                Rule::Attribute,
+                format!("<{name}> objIdRef=\"{raw}\" is not a decimal integer"),
+            );
+            return None;
+        };
+        let minus_one_ok = matches!(name, "monWait" | "monWaited");
+        if id == 0 || (id == -1 && minus_one_ok) {
+            return Some(id);
+        }
+        if id < 0 {
+            self.err(
+                line,
+                Rule::Attribute,
+                format!("<{name}> objIdRef=\"{id}\" is negative"),
+            );
+            return Some(id);
+        }
+        if self.alloc_on {
+            if !self.objects.contains(&id) {
+                self.err(
+                    line,
+                    Rule::Ids,
+                    format!("<{name}> objIdRef=\"{id}\": no live objAlloc defines object {id}"),
+                );
+            }
+        } else if self.pending_objects.len() < MAX_VIOLATIONS {
+            // Allocation tracing may be off; these only count once an objAlloc shows up.
+            self.pending_objects.push((
+                line,
+                format!("<{name}> objIdRef=\"{id}\" is used before any objAlloc defines it"),
+            ));
+        }
+        Some(id)
+    }
+
+    // ---------------------------------------------------------------- per element
+
+    fn event(&mut self, line: u64, name: &str, attrs: &Attrs) {
+        *self.summary.elements.entry(name.to_string()).or_default() += 1;
+        self.structure(line, name);
+        self.hierarchy(line, name, attrs);
+
+        let time = match get(attrs, "time") {
+            Some(raw) => {
+                let t = parse_time(raw);
+                if t.is_none() {
+                    self.err(
+                        line,
+                        Rule::Time,
+                        format!(
+                            "<{name}> time=\"{raw}\" is not seconds with nine fractional digits"
+                        ),
+                    );
+                }
+                t
+            }
+            None => None,
+        };
+
+        // Generic reference checks.
+        let thread = match name {
+            "threadStart" => None,
+            "line" => self.thread_ref(line, name, attrs, "threadId", time),
+            _ => self.thread_ref(line, name, attrs, "threadIdRef", time),
+        };
+        if matches!(
+            name,
+            "methodDef"
+                | "methodEntry"
+                | "methodExit"
+                | "methodCall"
+                | "methodReturn"
+                | "objAlloc"
+                | "classUnload"
+                | "objDef"
+        ) {
+            self.class_ref(line, name, attrs, "classIdRef", name == "objAlloc");
+        }
+        if name == "objAlloc" {
+            self.class_ref(line, name, attrs, "aClassIdRef", true);
+            self.method_ref(line, name, attrs, "aMethodIdRef", true, false);
+        }
+        if get(attrs, "methodIdRef").is_some() {
+            self.method_ref(
+                line,
+                name,
+                attrs,
+                "methodIdRef",
+                false,
+                name == "methodCount",
+            );
+        }
+        let object = if name == "value" {
+            None
+        } else {
+            self.object_ref(line, name, attrs)
+        };
+
+        match name {
+            "threadStart" => self.thread_start(line, attrs, time),
+            "threadEnd" => self.thread_end(line, thread),
+            "runtimeShutdown" => {
+                if let Some(l) = self.shutdown_line {
+                    self.err(
+                        line,
+                        Rule::Structure,
+                        format!("second <runtimeShutdown> (first at line {l})"),
+                    );
+                }
+                self.shutdown_line = Some(line);
+                self.summary.runtime_shutdown = true;
+            }
+            "classDef" => self.class_def(line, attrs),
+            "methodDef" => self.method_def(line, attrs),
+            "methodEntry" => self.method_entry(line, attrs, thread),
+            "methodExit" => self.method_exit(line, attrs, thread),
+            "throw" | "catch" | "line" => self.frame_event(line, name, attrs, thread),
+            "objAlloc" => self.obj_alloc(line, attrs),
+            "objFree" | "objMove" | "classUnload" => self.gc_event(line, name, attrs, object),
+            "gcStart" => {
+                if let Some(l) = self.gc_open {
+                    self.err(
+                        line,
+                        Rule::Gc,
+                        format!("<gcStart> while the gcStart at line {l} has no gcFinish"),
+                    );
+                }
+                self.gc_open = Some(line);
+            }
+            "gcFinish" => {
+                let started = self.gc_open.take();
+                if started.is_none() {
+                    self.err(line, Rule::Gc, "<gcFinish> without <gcStart>".to_string());
+                }
+            }
+            "monContendedEnter" | "monContendedEntered" | "monWait" | "monWaited" => {
+                self.monitor(line, name, attrs, thread, object)
+            }
+            "methodCount" => self.method_count(line, attrs),
+            "traceEnd" => self.trace_end(line),
+            "agentDestroy" => self.agent_destroy(line),
+            "option" => {
+                if let (Some(k), Some(v)) = (get(attrs, "key"), get(attrs, "value")) {
+                    self.summary.options.insert(k.to_string(), v.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn thread_start(&mut self, line: u64, attrs: &Attrs, time: Option<u128>) {
+        let Some(id) = self.req_u64(line, "threadStart", attrs, "threadId") else {
+            return;
+        };
+        if let Some(t) = self.threads.get(&id) {
+            let l = t.start_line;
+            self.err(
+                line,
+                Rule::Ids,
+                format!("threadId {id} redefined while live (started at line {l})"),
+            );
+            return;
+        }
+        self.thread_seq += 1;
+        self.threads.insert(
+            id,
+            Thread {
+                seq: self.thread_seq,
+                info: ThreadInfo {
+                    id,
+                    name: get(attrs, "threadName").unwrap_or("").to_string(),
+                    group: get(attrs, "groupName").unwrap_or("").to_string(),
+                    ..ThreadInfo::default()
+                },
+                start_line: line,
+                stack: Vec::new(),
+                last_ticket: None,
+                last_time: time.map(|t| (t, line)),
+                contending: None,
+                waiting: None,
+                per_method: HashMap::new(),
+            },
+        );
+    }
+
+    fn thread_end(&mut self, line: u64, thread: Option<u64>) {
+        let Some(id) = thread else { return };
+        let mut th = self.threads.remove(&id).expect("live thread");
+        let open = th.stack.len();
+        th.info.open_frames_at_end = open as u64;
+        th.info.ended_after_shutdown = self.shutdown_line.is_some();
+        if open > 0 && self.shutdown_line.is_none() {
+            let top = th.stack.last().expect("open frame");
+            let msg = format!(
+                "thread {id} ({}) ends before runtimeShutdown with {open} open frame(s), innermost {} ticket {} entered at line {}",
+                th.info.name,
+                self.method_name(top.method),
+                top.ticket,
+                top.line
+            );
+            self.err(line, Rule::Nesting, msg);
+        }
+        self.ended_thread_lines.insert(id, line);
+        self.finished_threads.push(th);
+    }
+
+    fn class_def(&mut self, line: u64, attrs: &Attrs) {
+        let Some(id) = self.req_u64(line, "classDef", attrs, "classId") else {
+            return;
+        };
+        let name = get(attrs, "name").unwrap_or("").replace('/', ".");
+        if let Some(c) = self.classes.get(&id) {
+            if c.live {
+                let msg = format!(
+                    "classId {id} redefined while live (class {} defined at line {})",
+                    c.name, c.line
+                );
+                self.err(line, Rule::Ids, msg);
+                return;
+            }
+        }
+        self.summary.classes.push(name.clone());
+        self.classes.insert(
+            id,
+            Class {
+                name,
+                live: true,
+                line,
+                methods: Vec::new(),
+            },
+        );
+    }
+
+    fn method_def(&mut self, line: u64, attrs: &Attrs) {
+        let Some(id) = self.req_u64(line, "methodDef", attrs, "methodId") else {
+            return;
+        };
+        let Some(class) = self.req_u64(line, "methodDef", attrs, "classIdRef") else {
+            return;
+        };
+        let name = get(attrs, "name").unwrap_or("");
+        let sig = match get(attrs, "signature") {
+            Some(s) => s.to_string(),
+            None => {
+                self.err(
+                    line,
+                    Rule::Attribute,
+                    "<methodDef> lacks attribute signature".to_string(),
+                );
+                "()".to_string()
+            }
+        };
+        if let Some(m) = self.methods.get(&id) {
+            if m.live {
+                let msg = format!(
+                    "methodId {id} redefined while live ({} defined at line {})",
+                    m.key, m.line
+                );
+                self.err(line, Rule::Ids, msg);
+                return;
+            }
+        }
+        let class_name = self
+            .classes
+            .get(&class)
+            .map(|c| c.name.clone())
+            .unwrap_or_else(|| format!("<class {class}>"));
+        if let Some(c) = self.classes.get_mut(&class) {
+            c.methods.push(id);
+        }
+        let live = self.classes.get(&class).is_some_and(|c| c.live);
+        let method = Method {
+            key: format!("{class_name}.{name}{sig}"),
+            class,
+            live,
+            line,
+            count_seen: false,
+            stats: MethodStats::default(),
+        };
+        if let Some(old) = self.methods.insert(id, method) {
+            self.retired_methods.push(old);
+        }
+    }
+
+    fn method_entry(&mut self, line: u64, attrs: &Attrs, thread: Option<u64>) {
+        let el = "methodEntry";
+        let method = self.req_u64(line, el, attrs, "methodIdRef");
+        let ticket = self.req_u64(line, el, attrs, "ticket");
+        let depth = self.req_u64(line, el, attrs, "stackDepth");
+        let class = self.req_u64(line, el, attrs, "classIdRef");
+        let (Some(tid), Some(method), Some(ticket)) = (thread, method, ticket) else {
+            return;
+        };
+        if let (Some(class), Some(m)) = (class, self.methods.get(&method)) {
+            if m.class != class {
+                let msg = format!(
+                    "<methodEntry> classIdRef=\"{class}\" but {} belongs to class {}",
+                    self.method_name(method),
+                    m.class
+                );
+                self.err(line, Rule::Nesting, msg);
+            }
+        }
+        let th = self.threads.get_mut(&tid).expect("live thread");
+        let prev = th.last_ticket;
+        th.last_ticket = Some(prev.map_or(ticket, |p| p.max(ticket)));
+        let expected_depth = th.stack.len() as u64 + 1;
+        if let Some(top) = th.stack.last_mut() {
+            top.throwing = false;
+        }
+        th.stack.push(Frame {
+            method,
+            ticket,
+            line,
+            throwing: false,
+        });
+        th.info.entries += 1;
+        *th.per_method.entry(method).or_default() += 1;
+        if let Some(p) = prev.filter(|&p| ticket <= p) {
+            self.err(
+                line,
+                Rule::Nesting,
+                format!(
+                    "ticket {ticket} of thread {tid} is not greater than its previous ticket {p}"
+                ),
+            );
+        }
+        if let Some(d) = depth {
+            if d != expected_depth {
+                self.err(
+                    line,
+                    Rule::Nesting,
+                    format!("stackDepth=\"{d}\" but thread {tid} has {expected_depth} open frame(s) including this one"),
+                );
+            }
+            self.summary.max_depth = self.summary.max_depth.max(d);
+        }
+        if let Some(m) = self.methods.get_mut(&method) {
+            m.stats.entries += 1;
+            m.stats.max_depth = m.stats.max_depth.max(depth.unwrap_or(expected_depth));
+        }
+    }
+
+    fn method_exit(&mut self, line: u64, attrs: &Attrs, thread: Option<u64>) {
+        let el = "methodExit";
+        let method = self.req_u64(line, el, attrs, "methodIdRef");
+        let ticket = self.req_u64(line, el, attrs, "ticket");
+        let (Some(tid), Some(method), Some(ticket)) = (thread, method, ticket) else {
+            return;
+        };
+        let th = self.threads.get_mut(&tid).expect("live thread");
+        let Some(top) = th.stack.last() else {
+            let msg = format!(
+                "<methodExit> of {} ticket {ticket} but thread {tid} has no open frame",
+                self.method_name(method)
+            );
+            self.err(line, Rule::Nesting, msg);
+            return;
+        };
+        if top.method == method && top.ticket == ticket {
+            let frame = th.stack.pop().expect("top frame");
+            if frame.throwing {
+                if let Some(caller) = th.stack.last_mut() {
+                    caller.throwing = true;
+                }
+            }
+            if let Some(m) = self.methods.get_mut(&method) {
+                m.stats.exits += 1;
+                if frame.throwing {
+                    m.stats.exception_exits += 1;
+                }
+            }
+            return;
+        }
+        let (top_method, top_ticket, top_line) = (top.method, top.ticket, top.line);
+        // Resynchronise on the matching frame if there is one, to avoid a cascade.
+        if let Some(pos) = th
+            .stack
+            .iter()
+            .rposition(|f| f.method == method && f.ticket == ticket)
+        {
+            th.stack.truncate(pos);
+        }
+        let msg = format!(
+            "<methodExit> of {} ticket {ticket} does not close the innermost open entry of thread {tid}: {} ticket {top_ticket} (line {top_line})",
+            self.method_name(method),
+            self.method_name(top_method)
+        );
+        self.err(line, Rule::Nesting, msg);
+    }
+
+    fn frame_event(&mut self, line: u64, name: &str, attrs: &Attrs, thread: Option<u64>) {
+        let method = self.req_u64(line, name, attrs, "methodIdRef");
+        let ticket = self.req_u64(line, name, attrs, "ticket");
+        let line_number = if name == "line" {
+            self.opt_u64(line, name, attrs, "line_number")
+        } else {
+            None
+        };
+        if let (Some(method), Some(m)) = (method, method.and_then(|id| self.methods.get_mut(&id))) {
+            match name {
+                "throw" => m.stats.throws += 1,
+                "catch" => m.stats.catches += 1,
+                _ => {
+                    if let Some(n) = line_number {
+                        m.stats.lines.insert(n);
+                    }
+                }
+            }
+            let _ = method;
+        }
+        let (Some(tid), Some(method), Some(ticket)) = (thread, method, ticket) else {
+            return;
+        };
+        let th = self.threads.get_mut(&tid).expect("live thread");
+        let depth = th.stack.len();
+        let pos = th
+            .stack
+            .iter()
+            .rposition(|f| f.method == method && f.ticket == ticket);
+        match (name, pos) {
+            ("catch", Some(p)) if p + 1 == depth => th.stack[p].throwing = false,
+            ("catch", _) => {
+                let msg = format!(
+                    "<catch> names {} ticket {ticket}, which is not the innermost open frame of thread {tid}",
+                    self.method_name(method)
+                );
+                self.err(line, Rule::Frames, msg);
+            }
+            ("throw", Some(p)) => th.stack[p].throwing = true,
+            (_, Some(p)) => {
+                if p + 1 == depth {
+                    th.stack[p].throwing = false;
+                }
+            }
+            (_, None) => {
+                let msg = format!(
+                    "<{name}> names {} ticket {ticket}, which is not an open frame of thread {tid}",
+                    self.method_name(method)
+                );
+                self.err(line, Rule::Frames, msg);
+            }
+        }
+    }
+
+    fn obj_alloc(&mut self, line: u64, attrs: &Attrs) {
+        if !self.alloc_on {
+            self.alloc_on = true;
+            for (l, msg) in std::mem::take(&mut self.pending_objects) {
+                self.err(l, Rule::Ids, msg);
+            }
+        }
+        let Some(id) = self.req_u64(line, "objAlloc", attrs, "objId") else {
+            return;
+        };
+        let id = i64::try_from(id).unwrap_or(i64::MAX);
+        if !self.objects.insert(id) {
+            self.err(
+                line,
+                Rule::Ids,
+                format!("objId {id} redefined while live (no objFree since its objAlloc)"),
+            );
+        }
+        let class = self
+            .opt_u64(line, "objAlloc", attrs, "classIdRef")
+            .unwrap_or(0);
+        let is_array = self
+            .opt_u64(line, "objAlloc", attrs, "isArray")
+            .unwrap_or(0);
+        let size = self.opt_u64(line, "objAlloc", attrs, "size").unwrap_or(0);
+        let class_name = self
+            .classes
+            .get(&class)
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        let e: &mut AllocStats = self
+            .summary
+            .allocs
+            .entry((class_name, is_array as u32))
+            .or_default();
+        e.count += 1;
+        e.bytes += size;
+        self.summary.alloc_bytes += size;
+    }
+
+    fn gc_event(&mut self, line: u64, name: &str, attrs: &Attrs, object: Option<i64>) {
+        if self.gc_open.is_none() {
+            self.err(
+                line,
+                Rule::Gc,
+                format!("<{name}> outside a gcStart/gcFinish pair"),
+            );
+        }
+        match name {
+            "objFree" => {
+                if let Some(id) = object {
+                    self.objects.remove(&id);
+                }
+            }
+            "objMove" => {
+                if let Some(id) = object {
+                    self.objects.remove(&id);
+                }
+                if let Some(new) = self.req_u64(line, name, attrs, "newObjId") {
+                    let new = i64::try_from(new).unwrap_or(i64::MAX);
+                    if self.alloc_on && !self.objects.insert(new) {
+                        self.err(
+                            line,
+                            Rule::Ids,
+                            format!("<objMove> newObjId=\"{new}\" is already a live object"),
+                        );
+                    }
+                }
+            }
+            _ => {
+                let Some(id) = self.opt_u64(line, name, attrs, "classIdRef") else {
+                    return;
+                };
+                if let Some(c) = self.classes.get_mut(&id) {
+                    c.live = false;
+                    for m in c.methods.clone() {
+                        if let Some(m) = self.methods.get_mut(&m) {
+                            m.live = false;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn monitor(
+        &mut self,
+        line: u64,
+        name: &str,
+        attrs: &Attrs,
+        thread: Option<u64>,
+        object: Option<i64>,
+    ) {
+        if name == "monContendedEnter" {
+            if let Some(owner) = self.opt_u64(line, name, attrs, "threadOwner") {
+                if owner != 0
+                    && !self.threads.contains_key(&owner)
+                    && !self.ended_thread_lines.contains_key(&owner)
+                {
+                    self.err(
+                        line,
+                        Rule::Ids,
+                        format!("<monContendedEnter> threadOwner=\"{owner}\": no threadStart defines it"),
+                    );
+                }
+            }
+        }
+        let (Some(tid), Some(obj)) = (thread, object) else {
+            return;
+        };
+        let th = self.threads.get_mut(&tid).expect("live thread");
+        let (slot, opening, opener) = match name {
+            "monContendedEnter" => (&mut th.contending, true, "monContendedEnter"),
+            "monContendedEntered" => (&mut th.contending, false, "monContendedEnter"),
+            "monWait" => (&mut th.waiting, true, "monWait"),
+            _ => (&mut th.waiting, false, "monWait"),
+        };
+        let msg = if opening {
+            let prev = slot.replace((obj, line));
+            prev.map(|(o, l)| {
+                format!("<{name}> on object {obj} while thread {tid} is still in the {opener} on object {o} (line {l})")
+            })
+        } else {
+            match slot.take() {
+                Some((o, _)) if o == obj => None,
+                Some((o, l)) => Some(format!(
+                    "<{name}> on object {obj} but the {opener} of thread {tid} (line {l}) was on object {o}"
+                )),
+                None => Some(format!(
+                    "<{name}> on object {obj} without a preceding <{opener}> in thread {tid}"
+                )),
+            }
+        };
+        if let Some(msg) = msg {
+            self.err(line, Rule::Monitors, msg);
+        }
+    }
+
+    fn method_count(&mut self, line: u64, attrs: &Attrs) {
+        let Some(id) = self.req_u64(line, "methodCount", attrs, "methodIdRef") else {
+            return;
+        };
+        let count = self.req_u64(line, "methodCount", attrs, "count");
+        let Some(m) = self.methods.get_mut(&id) else {
+            return;
+        };
+        if m.count_seen {
+            let msg = format!("second <methodCount> for {}", self.method_name(id));
+            self.err(line, Rule::MethodCount, msg);
+            return;
+        }
+        m.count_seen = true;
+        let Some(count) = count else { return };
+        m.stats.method_count = Some(count);
+        let entries = m.stats.entries;
+        if count != entries {
+            let msg = format!(
+                "<methodCount> count=\"{count}\" for {} but the trace has {entries} methodEntry element(s) for it (rule: count == entries)",
+                self.method_name(id)
+            );
+            self.err(line, Rule::MethodCount, msg);
+        }
+    }
+
+    fn trace_end(&mut self, line: u64) {
+        if let Some(l) = self.gc_open {
+            self.err(
+                line,
+                Rule::Gc,
+                format!("<traceEnd> inside the GC started at line {l}"),
+            );
+        }
+        let mut running: Vec<(u64, String, u64)> = self
+            .threads
+            .iter()
+            .map(|(id, t)| (*id, t.info.name.clone(), t.start_line))
+            .collect();
+        running.sort();
+        for (id, name, l) in running {
+            self.err(
+                line,
+                Rule::Structure,
+                format!(
+                    "thread {id} ({name}, started at line {l}) has no threadEnd before <traceEnd>"
+                ),
+            );
+        }
+    }
+
+    fn agent_destroy(&mut self, line: u64) {
+        let mut missing: Vec<u64> = self
+            .methods
+            .iter()
+            .filter(|(_, m)| m.live && !m.count_seen)
+            .map(|(id, _)| *id)
+            .collect();
+        missing.sort();
+        for id in missing {
+            let msg = format!(
+                "no <methodCount> for {} before <agentDestroy>",
+                self.method_name(id)
+            );
+            self.err(line, Rule::MethodCount, msg);
+        }
+    }
+
+    fn finish(mut self) -> Summary {
+        let method_keys: HashMap<u64, String> = self
+            .methods
+            .iter()
+            .map(|(id, m)| (*id, m.key.clone()))
+            .collect();
+        for m in self
+            .retired_methods
+            .drain(..)
+            .chain(self.methods.drain().map(|(_, m)| m))
+        {
+            let s = self.summary.methods.entry(m.key).or_default();
+            s.entries += m.stats.entries;
+            s.exits += m.stats.exits;
+            s.exception_exits += m.stats.exception_exits;
+            s.max_depth = s.max_depth.max(m.stats.max_depth);
+            s.throws += m.stats.throws;
+            s.catches += m.stats.catches;
+            if let Some(c) = m.stats.method_count {
+                s.method_count = Some(s.method_count.unwrap_or(0) + c);
+            }
+            s.lines.extend(m.stats.lines);
+        }
+        let mut threads: Vec<Thread> = self
+            .finished_threads
+            .drain(..)
+            .chain(self.threads.drain().map(|(_, t)| t))
+            .collect();
+        threads.sort_by_key(|t| t.seq);
+        for t in threads {
+            for (mid, n) in &t.per_method {
+                let key = method_keys
+                    .get(mid)
+                    .cloned()
+                    .unwrap_or_else(|| format!("<method {mid}>"));
+                *self
+                    .summary
+                    .thread_entries
+                    .entry((t.info.name.clone(), key))
+                    .or_default() += n;
+            }
+            self.summary.threads.push(t.info);
+        }
+        self.summary
+    }
+}
+
+fn fmt_time(t: u128) -> String {
+    format!("{}.{:09}", t / 1_000_000_000, t % 1_000_000_000)
+}
+
+/// Reads the attributes of `e`, checking them against the vocabulary of `name`.
+fn read_attrs<'b>(
+    st: &mut State,
+    line: u64,
+    name: &str,
+    allowed: Option<&'static [&'static str]>,
+    e: &'b BytesStart<'b>,
+) -> Attrs<'b> {
+    let mut out: Attrs<'b> = Vec::new();
+    for a in e.attributes() {
+        let a = match a {
+            Ok(a) => a,
+            Err(err) => {
+                st.err(line, Rule::Xml, format!("<{name}>: bad attribute: {err}"));
+                continue;
+            }
+        };
+        let key = a.key.as_ref().to_string();
+        let Some(allowed) = allowed else { continue };
+        let Some(k) = allowed.iter().find(|k| **k == key) else {
+            st.err(
+                line,
+                Rule::Vocabulary,
+                format!("<{name}> has attribute {key}, which is not in the vocabulary for {name}"),
+            );
+            continue;
+        };
+        match a.normalized_value(XmlVersion::Implicit1_0) {
+            Ok(v) => out.push((*k, v)),
+            Err(err) => st.err(
+                line,
+                Rule::Xml,
+                format!("<{name}> {key}: bad attribute value: {err}"),
+            ),
+        }
+    }
+    if let Some((_, req)) = REQUIRED.iter().find(|(el, _)| *el == name) {
+        for key in *req {
+            if get(&out, key).is_none() {
+                st.err(
+                    line,
+                    Rule::Attribute,
+                    format!("<{name}> lacks required attribute {key}"),
+                );
+            }
+        }
+    }
+    out
+}
+
+pub fn run<R: BufRead>(reader: R) -> Result<Summary, Vec<Violation>> {
+    let mut xml = Reader::from_reader(LineCounter::new(reader));
+    xml.config_mut().check_end_names = true;
+    let mut st = State::new();
+    let mut buf = Vec::new();
+    let mut open: Vec<String> = Vec::new();
+    let mut root_closed = false;
+    let mut seen_root = false;
+    let mut xml_error = false;
+    loop {
+        let line = xml.get_ref().newlines() + 1;
+        buf.clear();
+        let event = match xml.read_event_into(&mut buf) {
+            Ok(ev) => ev,
+            Err(e) => {
+                st.err(line, Rule::Xml, format!("not well-formed XML: {e}"));
+                xml_error = true;
+                break;
+            }
+        };
+        match event {
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let empty = matches!(event, Event::Empty(_));
+                let name = e.name().as_ref().to_string();
+                let parent = open.last().map(String::as_str);
+                if root_closed {
+                    st.err(line, Rule::Structure, format!("<{name}> after </TRACE>"));
+                } else if !vocab::child_allowed(parent, &name) {
+                    let msg = match parent {
+                        None => format!("the root element is <{name}>, not <TRACE>"),
+                        Some(p) if vocab::attributes(&name).is_none() && name != "TRACE" => {
+                            format!("<{name}> (in <{p}>) is not in the TPTP vocabulary")
+                        }
+                        Some(p) => format!("<{name}> is not allowed inside <{p}>"),
+                    };
+                    let rule = if parent.is_none() {
+                        Rule::Structure
+                    } else {
+                        Rule::Vocabulary
+                    };
+                    st.err(line, rule, msg);
+                }
+                if name == "TRACE" {
+                    seen_root = seen_root || parent.is_none();
+                    if empty {
+                        st.err(line, Rule::Structure, "<TRACE/> is empty".to_string());
+                    }
+                    for a in e.attributes().flatten() {
+                        let key = a.key.as_ref().to_string();
+                        st.err(
+                            line,
+                            Rule::Vocabulary,
+                            format!("<TRACE> has attribute {key}; it has none"),
+                        );
+                    }
+                } else {
+                    let allowed = st.vocab.get(name.as_str()).copied();
+                    let attrs = read_attrs(&mut st, line, &name, allowed, e);
+                    if open.len() == 1 && open[0] == "TRACE" && !root_closed {
+                        st.event(line, &name, &attrs);
+                    } else if allowed.is_some() {
+                        *st.summary.elements.entry(name.clone()).or_default() += 1;
+                    }
+                }
+                if !empty {
+                    open.push(name);
+                }
+            }
+            Event::End(_) => {
+                let name = open.pop().unwrap_or_default();
+                if name == "TRACE" && open.is_empty() {
+                    root_closed = true;
+                    if st.phase != Phase::AfterAgentDestroy {
+                        st.err(
+                            line,
+                            Rule::Structure,
+                            "</TRACE> but the trace does not end with <agentDestroy>".to_string(),
+                        );
+                    }
+                }
+            }
+            Event::Text(ref t) => {
+                if !t.bytes().all(|b| b.is_ascii_whitespace()) {
+                    text(&mut st, line, &open, root_closed);
+                }
+            }
+            Event::CData(_) | Event::GeneralRef(_) => text(&mut st, line, &open, root_closed),
+            Event::Eof => break,
+            Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
+        }
+        if st.full() {
+            break;
+        }
+    }
+    let last_line = xml.get_ref().newlines() + 1;
+    if !st.full() && !xml_error {
+        if !seen_root {
+            st.err(
+                last_line,
+                Rule::Structure,
+                "no <TRACE> root element".to_string(),
+            );
+        } else if !root_closed {
+            st.err(
+                last_line,
+                Rule::Structure,
+                "the document ends before </TRACE> (truncated trace?)".to_string(),
+            );
+        }
+    }
+    if st.violations.is_empty() {
+        Ok(st.finish())
+    } else {
+        Err(st.violations)
+    }
+}
+
+fn text(st: &mut State, line: u64, open: &[String], root_closed: bool) {
+    match open.last() {
+        Some(p) if vocab::text_allowed(p) => {}
+        Some(p) => st.err(
+            line,
+            Rule::Vocabulary,
+            format!("character data inside <{p}>, which has none"),
+        ),
+        None if root_closed => st.err(
+            line,
+            Rule::Structure,
+            "character data after </TRACE>".to_string(),
+        ),
+        None => st.err(
+            line,
+            Rule::Structure,
+            "character data before <TRACE>".to_string(),
+        ),
+    }
+}

@@ -1,0 +1,196 @@
+//! Aggregates over a valid trace, keyed by readable names, for tests to compare with ground truth.
+//!
+//! Method keys come in two forms:
+//! * full: `pkg.Class.method(signature)`, e.g. `Fib.fib(I)I` or `a.B.-init-()V`;
+//! * short: `pkg.Class.method`, which sums (or, for depths, maxes) over all overloads.
+//!
+//! Every lookup helper accepts either form.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Per-method figures. Several `methodDef`s with the same full key (a class loaded twice)
+/// are merged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MethodStats {
+    /// `methodEntry` elements.
+    pub entries: u64,
+    /// `methodExit` elements.
+    pub exits: u64,
+    /// Exits of frames an exception was propagating through: the frame had a `throw`
+    /// (or a callee exited that way) and no `catch`, callee entry or `line` since.
+    pub exception_exits: u64,
+    /// Largest `stackDepth` of any entry.
+    pub max_depth: u64,
+    /// `throw` elements naming this method.
+    pub throws: u64,
+    /// `catch` elements naming this method.
+    pub catches: u64,
+    /// Sum of `methodCount@count` (normally exactly one element).
+    pub method_count: Option<u64>,
+    /// `line@line_number` values seen in this method.
+    pub lines: BTreeSet<u64>,
+}
+
+/// One thread of the trace.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ThreadInfo {
+    pub id: u64,
+    pub name: String,
+    pub group: String,
+    /// `methodEntry` elements of this thread.
+    pub entries: u64,
+    /// Frames still open at its `threadEnd` (only possible after `runtimeShutdown`).
+    pub open_frames_at_end: u64,
+    /// Whether its `threadEnd` came after `runtimeShutdown`.
+    pub ended_after_shutdown: bool,
+}
+
+/// Allocation figures for one (class name, `isArray`) pair.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AllocStats {
+    pub count: u64,
+    pub bytes: u64,
+}
+
+/// What a valid trace contains.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Number of elements of each name, at any depth.
+    pub elements: BTreeMap<String, u64>,
+    /// Keyed by full method key.
+    pub methods: BTreeMap<String, MethodStats>,
+    /// `methodEntry` count per (thread name, full method key).
+    pub thread_entries: BTreeMap<(String, String), u64>,
+    /// In `threadStart` order.
+    pub threads: Vec<ThreadInfo>,
+    /// Classes defined (dotted names), in `classDef` order, duplicates kept.
+    pub classes: Vec<String>,
+    /// Keyed by (dotted class name, `isArray` code). Class id 0 gives the name `""`.
+    pub allocs: BTreeMap<(String, u32), AllocStats>,
+    /// Sum of `objAlloc@size`.
+    pub alloc_bytes: u64,
+    /// `option` elements: key to value (last one wins).
+    pub options: BTreeMap<String, String>,
+    /// Largest `stackDepth` in the trace.
+    pub max_depth: u64,
+    /// Whether the trace has a `runtimeShutdown`.
+    pub runtime_shutdown: bool,
+}
+
+fn matches_key(full: &str, key: &str) -> bool {
+    if key.contains('(') {
+        full == key
+    } else {
+        full.len() > key.len() && full.starts_with(key) && full.as_bytes()[key.len()] == b'('
+    }
+}
+
+impl Summary {
+    /// Stats of every method matching `key` (full or short form).
+    pub fn methods_matching<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a MethodStats> {
+        self.methods
+            .iter()
+            .filter(move |(full, _)| matches_key(full, key))
+            .map(|(_, m)| m)
+    }
+
+    fn sum(&self, key: &str, f: impl Fn(&MethodStats) -> u64) -> u64 {
+        self.methods_matching(key).map(f).sum()
+    }
+
+    /// Whether any method matches `key`.
+    pub fn has_method(&self, key: &str) -> bool {
+        self.methods_matching(key).next().is_some()
+    }
+
+    pub fn entries(&self, key: &str) -> u64 {
+        self.sum(key, |m| m.entries)
+    }
+
+    pub fn exits(&self, key: &str) -> u64 {
+        self.sum(key, |m| m.exits)
+    }
+
+    pub fn exception_exits(&self, key: &str) -> u64 {
+        self.sum(key, |m| m.exception_exits)
+    }
+
+    pub fn throws(&self, key: &str) -> u64 {
+        self.sum(key, |m| m.throws)
+    }
+
+    pub fn catches(&self, key: &str) -> u64 {
+        self.sum(key, |m| m.catches)
+    }
+
+    pub fn method_count(&self, key: &str) -> u64 {
+        self.sum(key, |m| m.method_count.unwrap_or(0))
+    }
+
+    /// Largest `stackDepth` over the matching methods (0 if none).
+    pub fn max_depth_of(&self, key: &str) -> u64 {
+        self.methods_matching(key)
+            .map(|m| m.max_depth)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Union of the line numbers seen in the matching methods.
+    pub fn lines_of(&self, key: &str) -> BTreeSet<u64> {
+        self.methods_matching(key)
+            .flat_map(|m| m.lines.iter().copied())
+            .collect()
+    }
+
+    /// Entries of `key` made by threads named `thread`.
+    pub fn thread_entries_of(&self, thread: &str, key: &str) -> u64 {
+        self.thread_entries
+            .iter()
+            .filter(|((t, full), _)| t == thread && matches_key(full, key))
+            .map(|(_, n)| *n)
+            .sum()
+    }
+
+    /// Number of elements named `name`.
+    pub fn count(&self, name: &str) -> u64 {
+        self.elements.get(name).copied().unwrap_or(0)
+    }
+
+    /// Names of all threads, in start order.
+    pub fn thread_names(&self) -> Vec<&str> {
+        self.threads.iter().map(|t| t.name.as_str()).collect()
+    }
+
+    /// Allocations of class `class` (dotted name) with `isArray` code `is_array`.
+    pub fn allocs_of(&self, class: &str, is_array: u32) -> AllocStats {
+        self.allocs
+            .get(&(class.to_string(), is_array))
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_keys_sum_over_overloads_only() {
+        let mut s = Summary::default();
+        for (k, n) in [("A.f(I)V", 2), ("A.f(J)V", 3), ("A.fg()V", 7)] {
+            s.methods.insert(
+                k.to_string(),
+                MethodStats {
+                    entries: n,
+                    max_depth: n,
+                    ..Default::default()
+                },
+            );
+        }
+        assert_eq!(s.entries("A.f"), 5);
+        assert_eq!(s.entries("A.f(J)V"), 3);
+        assert_eq!(s.entries("A.fg"), 7);
+        assert_eq!(s.max_depth_of("A.f"), 3);
+        assert!(!s.has_method("A"));
+    }
+}

@@ -1,0 +1,134 @@
+//! Runs tracecheck over the fixture traces: `good-*.xml` must pass, each `bad-*.xml` must
+//! report the violation its header comment names (`expect: line N rule`).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn fixtures(prefix: &str) -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with(prefix) && name.ends_with(".xml")
+        })
+        .collect();
+    v.sort();
+    assert!(!v.is_empty());
+    v
+}
+
+#[test]
+fn good_fixtures_pass() {
+    for path in fixtures("good-") {
+        if let Err(v) = tracecheck::check(&path) {
+            panic!("{}: {v:#?}", path.display());
+        }
+    }
+}
+
+#[test]
+fn bad_fixtures_report_the_expected_violation() {
+    for path in fixtures("bad-") {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let header = text.lines().nth(1).unwrap();
+        let spec = header
+            .split("expect: line ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{}: no 'expect: line N rule'", path.display()));
+        let mut words = spec.split_whitespace();
+        let line: u64 = words.next().unwrap().parse().unwrap();
+        let rule = words.next().unwrap();
+        let violations = match tracecheck::check(&path) {
+            Ok(_) => panic!("{}: accepted", path.display()),
+            Err(v) => v,
+        };
+        assert!(
+            violations
+                .iter()
+                .any(|v| v.line == line && v.rule.name() == rule),
+            "{}: wanted [{rule}] at line {line}, got:\n{}",
+            path.display(),
+            violations
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}
+
+#[test]
+fn good_fixtures_are_dtd_valid() {
+    let Ok(status) = Command::new("xmllint").arg("--version").output() else {
+        eprintln!("xmllint not installed; skipping");
+        return;
+    };
+    assert!(status.status.success());
+    let dtd = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/trace.dtd");
+    for path in fixtures("good-") {
+        let out = Command::new("xmllint")
+            .arg("--noout")
+            .arg("--dtdvalid")
+            .arg(&dtd)
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn summary_of_the_full_fixture() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/good-full.xml");
+    let s = tracecheck::check(path).unwrap();
+    assert_eq!(s.entries("demo.Main.work"), 3);
+    assert_eq!(s.entries("demo.Main.work(I)I"), 2);
+    assert_eq!(s.exits("demo.Main.work(I)I"), 1);
+    assert_eq!(s.thread_entries_of("worker-1", "demo.Main.work"), 1);
+    assert_eq!(s.thread_entries_of("main", "demo.Main.work"), 2);
+    assert_eq!(s.max_depth_of("demo.Main.work"), 3);
+    assert_eq!(s.max_depth, 3);
+    assert_eq!(s.throws("demo.Main.work"), 2);
+    assert_eq!(s.catches("demo.Main.work(I)I"), 1);
+    assert_eq!(s.exception_exits("demo.Main.work(J)J"), 1);
+    assert_eq!(s.exception_exits("demo.Main.work(I)I"), 0);
+    assert_eq!(s.method_count("demo.Main.work"), 3);
+    assert_eq!(
+        s.lines_of("demo.Main.work").into_iter().collect::<Vec<_>>(),
+        vec![12, 16]
+    );
+    assert_eq!(s.thread_names(), vec!["main", "worker-1", "DestroyJavaVM"]);
+    assert_eq!(s.threads[1].open_frames_at_end, 1);
+    assert!(s.threads[1].ended_after_shutdown);
+    assert_eq!(s.allocs_of("demo.Main", 0).count, 1);
+    assert_eq!(s.allocs_of("", 10).bytes, 64);
+    assert_eq!(s.alloc_bytes, 80);
+    assert_eq!(s.count("methodEntry"), 5);
+    assert_eq!(s.count("objFree"), 1);
+    assert_eq!(s.options.get("alloc").map(String::as_str), Some("exact"));
+    assert!(s.runtime_shutdown);
+}
+
+#[test]
+fn binary_exit_codes() {
+    let bin = env!("CARGO_BIN_EXE_tracecheck");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let ok = Command::new(bin)
+        .arg(dir.join("good-full.xml"))
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0));
+    let bad = Command::new(bin)
+        .arg(dir.join("bad-exit-mismatch.xml"))
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("line 29: [nesting]"));
+}

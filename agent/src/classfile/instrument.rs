@@ -1,0 +1,97 @@
+//! Whole-class instrumentation: splices rewritten Code attributes and the
+//! appended constant pool entries into an otherwise byte-identical class.
+
+use super::constpool::PoolAdditions;
+use super::parse::{self, RawClass};
+use super::reader::Reader;
+use super::rewrite::{self, MethodCtx, Refs};
+use super::writer::PutBe;
+use super::{ClassFileError, ProbePlan};
+
+/// Inserts the probes described by `plan`; see the module docs. On `Err` the
+/// caller must use the original bytes.
+pub fn instrument(bytes: &[u8], plan: &ProbePlan) -> Result<Vec<u8>, ClassFileError> {
+    let c = parse::parse(bytes)?;
+    if plan.method_ids.len() != c.methods.len() {
+        return Err(ClassFileError::Unsupported(format!(
+            "plan has {} method ids for {} methods",
+            plan.method_ids.len(),
+            c.methods.len()
+        )));
+    }
+    let todo = |i: usize| plan.method_ids[i].is_some() && c.methods[i].code.is_some();
+    if !(0..c.methods.len()).any(todo) {
+        return Ok(bytes.to_vec());
+    }
+    let mut add = PoolAdditions::new(c.pool.count());
+    let refs = add_refs(&mut add, plan.tracker)?;
+    let ctor_names = ctor_names(&c)?;
+
+    let mut methods = Vec::with_capacity(c.methods_end - c.methods_start + 1024);
+    methods.extend_from_slice(&bytes[c.methods_start..c.methods_start + 2]);
+    for (i, m) in c.methods.iter().enumerate() {
+        let (Some(id), Some((code_at, code_body))) = (plan.method_ids[i], m.code) else {
+            methods.extend_from_slice(&bytes[m.start..m.end]);
+            continue;
+        };
+        let is_init = c.pool.utf8_bytes(m.name)? == b"<init>";
+        let mut ctx = MethodCtx {
+            pool: &c.pool,
+            add: &mut add,
+            refs: &refs,
+            major: c.major,
+            ctor: if is_init { ctor_names } else { None },
+            id,
+            lines: plan.lines,
+        };
+        // access, name, descriptor, attributes_count are unchanged.
+        methods.extend_from_slice(&bytes[m.start..m.start + 8]);
+        let mut r = Reader::at(bytes, m.start + 6);
+        for a in parse::attrs(&mut r)? {
+            if a.at == code_at {
+                rewrite::rewrite_code(&mut ctx, a.name, code_body, &mut methods)?;
+            } else {
+                methods.extend_from_slice(&bytes[a.at..a.at + 6 + a.body.len()]);
+            }
+        }
+    }
+
+    let extra = add.bytes();
+    let mut out = Vec::with_capacity(bytes.len() + extra.len() + methods.len());
+    out.extend_from_slice(&bytes[..8]);
+    out.put_u16(add.count());
+    out.extend_from_slice(&bytes[10..c.pool.end]);
+    out.extend_from_slice(extra);
+    out.extend_from_slice(&bytes[c.pool.end..c.methods_start]);
+    out.extend_from_slice(&methods);
+    out.extend_from_slice(&bytes[c.methods_end..]);
+    Ok(out)
+}
+
+/// (this, super) internal names, raw.
+type CtorNames<'a> = (&'a [u8], &'a [u8]);
+
+fn add_refs(add: &mut PoolAdditions, tracker: &str) -> Result<Refs, ClassFileError> {
+    let t = add.class(tracker)?;
+    Ok(Refs {
+        enter: add.method_ref(t, "enter", "(I)V")?,
+        exit: add.method_ref(t, "exit", "(I)V")?,
+        unwind: add.method_ref(t, "unwind", "(Ljava/lang/Throwable;I)V")?,
+        caught: add.method_ref(t, "caught", "(Ljava/lang/Throwable;I)V")?,
+        line: add.method_ref(t, "line", "(II)V")?,
+        throwable: add.class("java/lang/Throwable")?,
+    })
+}
+
+/// (this, super) class names for constructor handling; `None` for a class
+/// without a superclass (java/lang/Object), whose `<init>` starts with an
+/// initialized `this`.
+fn ctor_names<'a>(c: &RawClass<'a>) -> Result<Option<CtorNames<'a>>, ClassFileError> {
+    if c.super_class == 0 {
+        return Ok(None);
+    }
+    Ok(Some((
+        c.pool.class_name_bytes(c.this_class)?,
+        c.pool.class_name_bytes(c.super_class)?,
+    )))
+}

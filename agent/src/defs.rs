@@ -65,8 +65,10 @@ pub enum Msg {
         data: Vec<u8>,
     },
     Defs(Vec<Def>),
-    /// All records are in: close the document. `t` is the shutdown tick.
+    /// All records are in: write runtimeShutdown (on thread `tid` if it is still
+    /// alive; the VM may post VM death after that thread's end) and close the document.
     Finish {
         t: u64,
+        tid: Option<u32>,
     },
 }

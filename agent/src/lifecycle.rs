@@ -7,7 +7,7 @@ use crate::events::threads;
 use crate::ids::IdTable;
 use crate::jvmti::{Jni, Jvmti};
 use crate::options::{self, Mode, Options};
-use crate::record::{self, TAG_INIT_DONE, TAG_SHUTDOWN};
+use crate::record::{self, TAG_INIT_DONE};
 use crate::session;
 use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities, jvmtiEventCallbacks};
 use crate::writer::{self, Header, Stats, Writer};
@@ -231,17 +231,18 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
     if a.finished.swap(true, Ordering::SeqCst) {
         return;
     }
-    if !thread.is_null() {
-        if let Some(b) = threads::current(jvmti, thread) {
-            b.write(&record::tick_only(TAG_SHUTDOWN, clock::ticks()));
-        }
-    }
+    let t = clock::ticks();
+    let tid = if thread.is_null() {
+        None
+    } else {
+        threads::current(jvmti, thread).map(|b| b.tid)
+    };
     // Method events first: fewer threads race into callbacks while we stop.
     for e in [raw::JVMTI_EVENT_METHOD_ENTRY, raw::JVMTI_EVENT_METHOD_EXIT] {
         let _ = jvmti.set_event(false, e);
     }
     buffer::stop(Duration::from_millis(500));
-    buffer::send(Msg::Finish { t: clock::ticks() });
+    buffer::send(Msg::Finish { t, tid });
     let done = a.done.lock().ok().and_then(|mut d| d.take());
     let stats = done.and_then(|rx| rx.recv_timeout(Duration::from_secs(120)).ok());
     match stats {

@@ -14,7 +14,6 @@ pub const TAG_EXIT: u8 = 2;
 pub const TAG_EXIT_EXC: u8 = 3;
 pub const TAG_THREAD_END: u8 = 4;
 pub const TAG_INIT_DONE: u8 = 5;
-pub const TAG_SHUTDOWN: u8 = 6;
 
 /// A decoded record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,8 +28,6 @@ pub enum Rec {
     ThreadEnd { t: u64 },
     /// The VM finished initialising.
     InitDone { t: u64 },
-    /// The VM is shutting down.
-    Shutdown { t: u64 },
 }
 
 /// Encodes a (tag, id, tick) record into a fixed array: one copy on the hot path.
@@ -97,7 +94,6 @@ impl Iterator for Reader<'_> {
             },
             TAG_THREAD_END => Rec::ThreadEnd { t: self.u64()? },
             TAG_INIT_DONE => Rec::InitDone { t: self.u64()? },
-            TAG_SHUTDOWN => Rec::Shutdown { t: self.u64()? },
             _ => return None,
         })
     }

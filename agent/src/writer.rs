@@ -162,8 +162,8 @@ impl<W: Write> Writer<W> {
                 self.chunk(tid, &data);
                 buffer::recycle(data);
             }
-            Msg::Finish { t } => {
-                self.finish(t);
+            Msg::Finish { t, tid } => {
+                self.finish(t, tid);
                 return false;
             }
         }
@@ -259,7 +259,6 @@ impl<W: Write> Writer<W> {
                 Rec::Exit { mid, t } | Rec::ExitExc { mid, t } => self.exit(tid, mid, t),
                 Rec::ThreadEnd { t } => self.thread_end(tid, t),
                 Rec::InitDone { t } => self.simple(tid, "runtimeInitDone", t),
-                Rec::Shutdown { t } => self.simple(tid, "runtimeShutdown", t),
             }
         }
     }
@@ -344,13 +343,22 @@ impl<W: Write> Writer<W> {
         o.close();
     }
 
-    /// Closes the document: threads still alive end now, then traceEnd, the method
-    /// counts and agentDestroy.
-    pub fn finish(&mut self, t: u64) {
+    /// Closes the document: runtimeShutdown, threads still alive end now, then
+    /// traceEnd, the method counts and agentDestroy.
+    pub fn finish(&mut self, t: u64, shutdown_tid: Option<u32>) {
         if self.closed {
             return;
         }
         self.closed = true;
+        match shutdown_tid.filter(|tid| self.threads.get(tid).is_some_and(|s| !s.ended)) {
+            Some(tid) => self.simple(tid, "runtimeShutdown", t),
+            None => {
+                let ns = self.conv.to_unix_ns(t).max(self.max_time());
+                self.out.open("runtimeShutdown");
+                self.out.time("time", ns);
+                self.out.close();
+            }
+        }
         let mut live: Vec<u32> = self
             .threads
             .iter()
@@ -419,7 +427,7 @@ pub fn run<W: Write>(
             return w.stats();
         }
     }
-    w.finish(shutdown_tick());
+    w.finish(shutdown_tick(), None);
     w.stats()
 }
 

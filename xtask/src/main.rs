@@ -1,2 +1,32 @@
-//! xtask: project automation (`cargo xtask test`, `bench`, `corpus`).
-fn main() {}
+//! xtask: project automation (`cargo xtask test`, `cargo xtask check FILE`); this file only dispatches.
+
+mod cases;
+mod check;
+mod expect;
+mod jdk;
+mod run;
+mod test;
+mod util;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  cargo xtask test [--skip-unit] [CASE...]   unit tests, release build, Java tests on every JDK >= 17
+  cargo xtask check FILE                     validate one trace (xmllint + tracecheck)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let ok = match args.first().map(String::as_str) {
+        Some("test") => test::run(&args[1..]),
+        Some("check") if args.len() == 2 => check::run(&args[1]),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,16 @@
+// Bad agent option: an unknown option key. The JVM must not start the program, must exit non-zero
+// with the agent's message on stderr, and no trace may be written.
+// jtrace-options: bogus=1
+// jtrace-expect-exit: nonzero
+// jtrace-expect-stderr: jtrace
+// jtrace-expect-stderr: unknown option key "bogus"
+// jtrace-trace: none
+// The JVM (not the agent) reports the failed load on stdout:
+// jtrace-stdout: Error occurred during initialization of VM
+// jtrace-stdout: agent library failed Agent_OnLoad: *
+
+public class OptUnknownKey {
+    public static void main(String[] args) {
+        System.out.println("the program ran although the agent options are bad");
+    }
+}

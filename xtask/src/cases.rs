@@ -1,0 +1,138 @@
+//! Test cases: one Java program per file in java-tests/, configured by comment directives.
+//!
+//! Directives (comment lines anywhere in the file, usually at the top):
+//!
+//! | directive                        | meaning                                              |
+//! |----------------------------------|------------------------------------------------------|
+//! | `// jtrace-options: k=v,k=v`     | extra agent options (a given `out=` replaces ours)   |
+//! | `// jtrace-expect-exit: N`       | JVM exit code (default 0); `nonzero` = anything but 0 |
+//! | `// jtrace-expect-stderr: text`  | stderr must contain `text` (repeatable)              |
+//! | `// jtrace-trace: none`          | no trace file may be written (default: one must be)  |
+//! | `// jtrace-signal: TERM`         | send SIGTERM once the program prints `READY`         |
+//! | `// jtrace-stdout: text`         | an allowed stdout line besides EXPECTs (`*` at the end: prefix) |
+//! | `// jtrace-timeout: SECONDS`     | kill and fail after this long (default 60)           |
+//!
+//! The program itself prints its ground truth as `EXPECT ...` lines (see `expect.rs`).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitExpect {
+    Code(i32),
+    NonZero,
+}
+
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Class name = file stem.
+    pub name: String,
+    pub options: String,
+    pub exit: ExitExpect,
+    pub stderr: Vec<String>,
+    pub trace: bool,
+    pub signal_term: bool,
+    pub stdout_lines: Vec<String>,
+    pub timeout: Duration,
+}
+
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+pub fn dir() -> PathBuf {
+    crate::util::root().join("java-tests")
+}
+
+/// Every `*.java` file in java-tests/, sorted by name.
+pub fn sources() -> Result<Vec<PathBuf>, String> {
+    let dir = dir();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "java"))
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+pub fn load_all() -> Result<Vec<Case>, String> {
+    sources()?.iter().map(|p| load(p)).collect()
+}
+
+pub fn load(path: &Path) -> Result<Case, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .ok_or_else(|| format!("{}: no file name", path.display()))?;
+    parse(&name, &text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+pub fn parse(name: &str, text: &str) -> Result<Case, String> {
+    let mut case = Case {
+        name: name.to_string(),
+        options: String::new(),
+        exit: ExitExpect::Code(0),
+        stderr: Vec::new(),
+        trace: true,
+        signal_term: false,
+        stdout_lines: Vec::new(),
+        timeout: DEFAULT_TIMEOUT,
+    };
+    for (i, line) in text.lines().enumerate() {
+        let Some(rest) = line.trim().strip_prefix("// jtrace-") else {
+            continue;
+        };
+        let (key, value) = rest
+            .split_once(':')
+            .ok_or_else(|| format!("line {}: directive without ':'", i + 1))?;
+        let value = value.trim();
+        let bad = || format!("line {}: bad value for jtrace-{key}: {value:?}", i + 1);
+        match key {
+            "options" => case.options = value.to_string(),
+            "expect-exit" => {
+                case.exit = if value == "nonzero" {
+                    ExitExpect::NonZero
+                } else {
+                    ExitExpect::Code(value.parse().map_err(|_| bad())?)
+                }
+            }
+            "expect-stderr" => case.stderr.push(value.to_string()),
+            "trace" if value == "none" => case.trace = false,
+            "signal" if value == "TERM" => case.signal_term = true,
+            "stdout" => case.stdout_lines.push(value.to_string()),
+            "timeout" => case.timeout = Duration::from_secs(value.parse().map_err(|_| bad())?),
+            _ => return Err(bad()),
+        }
+    }
+    Ok(case)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directives() {
+        let c = parse(
+            "X",
+            "// jtrace-options: alloc=exact\n// jtrace-expect-exit: nonzero\n\
+             // jtrace-expect-stderr: a b\n// jtrace-expect-stderr: c\n// jtrace-trace: none\n\
+             // jtrace-signal: TERM\n// jtrace-stdout: hi there\n// jtrace-timeout: 5\nclass X {}\n",
+        )
+        .unwrap();
+        assert_eq!(c.options, "alloc=exact");
+        assert_eq!(c.exit, ExitExpect::NonZero);
+        assert_eq!(c.stderr, vec!["a b", "c"]);
+        assert!(!c.trace && c.signal_term);
+        assert_eq!(c.stdout_lines, vec!["hi there"]);
+        assert_eq!(c.timeout, Duration::from_secs(5));
+        assert!(parse("X", "// jtrace-trace: maybe\n").is_err());
+    }
+
+    #[test]
+    fn every_java_test_parses() {
+        let cases = load_all().unwrap();
+        assert!(cases.iter().any(|c| c.name == "Hello"));
+    }
+}

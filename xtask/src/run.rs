@@ -1,0 +1,292 @@
+//! Runs one Java test case in a fresh JVM under the agent and judges the result.
+
+use crate::cases::{Case, ExitExpect};
+use crate::expect;
+use crate::jdk::Jdk;
+use crate::util;
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Everything one run needs.
+pub struct Job<'a> {
+    pub jdk: &'a Jdk,
+    pub mode: &'a str,
+    pub case: &'a Case,
+    pub classes: &'a Path,
+    pub agent: &'a Path,
+    /// Scratch directory for this run (emptied first).
+    pub dir: PathBuf,
+}
+
+/// The agent option string for a job: `out=` (unless the case sets its own), `mode=`,
+/// then the case's options.
+pub fn agent_options(case: &Case, mode: &str, trace: &Path) -> String {
+    let mut opts = Vec::new();
+    let own_out = case.options.split(',').any(|o| o.starts_with("out="));
+    if !own_out {
+        opts.push(format!("out={}", trace.display()));
+    }
+    opts.push(format!("mode={mode}"));
+    if !case.options.is_empty() {
+        opts.push(case.options.clone());
+    }
+    opts.join(",")
+}
+
+struct Finished {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+fn spawn_reader<R: Read + Send + 'static>(
+    r: R,
+    ready: Option<mpsc::Sender<()>>,
+) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut out = String::new();
+        let mut reader = BufReader::new(r);
+        let mut line = String::new();
+        while reader.read_line(&mut line).unwrap_or(0) > 0 {
+            if line.trim_end() == "READY" {
+                if let Some(tx) = &ready {
+                    let _ = tx.send(());
+                }
+            }
+            out.push_str(&line);
+            line.clear();
+        }
+        out
+    })
+}
+
+fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(20)),
+            _ => return None,
+        }
+    }
+}
+
+fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
+    let opts = agent_options(job.case, job.mode, trace);
+    let mut child = Command::new(job.jdk.java())
+        .arg("-Xcheck:jni")
+        .arg(format!("-agentpath:{}={opts}", job.agent.display()))
+        .arg("-cp")
+        .arg(job.classes)
+        .arg(&job.case.name)
+        .current_dir(&job.dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", job.jdk.java().display()))?;
+    let (tx, rx) = mpsc::channel();
+    let ready = job.case.signal_term.then_some(tx);
+    let out = spawn_reader(child.stdout.take().expect("piped"), ready);
+    let err = spawn_reader(child.stderr.take().expect("piped"), None);
+    let deadline = Instant::now() + job.case.timeout;
+    let mut problem = None;
+    if job.case.signal_term {
+        match rx.recv_timeout(job.case.timeout) {
+            Ok(()) => {
+                let sent = Command::new("kill")
+                    .arg("-TERM")
+                    .arg(child.id().to_string())
+                    .status();
+                if !sent.is_ok_and(|s| s.success()) {
+                    problem = Some("could not send SIGTERM".to_string());
+                }
+            }
+            Err(_) => problem = Some("the program never printed READY".to_string()),
+        }
+    }
+    let status = match wait_until(&mut child, deadline) {
+        Some(s) => s,
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            problem.get_or_insert(format!(
+                "timeout: killed after {} s",
+                job.case.timeout.as_secs()
+            ));
+            child.wait().map_err(|e| e.to_string())?
+        }
+    };
+    let stdout = out.join().unwrap_or_default();
+    let stderr = err.join().unwrap_or_default();
+    std::fs::write(job.dir.join("stdout.txt"), &stdout).ok();
+    std::fs::write(job.dir.join("stderr.txt"), &stderr).ok();
+    match problem {
+        Some(p) => Err(p),
+        None => Ok(Finished {
+            status,
+            stdout,
+            stderr,
+        }),
+    }
+}
+
+/// A `jtrace-stdout:` pattern matches its line exactly, or as a prefix if it ends with `*`.
+fn stdout_matches(pattern: &str, line: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => line.starts_with(prefix),
+        None => pattern == line,
+    }
+}
+
+fn exit_code(status: ExitStatus) -> Option<i32> {
+    status.code().or_else(|| status.signal().map(|s| 128 + s))
+}
+
+/// Runs the job; `Err` is the reason it failed.
+pub fn run(job: &Job) -> Result<(), String> {
+    let _ = std::fs::remove_dir_all(&job.dir);
+    std::fs::create_dir_all(&job.dir).map_err(|e| format!("{}: {e}", job.dir.display()))?;
+    let trace = job.dir.join("trace.xml");
+    let done = execute(job, &trace)?;
+    let code = exit_code(done.status);
+    let stderr_tail = || {
+        let last = done.stderr.lines().rev().find(|l| !l.trim().is_empty());
+        util::clip(last.unwrap_or(""), 160)
+    };
+
+    // Exit code.
+    let exit_ok = match job.case.exit {
+        ExitExpect::Code(c) => code == Some(c),
+        ExitExpect::NonZero => code.is_some_and(|c| c != 0),
+    };
+    if !exit_ok {
+        return Err(format!(
+            "exit code {code:?}, expected {:?}; stderr: {}",
+            job.case.exit,
+            stderr_tail()
+        ));
+    }
+
+    // stderr fragments.
+    for frag in &job.case.stderr {
+        if !done.stderr.contains(frag.as_str()) {
+            return Err(format!(
+                "stderr lacks {frag:?}; stderr: {}",
+                util::clip(&done.stderr.replace('\n', " | "), 200)
+            ));
+        }
+    }
+
+    // stdout: only the program's own lines; the agent must never write there.
+    let mut expects = Vec::new();
+    for line in done.stdout.lines() {
+        if let Some(e) = line.strip_prefix("EXPECT ") {
+            expects.push(e.to_string());
+        } else if line != "READY"
+            && !job
+                .case
+                .stdout_lines
+                .iter()
+                .any(|l| stdout_matches(l, line))
+        {
+            return Err(format!("unexpected stdout line: {}", util::clip(line, 120)));
+        }
+    }
+
+    // The trace.
+    let summary = if job.case.trace {
+        if !trace.is_file() {
+            return Err(format!("no trace written; stderr: {}", stderr_tail()));
+        }
+        util::xmllint(&trace).map_err(|e| format!("xmllint: {}", util::clip(&e, 300)))?;
+        match tracecheck::check(&trace) {
+            Ok(s) => Some(s),
+            Err(v) => {
+                let first: Vec<String> = v.iter().take(3).map(|v| v.to_string()).collect();
+                return Err(format!(
+                    "tracecheck: {} violation(s): {}",
+                    v.len(),
+                    util::clip(&first.join(" / "), 400)
+                ));
+            }
+        }
+    } else {
+        let own_out = job
+            .case
+            .options
+            .split(',')
+            .find_map(|o| o.strip_prefix("out="))
+            .map(PathBuf::from);
+        for p in [Some(trace.clone()), own_out].into_iter().flatten() {
+            if p.exists() {
+                return Err(format!(
+                    "a trace was written to {} but none may be",
+                    p.display()
+                ));
+            }
+        }
+        let stray: Vec<String> = std::fs::read_dir(&job.dir)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.ends_with(".xml"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !stray.is_empty() {
+            return Err(format!(
+                "trace file(s) written although none may be: {stray:?}"
+            ));
+        }
+        None
+    };
+
+    let failures: Vec<String> = expects
+        .iter()
+        .filter_map(|e| expect::check_line(e, summary.as_ref(), code).err())
+        .collect();
+    if !failures.is_empty() {
+        return Err(format!(
+            "{} EXPECT mismatch(es): {}",
+            failures.len(),
+            util::clip(&failures.join("; "), 500)
+        ));
+    }
+    if job.case.trace && expects.is_empty() {
+        return Err("the program printed no EXPECT lines".to_string());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_string() {
+        let mut case = crate::cases::parse("X", "").unwrap();
+        let t = Path::new("/tmp/t.xml");
+        assert_eq!(
+            agent_options(&case, "jvmti", t),
+            "out=/tmp/t.xml,mode=jvmti"
+        );
+        case.options = "out=/x/y.xml,alloc=exact".to_string();
+        assert_eq!(
+            agent_options(&case, "bci", t),
+            "mode=bci,out=/x/y.xml,alloc=exact"
+        );
+    }
+
+    #[test]
+    fn stdout_patterns() {
+        assert!(stdout_matches("a b", "a b"));
+        assert!(!stdout_matches("a b", "a bc"));
+        assert!(stdout_matches("a *", "a bc"));
+        assert!(!stdout_matches("a *", "b"));
+    }
+}

@@ -1,0 +1,177 @@
+//! `cargo xtask test`: unit tests, release build of the agent, then every Java test case
+//! on every JDK >= 17 in every agent mode, two JVMs at a time.
+
+use crate::cases::{self, Case};
+use crate::jdk::{self, Jdk};
+use crate::run::{self, Job};
+use crate::util;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::thread;
+
+/// Agent modes every case runs in. `bci` joins once bytecode instrumentation lands.
+pub const MODES: &[&str] = &["jvmti"];
+
+/// JVMs run at the same time (the CI machines have two cores).
+pub const PARALLEL: usize = 2;
+
+struct Tally {
+    passed: usize,
+    failed: usize,
+}
+
+impl Tally {
+    fn report(&mut self, ok: Result<(), String>, jdk: &str, what: &str) {
+        match ok {
+            Ok(()) => {
+                self.passed += 1;
+                println!("PASS {jdk} {what}");
+            }
+            Err(why) => {
+                self.failed += 1;
+                println!("FAIL {jdk} {what} ({})", why.replace('\n', " "));
+            }
+        }
+    }
+}
+
+fn status(cmd: &mut Command, what: &str) -> Result<(), String> {
+    match cmd.status() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("{what} failed: {s}")),
+        Err(e) => Err(format!("cannot run {what}: {e}")),
+    }
+}
+
+fn compile(jdk: &Jdk, out: &Path) -> Result<(), String> {
+    let _ = std::fs::remove_dir_all(out);
+    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
+    let sources = cases::sources()?;
+    let result = Command::new(jdk.javac())
+        .arg("-g")
+        .arg("-encoding")
+        .arg("UTF-8")
+        .arg("-d")
+        .arg(out)
+        .args(&sources)
+        .output()
+        .map_err(|e| format!("cannot run javac: {e}"))?;
+    if result.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "javac failed: {}",
+            util::clip(
+                &String::from_utf8_lossy(&result.stderr).replace('\n', " | "),
+                400
+            )
+        ))
+    }
+}
+
+pub fn run(args: &[String]) -> bool {
+    let skip_unit = args.iter().any(|a| a == "--skip-unit");
+    let only: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let root = util::root();
+    let mut tally = Tally {
+        passed: 0,
+        failed: 0,
+    };
+    let finish = |tally: &Tally| {
+        println!("{} passed, {} failed", tally.passed, tally.failed);
+        tally.failed == 0
+    };
+
+    // (a) unit tests, (b) the agent.
+    if !skip_unit {
+        let r = status(
+            util::cargo().args(["test", "--workspace", "--quiet"]),
+            "cargo test --workspace",
+        );
+        tally.report(r, "-", "unit-tests");
+    }
+    let build = status(
+        util::cargo().args(["build", "--release", "--quiet", "-p", "jtrace"]),
+        "cargo build --release -p jtrace",
+    );
+    let build_ok = build.is_ok();
+    tally.report(build, "-", "agent-build");
+    let agent = root.join("target/release/libjtrace.so");
+    if !build_ok || !agent.is_file() {
+        return finish(&tally);
+    }
+
+    // (c) JDKs and test programs.
+    let all_cases = match cases::load_all() {
+        Ok(c) => c,
+        Err(e) => {
+            tally.report(Err(e), "-", "java-tests");
+            return finish(&tally);
+        }
+    };
+    let selected: Vec<Case> = all_cases
+        .into_iter()
+        .filter(|c| only.is_empty() || only.iter().any(|o| **o == c.name))
+        .collect();
+    let jdks = jdk::discover();
+    if jdks.is_empty() {
+        tally.report(
+            Err(format!(
+                "no JDK >= {} under {}",
+                jdk::MIN_FEATURE,
+                jdk::JVM_DIR
+            )),
+            "-",
+            "jdks",
+        );
+        return finish(&tally);
+    }
+    let work = root.join("target/xtask");
+    let mut jobs: VecDeque<(usize, &str, usize, PathBuf)> = VecDeque::new();
+    let mut classes: Vec<PathBuf> = Vec::new();
+    for (j, jdk) in jdks.iter().enumerate() {
+        let dir = work.join(&jdk.name).join("classes");
+        match compile(jdk, &dir) {
+            Ok(()) => {
+                for mode in MODES {
+                    for (c, case) in selected.iter().enumerate() {
+                        let scratch = work.join(&jdk.name).join(mode).join(&case.name);
+                        jobs.push_back((j, mode, c, scratch));
+                    }
+                }
+            }
+            Err(e) => tally.report(Err(e), &jdk.name, "javac"),
+        }
+        classes.push(dir);
+    }
+
+    // (d)-(h) run the cases, PARALLEL at a time.
+    let queue = Mutex::new(jobs);
+    let tally = Mutex::new(tally);
+    thread::scope(|s| {
+        for _ in 0..PARALLEL {
+            s.spawn(|| loop {
+                let Some((j, mode, c, scratch)) = queue.lock().expect("queue").pop_front() else {
+                    break;
+                };
+                let job = Job {
+                    jdk: &jdks[j],
+                    mode,
+                    case: &selected[c],
+                    classes: &classes[j],
+                    agent: &agent,
+                    dir: scratch,
+                };
+                let result = run::run(&job);
+                let what = format!("{}[{mode}]", job.case.name);
+                tally
+                    .lock()
+                    .expect("tally")
+                    .report(result, &jdks[j].name, &what);
+            });
+        }
+    });
+    finish(&tally.into_inner().expect("tally"))
+}

@@ -1,0 +1,46 @@
+//! Small helpers shared by the tasks: workspace paths and running external tools.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace root (the parent of this crate).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives inside the workspace")
+        .to_path_buf()
+}
+
+/// The cargo that runs us (so `cargo xtask` uses the pinned toolchain).
+pub fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()));
+    c.current_dir(root());
+    c
+}
+
+/// `xmllint --noout --dtdvalid docs/trace.dtd FILE`; `Err` carries xmllint's complaint.
+pub fn xmllint(trace: &Path) -> Result<(), String> {
+    let dtd = root().join("docs/trace.dtd");
+    let out = Command::new("xmllint")
+        .arg("--noout")
+        .arg("--dtdvalid")
+        .arg(&dtd)
+        .arg(trace)
+        .output()
+        .map_err(|e| format!("cannot run xmllint (apt-get install libxml2-utils): {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        Err(err.lines().take(5).collect::<Vec<_>>().join(" | "))
+    }
+}
+
+/// `s` cut to at most `n` characters, for one-line reasons.
+pub fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}...", s.chars().take(n).collect::<String>())
+    }
+}

@@ -275,9 +275,14 @@ pub(crate) fn rewrite_code(
     let h_post = orig_end + if init_call.is_some() { handler_len } else { 0 };
     let mut cur = lay.target(0);
     if let Some(k) = init_call {
-        let after = lay.ipc[k] + 3;
-        table.push([cur as u16, after as u16, orig_end as u16, 0]);
-        cur = after;
+        // HotSpot checks a handler covering the super call against both the
+        // incoming frame (uninitializedThis) and the outgoing one (`this`
+        // initialized, yet flagThisUninit still set): no frame accepts
+        // both, so the call itself stays uncovered (see mod docs).
+        if lay.ipc[k] > cur {
+            table.push([cur as u16, lay.ipc[k] as u16, orig_end as u16, 0]);
+        }
+        cur = lay.ipc[k] + 3;
     }
     for (i, ins) in a.insns.iter().enumerate() {
         if insn::flow(ins.op) == Flow::Return {

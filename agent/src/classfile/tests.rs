@@ -93,18 +93,39 @@ fn parse_info_small_class() {
         let info = parse_info(&fs::read(out.join("p/Small.class")).unwrap()).unwrap();
         assert_eq!(info.name, "p/Small");
         assert_eq!(info.super_name.as_deref(), Some("java/lang/Object"));
-        assert_eq!(info.interfaces, vec!["java/lang/Runnable", "java/io/Serializable"]);
+        assert_eq!(
+            info.interfaces,
+            vec!["java/lang/Runnable", "java/io/Serializable"]
+        );
         assert_eq!(info.source_file.as_deref(), Some("Small.java"));
         assert_eq!((info.static_fields, info.instance_fields), (2, 1));
         assert!(info.major_version >= 61);
-        let names: Vec<_> = info.methods.iter().map(|m| (m.name.as_str(), m.descriptor.as_str())).collect();
-        assert_eq!(names, vec![("<init>", "()V"), ("run", "()V"), ("f", "(I)I"), ("n", "()V")]);
+        let names: Vec<_> = info
+            .methods
+            .iter()
+            .map(|m| (m.name.as_str(), m.descriptor.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("<init>", "()V"),
+                ("run", "()V"),
+                ("f", "(I)I"),
+                ("n", "()V")
+            ]
+        );
         let f = &info.methods[2];
-        assert_eq!(f.exceptions, vec!["java/io/IOException", "java/lang/InterruptedException"]);
+        assert_eq!(
+            f.exceptions,
+            vec!["java/io/IOException", "java/lang/InterruptedException"]
+        );
         assert!(f.has_code);
         // javac: 0 iconst_0 1 istore_1 | 2 iload_0 3 ifle 16 | 6 iload_1 7 iload_0
         // 8 iadd 9 istore_1 | 10 iinc 0,-1 13 goto 2 | 16 iload_1 17 ireturn
-        assert_eq!(f.line_table, vec![(0, 6), (2, 7), (6, 8), (10, 9), (16, 10)]);
+        assert_eq!(
+            f.line_table,
+            vec![(0, 6), (2, 7), (6, 8), (10, 9), (16, 10)]
+        );
         assert_eq!(f.units, vec![(0, 6), (2, 7), (6, 8), (10, 9), (16, 10)]);
         let run_m = &info.methods[1];
         assert_eq!(run_m.units, vec![(0, 4)]);
@@ -120,4 +141,209 @@ fn parse_info_small_class() {
         assert_eq!(inner.name, "p/Small$Inner");
     }
     let _ = fs::remove_dir_all(&dir);
+}
+
+/// Generated classes around the size limits. Padding pushes line numbers
+/// above 32767 so line probes need `ldc_w`.
+fn write_big_sources(dir: &Path) -> Vec<PathBuf> {
+    let pad = "\n".repeat(33_000);
+    let stmts = |k: usize, s: &str| (0..k).map(|_| s).collect::<Vec<_>>().join("\n");
+    let files = [
+        (
+            "Big.java",
+            format!(
+                "{pad}public class Big {{\n\
+                 // Backward goto spans > 32K after instrumentation: goto_w.\n\
+                 static int bigLoop(int n) {{\n int s = 0, i = 0;\n while (true) {{\n{}\n if (++i >= n) return s;\n s--;\n }}\n }}\n\
+                 static void run() {{\n\
+                 System.out.println(\"big \" + bigLoop(3));\n\
+                 System.out.println(\"huge \" + Huge.huge(2));\n\
+                 System.out.println(\"bigcond \" + BigCond.f(2));\n\
+                 System.out.println(\"fat \" + Fat.f(3));\n }}\n}}\n",
+                stmts(2500, "s += i * 3 + 1;")
+            ),
+        ),
+        (
+            "Huge.java",
+            format!(
+                "class Huge {{\n static int huge(int i) {{\n int s = 0;\n{}\n return s;\n }}\n}}\n",
+                stmts(7000, "s += i * 3 + 1;")
+            ),
+        ),
+        (
+            "BigCond.java",
+            format!(
+                "class BigCond {{\n static int f(int n) {{\n int s = 0;\n for (int i = 0; i < n; i++) {{\n{}\n }}\n return s;\n }}\n}}\n",
+                stmts(2500, "s += i * 3 + 1;")
+            ),
+        ),
+        (
+            // Loop body > 32K already in the original: javac emits goto_w.
+            "Fat.java",
+            format!(
+                "{pad}class Fat {{\n static int f(int n) {{\n int s = 0;\n for (int i = 0; i < n; i++) {{\n{}\n }}\n return s;\n }}\n}}\n",
+                stmts(1600, "s += i * 3 + 1; s ^= s >>> 3; s += 7 * i;")
+            ),
+        ),
+    ];
+    files
+        .iter()
+        .map(|(name, text)| {
+            let p = dir.join(name);
+            fs::write(&p, text).unwrap();
+            p
+        })
+        .collect()
+}
+
+/// What the instrumented run must satisfy for one method id.
+struct Expect {
+    what: String,
+    lines: BTreeSet<u16>,
+}
+
+/// Compiles the corpus with `jdk`, instruments every class, runs original
+/// and instrumented code under `-Xverify:all` and compares.
+/// `grows`: line probes make Huge/BigCond too big (false without line tables).
+fn verify_corpus(name: &str, jdk: &str, javac_extra: &[&str], lines: bool, grows: bool) {
+    let dir = scratch(name);
+    let (src, orig, rt, inst) = (
+        dir.join("src"),
+        dir.join("orig"),
+        dir.join("rt"),
+        dir.join("inst"),
+    );
+    fs::create_dir_all(&src).unwrap();
+    let mut sources = write_big_sources(&src);
+    for e in fs::read_dir(testdata().join("corpus")).unwrap() {
+        sources.push(e.unwrap().path());
+    }
+    javac(jdk, &orig, javac_extra, &sources);
+    let cp_orig = orig.to_str().unwrap().to_string();
+    javac(
+        jdk,
+        &rt,
+        &["-cp", &cp_orig],
+        &[
+            testdata().join("Tracker.java"),
+            testdata().join("Harness.java"),
+        ],
+    );
+
+    let mut classes = Vec::new();
+    class_files(&orig, &mut classes);
+    let mut expect: BTreeMap<u32, Expect> = BTreeMap::new();
+    let mut next = 1u32;
+    let mut refused = BTreeMap::new();
+    for (ci, path) in classes.iter().enumerate() {
+        let bytes = fs::read(path).unwrap();
+        let info = parse_info(&bytes).unwrap();
+        let ids: Vec<Option<u32>> = info
+            .methods
+            .iter()
+            .map(|m| {
+                // Alternate small ids and ids that need ldc_w.
+                let id = if ci % 2 == 1 { 70_000 + next } else { next };
+                next += 1;
+                expect.insert(
+                    id,
+                    Expect {
+                        what: format!("{}.{}{}", info.name, m.name, m.descriptor),
+                        lines: m.units.iter().map(|u| u.1).collect(),
+                    },
+                );
+                Some(id)
+            })
+            .collect();
+        let plan = ProbePlan {
+            tracker: "jtrace/Tracker",
+            method_ids: &ids,
+            lines,
+        };
+        let out = inst.join(path.strip_prefix(&orig).unwrap());
+        fs::create_dir_all(out.parent().unwrap()).unwrap();
+        match instrument(&bytes, &plan) {
+            Ok(new) => {
+                // The result parses and keeps the method table.
+                let again = parse_info(&new).unwrap();
+                assert_eq!(again.methods.len(), info.methods.len());
+                fs::write(&out, new).unwrap();
+            }
+            Err(e) => {
+                refused.insert(info.name.clone(), e);
+                fs::write(&out, &bytes).unwrap();
+            }
+        }
+    }
+    let expected_refusals: BTreeMap<String, ClassFileError> = [
+        ("Huge".to_string(), ClassFileError::MethodTooLarge),
+        (
+            "BigCond".to_string(),
+            ClassFileError::Unsupported("branch overflow".into()),
+        ),
+    ]
+    .into_iter()
+    .filter(|_| grows)
+    .collect();
+    assert_eq!(refused, expected_refusals);
+
+    let (want, _) = run(jdk, "java", &["-Xverify:all", "-cp", &cp_orig, "Main"]);
+    let cp_inst = format!("{}:{}", inst.display(), rt.display());
+    let (got, report) = run(jdk, "java", &["-Xverify:all", "-cp", &cp_inst, "Harness"]);
+    assert_eq!(got, want, "instrumented output differs");
+    assert!(report.contains("TRACKER-END"), "{report}");
+    let errors: Vec<&str> = report.lines().filter(|l| l.starts_with("E ")).collect();
+    assert!(errors.is_empty(), "tracker errors: {errors:#?}");
+    let (mut enters, mut unwinds, mut caughts, mut line_calls) = (0, 0, 0, 0);
+    for l in report.lines() {
+        let f: Vec<&str> = l.split(' ').collect();
+        match f[0] {
+            "M" => {
+                let v: Vec<u64> = f[1..].iter().map(|x| x.parse().unwrap()).collect();
+                let e = &expect[&(v[0] as u32)];
+                assert_eq!(v[1], v[2] + v[3], "enter != exit + unwind for {}", e.what);
+                enters += v[1];
+                unwinds += v[3];
+                caughts += v[4];
+            }
+            "L" => {
+                let (id, line): (u32, u16) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+                let e = &expect[&id];
+                assert!(lines, "line probe with lines off");
+                assert!(
+                    e.lines.contains(&line),
+                    "line {line} not a unit of {}",
+                    e.what
+                );
+                line_calls += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(enters > 100 && unwinds > 5 && caughts > 5, "{report}");
+    assert_eq!(line_calls > 0, lines);
+    // JTRACE_KEEP=1 keeps the classes for inspection with javap.
+    if std::env::var_os("JTRACE_KEEP").is_none() {
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn verify_jdk17_lines() {
+    verify_corpus("jdk17", JDK17, &[], true, true);
+}
+
+#[test]
+fn verify_jdk17_nodebug_nolines() {
+    verify_corpus("jdk17-g-none", JDK17, &["-g:none"], false, false);
+}
+
+#[test]
+fn verify_jdk17_nodebug_lines() {
+    verify_corpus("jdk17-g-none-lines", JDK17, &["-g:none"], true, false);
+}
+
+#[test]
+fn verify_jdk25_lines() {
+    verify_corpus("jdk25", JDK25, &[], true, true);
 }

@@ -6,6 +6,7 @@
 //! The writer converts ticks with one linear map fixed once, so converted times never
 //! go backwards for a thread whose ticks do not.
 
+use crate::sys::os::{clock_ns, rdtsc, CLOCK_MONOTONIC, CLOCK_REALTIME};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -23,32 +24,9 @@ struct Anchor {
 /// How long the TSC rate is measured before the first conversion.
 const CALIBRATION: Duration = Duration::from_millis(25);
 
-fn clock_ns(clock: libc::clockid_t) -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec; both clocks always exist on Linux.
-    unsafe { libc::clock_gettime(clock, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
 /// Current Unix time in nanoseconds (for the few elements not stamped on the hot path).
 pub fn real_ns() -> u64 {
-    clock_ns(libc::CLOCK_REALTIME)
-}
-
-#[inline(always)]
-fn rdtsc() -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: rdtsc has no memory effects and exists on every x86_64 CPU.
-        unsafe { core::arch::x86_64::_rdtsc() }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        clock_ns(libc::CLOCK_MONOTONIC)
-    }
+    clock_ns(CLOCK_REALTIME)
 }
 
 /// The raw tick for an event. Hot path: one predictable branch plus rdtsc.
@@ -57,7 +35,7 @@ pub fn ticks() -> u64 {
     if USE_TSC.load(Ordering::Relaxed) {
         rdtsc()
     } else {
-        clock_ns(libc::CLOCK_MONOTONIC)
+        clock_ns(CLOCK_MONOTONIC)
     }
 }
 
@@ -83,7 +61,7 @@ pub fn init() {
         USE_TSC.store(tsc, Ordering::Relaxed);
         Anchor {
             ticks: ticks(),
-            mono_ns: clock_ns(libc::CLOCK_MONOTONIC),
+            mono_ns: clock_ns(CLOCK_MONOTONIC),
             real_ns: real_ns(),
         }
     });
@@ -110,12 +88,12 @@ impl Converter {
                 mult: 1 << 32,
             };
         }
-        let elapsed = clock_ns(libc::CLOCK_MONOTONIC).saturating_sub(a.mono_ns);
+        let elapsed = clock_ns(CLOCK_MONOTONIC).saturating_sub(a.mono_ns);
         if let Some(rest) = (CALIBRATION.as_nanos() as u64).checked_sub(elapsed) {
             std::thread::sleep(Duration::from_nanos(rest));
         }
         let t = rdtsc();
-        let m = clock_ns(libc::CLOCK_MONOTONIC);
+        let m = clock_ns(CLOCK_MONOTONIC);
         let dt = t.saturating_sub(a.ticks).max(1) as u128;
         let dm = m.saturating_sub(a.mono_ns) as u128;
         Converter {

@@ -6,9 +6,10 @@
 use crate::events::{classes, methods};
 use crate::jvmti::{Jni, Jvmti};
 use crate::lifecycle::{self, log_once};
-use crate::session::c_str;
+use crate::record::{TAG_ENTRY, TAG_EXIT, TAG_EXIT_EXC};
 use crate::sys::jni::{jclass, jint, jmethodID, jobject, jvalue, JNIEnv, JavaVM, JNI_ERR, JNI_OK};
 use crate::sys::jvmti::{jboolean, jthread, jvmtiEnv};
+use crate::sys::os::c_string;
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -40,7 +41,8 @@ pub unsafe extern "system" fn Agent_OnLoad(
     _reserved: *mut c_void,
 ) -> jint {
     guard(JNI_ERR, || {
-        let opts = c_str(options);
+        // SAFETY: the JVM passes a NUL-terminated option string or null.
+        let opts = unsafe { c_string(options) };
         // SAFETY: `vm` is the JavaVM the JVM passed to us.
         let Some(jvmti) = (unsafe { Jvmti::from_vm(vm) }) else {
             eprintln!("jtrace: this JVM offers no JVMTI 1.2 environment; not tracing");
@@ -85,11 +87,11 @@ pub unsafe extern "system" fn Agent_OnUnload(_vm: *mut JavaVM) {
     })
 }
 
-pub unsafe extern "system" fn vm_init(e: *mut jvmtiEnv, jni: *mut JNIEnv, thread: jthread) {
+pub(crate) unsafe extern "system" fn vm_init(e: *mut jvmtiEnv, jni: *mut JNIEnv, thread: jthread) {
     guard((), || lifecycle::vm_init(env(e), Jni(jni), thread))
 }
 
-pub unsafe extern "system" fn vm_death(e: *mut jvmtiEnv, _jni: *mut JNIEnv) {
+pub(crate) unsafe extern "system" fn vm_death(e: *mut jvmtiEnv, _jni: *mut JNIEnv) {
     guard((), || {
         let jvmti = env(e);
         let t = jvmti.current_thread().unwrap_or(std::ptr::null_mut());
@@ -97,18 +99,26 @@ pub unsafe extern "system" fn vm_death(e: *mut jvmtiEnv, _jni: *mut JNIEnv) {
     })
 }
 
-pub unsafe extern "system" fn thread_start(e: *mut jvmtiEnv, _jni: *mut JNIEnv, thread: jthread) {
+pub(crate) unsafe extern "system" fn thread_start(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    thread: jthread,
+) {
     guard((), || {
         crate::events::threads::current(env(e), thread);
     })
 }
 
-pub unsafe extern "system" fn thread_end(e: *mut jvmtiEnv, _jni: *mut JNIEnv, thread: jthread) {
+pub(crate) unsafe extern "system" fn thread_end(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    thread: jthread,
+) {
     guard((), || crate::events::threads::end(env(e), thread))
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe extern "system" fn class_file_load_hook(
+pub(crate) unsafe extern "system" fn class_file_load_hook(
     e: *mut jvmtiEnv,
     _jni: *mut JNIEnv,
     class_being_redefined: jclass,
@@ -124,7 +134,8 @@ pub unsafe extern "system" fn class_file_load_hook(
         if name.is_null() || class_data.is_null() || class_data_len <= 0 {
             return;
         }
-        let name = c_str(name);
+        // SAFETY: the JVM passes a NUL-terminated class name (checked non-null above).
+        let name = unsafe { c_string(name) };
         // SAFETY: the JVM passes `class_data_len` readable bytes at `class_data`.
         let bytes = unsafe { std::slice::from_raw_parts(class_data, class_data_len as usize) };
         let Some(new_bytes) = classes::on_load(&name, bytes, !class_being_redefined.is_null())
@@ -145,7 +156,7 @@ pub unsafe extern "system" fn class_file_load_hook(
     })
 }
 
-pub unsafe extern "system" fn class_prepare(
+pub(crate) unsafe extern "system" fn class_prepare(
     e: *mut jvmtiEnv,
     jni: *mut JNIEnv,
     thread: jthread,
@@ -154,7 +165,7 @@ pub unsafe extern "system" fn class_prepare(
     guard((), || classes::on_prepare(env(e), Jni(jni), thread, klass))
 }
 
-pub unsafe extern "system" fn method_entry(
+pub(crate) unsafe extern "system" fn method_entry(
     e: *mut jvmtiEnv,
     _jni: *mut JNIEnv,
     thread: jthread,
@@ -163,7 +174,7 @@ pub unsafe extern "system" fn method_entry(
     guard((), || methods::jvmti_entry(env(e), thread, method))
 }
 
-pub unsafe extern "system" fn method_exit(
+pub(crate) unsafe extern "system" fn method_exit(
     e: *mut jvmtiEnv,
     _jni: *mut JNIEnv,
     thread: jthread,
@@ -174,4 +185,40 @@ pub unsafe extern "system" fn method_exit(
     guard((), || {
         methods::jvmti_exit(env(e), thread, method, was_popped_by_exception != 0)
     })
+}
+
+// Natives of the tracker class (bci mode). Hot path: a thread-local lookup and a
+// 13-byte copy; registration happens once per thread on the slow path.
+
+pub(crate) unsafe extern "system" fn tracker_enter(_env: *mut JNIEnv, _cls: jclass, mid: jint) {
+    guard((), || methods::probe(TAG_ENTRY, mid))
+}
+
+pub(crate) unsafe extern "system" fn tracker_exit(_env: *mut JNIEnv, _cls: jclass, mid: jint) {
+    guard((), || methods::probe(TAG_EXIT, mid))
+}
+
+pub(crate) unsafe extern "system" fn tracker_unwind(
+    _env: *mut JNIEnv,
+    _cls: jclass,
+    _exc: jobject,
+    mid: jint,
+) {
+    guard((), || methods::probe(TAG_EXIT_EXC, mid))
+}
+
+pub(crate) unsafe extern "system" fn tracker_caught(
+    _env: *mut JNIEnv,
+    _cls: jclass,
+    _exc: jobject,
+    _mid: jint,
+) {
+}
+
+pub(crate) unsafe extern "system" fn tracker_line(
+    _env: *mut JNIEnv,
+    _cls: jclass,
+    _mid: jint,
+    _line: jint,
+) {
 }

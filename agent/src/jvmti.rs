@@ -1,4 +1,9 @@
 //! Safe wrapper over the raw JVMTI and JNI tables: typed calls, errors naming the function, RAII for JVM-allocated memory.
+//!
+//! JNI handles (`jobject`, `jclass`, `jthread`, `jmethodID`) are opaque tokens the JVM
+//! validates itself (and checks under -Xcheck:jni); this wrapper never dereferences
+//! them, which is why passing them to safe functions is sound here.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use crate::sys::jni::{jclass, jint, jmethodID, jobject, JNIEnv, JNINativeMethod};
 use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities, jvmtiEnv, jvmtiEventCallbacks};
@@ -305,6 +310,10 @@ impl Jvmti {
         call!(self, IsModifiableClass, class, &mut b).is_ok() && b != 0
     }
 
+    pub fn add_module_reads(self, module: jobject, to: jobject) -> Result<()> {
+        call!(self, AddModuleReads, module, to)
+    }
+
     pub fn phase(self) -> jint {
         let mut p = 0;
         let _ = call!(self, GetPhase, &mut p);
@@ -372,6 +381,64 @@ impl Jni {
             ((**self.0).v1_1.RegisterNatives)(self.0, class, methods.as_ptr(), methods.len() as i32)
         };
         !self.clear_exception() && rc == 0
+    }
+
+    /// Calls a no-argument instance method returning an object (null on failure).
+    fn call_object(self, obj: jobject, class_name: &CStr, name: &CStr, sig: &CStr) -> jobject {
+        // SAFETY: plain JNI lookups and a call with no arguments on the current thread.
+        unsafe {
+            let cls = ((**self.0).v1_1.FindClass)(self.0, class_name.as_ptr());
+            if cls.is_null() {
+                self.clear_exception();
+                return std::ptr::null_mut();
+            }
+            let mid = ((**self.0).v1_1.GetMethodID)(self.0, cls, name.as_ptr(), sig.as_ptr());
+            self.delete_local(cls);
+            if mid.is_null() {
+                self.clear_exception();
+                return std::ptr::null_mut();
+            }
+            let r = ((**self.0).v1_1.CallObjectMethodA)(self.0, obj, mid, std::ptr::null());
+            if self.clear_exception() {
+                return std::ptr::null_mut();
+            }
+            r
+        }
+    }
+
+    /// `klass.getModule()` if that module is named, else None (unnamed modules read everything).
+    pub fn named_module(self, klass: jclass) -> Option<jobject> {
+        let m = self.call_object(
+            klass,
+            c"java/lang/Class",
+            c"getModule",
+            c"()Ljava/lang/Module;",
+        );
+        if m.is_null() {
+            return None;
+        }
+        let name = self.call_object(m, c"java/lang/Module", c"getName", c"()Ljava/lang/String;");
+        if name.is_null() {
+            self.delete_local(m);
+            return None;
+        }
+        self.delete_local(name);
+        Some(m)
+    }
+
+    /// `klass.getModule()` (a local reference; null on failure).
+    pub fn module_of(self, klass: jclass) -> jobject {
+        self.call_object(
+            klass,
+            c"java/lang/Class",
+            c"getModule",
+            c"()Ljava/lang/Module;",
+        )
+    }
+
+    pub fn new_global(self, obj: jobject) -> jobject {
+        // SAFETY: creating a global reference from a live local one.
+        unsafe { ((**self.0).v1_1.NewGlobalRef)(self.0, obj) }
     }
 
     /// `Thread.threadId()` (`getId()`) of a thread object: unique for the JVM's lifetime.

@@ -165,9 +165,12 @@ fn add_capabilities(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
         .map_err(|e| LoadError(format!("jtrace: {e}\n")))?;
     let mut caps = jvmtiCapabilities::default();
     let mut want = vec![raw::CAP_CAN_GENERATE_ALL_CLASS_HOOK_EVENTS];
-    if options.mode == Mode::Jvmti {
-        want.push(raw::CAP_CAN_GENERATE_METHOD_ENTRY_EVENTS);
-        want.push(raw::CAP_CAN_GENERATE_METHOD_EXIT_EVENTS);
+    match options.mode {
+        Mode::Jvmti => {
+            want.push(raw::CAP_CAN_GENERATE_METHOD_ENTRY_EVENTS);
+            want.push(raw::CAP_CAN_GENERATE_METHOD_EXIT_EVENTS);
+        }
+        Mode::Bci => want.push(raw::CAP_CAN_RETRANSFORM_CLASSES),
     }
     for bit in want {
         let (w, b) = ((bit / 32) as usize, bit % 32);
@@ -217,8 +220,11 @@ fn enable_events(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
 }
 
 /// VMInit: the VM is ready; give every live thread an id and mark the moment.
-pub fn vm_init(jvmti: Jvmti, _jni: Jni, thread: jthread) {
+pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
     threads::register_all(jvmti);
+    if agent().options.mode == Mode::Bci {
+        crate::events::tracker::install(jvmti, jni);
+    }
     if let Some(b) = threads::current(jvmti, thread) {
         b.write(&record::tick_only(TAG_INIT_DONE, clock::ticks()));
     }

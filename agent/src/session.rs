@@ -1,6 +1,6 @@
 //! Facts about the machine and process for the document header: host, addresses, boot and start times, command line, UUIDs.
 
-use std::ffi::CStr;
+use crate::sys::os;
 
 /// A random (version 4) UUID from the kernel's entropy pool.
 pub fn uuid() -> String {
@@ -36,24 +36,7 @@ pub fn hostname() -> String {
 
 /// The machine's IPv4 addresses (non-loopback first), comma separated.
 pub fn ip_addresses() -> String {
-    let mut addrs: Vec<String> = Vec::new();
-    let mut ifap: *mut libc::ifaddrs = std::ptr::null_mut();
-    // SAFETY: getifaddrs allocates a list we walk read-only and free once.
-    unsafe {
-        if libc::getifaddrs(&mut ifap) == 0 {
-            let mut p = ifap;
-            while !p.is_null() {
-                let a = (*p).ifa_addr;
-                if !a.is_null() && (*a).sa_family as i32 == libc::AF_INET {
-                    let sin = a as *const libc::sockaddr_in;
-                    let ip = std::net::Ipv4Addr::from(u32::from_be((*sin).sin_addr.s_addr));
-                    addrs.push(ip.to_string());
-                }
-                p = (*p).ifa_next;
-            }
-            libc::freeifaddrs(ifap);
-        }
-    }
+    let mut addrs: Vec<String> = os::ipv4_addresses().iter().map(|a| a.to_string()).collect();
     addrs.sort_by_key(|a| a.starts_with("127."));
     addrs.dedup();
     if addrs.is_empty() {
@@ -65,15 +48,7 @@ pub fn ip_addresses() -> String {
 
 /// Minutes west of GMT, as the TPTP `node@timezone` wants.
 pub fn timezone_minutes_west() -> i64 {
-    // SAFETY: localtime_r fills the tm we own.
-    unsafe {
-        let now = libc::time(std::ptr::null_mut());
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&now, &mut tm).is_null() {
-            return 0;
-        }
-        -(tm.tm_gmtoff / 60)
-    }
+    -(os::utc_offset_seconds() / 60)
 }
 
 /// Boot time in Unix nanoseconds (`btime` of /proc/stat).
@@ -94,8 +69,7 @@ pub fn process_start_ns() -> Option<u64> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     let after = &stat[stat.rfind(')')? + 2..];
     let ticks: u64 = after.split_whitespace().nth(19)?.parse().ok()?;
-    // SAFETY: sysconf has no memory effects.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    let hz = os::clock_ticks_per_second();
     Some(boot_ns() + ticks * 1_000_000_000 / hz)
 }
 
@@ -117,15 +91,6 @@ pub fn process_name() -> String {
     std::fs::read_to_string("/proc/self/comm")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "java".to_string())
-}
-
-/// Turns a C string from the JVM into a String (lossy).
-pub fn c_str(p: *const std::ffi::c_char) -> String {
-    if p.is_null() {
-        return String::new();
-    }
-    // SAFETY: the JVM passes NUL-terminated strings that live for the call.
-    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
 }
 
 #[cfg(test)]

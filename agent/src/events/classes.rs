@@ -8,7 +8,7 @@
 use crate::classfile::{self, ClassInfo, ProbePlan};
 use crate::clock;
 use crate::defs::{ClassDef, Def, MethodDef, Msg};
-use crate::events::threads;
+use crate::events::{threads, tracker};
 use crate::ids;
 use crate::jvmti::{Jni, Jvmti};
 use crate::lifecycle::{agent, log_once};
@@ -38,6 +38,51 @@ fn traceable(m: &classfile::MethodInfo) -> bool {
     m.has_code && m.access & 0x0500 == 0
 }
 
+/// Traced classes seen before the tracker existed (bci mode): their ids, so that
+/// the retransformation after VM init rewrites them under the same ids.
+static EARLY: Mutex<Option<HashMap<String, (u32, u32)>>> = Mutex::new(None);
+
+/// Names of the classes to retransform once the tracker is ready.
+pub fn take_early() -> std::collections::HashSet<String> {
+    EARLY
+        .lock()
+        .map(|m| {
+            m.as_ref()
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default()
+        })
+        .unwrap_or_default()
+}
+
+fn early_ids(name: &str) -> Option<(u32, u32)> {
+    EARLY.lock().ok()?.as_ref()?.get(name).copied()
+}
+
+/// Rewrites a parsed class with probes; None (logged, counted) if it cannot be.
+fn rewrite(bytes: &[u8], info: &ClassInfo, first_mid: u32, dotted: &str) -> Option<Vec<u8>> {
+    let method_ids: Vec<Option<u32>> = info
+        .methods
+        .iter()
+        .enumerate()
+        .map(|(i, m)| traceable(m).then_some(first_mid + i as u32))
+        .collect();
+    let plan = ProbePlan {
+        tracker: TRACKER,
+        method_ids: &method_ids,
+        lines: agent().options.lines,
+    };
+    match classfile::instrument(bytes, &plan) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            agent().count_skipped();
+            log_once(&format!(
+                "cannot instrument class {dotted}: {e}; it runs untouched and untraced"
+            ));
+            None
+        }
+    }
+}
+
 /// The load hook for one class. Returns new class bytes when the class was rewritten.
 pub fn on_load(name: &str, bytes: &[u8], redefining: bool) -> Option<Vec<u8>> {
     let a = agent();
@@ -54,29 +99,27 @@ pub fn on_load(name: &str, bytes: &[u8], redefining: bool) -> Option<Vec<u8>> {
             return None;
         }
     };
+    let bci = a.options.mode == Mode::Bci;
+    if redefining {
+        if let Some((_, first_mid)) = early_ids(name) {
+            // Seen (and defined) before the tracker existed: rewrite under the same ids.
+            return if bci {
+                rewrite(bytes, &info, first_mid, &dotted)
+            } else {
+                None
+            };
+        }
+    }
     let cid = ids::next_class();
     let first_mid = ids::next_methods(info.methods.len() as u32);
     let mut new_bytes = None;
-    if a.options.mode == Mode::Bci && a.tracker_ready() {
-        let method_ids: Vec<Option<u32>> = info
-            .methods
-            .iter()
-            .enumerate()
-            .map(|(i, m)| traceable(m).then_some(first_mid + i as u32))
-            .collect();
-        let plan = ProbePlan {
-            tracker: TRACKER,
-            method_ids: &method_ids,
-            lines: a.options.lines,
-        };
-        match classfile::instrument(bytes, &plan) {
-            Ok(b) => new_bytes = Some(b),
-            Err(e) => {
-                a.count_skipped();
-                log_once(&format!(
-                    "cannot instrument class {dotted}: {e}; it runs untouched and untraced"
-                ));
-            }
+    if bci {
+        if a.tracker_ready() {
+            new_bytes = rewrite(bytes, &info, first_mid, &dotted);
+        } else if let Ok(mut early) = EARLY.lock() {
+            early
+                .get_or_insert_with(HashMap::new)
+                .insert(name.to_string(), (cid, first_mid));
         }
     }
     let pending = Pending {
@@ -120,6 +163,8 @@ pub fn on_prepare(jvmti: Jvmti, jni: Jni, thread: jthread, klass: jclass) {
     let a = agent();
     if a.options.mode == Mode::Jvmti {
         map_methods(jvmti, klass, &pending);
+    } else if pending.instrumented {
+        tracker::grant_access(jvmti, jni, klass);
     }
     let loader = loader_name(jvmti, jni, klass);
     let tid = threads::current(jvmti, thread).map_or(0, |b| b.tid);

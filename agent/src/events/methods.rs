@@ -34,3 +34,16 @@ pub fn jvmti_exit(jvmti: Jvmti, thread: jthread, method: jmethodID, by_exception
         record(jvmti, thread, tag, mid);
     }
 }
+
+/// Probe: a traced method was entered (bci mode).
+#[inline(always)]
+pub fn probe(tag: u8, mid: i32) {
+    let b = match crate::buffer::current() {
+        Some(b) => b,
+        None => match threads::current(agent().jvmti, std::ptr::null_mut()) {
+            Some(b) => b,
+            None => return,
+        },
+    };
+    b.write(&record::id_tick(tag, mid as u32, clock::ticks()));
+}

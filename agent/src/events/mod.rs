@@ -3,3 +3,4 @@
 pub mod classes;
 pub mod methods;
 pub mod threads;
+pub mod tracker;

@@ -1,0 +1,117 @@
+//! The tracker class the bytecode probes call: defined by the agent in the boot loader at VM init, its natives bound to our probe functions.
+//!
+//! Until the tracker exists no class is rewritten (a probe calling a missing class
+//! would throw NoClassDefFoundError into the application). Traced classes that
+//! loaded before are rewritten afterwards with RetransformClasses.
+
+use crate::classfile;
+use crate::events::classes::{self, TRACKER};
+use crate::jvmti::{Jni, Jvmti};
+use crate::lifecycle::{agent, log_once};
+use crate::sys::jni::{jobject, JNINativeMethod};
+use std::ffi::c_void;
+use std::sync::OnceLock;
+
+/// The tracker's module (the boot loader's unnamed module), as a global reference.
+struct Module(jobject);
+// SAFETY: a JNI global reference may be used from any thread.
+unsafe impl Send for Module {}
+// SAFETY: as above; we never mutate it.
+unsafe impl Sync for Module {}
+static TRACKER_MODULE: OnceLock<Module> = OnceLock::new();
+
+/// Defines the tracker, binds its natives and rewrites the traced classes that loaded
+/// before it existed. Returns false (and says why, once) if any step fails: the run
+/// then continues untraced rather than risk the application.
+pub fn install(jvmti: Jvmti, jni: Jni) -> bool {
+    let bytes = classfile::tracker_class(TRACKER, 52);
+    let Some(class) = jni.define_class(c"jtrace/Tracker", &bytes) else {
+        log_once("cannot define the tracker class; methods are not traced (mode=bci)");
+        return false;
+    };
+    let natives: [(&std::ffi::CStr, &std::ffi::CStr, *mut c_void); 5] = [
+        (
+            c"enter",
+            c"(I)V",
+            crate::entry::tracker_enter as *mut c_void,
+        ),
+        (c"exit", c"(I)V", crate::entry::tracker_exit as *mut c_void),
+        (
+            c"unwind",
+            c"(Ljava/lang/Throwable;I)V",
+            crate::entry::tracker_unwind as *mut c_void,
+        ),
+        (
+            c"caught",
+            c"(Ljava/lang/Throwable;I)V",
+            crate::entry::tracker_caught as *mut c_void,
+        ),
+        (c"line", c"(II)V", crate::entry::tracker_line as *mut c_void),
+    ];
+    let methods: Vec<JNINativeMethod> = natives
+        .iter()
+        .map(|(n, s, f)| JNINativeMethod {
+            name: n.as_ptr() as *mut _,
+            signature: s.as_ptr() as *mut _,
+            fnPtr: *f,
+        })
+        .collect();
+    if !jni.register_natives(class, &methods) {
+        log_once("cannot bind the tracker's natives; methods are not traced (mode=bci)");
+        return false;
+    }
+    let module = jni.module_of(class);
+    if !module.is_null() {
+        let _ = TRACKER_MODULE.set(Module(jni.new_global(module)));
+        jni.delete_local(module);
+    }
+    jni.delete_local(class);
+    agent().set_tracker_ready();
+    retransform_early(jvmti, jni);
+    true
+}
+
+/// Lets a class in a named module call the tracker (named modules read only what
+/// they declare; the tracker lives in the boot loader's unnamed module).
+pub fn grant_access(jvmti: Jvmti, jni: Jni, klass: crate::sys::jni::jclass) {
+    let Some(to) = TRACKER_MODULE.get() else {
+        return;
+    };
+    if let Some(m) = jni.named_module(klass) {
+        if let Err(e) = jvmti.add_module_reads(m, to.0) {
+            log_once(&format!("cannot let a module read the tracker: {e}"));
+        }
+        jni.delete_local(m);
+    }
+}
+
+/// Rewrites the traced classes whose load hook ran before the tracker was ready.
+fn retransform_early(jvmti: Jvmti, jni: Jni) {
+    let early = classes::take_early();
+    if early.is_empty() {
+        return;
+    }
+    let Ok(loaded) = jvmti.loaded_classes() else {
+        return;
+    };
+    let mut todo = Vec::new();
+    for &k in loaded.as_slice() {
+        let Ok(sig) = jvmti.class_signature(k) else {
+            continue;
+        };
+        let name = sig.trim_start_matches('L').trim_end_matches(';');
+        if early.contains(name) && jvmti.is_modifiable(k) {
+            grant_access(jvmti, jni, k);
+            todo.push(k);
+        }
+    }
+    // One class at a time: a class the JVM refuses must not stop the others.
+    for k in todo {
+        if let Err(e) = jvmti.retransform(&[k]) {
+            agent().count_skipped();
+            log_once(&format!(
+                "cannot retransform a class loaded before VM init: {e}"
+            ));
+        }
+    }
+}

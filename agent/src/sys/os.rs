@@ -1,0 +1,86 @@
+//! Thin wrappers over the few libc and CPU facilities the agent uses (clocks, TSC, interfaces, time zone).
+
+use std::ffi::{c_char, CStr};
+
+pub use libc::{clockid_t, CLOCK_MONOTONIC, CLOCK_REALTIME};
+
+/// Reads a clock in nanoseconds (vDSO: no system call for these clocks).
+#[inline(always)]
+pub fn clock_ns(clock: clockid_t) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec we own; both clocks exist on Linux.
+    unsafe { libc::clock_gettime(clock, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The CPU's time-stamp counter (CLOCK_MONOTONIC on other architectures).
+#[inline(always)]
+pub fn rdtsc() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: rdtsc has no memory effects and exists on every x86_64 CPU.
+        unsafe { core::arch::x86_64::_rdtsc() }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        clock_ns(CLOCK_MONOTONIC)
+    }
+}
+
+/// IPv4 addresses of the machine's interfaces.
+pub fn ipv4_addresses() -> Vec<std::net::Ipv4Addr> {
+    let mut out = Vec::new();
+    let mut ifap: *mut libc::ifaddrs = std::ptr::null_mut();
+    // SAFETY: getifaddrs allocates a list we walk read-only and free exactly once.
+    unsafe {
+        if libc::getifaddrs(&mut ifap) == 0 {
+            let mut p = ifap;
+            while !p.is_null() {
+                let a = (*p).ifa_addr;
+                if !a.is_null() && (*a).sa_family as i32 == libc::AF_INET {
+                    let sin = a as *const libc::sockaddr_in;
+                    out.push(std::net::Ipv4Addr::from(u32::from_be(
+                        (*sin).sin_addr.s_addr,
+                    )));
+                }
+                p = (*p).ifa_next;
+            }
+            libc::freeifaddrs(ifap);
+        }
+    }
+    out
+}
+
+/// Seconds east of UTC of the local time zone now.
+pub fn utc_offset_seconds() -> i64 {
+    // SAFETY: time and localtime_r write only into values we own.
+    unsafe {
+        let now = libc::time(std::ptr::null_mut());
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&now, &mut tm).is_null() {
+            return 0;
+        }
+        tm.tm_gmtoff
+    }
+}
+
+/// Clock ticks per second (for /proc times).
+pub fn clock_ticks_per_second() -> u64 {
+    // SAFETY: sysconf has no memory effects.
+    unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64
+}
+
+/// Copies a C string into a String (lossy); "" for null.
+///
+/// # Safety
+/// `p` must be null or point to a NUL-terminated string valid for the call.
+pub unsafe fn c_string(p: *const c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: per the contract above.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}

@@ -347,3 +347,72 @@ fn verify_jdk17_nodebug_lines() {
 fn verify_jdk25_lines() {
     verify_corpus("jdk25", JDK25, &[], true, true);
 }
+
+/// Truncated and corrupted class files must give `Err` (or some output),
+/// never a panic.
+#[test]
+fn hostile_input_never_panics() {
+    let dir = scratch("fuzz");
+    let src = dir.join("src");
+    fs::create_dir_all(&src).unwrap();
+    let mut sources = write_big_sources(&src);
+    for e in fs::read_dir(testdata().join("corpus")).unwrap() {
+        sources.push(e.unwrap().path());
+    }
+    let out = dir.join("out");
+    javac(JDK17, &out, &[], &sources);
+    let mut classes = Vec::new();
+    class_files(&out, &mut classes);
+    // The generated size-limit classes are too slow to mutate many times.
+    classes.retain(|p| fs::metadata(p).unwrap().len() < 20_000);
+    assert!(classes.len() > 10);
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let (mut tried, mut rejected) = (0, 0);
+    for path in &classes {
+        let bytes = fs::read(path).unwrap();
+        let info = parse_info(&bytes).unwrap();
+        let ids: Vec<Option<u32>> = (0..info.methods.len() as u32).map(Some).collect();
+        let plan = |ids: &'static [Option<u32>]| ProbePlan {
+            tracker: "jtrace/Tracker",
+            method_ids: ids,
+            lines: true,
+        };
+        let ids: &'static [Option<u32>] = Box::leak(ids.into_boxed_slice());
+        assert!(instrument(&bytes, &plan(ids)).is_ok());
+        let mut check = |b: &[u8]| {
+            tried += 1;
+            let a = parse_info(b).is_err();
+            let c = instrument(b, &plan(ids)).is_err();
+            if a || c {
+                rejected += 1;
+            }
+        };
+        let step = (bytes.len() / 150).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            check(&bytes[..cut]);
+        }
+        for _ in 0..300 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rnd() % 4 {
+                let at = (rnd() % b.len() as u64) as usize;
+                b[at] = match rnd() % 4 {
+                    0 => 0,
+                    1 => 0xff,
+                    2 => b[at].wrapping_add(1),
+                    _ => rnd() as u8,
+                };
+            }
+            check(&b);
+        }
+        // Mismatched plan length is an error, not a panic.
+        assert!(instrument(&bytes, &plan(&[])).is_err() || info.methods.is_empty());
+    }
+    assert!(tried > 5000 && rejected > tried / 4, "{rejected}/{tried}");
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -7,7 +7,7 @@
 // jtrace-trace: none
 // The JVM (not the agent) reports the failed load on stdout:
 // jtrace-stdout: Error occurred during initialization of VM
-// jtrace-stdout: agent library failed Agent_OnLoad: *
+// jtrace-stdout: agent library failed *
 
 public class OptUnwritableOut {
     public static void main(String[] args) {

@@ -294,7 +294,7 @@ fn verify_corpus(name: &str, jdk: &str, javac_extra: &[&str], lines: bool, grows
     assert!(report.contains("TRACKER-END"), "{report}");
     let errors: Vec<&str> = report.lines().filter(|l| l.starts_with("E ")).collect();
     assert!(errors.is_empty(), "tracker errors: {errors:#?}");
-    let (mut enters, mut unwinds, mut caughts, mut line_calls) = (0, 0, 0, 0);
+    let (mut enters, mut unwinds, mut caughts, mut line_calls, mut implicit) = (0, 0, 0, 0, 0);
     for l in report.lines() {
         let f: Vec<&str> = l.split(' ').collect();
         match f[0] {
@@ -305,6 +305,12 @@ fn verify_corpus(name: &str, jdk: &str, javac_extra: &[&str], lines: bool, grows
                 enters += v[1];
                 unwinds += v[3];
                 caughts += v[4];
+            }
+            "I" => {
+                // Only a constructor's uncovered super() call may skip unwind.
+                let e = &expect[&f[1].parse::<u32>().unwrap()];
+                assert!(e.what.contains(".<init>("), "implicit unwind of {}", e.what);
+                implicit += 1;
             }
             "L" => {
                 let (id, line): (u32, u16) = (f[1].parse().unwrap(), f[2].parse().unwrap());
@@ -322,6 +328,7 @@ fn verify_corpus(name: &str, jdk: &str, javac_extra: &[&str], lines: bool, grows
     }
     assert!(enters > 100 && unwinds > 5 && caughts > 5, "{report}");
     assert_eq!(line_calls > 0, lines);
+    assert_eq!(implicit, 1, "expected exactly Derived2.<init> to unwind implicitly");
     // JTRACE_KEEP=1 keeps the classes for inspection with javap.
     if std::env::var_os("JTRACE_KEEP").is_none() {
         let _ = fs::remove_dir_all(&dir);

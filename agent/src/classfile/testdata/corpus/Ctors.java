@@ -60,6 +60,13 @@ class Derived extends Base {
     public String toString() { return tag + "/" + x + "/" + o; }
 }
 
+/** The super call itself throws: the frame leaves without an unwind probe. */
+class Derived2 extends Base {
+    Derived2(String s) {
+        super(s);
+    }
+}
+
 record Point(int x, int y) {
     Point {
         if (x < 0) throw new IllegalArgumentException("x<0");
@@ -95,6 +102,8 @@ public class Ctors {
         try { new Derived(3); } catch (IllegalArgumentException e) { System.out.println("ctor threw " + e.getMessage()); }
         try { new Base(null); } catch (NullPointerException e) { System.out.println("base threw " + e.getMessage()); }
         System.out.println("base " + new Base(2, List.of("p", "q")).tag + new Base(0, List.of()).tag);
+        try { new Derived2(null); } catch (NullPointerException e) { System.out.println("derived2 threw " + e.getMessage()); }
+        System.out.println("derived2 " + new Derived2("d2").tag);
         Derived d = new Derived("xy");
         Derived.Inner in = d.new Inner(5);
         System.out.println("inner " + in.get());

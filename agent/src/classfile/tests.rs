@@ -423,3 +423,127 @@ fn hostile_input_never_panics() {
     assert!(tried > 5000 && rejected > tried / 4, "{rejected}/{tried}");
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// Hand-assembled version-49 `Main` whose `f` uses `jsr`/`ret` (javac
+/// stopped emitting them long ago): no StackMapTable, old verifier.
+fn old_main_class() -> Vec<u8> {
+    use super::writer::PutBe;
+    let mut b = Vec::new();
+    b.put_u32(0xCAFE_BABE);
+    b.put_u16(0);
+    b.put_u16(49);
+    b.put_u16(24);
+    let utf8 = |b: &mut Vec<u8>, s: &str| {
+        b.put_u8(1);
+        b.put_u16(s.len() as u16);
+        b.extend_from_slice(s.as_bytes());
+    };
+    let pair = |b: &mut Vec<u8>, tag: u8, x: u16, y: u16| {
+        b.put_u8(tag);
+        b.put_u16(x);
+        b.put_u16(y);
+    };
+    let class = |b: &mut Vec<u8>, n: u16| {
+        b.put_u8(7);
+        b.put_u16(n);
+    };
+    utf8(&mut b, "Main"); // 1
+    class(&mut b, 1); // 2
+    utf8(&mut b, "java/lang/Object"); // 3
+    class(&mut b, 3); // 4
+    utf8(&mut b, "main"); // 5
+    utf8(&mut b, "([Ljava/lang/String;)V"); // 6
+    utf8(&mut b, "f"); // 7
+    utf8(&mut b, "(I)I"); // 8
+    utf8(&mut b, "Code"); // 9
+    utf8(&mut b, "java/lang/System"); // 10
+    class(&mut b, 10); // 11
+    utf8(&mut b, "out"); // 12
+    utf8(&mut b, "Ljava/io/PrintStream;"); // 13
+    pair(&mut b, 12, 12, 13); // 14
+    pair(&mut b, 9, 11, 14); // 15
+    utf8(&mut b, "java/io/PrintStream"); // 16
+    class(&mut b, 16); // 17
+    utf8(&mut b, "println"); // 18
+    utf8(&mut b, "(I)V"); // 19
+    pair(&mut b, 12, 18, 19); // 20
+    pair(&mut b, 10, 17, 20); // 21
+    pair(&mut b, 12, 7, 8); // 22
+    pair(&mut b, 10, 2, 22); // 23
+    b.put_u16(0x0021);
+    b.put_u16(2);
+    b.put_u16(4);
+    b.put_u16(0);
+    b.put_u16(0);
+    b.put_u16(2);
+    let method = |b: &mut Vec<u8>, name: u16, desc: u16, stack: u16, locals: u16, code: &[u8]| {
+        b.put_u16(0x0009);
+        b.put_u16(name);
+        b.put_u16(desc);
+        b.put_u16(1);
+        b.put_u16(9);
+        b.put_u32(12 + code.len() as u32);
+        b.put_u16(stack);
+        b.put_u16(locals);
+        b.put_u32(code.len() as u32);
+        b.extend_from_slice(code);
+        b.put_u16(0);
+        b.put_u16(0);
+    };
+    // getstatic out; iconst_3; invokestatic f; invokevirtual println; return
+    method(&mut b, 5, 6, 2, 1, &[0xb2, 0, 15, 0x06, 0xb8, 0, 23, 0xb6, 0, 21, 0xb1]);
+    // 0 iconst_0; 1 istore_1; 2 jsr 14; 5 iinc 0 -1; 8 iload_0; 9 ifgt 2;
+    // 12 iload_1; 13 ireturn; 14 astore_2; 15 iinc 1 5; 18 ret 2
+    let f = [
+        0x03, 0x3c, 0xa8, 0, 12, 0x84, 0, 0xff, 0x1a, 0x9d, 0xff, 0xf9, 0x1b, 0xac, 0x4d, 0x84, 1,
+        5, 0xa9, 2,
+    ];
+    method(&mut b, 7, 8, 2, 3, &f);
+    b.put_u16(0);
+    b
+}
+
+#[test]
+fn old_class_with_jsr_ret_runs_verified() {
+    let bytes = old_main_class();
+    let info = parse_info(&bytes).unwrap();
+    assert_eq!(info.major_version, 49);
+    assert_eq!(info.methods[1].units, vec![(0, 0)]);
+    let inst_bytes = instrument(
+        &bytes,
+        &ProbePlan {
+            tracker: "jtrace/Tracker",
+            method_ids: &[Some(1), Some(40_000)],
+            lines: true,
+        },
+    )
+    .unwrap();
+    for (name, jdk) in [("old17", JDK17), ("old25", JDK25)] {
+        let dir = scratch(name);
+        let (orig, inst, rt) = (dir.join("orig"), dir.join("inst"), dir.join("rt"));
+        fs::create_dir_all(&orig).unwrap();
+        fs::create_dir_all(&inst).unwrap();
+        fs::write(orig.join("Main.class"), &bytes).unwrap();
+        fs::write(inst.join("Main.class"), &inst_bytes).unwrap();
+        let cp = orig.to_str().unwrap().to_string();
+        javac(
+            jdk,
+            &rt,
+            &["-cp", &cp],
+            &[testdata().join("Tracker.java"), testdata().join("Harness.java")],
+        );
+        let (want, _) = run(jdk, "java", &["-Xverify:all", "-cp", &cp, "Main"]);
+        assert_eq!(want.trim(), "15");
+        let cp = format!("{}:{}", inst.display(), rt.display());
+        let (got, report) = run(jdk, "java", &["-Xverify:all", "-cp", &cp, "Harness"]);
+        assert_eq!(got, want);
+        let mut lines: Vec<&str> = report.lines().filter(|l| !l.starts_with("WARNING")).collect();
+        lines.sort();
+        assert_eq!(
+            lines,
+            vec!["L 1 0 1", "L 40000 0 1", "M 1 1 1 0 0", "M 40000 1 1 0 0", "TRACKER-END"],
+            "{report}"
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

@@ -134,6 +134,7 @@ struct State {
     alloc_on: bool,
     pending_objects: Vec<(u64, String)>,
     gc_open: Option<u64>,
+    element_counts: HashMap<&'static str, u64>,
     shutdown_line: Option<u64>,
     summary: Summary,
 }
@@ -159,6 +160,7 @@ impl State {
             alloc_on: false,
             pending_objects: Vec::new(),
             gc_open: None,
+            element_counts: HashMap::new(),
             shutdown_line: None,
             summary: Summary::default(),
         }
@@ -477,8 +479,8 @@ impl State {
 
     // ---------------------------------------------------------------- per element
 
-    fn event(&mut self, line: u64, name: &str, attrs: &Attrs) {
-        *self.summary.elements.entry(name.to_string()).or_default() += 1;
+    fn event(&mut self, line: u64, name: &'static str, attrs: &Attrs) {
+        *self.element_counts.entry(name).or_default() += 1;
         self.structure(line, name);
         self.hierarchy(line, name, attrs);
 
@@ -1092,6 +1094,9 @@ impl State {
     }
 
     fn finish(mut self) -> Summary {
+        for (name, n) in self.element_counts.drain() {
+            self.summary.elements.insert(name.to_string(), n);
+        }
         let method_keys: HashMap<u64, String> = self
             .methods
             .iter()
@@ -1215,14 +1220,21 @@ pub fn run<R: BufRead>(reader: R) -> Result<Summary, Vec<Violation>> {
         match event {
             Event::Start(ref e) | Event::Empty(ref e) => {
                 let empty = matches!(event, Event::Empty(_));
-                let name = e.name().as_ref().to_string();
+                let qname = e.name();
+                let name: &str = qname.as_ref();
+                let known = st.vocab.get_key_value(name).map(|(k, v)| (*k, *v));
                 let parent = open.last().map(String::as_str);
+                let allowed_here = match (parent, known) {
+                    // The hot path: an event directly under TRACE.
+                    (Some("TRACE"), Some((k, _))) => !vocab::CHILD_ONLY.contains(&k),
+                    _ => vocab::child_allowed(parent, name),
+                };
                 if root_closed {
                     st.err(line, Rule::Structure, format!("<{name}> after </TRACE>"));
-                } else if !vocab::child_allowed(parent, &name) {
+                } else if !allowed_here {
                     let msg = match parent {
                         None => format!("the root element is <{name}>, not <TRACE>"),
-                        Some(p) if vocab::attributes(&name).is_none() && name != "TRACE" => {
+                        Some(p) if known.is_none() && name != "TRACE" => {
                             format!("<{name}> (in <{p}>) is not in the TPTP vocabulary")
                         }
                         Some(p) => format!("<{name}> is not allowed inside <{p}>"),
@@ -1248,16 +1260,17 @@ pub fn run<R: BufRead>(reader: R) -> Result<Summary, Vec<Violation>> {
                         );
                     }
                 } else {
-                    let allowed = st.vocab.get(name.as_str()).copied();
-                    let attrs = read_attrs(&mut st, line, &name, allowed, e);
-                    if open.len() == 1 && open[0] == "TRACE" && !root_closed {
-                        st.event(line, &name, &attrs);
-                    } else if allowed.is_some() {
-                        *st.summary.elements.entry(name.clone()).or_default() += 1;
+                    let attrs = read_attrs(&mut st, line, name, known.map(|(_, a)| a), e);
+                    match known {
+                        Some((k, _)) if open.len() == 1 && !root_closed => {
+                            st.event(line, k, &attrs)
+                        }
+                        Some((k, _)) => *st.element_counts.entry(k).or_default() += 1,
+                        None => {}
                     }
                 }
                 if !empty {
-                    open.push(name);
+                    open.push(name.to_string());
                 }
             }
             Event::End(_) => {

@@ -11,7 +11,8 @@ mod util;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  cargo xtask test [--skip-unit] [CASE...]   unit tests, release build, Java tests on every JDK >= 17
+  cargo xtask test [--skip-unit] [--modes=jvmti,bci] [CASE...]
+                                             unit tests, release build, Java tests on every JDK >= 17
   cargo xtask check FILE                     validate one trace (xmllint + tracecheck)";
 
 fn main() -> ExitCode {

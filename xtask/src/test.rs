@@ -11,7 +11,8 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::thread;
 
-/// Agent modes every case runs in. `bci` joins once bytecode instrumentation lands.
+/// Agent modes every case runs in. `bci` joins once bytecode instrumentation lands
+/// (until then `cargo xtask test --modes=jvmti,bci` tries it).
 pub const MODES: &[&str] = &["jvmti"];
 
 /// JVMs run at the same time (the CI machines have two cores).
@@ -73,6 +74,10 @@ fn compile(jdk: &Jdk, out: &Path) -> Result<(), String> {
 
 pub fn run(args: &[String]) -> bool {
     let skip_unit = args.iter().any(|a| a == "--skip-unit");
+    let modes: Vec<String> = match args.iter().find_map(|a| a.strip_prefix("--modes=")) {
+        Some(list) => list.split(',').map(str::to_string).collect(),
+        None => MODES.iter().map(|m| m.to_string()).collect(),
+    };
     let only: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     let root = util::root();
     let mut tally = Tally {
@@ -130,12 +135,13 @@ pub fn run(args: &[String]) -> bool {
     }
     let work = root.join("target/xtask");
     let mut jobs: VecDeque<(usize, &str, usize, PathBuf)> = VecDeque::new();
+    let modes: Vec<&str> = modes.iter().map(String::as_str).collect();
     let mut classes: Vec<PathBuf> = Vec::new();
     for (j, jdk) in jdks.iter().enumerate() {
         let dir = work.join(&jdk.name).join("classes");
         match compile(jdk, &dir) {
             Ok(()) => {
-                for mode in MODES {
+                for mode in &modes {
                     for (c, case) in selected.iter().enumerate() {
                         let scratch = work.join(&jdk.name).join(mode).join(&case.name);
                         jobs.push_back((j, mode, c, scratch));

@@ -841,7 +841,7 @@ impl State {
         } else {
             None
         };
-        if let (Some(method), Some(m)) = (method, method.and_then(|id| self.methods.get_mut(&id))) {
+        if let Some(m) = method.and_then(|id| self.methods.get_mut(&id)) {
             match name {
                 "throw" => m.stats.throws += 1,
                 "catch" => m.stats.catches += 1,
@@ -851,7 +851,6 @@ impl State {
                     }
                 }
             }
-            let _ = method;
         }
         let (Some(tid), Some(method), Some(ticket)) = (thread, method, ticket) else {
             return;

@@ -1,0 +1,179 @@
+//! Writer micro-benchmark: how many entry/exit records per second the writer turns into XML on one core.
+//!
+//! Feeds the real `jtrace::writer::Writer` exactly what the agent feeds it: one thread
+//! definition, one class with 10 methods, then method entry/exit records (a depth-10
+//! recursion, like the MooBench workload) in 64 KiB chunks. The chunks are built before
+//! the clock starts, so only the writer is measured: record decoding, ticket/depth
+//! bookkeeping, time conversion, XML formatting and the writes.
+//!
+//! Usage: `cargo run --release -p jtrace --example writer_bench -- [EVENTS] [FILE]`
+//! (defaults: 20000000 events, file `/tmp/jtrace-writer-bench.xml`, deleted afterwards).
+//! Prints one `writer_bench` line per sink (`std::io::sink()`, then the file).
+
+use jtrace::buffer::CHUNK;
+use jtrace::clock::{self, Converter};
+use jtrace::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
+use jtrace::record::{id_tick, TAG_ENTRY, TAG_EXIT};
+use jtrace::writer::{Header, Writer};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+const TID: u32 = 1;
+const CID: u32 = 1;
+const METHODS: u32 = 10;
+/// Ticks between two records (about 10 ns at a few GHz; only the digits change).
+const TICK_STEP: u64 = 30;
+
+fn header() -> Header {
+    Header {
+        node_id: "node".into(),
+        hostname: "localhost".into(),
+        ipaddress: "127.0.0.1".into(),
+        timezone_minutes_west: 0,
+        boot_ns: clock::real_ns(),
+        process_id: "process".into(),
+        pid: std::process::id(),
+        process_name: "writer_bench".into(),
+        command_line: "writer_bench".into(),
+        process_start_ns: clock::real_ns(),
+        agent_id: "agent".into(),
+        agent_parameters: String::new(),
+        trace_id: "trace".into(),
+        start_ns: clock::real_ns(),
+        options: Vec::new(),
+        filters: Vec::new(),
+    }
+}
+
+fn defs(t: u64) -> Msg {
+    let mut d = vec![
+        Def::Thread(ThreadDef {
+            tid: TID,
+            t,
+            name: "main".into(),
+            group: "main".into(),
+            parent: "system".into(),
+        }),
+        Def::Class(ClassDef {
+            cid: CID,
+            tid: TID,
+            t,
+            name: "moobench.MonitoredClass".into(),
+            source: "MonitoredClass.java".into(),
+            superclass: "java.lang.Object".into(),
+            interfaces: Vec::new(),
+            loader: "app".into(),
+            access: 0x0011,
+            static_fields: 0,
+            instance_fields: 0,
+            num_methods: METHODS,
+        }),
+    ];
+    for mid in 1..=METHODS {
+        d.push(Def::Method(MethodDef {
+            mid,
+            cid: CID,
+            name: format!("monitoredMethod{mid}"),
+            signature: "(JI)J".into(),
+            access: 0x0001,
+            exceptions: Vec::new(),
+            lines: Some((10, 15)),
+        }));
+    }
+    Msg::Defs(d)
+}
+
+/// `events` records, properly nested (enter 1..=10, exit 10..=1, repeat), in chunks
+/// of at most 64 KiB, with increasing ticks starting at `t0`.
+fn chunks(events: u64, t0: u64) -> Vec<Vec<u8>> {
+    let rec_len = id_tick(TAG_ENTRY, 0, 0).len();
+    let per_chunk = CHUNK / rec_len;
+    let mut out = Vec::with_capacity((events as usize).div_ceil(per_chunk));
+    let mut cur = Vec::with_capacity(CHUNK);
+    let cycle = 2 * METHODS as u64;
+    for i in 0..events {
+        let pos = (i % cycle) as u32;
+        let rec = if pos < METHODS {
+            id_tick(TAG_ENTRY, pos + 1, t0 + i * TICK_STEP)
+        } else {
+            id_tick(TAG_EXIT, 2 * METHODS - pos, t0 + i * TICK_STEP)
+        };
+        if cur.len() + rec_len > CHUNK {
+            out.push(std::mem::replace(&mut cur, Vec::with_capacity(CHUNK)));
+        }
+        cur.extend_from_slice(&rec);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Runs the writer over the chunks into `sink`; returns (seconds, bytes written, events).
+fn run<W: Write>(sink: W, events: u64) -> (f64, u64, u64) {
+    let conv = Converter::calibrate();
+    let t0 = clock::ticks();
+    let data = chunks(events, t0);
+    let end = t0 + events * TICK_STEP + 1;
+    let start = Instant::now();
+    let mut w = Writer::new(sink, &header(), conv);
+    w.handle(defs(t0));
+    for data in data {
+        w.handle(Msg::Chunk { tid: TID, data });
+    }
+    w.handle(Msg::Finish { t: end, tid: None });
+    let _ = w.sink_mut().flush();
+    let secs = start.elapsed().as_secs_f64();
+    let stats = w.stats();
+    if let Some(e) = stats.io_error {
+        eprintln!("writer_bench: I/O error: {e}");
+    }
+    if stats.mismatched_exits != 0 || stats.orphan_records != 0 {
+        eprintln!(
+            "writer_bench: unexpected mismatched_exits={} orphan_records={}",
+            stats.mismatched_exits, stats.orphan_records
+        );
+    }
+    (secs, stats.bytes, stats.events)
+}
+
+fn report(sink: &str, (secs, bytes, events): (f64, u64, u64)) {
+    println!(
+        "writer_bench sink={sink} events={events} secs={secs:.3} events_per_s={:.0} mb_per_s={:.1} bytes_per_event={:.1}",
+        events as f64 / secs,
+        bytes as f64 / 1e6 / secs,
+        bytes as f64 / events.max(1) as f64,
+    );
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let events: u64 = match args.next().map(|a| a.replace('_', "").parse()) {
+        None => 20_000_000,
+        Some(Ok(n)) => n,
+        Some(Err(e)) => {
+            eprintln!("usage: writer_bench [EVENTS] [FILE]: bad EVENTS: {e}");
+            std::process::exit(2);
+        }
+    };
+    let path = args
+        .next()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("jtrace-writer-bench.xml"));
+    clock::init();
+
+    report("null", run(std::io::sink(), events));
+
+    let file = match std::fs::File::create(&path) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("writer_bench: cannot create {}: {e}", path.display());
+            std::process::exit(1);
+        }
+    };
+    // The agent's writer thread writes through the same 1 MiB BufWriter.
+    let r = run(std::io::BufWriter::with_capacity(1 << 20, file), events);
+    let _ = std::fs::remove_file(&path);
+    report("file", r);
+}

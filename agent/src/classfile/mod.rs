@@ -33,11 +33,18 @@
 //! `uninitializedThis`. The super call is found by a linear scan: the first
 //! `invokespecial <init>` of this class or its superclass while no `new` is
 //! pending (javac nests `new`/`<init>` pairs in the arguments).
+//! The super call instruction itself cannot be covered by any handler:
+//! HotSpot checks a handler there against the outgoing frame too (`this`
+//! initialized but flagThisUninit still set), which no frame accepts. So a
+//! constructor left by an exception thrown *inside* its super call reports
+//! no `unwind`; the runtime must treat an `exit`/`unwind`/`caught` of an
+//! outer frame as implicitly unwinding the frames above it.
 //!
 //! # When a class is refused (`Err`)
 //! Malformed or truncated input; code that grows beyond 65535 bytes; a
 //! conditional branch whose offset no longer fits 16 bits (no branch
-//! inversion is attempted); a constructor whose super call cannot be found;
+//! inversion is attempted); a constructor whose super call cannot be found
+//! or is not unique, or with a branch or handler crossing it;
 //! more than 65534 constants; LineNumberTable/LocalVariableTable offsets that
 //! are not instruction boundaries. Type annotations and unknown attributes
 //! inside Code carry code offsets we cannot remap, so they are dropped

@@ -5,7 +5,7 @@
 use super::constpool::{ConstPool, PoolAdditions};
 use super::flow::{self, Analysis, F_HANDLER, F_UNIT};
 use super::insn::{self, Flow, Insn};
-use super::parse::{self, Attr};
+use super::parse::{self, Attr, Handler};
 use super::reader::Reader;
 use super::stackmap;
 use super::writer::{patch_u32, PutBe};
@@ -123,10 +123,12 @@ fn find_init_call(
     a: &Analysis,
     code: &[u8],
     pool: &ConstPool,
+    code_handlers: &[Handler],
     this: &[u8],
     sup: &[u8],
 ) -> Result<usize, ClassFileError> {
     let mut pending = 0u32;
+    let mut found = None;
     for (i, ins) in a.insns.iter().enumerate() {
         match ins.op {
             insn::NEW => pending += 1,
@@ -138,18 +140,32 @@ fn find_init_call(
                 }
                 if pending > 0 {
                     pending -= 1;
-                } else if owner == this || owner == sup {
-                    return Ok(i);
+                } else if (owner == this || owner == sup) && found.is_none() {
+                    found = Some(i);
                 } else {
-                    break;
+                    // A second super call (non-javac code with super() in
+                    // branches) or an unexpected owner: the split into
+                    // before/after regions would not be sound.
+                    return Err(ClassFileError::Unsupported(
+                        "constructor: ambiguous super()/this() call".into(),
+                    ));
                 }
             }
             _ => {}
         }
     }
-    Err(ClassFileError::Unsupported(
-        "constructor: super()/this() call not found".into(),
-    ))
+    let k = found.ok_or_else(|| {
+        ClassFileError::Unsupported("constructor: super()/this() call not found".into())
+    })?;
+    // Handler code for the region before the call must lie before it too.
+    for h in code_handlers {
+        if (h.start as u32) < a.insns[k].pc && h.handler as u32 > a.insns[k].pc {
+            return Err(ClassFileError::Unsupported(
+                "constructor: handler of pre-super code after super()".into(),
+            ));
+        }
+    }
+    Ok(k)
 }
 
 /// Rewrites the Code attribute with body `body` and name index `name`,
@@ -170,7 +186,7 @@ pub(crate) fn rewrite_code(
 
     let init_call = match ctx.ctor {
         Some((this, sup)) => {
-            let k = find_init_call(&a, code, ctx.pool, this, sup)?;
+            let k = find_init_call(&a, code, ctx.pool, &rc.handlers, this, sup)?;
             Some(k)
         }
         None => None,
@@ -210,12 +226,22 @@ pub(crate) fn rewrite_code(
             })?;
         }
         if let Some(k) = init_call {
-            // Code after the super call jumping back before it would mix the
-            // two handler regions; javac never does this.
-            if i > k && (btarget[i] as usize) <= k {
-                return Err(ClassFileError::Unsupported(
-                    "constructor: branch back before super()".into(),
-                ));
+            // Code after the super call jumping back before it, or code
+            // before it jumping past it, would mix the two handler regions;
+            // javac never does either.
+            let crosses = |t: usize| (i > k && t <= k) || (i < k && t > k);
+            let across =
+                || ClassFileError::Unsupported("constructor: branch across super()".into());
+            if btarget[i] != NO_TARGET && crosses(btarget[i] as usize) {
+                return Err(across());
+            }
+            if fl == Flow::Switch {
+                insn::for_each_target(code, ins, |t| {
+                    if crosses(a.at(t)?) {
+                        return Err(across());
+                    }
+                    Ok(())
+                })?;
             }
         }
     }

@@ -3,12 +3,12 @@
 //! A Rust panic unwinding into the JVM is undefined behaviour, so every entry point
 //! runs its body under `guard`, which swallows (and reports once) any panic.
 
-use crate::events::{classes, methods};
+use crate::events::{classes, exceptions, methods};
 use crate::jvmti::{Jni, Jvmti};
 use crate::lifecycle::{self, log_once};
-use crate::record::{TAG_ENTRY, TAG_EXIT, TAG_EXIT_EXC};
+use crate::record::{TAG_ENTRY, TAG_EXIT};
 use crate::sys::jni::{jclass, jint, jmethodID, jobject, jvalue, JNIEnv, JavaVM, JNI_ERR, JNI_OK};
-use crate::sys::jvmti::{jboolean, jthread, jvmtiEnv};
+use crate::sys::jvmti::{jboolean, jlocation, jthread, jvmtiEnv};
 use crate::sys::os::c_string;
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -48,6 +48,7 @@ pub unsafe extern "system" fn Agent_OnLoad(
             eprintln!("jtrace: this JVM offers no JVMTI 1.2 environment; not tracing");
             return JNI_ERR;
         };
+        crate::jvmti::set_vm(vm);
         match lifecycle::load(jvmti, &opts) {
             Ok(()) => JNI_OK,
             Err(e) => {
@@ -88,7 +89,10 @@ pub unsafe extern "system" fn Agent_OnUnload(_vm: *mut JavaVM) {
 }
 
 pub(crate) unsafe extern "system" fn vm_init(e: *mut jvmtiEnv, jni: *mut JNIEnv, thread: jthread) {
-    guard((), || lifecycle::vm_init(env(e), Jni(jni), thread))
+    guard((), || {
+        let jni = Jni(jni);
+        jni.with_local_frame(64, || lifecycle::vm_init(env(e), jni, thread))
+    })
 }
 
 pub(crate) unsafe extern "system" fn vm_death(e: *mut jvmtiEnv, _jni: *mut JNIEnv) {
@@ -201,18 +205,25 @@ pub(crate) unsafe extern "system" fn tracker_exit(_env: *mut JNIEnv, _cls: jclas
 pub(crate) unsafe extern "system" fn tracker_unwind(
     _env: *mut JNIEnv,
     _cls: jclass,
-    _exc: jobject,
+    exc: jobject,
     mid: jint,
 ) {
-    guard((), || methods::probe(TAG_EXIT_EXC, mid))
+    guard((), || {
+        let a = lifecycle::agent();
+        exceptions::unwound(a.jvmti, std::ptr::null_mut(), exc, mid as u32)
+    })
 }
 
 pub(crate) unsafe extern "system" fn tracker_caught(
     _env: *mut JNIEnv,
     _cls: jclass,
-    _exc: jobject,
-    _mid: jint,
+    exc: jobject,
+    mid: jint,
 ) {
+    guard((), || {
+        let a = lifecycle::agent();
+        exceptions::caught(a.jvmti, std::ptr::null_mut(), exc, mid as u32)
+    })
 }
 
 pub(crate) unsafe extern "system" fn tracker_line(
@@ -221,4 +232,31 @@ pub(crate) unsafe extern "system" fn tracker_line(
     _mid: jint,
     _line: jint,
 ) {
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "system" fn exception(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    thread: jthread,
+    _method: jmethodID,
+    _location: jlocation,
+    exception: jobject,
+    _catch_method: jmethodID,
+    _catch_location: jlocation,
+) {
+    guard((), || exceptions::jvmti_thrown(env(e), thread, exception))
+}
+
+pub(crate) unsafe extern "system" fn exception_catch(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    thread: jthread,
+    method: jmethodID,
+    _location: jlocation,
+    exception: jobject,
+) {
+    guard((), || {
+        exceptions::jvmti_caught(env(e), thread, method, exception)
+    })
 }

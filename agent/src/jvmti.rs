@@ -162,6 +162,10 @@ impl Jvmti {
         call!(self, GetThreadInfo, thread, &mut info)?;
         let name = take_string(self, info.name);
         let (group, parent_group) = self.group_names(info.thread_group);
+        if let Some(jni) = jni_of_current() {
+            jni.delete_local(info.thread_group);
+            jni.delete_local(info.context_class_loader);
+        }
         Ok(ThreadInfo {
             name,
             group,
@@ -195,6 +199,12 @@ impl Jvmti {
             };
             if call!(self, GetThreadGroupInfo, gi.parent, &mut pi).is_ok() {
                 parent = take_string(self, pi.name);
+                if let Some(jni) = jni_of_current() {
+                    jni.delete_local(pi.parent);
+                }
+            }
+            if let Some(jni) = jni_of_current() {
+                jni.delete_local(gi.parent);
             }
         }
         (name, parent)
@@ -314,6 +324,16 @@ impl Jvmti {
         call!(self, AddModuleReads, module, to)
     }
 
+    pub fn get_tag(self, obj: jobject) -> Result<i64> {
+        let mut t = 0i64;
+        call!(self, GetTag, obj, &mut t)?;
+        Ok(t)
+    }
+
+    pub fn set_tag(self, obj: jobject, tag: i64) -> Result<()> {
+        call!(self, SetTag, obj, tag)
+    }
+
     pub fn phase(self) -> jint {
         let mut p = 0;
         let _ = call!(self, GetPhase, &mut p);
@@ -325,6 +345,27 @@ impl Jvmti {
         call!(self, Allocate, size as i64, &mut p)?;
         Ok(p)
     }
+}
+
+static VM: std::sync::atomic::AtomicPtr<crate::sys::jni::JavaVM> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+/// Remembers the JavaVM so that any attached thread can find its JNIEnv.
+pub fn set_vm(vm: *mut crate::sys::jni::JavaVM) {
+    VM.store(vm, std::sync::atomic::Ordering::Release);
+}
+
+/// The current thread's JNIEnv, if it is attached to the JVM.
+pub fn jni_of_current() -> Option<Jni> {
+    let vm = VM.load(std::sync::atomic::Ordering::Acquire);
+    if vm.is_null() {
+        return None;
+    }
+    let mut env: *mut c_void = std::ptr::null_mut();
+    // SAFETY: `vm` is the JavaVM given to Agent_OnLoad, valid for the process; GetEnv
+    // writes one pointer and fails cleanly on unattached threads.
+    let rc = unsafe { ((**vm).v1_2.GetEnv)(vm, &mut env, crate::sys::jni::JNI_VERSION_1_6) };
+    (rc == 0 && !env.is_null()).then_some(Jni(env as *mut JNIEnv))
 }
 
 /// A JNI environment for the current thread only.
@@ -342,6 +383,21 @@ impl Jni {
             // SAFETY: deleting a local reference owned by this frame.
             unsafe { ((**self.0).v1_1.DeleteLocalRef)(self.0, obj) }
         }
+    }
+
+    /// Runs `f` inside a fresh local reference frame, so that however many local
+    /// references JVMTI hands out inside, none outlive it.
+    pub fn with_local_frame<T>(self, capacity: i32, f: impl FnOnce() -> T) -> T {
+        // SAFETY: Push/PopLocalFrame on the current thread's env, balanced below.
+        let pushed = unsafe { ((**self.0).v1_2.PushLocalFrame)(self.0, capacity) } == 0;
+        let r = f();
+        if pushed {
+            // SAFETY: pops the frame pushed above; we keep no reference from it.
+            unsafe { ((**self.0).v1_2.PopLocalFrame)(self.0, std::ptr::null_mut()) };
+        } else {
+            self.clear_exception();
+        }
+        r
     }
 
     /// Clears a pending Java exception; returns whether there was one.

@@ -123,6 +123,7 @@ pub fn load(jvmti: Jvmti, option_string: &str) -> Result<(), LoadError> {
         trace_id: session::uuid(),
         start_ns,
         options: options.effective(),
+        exceptions: options.exceptions,
         filters: options
             .filters
             .iter()
@@ -164,7 +165,13 @@ fn add_capabilities(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
         .potential_capabilities()
         .map_err(|e| LoadError(format!("jtrace: {e}\n")))?;
     let mut caps = jvmtiCapabilities::default();
-    let mut want = vec![raw::CAP_CAN_GENERATE_ALL_CLASS_HOOK_EVENTS];
+    let mut want = vec![
+        raw::CAP_CAN_GENERATE_ALL_CLASS_HOOK_EVENTS,
+        raw::CAP_CAN_TAG_OBJECTS,
+    ];
+    if options.exceptions && options.mode == Mode::Jvmti {
+        want.push(raw::CAP_CAN_GENERATE_EXCEPTION_EVENTS);
+    }
     match options.mode {
         Mode::Jvmti => {
             want.push(raw::CAP_CAN_GENERATE_METHOD_ENTRY_EVENTS);
@@ -197,6 +204,8 @@ fn enable_events(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
         ClassPrepare: Some(crate::entry::class_prepare),
         MethodEntry: Some(crate::entry::method_entry),
         MethodExit: Some(crate::entry::method_exit),
+        Exception: Some(crate::entry::exception),
+        ExceptionCatch: Some(crate::entry::exception_catch),
         ..Default::default()
     };
     let err = |e: crate::jvmti::JvmtiError| LoadError(format!("jtrace: {e}\n"));
@@ -212,6 +221,10 @@ fn enable_events(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
     if options.mode == Mode::Jvmti {
         events.push(raw::JVMTI_EVENT_METHOD_ENTRY);
         events.push(raw::JVMTI_EVENT_METHOD_EXIT);
+        if options.exceptions {
+            events.push(raw::JVMTI_EVENT_EXCEPTION);
+            events.push(raw::JVMTI_EVENT_EXCEPTION_CATCH);
+        }
     }
     for e in events {
         jvmti.set_event(true, e).map_err(err)?;
@@ -244,7 +257,12 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
         threads::current(jvmti, thread).map(|b| b.tid)
     };
     // Method events first: fewer threads race into callbacks while we stop.
-    for e in [raw::JVMTI_EVENT_METHOD_ENTRY, raw::JVMTI_EVENT_METHOD_EXIT] {
+    for e in [
+        raw::JVMTI_EVENT_METHOD_ENTRY,
+        raw::JVMTI_EVENT_METHOD_EXIT,
+        raw::JVMTI_EVENT_EXCEPTION,
+        raw::JVMTI_EVENT_EXCEPTION_CATCH,
+    ] {
         let _ = jvmti.set_event(false, e);
     }
     buffer::stop(Duration::from_millis(500));

@@ -14,6 +14,8 @@ pub const TAG_EXIT: u8 = 2;
 pub const TAG_EXIT_EXC: u8 = 3;
 pub const TAG_THREAD_END: u8 = 4;
 pub const TAG_INIT_DONE: u8 = 5;
+pub const TAG_CATCH: u8 = 7;
+pub const TAG_OBJ_DEF: u8 = 8;
 
 /// A decoded record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,8 +24,12 @@ pub enum Rec {
     Entry { mid: u32, t: u64 },
     /// A traced method returned normally.
     Exit { mid: u32, t: u64 },
-    /// A traced method's frame was popped by an exception.
-    ExitExc { mid: u32, t: u64 },
+    /// A traced method's frame was popped by exception `obj` (0 if unknown).
+    ExitExc { mid: u32, obj: u64, t: u64 },
+    /// A traced method's frame caught exception `obj`.
+    Catch { mid: u32, obj: u64, t: u64 },
+    /// First sight of an object that has no objAlloc: define its id.
+    ObjDef { obj: u64 },
     /// The thread ended (last record of its stream).
     ThreadEnd { t: u64 },
     /// The VM finished initialising.
@@ -37,6 +43,26 @@ pub fn id_tick(tag: u8, id: u32, t: u64) -> [u8; 13] {
     r[0] = tag;
     r[1..5].copy_from_slice(&id.to_le_bytes());
     r[5..13].copy_from_slice(&t.to_le_bytes());
+    r
+}
+
+/// Encodes a (tag, method id, object id, tick) record.
+#[inline(always)]
+pub fn id_obj_tick(tag: u8, id: u32, obj: u64, t: u64) -> [u8; 21] {
+    let mut r = [0u8; 21];
+    r[0] = tag;
+    r[1..5].copy_from_slice(&id.to_le_bytes());
+    r[5..13].copy_from_slice(&obj.to_le_bytes());
+    r[13..21].copy_from_slice(&t.to_le_bytes());
+    r
+}
+
+/// Encodes a (tag, object id) record.
+#[inline(always)]
+pub fn obj_only(tag: u8, obj: u64) -> [u8; 9] {
+    let mut r = [0u8; 9];
+    r[0] = tag;
+    r[1..9].copy_from_slice(&obj.to_le_bytes());
     r
 }
 
@@ -90,8 +116,15 @@ impl Iterator for Reader<'_> {
             },
             TAG_EXIT_EXC => Rec::ExitExc {
                 mid: self.u32()?,
+                obj: self.u64()?,
                 t: self.u64()?,
             },
+            TAG_CATCH => Rec::Catch {
+                mid: self.u32()?,
+                obj: self.u64()?,
+                t: self.u64()?,
+            },
+            TAG_OBJ_DEF => Rec::ObjDef { obj: self.u64()? },
             TAG_THREAD_END => Rec::ThreadEnd { t: self.u64()? },
             TAG_INIT_DONE => Rec::InitDone { t: self.u64()? },
             _ => return None,
@@ -107,14 +140,18 @@ mod tests {
     fn round_trip() {
         let mut b = Vec::new();
         b.extend_from_slice(&id_tick(TAG_ENTRY, 7, 100));
-        b.extend_from_slice(&id_tick(TAG_EXIT_EXC, 7, 101));
+        b.extend_from_slice(&id_obj_tick(TAG_EXIT_EXC, 7, 9, 101));
         b.extend_from_slice(&tick_only(TAG_THREAD_END, 102));
         let v: Vec<Rec> = Reader::new(&b).collect();
         assert_eq!(
             v,
             vec![
                 Rec::Entry { mid: 7, t: 100 },
-                Rec::ExitExc { mid: 7, t: 101 },
+                Rec::ExitExc {
+                    mid: 7,
+                    obj: 9,
+                    t: 101
+                },
                 Rec::ThreadEnd { t: 102 }
             ]
         );

@@ -36,6 +36,8 @@ pub struct Header {
     pub trace_id: String,
     pub start_ns: u64,
     pub options: Vec<(&'static str, String)>,
+    /// Write throw/catch elements (option `exceptions`).
+    pub exceptions: bool,
     pub filters: Vec<(String, &'static str, &'static str)>,
 }
 
@@ -44,8 +46,11 @@ pub struct Header {
 pub struct Stats {
     pub events: u64,
     pub bytes: u64,
-    /// Exits that did not match the innermost open frame (should be 0).
+    /// Exits that named no open frame of their thread (should be 0).
     pub mismatched_exits: u64,
+    /// Frames closed because an outer frame returned or caught (a frame left
+    /// without its own exit record, e.g. a constructor whose super() threw).
+    pub inferred_exits: u64,
     /// Records for a thread the writer had no definition of (should be 0).
     pub orphan_records: u64,
     pub io_error: Option<String>,
@@ -57,6 +62,18 @@ struct ThreadState {
     next_ticket: u64,
     last_ns: u64,
     ended: bool,
+    /// The VM ended this thread while it was still inside traced methods (the
+    /// thread that calls System.exit gets its ThreadEnd just before VM death):
+    /// its threadEnd is written at close, after runtimeShutdown.
+    end_deferred: Option<u64>,
+}
+
+/// How a frame is left (or, for Catch, where unwinding stops).
+#[derive(Clone, Copy)]
+enum Leave {
+    Return,
+    Unwind(u64),
+    Catch(u64),
 }
 
 struct MethodState {
@@ -72,6 +89,7 @@ pub struct Writer<W: Write> {
     methods: Vec<Option<MethodState>>,
     header_trace_id: String,
     header_agent_id: String,
+    exceptions: bool,
     stats: Stats,
     closed: bool,
 }
@@ -85,6 +103,7 @@ impl<W: Write> Writer<W> {
             methods: Vec::new(),
             header_trace_id: header.trace_id.clone(),
             header_agent_id: header.agent_id.clone(),
+            exceptions: header.exceptions,
             stats: Stats::default(),
             closed: false,
         };
@@ -256,7 +275,14 @@ impl<W: Write> Writer<W> {
             self.stats.events += 1;
             match rec {
                 Rec::Entry { mid, t } => self.entry(tid, mid, t),
-                Rec::Exit { mid, t } | Rec::ExitExc { mid, t } => self.exit(tid, mid, t),
+                Rec::Exit { mid, t } => self.leave(tid, mid, t, Leave::Return),
+                Rec::ExitExc { mid, obj, t } => self.leave(tid, mid, t, Leave::Unwind(obj)),
+                Rec::Catch { mid, obj, t } => self.leave(tid, mid, t, Leave::Catch(obj)),
+                Rec::ObjDef { obj } => {
+                    self.out.open("objDef");
+                    self.out.num("objId", obj);
+                    self.out.close();
+                }
                 Rec::ThreadEnd { t } => self.thread_end(tid, t),
                 Rec::InitDone { t } => self.simple(tid, "runtimeInitDone", t),
             }
@@ -295,28 +321,70 @@ impl<W: Write> Writer<W> {
         o.close();
     }
 
-    fn exit(&mut self, tid: u32, mid: u32, t: u64) {
+    /// A frame of `mid` returns, is unwound, or catches. Frames above the innermost
+    /// frame of `mid` are gone too (left without an exit record of their own, e.g. a
+    /// constructor whose super() threw): they are closed first, innermost first.
+    fn leave(&mut self, tid: u32, mid: u32, t: u64, how: Leave) {
         let ns = self.stamp(tid, t);
         let ts = self.threads.get_mut(&tid).expect("checked in chunk");
-        // The exit closes the innermost frame of this method. Frames above it (which
-        // should not exist) are closed first so the nesting stays true to the stack.
         let Some(pos) = ts.stack.iter().rposition(|&(m, _)| m == mid) else {
             self.stats.mismatched_exits += 1;
             return;
         };
-        let popped: Vec<(u32, u64)> = ts.stack.drain(pos..).rev().collect();
-        self.stats.mismatched_exits += popped.len() as u64 - 1;
-        for (m, ticket) in popped {
-            let cid = self.cid_of(m).unwrap_or(0);
-            let o = &mut self.out;
-            o.open("methodExit");
-            o.num("threadIdRef", tid as u64);
-            o.num("methodIdRef", m as u64);
-            o.num("classIdRef", cid as u64);
-            o.num("ticket", ticket);
-            o.time("time", ns);
-            o.close();
+        let above: Vec<(u32, u64)> = ts.stack.drain(pos + 1..).rev().collect();
+        let (_, ticket) = ts.stack[pos];
+        if !matches!(how, Leave::Catch(_)) {
+            ts.stack.pop();
         }
+        self.stats.inferred_exits += above.len() as u64;
+        let exc = match how {
+            Leave::Return => None,
+            Leave::Unwind(obj) | Leave::Catch(obj) => Some(obj),
+        };
+        for (m, tk) in above {
+            if let Some(obj) = exc {
+                self.frame_event(tid, "throw", m, tk, obj, ns);
+            }
+            self.method_exit(tid, m, tk, ns);
+        }
+        match how {
+            Leave::Return => self.method_exit(tid, mid, ticket, ns),
+            Leave::Unwind(obj) => {
+                self.frame_event(tid, "throw", mid, ticket, obj, ns);
+                self.method_exit(tid, mid, ticket, ns);
+            }
+            Leave::Catch(obj) => {
+                self.frame_event(tid, "throw", mid, ticket, obj, ns);
+                self.frame_event(tid, "catch", mid, ticket, obj, ns);
+            }
+        }
+    }
+
+    fn method_exit(&mut self, tid: u32, mid: u32, ticket: u64, ns: u64) {
+        let cid = self.cid_of(mid).unwrap_or(0);
+        let o = &mut self.out;
+        o.open("methodExit");
+        o.num("threadIdRef", tid as u64);
+        o.num("methodIdRef", mid as u64);
+        o.num("classIdRef", cid as u64);
+        o.num("ticket", ticket);
+        o.time("time", ns);
+        o.close();
+    }
+
+    /// A `throw` or `catch` element (written only with exceptions=on).
+    fn frame_event(&mut self, tid: u32, name: &str, mid: u32, ticket: u64, obj: u64, ns: u64) {
+        if !self.exceptions {
+            return;
+        }
+        let o = &mut self.out;
+        o.open(name);
+        o.num("threadIdRef", tid as u64);
+        o.time("time", ns);
+        o.num("objIdRef", obj);
+        o.num("methodIdRef", mid as u64);
+        o.num("ticket", ticket);
+        o.close();
     }
 
     fn simple(&mut self, tid: u32, name: &str, t: u64) {
@@ -330,8 +398,16 @@ impl<W: Write> Writer<W> {
 
     fn thread_end(&mut self, tid: u32, t: u64) {
         let ns = self.stamp(tid, t);
+        self.write_thread_end(tid, ns, false);
+    }
+
+    fn write_thread_end(&mut self, tid: u32, ns: u64, closing: bool) {
         if let Some(ts) = self.threads.get_mut(&tid) {
             if ts.ended {
+                return;
+            }
+            if !closing && !ts.stack.is_empty() {
+                ts.end_deferred = Some(ns);
                 return;
             }
             ts.ended = true;
@@ -367,7 +443,18 @@ impl<W: Write> Writer<W> {
             .collect();
         live.sort_unstable();
         for tid in live {
-            self.thread_end(tid, t);
+            let ns = match self.threads.get_mut(&tid) {
+                // Not before the thread's last element (e.g. its runtimeShutdown).
+                Some(s) => match s.end_deferred {
+                    Some(ns) => {
+                        s.last_ns = s.last_ns.max(ns);
+                        s.last_ns
+                    }
+                    None => self.stamp(tid, t),
+                },
+                None => self.stamp(tid, t),
+            };
+            self.write_thread_end(tid, ns, true);
         }
         let end_ns = self.conv.to_unix_ns(t).max(self.max_time());
         let lost = buffer::lost_bytes();
@@ -383,6 +470,10 @@ impl<W: Write> Writer<W> {
         o.open("annotation");
         o.str("name", "mismatchedExits");
         o.num("value", self.stats.mismatched_exits);
+        o.close();
+        o.open("annotation");
+        o.str("name", "inferredExits");
+        o.num("value", self.stats.inferred_exits);
         o.close();
         o.raw("</traceEnd>\n");
         for (mid, m) in self.methods.iter().enumerate() {

@@ -184,7 +184,25 @@ pub fn run(job: &Job) -> Result<(), String> {
 
     // stdout: only the program's own lines; the agent must never write there.
     let mut expects = Vec::new();
+    let mut in_jni_capacity_warning = false;
     for line in done.stdout.lines() {
+        // JDK < 20 with -Xcheck:jni prints "WARNING: JNI local refs: N, exceeds
+        // capacity: 32" plus a Java stack when the JVM's own natives (lambda class
+        // spinning) run with method events enabled; HotSpot has no such limit and
+        // JDK-8297106 removed the check in JDK 20. That JVM diagnostic is tolerated
+        // on those JDKs only; anything else on stdout still fails the case.
+        if job.jdk.feature < 20 {
+            if line.starts_with("WARNING: JNI local refs: ")
+                && line.contains(", exceeds capacity: ")
+            {
+                in_jni_capacity_warning = true;
+                continue;
+            }
+            if in_jni_capacity_warning && line.starts_with("\tat ") {
+                continue;
+            }
+        }
+        in_jni_capacity_warning = false;
         if let Some(e) = line.strip_prefix("EXPECT ") {
             expects.push(e.to_string());
         } else if line != "READY"

@@ -160,15 +160,19 @@ pub fn on_prepare(jvmti: Jvmti, jni: Jni, thread: jthread, klass: jclass) {
         }
         p
     };
-    let a = agent();
-    if a.options.mode == Mode::Jvmti {
-        map_methods(jvmti, klass, &pending);
-    } else if pending.instrumented {
-        tracker::grant_access(jvmti, jni, klass);
-    }
-    let loader = loader_name(jvmti, jni, klass);
-    let tid = threads::current(jvmti, thread).map_or(0, |b| b.tid);
-    send_defs(&pending, tid, &loader);
+    // JNI calls only from here on (traced classes): a local frame keeps whatever
+    // references JVMTI hands out from piling up in the caller's frame.
+    jni.with_local_frame(32, || {
+        let a = agent();
+        if a.options.mode == Mode::Jvmti {
+            map_methods(jvmti, klass, &pending);
+        } else if pending.instrumented {
+            tracker::grant_access(jvmti, jni, klass);
+        }
+        let loader = loader_name(jvmti, jni, klass);
+        let tid = threads::current(jvmti, thread).map_or(0, |b| b.tid);
+        send_defs(&pending, tid, &loader);
+    })
 }
 
 /// Records which jmethodIDs belong to traced methods (JVMTI method events name methods by jmethodID).

@@ -29,9 +29,16 @@ pub fn jvmti_entry(jvmti: Jvmti, thread: jthread, method: jmethodID) {
 #[inline]
 pub fn jvmti_exit(jvmti: Jvmti, thread: jthread, method: jmethodID, by_exception: bool) {
     let mid = agent().method_table().get(method as usize);
-    if mid != 0 {
-        let tag = if by_exception { TAG_EXIT_EXC } else { TAG_EXIT };
-        record(jvmti, thread, tag, mid);
+    if mid == 0 {
+        return;
+    }
+    if by_exception {
+        if let Some(b) = threads::current(jvmti, thread) {
+            let obj = crate::events::exceptions::in_flight();
+            b.write(&record::id_obj_tick(TAG_EXIT_EXC, mid, obj, clock::ticks()));
+        }
+    } else {
+        record(jvmti, thread, TAG_EXIT, mid);
     }
 }
 

@@ -1,6 +1,8 @@
 //! Event families: each file turns one kind of JVM event into records or definitions.
 
 pub mod classes;
+pub mod exceptions;
 pub mod methods;
+pub mod objects;
 pub mod threads;
 pub mod tracker;

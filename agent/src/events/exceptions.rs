@@ -1,0 +1,67 @@
+//! Exceptions: frames left by an exception (throw + methodExit) and frames that catch one (throw + catch), from JVMTI events or from probes.
+//!
+//! TPTP emits `throw` for every traced frame an exception passes through, including
+//! the frame that catches it, and `catch` in that frame. Both modes derive exactly
+//! that from two facts: "frame F was popped by exception E" and "frame F caught E".
+//! In jvmti mode the popped-frame event (MethodExit) does not name the exception, so
+//! the last exception thrown on the thread (Exception event) is remembered.
+
+use crate::clock;
+use crate::events::{objects, threads};
+use crate::jvmti::Jvmti;
+use crate::lifecycle::agent;
+use crate::record::{self, TAG_CATCH, TAG_EXIT_EXC};
+use crate::sys::jni::{jmethodID, jobject};
+use crate::sys::jvmti::jthread;
+use std::cell::Cell;
+
+thread_local! {
+    /// Object id of the exception in flight on this thread (jvmti mode).
+    static IN_FLIGHT: Cell<u64> = const { Cell::new(0) };
+}
+
+/// JVMTI Exception: remember the exception for the frames it will pop.
+pub fn jvmti_thrown(jvmti: Jvmti, thread: jthread, exception: jobject) {
+    if let Some(b) = threads::current(jvmti, thread) {
+        let id = objects::id_of(jvmti, b, exception);
+        IN_FLIGHT.with(|c| c.set(id));
+    }
+}
+
+/// The exception in flight on this thread (jvmti mode), 0 if none is known.
+pub fn in_flight() -> u64 {
+    IN_FLIGHT.with(|c| c.get())
+}
+
+/// JVMTI ExceptionCatch: a frame catches; record it if the frame is traced.
+pub fn jvmti_caught(jvmti: Jvmti, thread: jthread, method: jmethodID, exception: jobject) {
+    let mid = agent().method_table().get(method as usize);
+    IN_FLIGHT.with(|c| c.set(0));
+    if mid != 0 {
+        caught(jvmti, thread, exception, mid);
+    }
+}
+
+/// A traced frame was popped by `exception` (probe path; jvmti mode uses `in_flight`).
+pub fn unwound(jvmti: Jvmti, thread: jthread, exception: jobject, mid: u32) {
+    if let Some(b) = threads::current(jvmti, thread) {
+        let obj = if agent().options.exceptions {
+            objects::id_of(jvmti, b, exception)
+        } else {
+            0
+        };
+        b.write(&record::id_obj_tick(TAG_EXIT_EXC, mid, obj, clock::ticks()));
+    }
+}
+
+/// A traced frame caught `exception`.
+pub fn caught(jvmti: Jvmti, thread: jthread, exception: jobject, mid: u32) {
+    if let Some(b) = threads::current(jvmti, thread) {
+        let obj = if agent().options.exceptions {
+            objects::id_of(jvmti, b, exception)
+        } else {
+            0
+        };
+        b.write(&record::id_obj_tick(TAG_CATCH, mid, obj, clock::ticks()));
+    }
+}

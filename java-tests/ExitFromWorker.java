@@ -2,6 +2,7 @@
 // the trace must still be complete (their frames stay open, their threads end after
 // runtimeShutdown).
 // jtrace-expect-exit: 3
+// jtrace-compare-modes: no
 
 import java.util.concurrent.CountDownLatch;
 

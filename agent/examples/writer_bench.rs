@@ -42,6 +42,7 @@ fn header() -> Header {
         trace_id: "trace".into(),
         start_ns: clock::real_ns(),
         options: Vec::new(),
+        exceptions: false,
         filters: Vec::new(),
     }
 }

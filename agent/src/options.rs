@@ -13,7 +13,7 @@ use std::fmt;
 
 /// Instrumentation strategy. A constant (not a literal in `Default`) so flipping the
 /// default to BCI later is a one-line change that the docs and help text follow.
-pub const DEFAULT_MODE: Mode = Mode::Jvmti;
+pub const DEFAULT_MODE: Mode = Mode::Bci;
 
 /// Default output template: one file per process, so parallel JVMs never clobber each other.
 pub const DEFAULT_OUT: &str = "jtrace-%p.xml";
@@ -636,7 +636,7 @@ mod tests {
         assert_eq!(o.raw, "");
         assert_eq!(o.out, "jtrace-%p.xml");
         assert_eq!(o.mode, DEFAULT_MODE);
-        assert_eq!(o.mode, Mode::Jvmti);
+        assert_eq!(o.mode, Mode::Bci);
         assert_eq!(o.alloc, AllocMode::Off);
         assert!(o.gc && o.monitors && o.exceptions);
         assert!(!o.lines && !o.help);
@@ -957,7 +957,7 @@ mod tests {
         let eff = o.effective();
         let expect: Vec<(&str, String)> = vec![
             ("out", "x.xml".into()),
-            ("mode", "jvmti".into()),
+            ("mode", "bci".into()),
             ("alloc", "sampled:1024".into()),
             ("gc", "on".into()),
             ("monitors", "on".into()),

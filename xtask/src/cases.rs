@@ -32,6 +32,9 @@ pub struct Case {
     pub stderr: Vec<String>,
     pub trace: bool,
     pub signal_term: bool,
+    /// Whether jvmti and bci traces of this case must tell the same story
+    /// (`// jtrace-compare-modes: no` for programs whose work depends on timing).
+    pub compare_modes: bool,
     pub stdout_lines: Vec<String>,
     pub timeout: Duration,
 }
@@ -76,6 +79,7 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
         stderr: Vec::new(),
         trace: true,
         signal_term: false,
+        compare_modes: true,
         stdout_lines: Vec::new(),
         timeout: DEFAULT_TIMEOUT,
     };
@@ -100,6 +104,7 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
             "expect-stderr" => case.stderr.push(value.to_string()),
             "trace" if value == "none" => case.trace = false,
             "signal" if value == "TERM" => case.signal_term = true,
+            "compare-modes" if value == "no" => case.compare_modes = false,
             "stdout" => case.stdout_lines.push(value.to_string()),
             "timeout" => case.timeout = Duration::from_secs(value.parse().map_err(|_| bad())?),
             _ => return Err(bad()),

@@ -1,7 +1,10 @@
 //! xtask: project automation (`cargo xtask test`, `cargo xtask check FILE`); this file only dispatches.
 
+mod bench;
 mod cases;
 mod check;
+mod compare;
+mod demo;
 mod expect;
 mod jdk;
 mod run;
@@ -13,13 +16,17 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   cargo xtask test [--skip-unit] [--modes=jvmti,bci] [CASE...]
                                              unit tests, release build, Java tests on every JDK >= 17
-  cargo xtask check FILE                     validate one trace (xmllint + tracecheck)";
+  cargo xtask check FILE                     validate one trace (xmllint + tracecheck)
+  cargo xtask demo                           build the agent, trace examples/Demo.java, summarise
+  cargo xtask bench [--quick] [--jdk PATH]   agent overhead (none/jvmti/bci) + writer events/s";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let ok = match args.first().map(String::as_str) {
         Some("test") => test::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         Some("check") if args.len() == 2 => check::run(&args[1]),
+        Some("demo") => demo::run(),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

@@ -77,8 +77,13 @@ fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
 
 fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
     let opts = agent_options(job.case, job.mode, trace);
-    let mut child = Command::new(job.jdk.java())
-        .arg("-Xcheck:jni")
+    let mut cmd = Command::new(job.jdk.java());
+    cmd.arg("-Xcheck:jni");
+    if job.mode == "bci" {
+        // Rewritten classes must pass the JVM's own verifier, all of them.
+        cmd.arg("-Xverify:all");
+    }
+    let mut child = cmd
         .arg(format!("-agentpath:{}={opts}", job.agent.display()))
         .arg("-cp")
         .arg(job.classes)

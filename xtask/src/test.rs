@@ -2,6 +2,7 @@
 //! on every JDK >= 17 in every agent mode, two JVMs at a time.
 
 use crate::cases::{self, Case};
+use crate::compare;
 use crate::jdk::{self, Jdk};
 use crate::run::{self, Job};
 use crate::util;
@@ -13,7 +14,7 @@ use std::thread;
 
 /// Agent modes every case runs in. `bci` joins once bytecode instrumentation lands
 /// (until then `cargo xtask test --modes=jvmti,bci` tries it).
-pub const MODES: &[&str] = &["jvmti"];
+pub const MODES: &[&str] = &["jvmti", "bci"];
 
 /// JVMs run at the same time (the CI machines have two cores).
 pub const PARALLEL: usize = 2;
@@ -179,5 +180,25 @@ pub fn run(args: &[String]) -> bool {
             });
         }
     });
-    finish(&tally.into_inner().expect("tally"))
+    // Mode equivalence: same program, same story in jvmti and bci mode.
+    let mut tally = tally.into_inner().expect("tally");
+    if modes.contains(&"jvmti") && modes.contains(&"bci") {
+        for jdk in &jdks {
+            for case in selected.iter().filter(|c| c.trace && c.compare_modes) {
+                let t = |m: &str| {
+                    work.join(&jdk.name)
+                        .join(m)
+                        .join(&case.name)
+                        .join("trace.xml")
+                };
+                let (a, b) = (t("jvmti"), t("bci"));
+                if !a.is_file() || !b.is_file() {
+                    continue;
+                }
+                let what = format!("{}[jvmti=bci]", case.name);
+                tally.report(compare::same_story(&a, &b), &jdk.name, &what);
+            }
+        }
+    }
+    finish(&tally)
 }

@@ -1,0 +1,726 @@
+//! `cargo xtask bench`: runs each workload without the agent, with mode=jvmti and with mode=bci side by side in one run, and prints the costs.
+//!
+//! Workloads: a MooBench-style recursion (bench/moobench) and the JDK's own javac
+//! compiling generated sources; then the writer micro-benchmark
+//! (agent/examples/writer_bench.rs). What each number means: docs/BENCHMARKS.md.
+//! A mode that fails is reported with its error and the run goes on.
+
+use crate::util;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const DEFAULT_JDK: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
+const GNU_TIME: &str = "/usr/bin/time";
+const TIMEOUT: &str = "/usr/bin/timeout";
+/// No single JVM run may take longer than this.
+const RUN_LIMIT: Duration = Duration::from_secs(900);
+const DEPTH: u64 = 10;
+const MODES: [Option<&str>; 3] = [None, Some("jvmti"), Some("bci")];
+
+const USAGE: &str = "usage: cargo xtask bench [--quick] [--jdk PATH] [--runs N] [--moo-n N] [--moo-n-jvmti N] [--files N] [--writer-events N]";
+
+struct Config {
+    quick: bool,
+    jdk: PathBuf,
+    runs: usize,
+    /// MooBench outer iterations without the agent and with mode=bci.
+    moo_n: u64,
+    /// MooBench outer iterations with mode=jvmti (smaller: it is 100x+ slower).
+    moo_n_jvmti: u64,
+    /// Generated source files javac compiles.
+    files: usize,
+    writer_events: u64,
+}
+
+impl Config {
+    fn parse(args: &[String]) -> Result<Config, String> {
+        let quick = args.iter().any(|a| a == "--quick");
+        let mut c = Config {
+            quick,
+            jdk: PathBuf::from(DEFAULT_JDK),
+            runs: if quick { 1 } else { 3 },
+            moo_n: if quick { 200_000 } else { 2_000_000 },
+            moo_n_jvmti: if quick { 20_000 } else { 200_000 },
+            files: if quick { 100 } else { 300 },
+            writer_events: if quick { 5_000_000 } else { 20_000_000 },
+        };
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            if a == "--quick" {
+                continue;
+            }
+            let mut value = || {
+                it.next()
+                    .ok_or_else(|| format!("{a} needs a value\n{USAGE}"))
+            };
+            let num = |v: &String| -> Result<u64, String> {
+                v.replace('_', "")
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| format!("{a}: not a positive number: {v}"))
+            };
+            match a.as_str() {
+                "--jdk" => c.jdk = PathBuf::from(value()?),
+                "--runs" => c.runs = num(value()?)? as usize,
+                "--moo-n" => c.moo_n = num(value()?)?,
+                "--moo-n-jvmti" => c.moo_n_jvmti = num(value()?)?,
+                "--files" => c.files = num(value()?)? as usize,
+                "--writer-events" => c.writer_events = num(value()?)?,
+                _ => return Err(format!("unknown argument {a}\n{USAGE}")),
+            }
+        }
+        Ok(c)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Workload {
+    Moo,
+    Javac,
+}
+
+impl Workload {
+    fn name(self) -> &'static str {
+        match self {
+            Workload::Moo => "moobench",
+            Workload::Javac => "javac",
+        }
+    }
+}
+
+/// One JVM run's measurements.
+#[derive(Clone, Default)]
+struct Sample {
+    wall: f64,
+    /// The program's own timing of its measured loop (MooBench only).
+    loop_s: Option<f64>,
+    /// Calls the program says it made (MooBench only).
+    prog_calls: Option<u64>,
+    rss_kb: Option<u64>,
+    entries: u64,
+    exits: u64,
+    trace_bytes: u64,
+    /// The trace ends with `</TRACE>` (the agent closed it).
+    closed: bool,
+}
+
+impl Sample {
+    /// What "best of N" minimises: the program's own loop time if it has one.
+    fn key(&self) -> f64 {
+        self.loop_s.unwrap_or(self.wall)
+    }
+}
+
+/// The best sample of one (workload, mode), or why it failed.
+struct Row {
+    workload: Workload,
+    mode: &'static str,
+    result: Result<Sample, String>,
+}
+
+struct Env {
+    cfg: Config,
+    java: PathBuf,
+    agent: PathBuf,
+    work: PathBuf,
+    classes: PathBuf,
+    argfile: PathBuf,
+    time: bool,
+    timeout: bool,
+}
+
+pub fn run(args: &[String]) -> bool {
+    let cfg = match Config::parse(args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return false;
+        }
+    };
+    match bench(cfg) {
+        Ok(ok) => ok,
+        Err(e) => {
+            eprintln!("bench: {e}");
+            false
+        }
+    }
+}
+
+fn bench(cfg: Config) -> Result<bool, String> {
+    let java = cfg.jdk.join("bin/java");
+    let javac = cfg.jdk.join("bin/javac");
+    if !java.is_file() || !javac.is_file() {
+        return Err(format!("no java/javac in {}", cfg.jdk.display()));
+    }
+    eprintln!("bench: building the agent and writer_bench (release)");
+    let built = util::cargo()
+        .args(["build", "--release", "-p", "jtrace", "--lib"])
+        .args(["--example", "writer_bench"])
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !built.success() {
+        return Err("cargo build --release -p jtrace failed".into());
+    }
+    let root = util::root();
+    let agent = root.join("target/release/libjtrace.so");
+
+    let work = std::env::temp_dir().join(format!("jtrace-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+    let result = bench_in(cfg, java, javac, agent, work.clone());
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+fn bench_in(
+    cfg: Config,
+    java: PathBuf,
+    javac: PathBuf,
+    agent: PathBuf,
+    work: PathBuf,
+) -> Result<bool, String> {
+    let root = util::root();
+    let classes = work.join("classes");
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(root.join("bench/moobench"))
+        .map_err(|e| format!("bench/moobench: {e}"))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "java"))
+        .collect();
+    sources.sort();
+    let out = Command::new(&javac)
+        .arg("-d")
+        .arg(&classes)
+        .args(&sources)
+        .output()
+        .map_err(|e| format!("cannot run javac: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "javac bench/moobench failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let argfile = generate_sources(&work.join("gen-src"), cfg.files)?;
+
+    let env = Env {
+        java,
+        agent,
+        classes,
+        argfile,
+        time: Path::new(GNU_TIME).is_file(),
+        timeout: Path::new(TIMEOUT).is_file(),
+        work,
+        cfg,
+    };
+    let load_before = load_average();
+    let mut rows = Vec::new();
+    for workload in [Workload::Moo, Workload::Javac] {
+        for mode in MODES {
+            rows.push(measure(&env, workload, mode));
+        }
+    }
+    let writer = writer_bench(&env);
+    let load_after = load_average();
+
+    let mut report = String::new();
+    let _ = writeln!(report, "\n{}", machine(&env));
+    let _ = writeln!(
+        report,
+        "load average before/after: {load_before} / {load_after}"
+    );
+    let _ = writeln!(
+        report,
+        "{}runs per cell: {} (best kept); moobench N={} (jvmti N={}), depth {DEPTH}; javac: {} generated files\n",
+        if env.cfg.quick { "--quick: " } else { "" },
+        env.cfg.runs,
+        env.cfg.moo_n,
+        env.cfg.moo_n_jvmti,
+        env.cfg.files
+    );
+    report.push_str(&table(&rows));
+    report.push('\n');
+    for line in &writer {
+        let _ = writeln!(report, "{line}");
+    }
+    println!("{report}");
+    let all_ok =
+        rows.iter().all(|r| r.result.is_ok()) && writer.iter().all(|l| !l.contains("FAILED"));
+    if !all_ok {
+        eprintln!("bench: some runs failed (see the table)");
+    }
+    Ok(all_ok)
+}
+
+/// Writes `n` small interdependent classes (fields, loops, generics, lambdas, an enum,
+/// a nested interface, a call into the previous class) and an `@argfile` naming them.
+fn generate_sources(dir: &Path, n: usize) -> Result<PathBuf, String> {
+    let mut list = String::new();
+    for i in 0..n {
+        let pkg = format!("gen.p{}", i % 10);
+        let pdir = dir.join(pkg.replace('.', "/"));
+        std::fs::create_dir_all(&pdir).map_err(|e| format!("{}: {e}", pdir.display()))?;
+        let prev = if i == 0 {
+            String::from("return m0(3);")
+        } else {
+            format!(
+                "return new gen.p{}.C{}(counter).m0(3) + m0(2);",
+                (i - 1) % 10,
+                i - 1
+            )
+        };
+        let src = format!(
+            r#"package {pkg};
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+public class C{i} {{
+    public enum Kind {{ A, B, C }}
+
+    public interface Shape {{ double area(); }}
+
+    private final List<String> names = new ArrayList<>();
+    private int counter;
+
+    public C{i}(int seed) {{
+        counter = seed;
+        names.add("c{i}-" + seed);
+    }}
+
+    public int m0(int x) {{
+        int s = 0;
+        for (int k = 0; k < x; k++) {{
+            s += k * {i} + counter;
+        }}
+        return s;
+    }}
+
+    public String m1(String a) {{
+        return a + ":" + counter + "/" + names.size();
+    }}
+
+    public Map<String, Integer> m2(List<String> in) {{
+        Map<String, Integer> m = new HashMap<>();
+        for (String s : in) {{
+            m.merge(s, 1, Integer::sum);
+        }}
+        return m;
+    }}
+
+    public Optional<String> m3() {{
+        return names.stream().filter(s -> s.length() > 3).map(String::toUpperCase).findFirst();
+    }}
+
+    public long m4() {{
+        {prev}
+    }}
+
+    public int m5(Kind k) {{
+        switch (k) {{
+            case A: return 1;
+            case B: return counter;
+            default: return m0(counter & 7);
+        }}
+    }}
+
+    public Shape m6(double r) {{
+        return () -> Math.PI * r * r + {i};
+    }}
+
+    @Override
+    public String toString() {{
+        return "C{i}[" + counter + ", " + names + "]";
+    }}
+}}
+"#
+        );
+        let file = pdir.join(format!("C{i}.java"));
+        std::fs::write(&file, src).map_err(|e| format!("{}: {e}", file.display()))?;
+        let _ = writeln!(list, "{}", file.display());
+    }
+    let argfile = dir.join("sources.txt");
+    std::fs::write(&argfile, list).map_err(|e| format!("{}: {e}", argfile.display()))?;
+    Ok(argfile)
+}
+
+/// Runs one (workload, mode) `runs` times and keeps the best; stops at the first failure.
+fn measure(env: &Env, workload: Workload, mode: Option<&'static str>) -> Row {
+    let label = mode.unwrap_or("none");
+    let mut best: Option<Sample> = None;
+    for i in 1..=env.cfg.runs {
+        eprint!(
+            "bench: {:<8} {:<5} run {i}/{}: ",
+            workload.name(),
+            label,
+            env.cfg.runs
+        );
+        match run_once(env, workload, mode) {
+            Ok(s) => {
+                eprintln!(
+                    "wall {:.3} s{}, {} entries, trace {:.1} MB{}",
+                    s.wall,
+                    s.loop_s
+                        .map(|l| format!(", loop {l:.3} s"))
+                        .unwrap_or_default(),
+                    s.entries,
+                    s.trace_bytes as f64 / 1e6,
+                    if mode.is_some() && !s.closed {
+                        " (NOT CLOSED)"
+                    } else {
+                        ""
+                    }
+                );
+                if best.as_ref().is_none_or(|b| s.key() < b.key()) {
+                    best = Some(s);
+                }
+            }
+            Err(e) => {
+                eprintln!("FAILED\n{e}");
+                return Row {
+                    workload,
+                    mode: label,
+                    result: Err(e),
+                };
+            }
+        }
+    }
+    Row {
+        workload,
+        mode: label,
+        result: best.ok_or_else(|| "no run".to_string()),
+    }
+}
+
+fn run_once(env: &Env, workload: Workload, mode: Option<&str>) -> Result<Sample, String> {
+    let dir = env.work.join("run");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let trace = dir.join("trace.xml");
+    let rss_file = dir.join("rss.txt");
+
+    let mut cmd = if env.time {
+        let mut c = Command::new(GNU_TIME);
+        c.arg("-f").arg("%M").arg("-o").arg(&rss_file);
+        c
+    } else {
+        Command::new(env.java.as_os_str())
+    };
+    if env.time {
+        if env.timeout {
+            cmd.arg(TIMEOUT)
+                .arg("-k")
+                .arg("10")
+                .arg(RUN_LIMIT.as_secs().to_string());
+        }
+        cmd.arg(&env.java);
+    }
+    if let Some(m) = mode {
+        let include = match workload {
+            Workload::Moo => "",
+            Workload::Javac => ",include=com.sun.tools.*",
+        };
+        cmd.arg(format!(
+            "-agentpath:{}=out={},mode={m}{include}",
+            env.agent.display(),
+            trace.display()
+        ));
+    }
+    match workload {
+        Workload::Moo => {
+            let n = if mode == Some("jvmti") {
+                env.cfg.moo_n_jvmti
+            } else {
+                env.cfg.moo_n
+            };
+            cmd.arg("-cp")
+                .arg(&env.classes)
+                .arg("moobench.MooBench")
+                .arg(n.to_string())
+                .arg(DEPTH.to_string());
+        }
+        Workload::Javac => {
+            cmd.arg("-m")
+                .arg("jdk.compiler/com.sun.tools.javac.Main")
+                .arg("-proc:none")
+                .arg("-d")
+                .arg(dir.join("out"))
+                .arg(format!("@{}", env.argfile.display()));
+        }
+    }
+    cmd.current_dir(&dir);
+    let start = Instant::now();
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot start {}: {e}", env.java.display()))?;
+    let wall = start.elapsed().as_secs_f64();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(format!(
+            "exit status {} after {wall:.1} s; stderr tail:\n    {}",
+            out.status,
+            tail.join("\n    ")
+        ));
+    }
+    let field = |k: &str| {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(k))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    };
+    let mut s = Sample {
+        wall,
+        loop_s: field("loop_ns=").map(|ns| ns as f64 / 1e9),
+        prog_calls: field("calls="),
+        rss_kb: std::fs::read_to_string(&rss_file)
+            .ok()
+            .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok())),
+        ..Sample::default()
+    };
+    if workload == Workload::Moo && (s.loop_s.is_none() || s.prog_calls.is_none()) {
+        return Err(format!("MooBench printed no loop_ns/calls: {stdout}"));
+    }
+    if mode.is_some() {
+        let scan = scan_trace(&trace);
+        let _ = std::fs::remove_dir_all(&dir);
+        let (entries, exits, bytes, closed) =
+            scan.map_err(|e| format!("trace {}: {e}", trace.display()))?;
+        s.entries = entries;
+        s.exits = exits;
+        s.trace_bytes = bytes;
+        s.closed = closed;
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    Ok(s)
+}
+
+/// Counts `<methodEntry` and `<methodExit` in one streaming pass; returns (entries,
+/// exits, bytes, ends with `</TRACE>`). The trace is GBs, so no parsing, no lines.
+fn scan_trace(path: &Path) -> std::io::Result<(u64, u64, u64, bool)> {
+    const PAT: &[u8] = b"<methodE";
+    const LOOK: usize = PAT.len() + 1;
+    let mut f = File::open(path)?;
+    let bytes = f.metadata()?.len();
+    let mut buf = vec![0u8; 4 << 20];
+    let (mut keep, mut entries, mut exits) = (0usize, 0u64, 0u64);
+    loop {
+        let n = f.read(&mut buf[keep..])?;
+        if n == 0 {
+            break;
+        }
+        let end = keep + n;
+        let limit = end.saturating_sub(LOOK);
+        let mut i = 0;
+        while let Some(p) = buf[i..limit].iter().position(|&b| b == b'<') {
+            let at = i + p;
+            if &buf[at..at + PAT.len()] == PAT {
+                match buf[at + PAT.len()] {
+                    b'n' => entries += 1,
+                    b'x' => exits += 1,
+                    _ => {}
+                }
+            }
+            i = at + 1;
+        }
+        buf.copy_within(limit..end, 0);
+        keep = end - limit;
+    }
+    let closed = buf[..keep].ends_with(b"</TRACE>\n") || buf[..keep].ends_with(b"</TRACE>");
+    Ok((entries, exits, bytes, closed))
+}
+
+/// Runs the writer micro-benchmark; returns its output lines (or a FAILED line).
+fn writer_bench(env: &Env) -> Vec<String> {
+    eprintln!(
+        "bench: writer_bench, {} events into a sink and into a file",
+        env.cfg.writer_events
+    );
+    let exe = util::root().join("target/release/examples/writer_bench");
+    let out = Command::new(&exe)
+        .arg(env.cfg.writer_events.to_string())
+        .arg(env.work.join("writer-bench.xml"))
+        .output();
+    match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect(),
+        Ok(o) => vec![format!(
+            "writer_bench FAILED ({}): {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr).trim()
+        )],
+        Err(e) => vec![format!(
+            "writer_bench FAILED: cannot run {}: {e}",
+            exe.display()
+        )],
+    }
+}
+
+fn machine(env: &Env) -> String {
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let version = Command::new(&env.java)
+        .arg("-version")
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .nth(1)
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "unknown JDK".into());
+    format!(
+        "machine: {cpus} CPUs, {model}; JDK: {} ({version})",
+        env.cfg.jdk.display()
+    )
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "n/a".into())
+}
+
+fn table(rows: &[Row]) -> String {
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{:<9} {:<6} {:>11} {:>8} {:>8} {:>9} {:>8} {:>12} {:>9} {:>9} {:>12} {:>9} {:>8} {:>8}  note",
+        "workload",
+        "mode",
+        "calls",
+        "wall s",
+        "loop s",
+        "ns/call",
+        "slowdown",
+        "traced",
+        "+ns/call",
+        "+ns(wall)",
+        "events/s",
+        "trace MB",
+        "MB/s",
+        "RSS MB"
+    );
+    for w in [Workload::Moo, Workload::Javac] {
+        let base = rows
+            .iter()
+            .find(|r| r.workload == w && r.mode == "none")
+            .and_then(|r| r.result.as_ref().ok());
+        for r in rows.iter().filter(|r| r.workload == w) {
+            let s = match &r.result {
+                Ok(s) => s,
+                Err(e) => {
+                    let first = e.lines().next().unwrap_or("");
+                    let _ = writeln!(
+                        t,
+                        "{:<9} {:<6} FAILED: {}",
+                        w.name(),
+                        r.mode,
+                        util::clip(first, 120)
+                    );
+                    continue;
+                }
+            };
+            let per_call = |x: &Sample| match (x.loop_s, x.prog_calls) {
+                (Some(l), Some(c)) if c > 0 => Some(l * 1e9 / c as f64),
+                _ => None,
+            };
+            let traced = r.mode != "none";
+            let dash = || "-".to_string();
+            // MooBench: slowdown and added cost from the program's own loop timing, per
+            // program call (N may differ per mode). javac: from wall time.
+            let (slowdown, added_loop) = match (w, base) {
+                (Workload::Moo, Some(b)) => match (per_call(s), per_call(b)) {
+                    (Some(m), Some(bc)) => (
+                        Some(m / bc),
+                        (traced && s.entries > 0).then(|| {
+                            (s.loop_s.unwrap_or(0.0) * 1e9 - bc * s.prog_calls.unwrap_or(0) as f64)
+                                / s.entries as f64
+                        }),
+                    ),
+                    _ => (None, None),
+                },
+                (Workload::Javac, Some(b)) => (Some(s.wall / b.wall), None),
+                _ => (None, None),
+            };
+            let added_wall = match base {
+                Some(b) if traced && s.entries > 0 => {
+                    // Scale the baseline if this mode ran a different N (MooBench jvmti).
+                    let base_wall = match (s.prog_calls, b.prog_calls, b.loop_s) {
+                        (Some(c), Some(bc), Some(bl)) if bc > 0 => {
+                            b.wall - bl + bl * c as f64 / bc as f64
+                        }
+                        _ => b.wall,
+                    };
+                    Some((s.wall - base_wall) * 1e9 / s.entries as f64)
+                }
+                _ => None,
+            };
+            let mut note = Vec::new();
+            if traced && !s.closed {
+                note.push("trace not closed".to_string());
+            }
+            if traced && s.entries != s.exits {
+                note.push(format!("exits {} != entries", s.exits));
+            }
+            if let (true, Some(c)) = (traced, s.prog_calls) {
+                if s.entries < c {
+                    note.push(format!("{} calls missing", c - s.entries));
+                }
+            }
+            let _ = writeln!(
+                t,
+                "{:<9} {:<6} {:>11} {:>8.3} {:>8} {:>9} {:>8} {:>12} {:>9} {:>9} {:>12} {:>9} {:>8} {:>8}  {}",
+                w.name(),
+                r.mode,
+                s.prog_calls.map_or_else(dash, |c| c.to_string()),
+                s.wall,
+                s.loop_s.map_or_else(dash, |l| format!("{l:.3}")),
+                per_call(s).map_or_else(dash, |p| format!("{p:.1}")),
+                slowdown.map_or_else(dash, |x| format!("{x:.2}x")),
+                if traced { s.entries.to_string() } else { dash() },
+                added_loop.map_or_else(dash, |x| format!("{x:.1}")),
+                added_wall.map_or_else(dash, |x| format!("{x:.1}")),
+                if traced {
+                    format!("{:.0}", (s.entries + s.exits) as f64 / s.wall)
+                } else {
+                    dash()
+                },
+                if traced {
+                    format!("{:.1}", s.trace_bytes as f64 / 1e6)
+                } else {
+                    dash()
+                },
+                if traced {
+                    format!("{:.1}", s.trace_bytes as f64 / 1e6 / s.wall)
+                } else {
+                    dash()
+                },
+                s.rss_kb.map_or_else(|| "n/a".into(), |k| format!("{:.0}", k as f64 / 1024.0)),
+                note.join("; ")
+            );
+        }
+    }
+    t
+}

@@ -1,0 +1,66 @@
+//! `cargo xtask demo`: build the agent, trace examples/Demo.java, validate the trace and summarise it.
+
+use crate::{check, jdk, util};
+use std::process::Command;
+
+pub fn run() -> bool {
+    let root = util::root();
+    let built = util::cargo()
+        .args(["build", "--release", "--quiet", "-p", "jtrace"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !built {
+        eprintln!("demo: cargo build --release -p jtrace failed");
+        return false;
+    }
+    let Some(jdk) = jdk::discover().into_iter().next() else {
+        eprintln!(
+            "demo: no JDK >= {} under {}",
+            jdk::MIN_FEATURE,
+            jdk::JVM_DIR
+        );
+        return false;
+    };
+    let dir = root.join("target/demo");
+    let _ = std::fs::create_dir_all(&dir);
+    let javac = Command::new(jdk.javac())
+        .arg("-g")
+        .arg("-d")
+        .arg(&dir)
+        .arg(root.join("examples/Demo.java"))
+        .status();
+    if !javac.is_ok_and(|s| s.success()) {
+        eprintln!("demo: javac failed");
+        return false;
+    }
+    let trace = dir.join("demo.xml");
+    let agent = root.join("target/release/libjtrace.so");
+    let agent_arg = format!("-agentpath:{}=out={}", agent.display(), trace.display());
+    println!("$ java {agent_arg} -cp {} Demo", dir.display());
+    let ran = Command::new(jdk.java())
+        .arg(&agent_arg)
+        .arg("-cp")
+        .arg(&dir)
+        .arg("Demo")
+        .status();
+    if !ran.is_ok_and(|s| s.success()) {
+        eprintln!("demo: the traced program failed");
+        return false;
+    }
+    let size = std::fs::metadata(&trace).map(|m| m.len()).unwrap_or(0);
+    println!("\ntrace: {} ({size} bytes)", trace.display());
+    if !check::run(&trace.to_string_lossy()) {
+        return false;
+    }
+    if let Ok(s) = tracecheck::check(&trace) {
+        let mut methods: Vec<(&String, u64)> =
+            s.methods.iter().map(|(k, m)| (k, m.entries)).collect();
+        methods.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        println!("\nmost called methods:");
+        for (k, n) in methods.iter().take(8) {
+            println!("  {n:>8}  {k}");
+        }
+        println!("threads: {}", s.thread_names().join(", "));
+    }
+    true
+}

@@ -69,6 +69,7 @@ fn defs(t: u64) -> Msg {
             static_fields: 0,
             instance_fields: 0,
             num_methods: METHODS,
+            instrumented: true,
         }),
     ];
     for mid in 1..=METHODS {

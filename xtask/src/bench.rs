@@ -44,7 +44,7 @@ impl Config {
             jdk: PathBuf::from(DEFAULT_JDK),
             runs: if quick { 1 } else { 3 },
             moo_n: if quick { 200_000 } else { 2_000_000 },
-            moo_n_jvmti: if quick { 20_000 } else { 200_000 },
+            moo_n_jvmti: if quick { 20_000 } else { 500_000 },
             files: if quick { 100 } else { 300 },
             writer_events: if quick { 5_000_000 } else { 20_000_000 },
         };
@@ -681,8 +681,11 @@ fn table(rows: &[Row]) -> String {
             if traced && !s.closed {
                 note.push("trace not closed".to_string());
             }
-            if traced && s.entries != s.exits {
-                note.push(format!("exits {} != entries", s.exits));
+            if traced && s.entries > s.exits {
+                // e.g. javac's Main.main calls System.exit: its frame never returns.
+                note.push(format!("{} frame(s) open at exit", s.entries - s.exits));
+            } else if traced && s.entries < s.exits {
+                note.push(format!("{} more exits than entries", s.exits - s.entries));
             }
             if let (true, Some(c)) = (traced, s.prog_calls) {
                 if s.entries < c {

@@ -33,6 +33,8 @@ pub struct ClassDef {
     pub static_fields: u32,
     pub instance_fields: u32,
     pub num_methods: u32,
+    /// Rewritten with probes (mode=bci).
+    pub instrumented: bool,
 }
 
 /// A method of a class, sent right after its class.
@@ -51,6 +53,8 @@ pub struct MethodDef {
 
 #[derive(Debug, Clone)]
 pub enum Def {
+    /// A class that should have been traced but could not be rewritten: (name, why).
+    Untraced(String, String),
     Thread(ThreadDef),
     Class(ClassDef),
     Method(MethodDef),

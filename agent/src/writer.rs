@@ -90,6 +90,9 @@ pub struct Writer<W: Write> {
     header_trace_id: String,
     header_agent_id: String,
     exceptions: bool,
+    /// Classes left untouched by the rewriter: (name, why).
+    untraced: Vec<(String, String)>,
+    instrumented_classes: u64,
     stats: Stats,
     closed: bool,
 }
@@ -104,6 +107,8 @@ impl<W: Write> Writer<W> {
             header_trace_id: header.trace_id.clone(),
             header_agent_id: header.agent_id.clone(),
             exceptions: header.exceptions,
+            untraced: Vec::new(),
+            instrumented_classes: 0,
             stats: Stats::default(),
             closed: false,
         };
@@ -191,6 +196,7 @@ impl<W: Write> Writer<W> {
 
     fn def(&mut self, d: Def) {
         match d {
+            Def::Untraced(name, why) => self.untraced.push((name, why)),
             Def::Thread(t) => self.thread_def(t),
             Def::Class(c) => self.class_def(c),
             Def::Method(m) => self.method_def(m),
@@ -212,6 +218,7 @@ impl<W: Write> Writer<W> {
     }
 
     fn class_def(&mut self, c: ClassDef) {
+        self.instrumented_classes += c.instrumented as u64;
         let ns = if c.tid != 0 {
             self.stamp(c.tid, c.t)
         } else {
@@ -475,6 +482,20 @@ impl<W: Write> Writer<W> {
         o.str("name", "inferredExits");
         o.num("value", self.stats.inferred_exits);
         o.close();
+        o.open("annotation");
+        o.str("name", "instrumentedClasses");
+        o.num("value", self.instrumented_classes);
+        o.close();
+        o.open("annotation");
+        o.str("name", "uninstrumentedClasses");
+        o.num("value", self.untraced.len() as u64);
+        o.close();
+        for (name, why) in &self.untraced {
+            o.open("annotation");
+            o.str("name", "uninstrumentedClass");
+            o.str("value", &format!("{name}: {why}"));
+            o.close();
+        }
         o.raw("</traceEnd>\n");
         for (mid, m) in self.methods.iter().enumerate() {
             if let Some(m) = m {

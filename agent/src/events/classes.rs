@@ -78,6 +78,10 @@ fn rewrite(bytes: &[u8], info: &ClassInfo, first_mid: u32, dotted: &str) -> Opti
             log_once(&format!(
                 "cannot instrument class {dotted}: {e}; it runs untouched and untraced"
             ));
+            crate::buffer::send(Msg::Defs(vec![Def::Untraced(
+                dotted.to_string(),
+                e.to_string(),
+            )]));
             None
         }
     }
@@ -255,6 +259,7 @@ fn send_defs(p: &Pending, tid: u32, loader: &str) {
         static_fields: info.static_fields,
         instance_fields: info.instance_fields,
         num_methods: info.methods.len() as u32,
+        instrumented: p.instrumented,
     }));
     for (i, m) in info.methods.iter().enumerate() {
         let lines = m.line_table.iter().map(|&(_, l)| l as u32);

@@ -6,6 +6,7 @@
 //! element's own rules.
 
 use crate::lines::LineCounter;
+use crate::linetable;
 use crate::summary::{AllocStats, MethodStats, Summary, ThreadInfo};
 use crate::vocab;
 use crate::{Rule, Violation, MAX_VIOLATIONS};
@@ -33,7 +34,13 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("traceStart", &["traceId", "agentIdRef", "time"]),
     ("traceEnd", &["traceIdRef", "time"]),
     ("filter", &["pattern", "genericPattern", "mode"]),
+    ("objDef", &["objId"]),
 ];
+
+/// Valid `objAlloc@isArray` codes: object, object array, boolean[] .. long[].
+fn is_array_code_ok(code: u64) -> bool {
+    matches!(code, 0 | 2 | 4..=11)
+}
 
 type Attrs<'a> = Vec<(&'static str, Cow<'a, str>)>;
 
@@ -104,6 +111,12 @@ struct Class {
     live: bool,
     line: u64,
     methods: Vec<u64>,
+    source: String,
+    num_methods: Option<u64>,
+    /// `methodNames` annotation entries (`name(sig)ret`), with `lines=on`.
+    method_names: Option<Vec<String>>,
+    /// Decoded `methodLineTables` annotation, with `lines=on`.
+    line_tables: Option<Vec<Vec<u32>>>,
 }
 
 struct Method {
@@ -112,6 +125,11 @@ struct Method {
     live: bool,
     line: u64,
     count_seen: bool,
+    /// `startLineNumber..=endLineNumber` when both are given and non-zero.
+    line_range: Option<(u64, u64)>,
+    /// Sorted, deduplicated lines of its executable units (from its class's
+    /// methodLineTables), with `lines=on`.
+    line_table: Option<Vec<u32>>,
     stats: MethodStats,
 }
 
@@ -130,9 +148,14 @@ struct State {
     classes: HashMap<u64, Class>,
     methods: HashMap<u64, Method>,
     retired_methods: Vec<Method>,
-    objects: HashSet<i64>,
-    alloc_on: bool,
-    pending_objects: Vec<(u64, String)>,
+    /// Live objects and the class id their objAlloc/objDef named (0: none).
+    objects: HashMap<i64, u64>,
+    /// Live objects that have been thrown (to count distinct exceptions).
+    thrown_objects: HashSet<i64>,
+    /// The classDef whose children are being read.
+    current_class: Option<u64>,
+    /// objAlloc figures per (class id, isArray), named at the end (or when the id is reused).
+    alloc_by_class: HashMap<(u64, u32), AllocStats>,
     gc_open: Option<u64>,
     element_counts: HashMap<&'static str, u64>,
     shutdown_line: Option<u64>,
@@ -156,9 +179,10 @@ impl State {
             classes: HashMap::new(),
             methods: HashMap::new(),
             retired_methods: Vec::new(),
-            objects: HashSet::new(),
-            alloc_on: false,
-            pending_objects: Vec::new(),
+            objects: HashMap::new(),
+            thrown_objects: HashSet::new(),
+            current_class: None,
+            alloc_by_class: HashMap::new(),
             gc_open: None,
             element_counts: HashMap::new(),
             shutdown_line: None,
@@ -459,20 +483,14 @@ impl State {
             );
             return Some(id);
         }
-        if self.alloc_on {
-            if !self.objects.contains(&id) {
-                self.err(
-                    line,
-                    Rule::Ids,
-                    format!("<{name}> objIdRef=\"{id}\": no live objAlloc defines object {id}"),
-                );
-            }
-        } else if self.pending_objects.len() < MAX_VIOLATIONS {
-            // Allocation tracing may be off; these only count once an objAlloc shows up.
-            self.pending_objects.push((
+        if !self.objects.contains_key(&id) {
+            self.err(
                 line,
-                format!("<{name}> objIdRef=\"{id}\" is used before any objAlloc defines it"),
-            ));
+                Rule::Ids,
+                format!(
+                    "<{name}> objIdRef=\"{id}\": no live objAlloc or objDef defines object {id}"
+                ),
+            );
         }
         Some(id)
     }
@@ -518,7 +536,13 @@ impl State {
                 | "classUnload"
                 | "objDef"
         ) {
-            self.class_ref(line, name, attrs, "classIdRef", name == "objAlloc");
+            self.class_ref(
+                line,
+                name,
+                attrs,
+                "classIdRef",
+                matches!(name, "objAlloc" | "objDef"),
+            );
         }
         if name == "objAlloc" {
             self.class_ref(line, name, attrs, "aClassIdRef", true);
@@ -558,8 +582,14 @@ impl State {
             "methodDef" => self.method_def(line, attrs),
             "methodEntry" => self.method_entry(line, attrs, thread),
             "methodExit" => self.method_exit(line, attrs, thread),
-            "throw" | "catch" | "line" => self.frame_event(line, name, attrs, thread),
+            "throw" | "catch" | "line" => {
+                if name == "throw" {
+                    self.thrown(object);
+                }
+                self.frame_event(line, name, attrs, thread)
+            }
             "objAlloc" => self.obj_alloc(line, attrs),
+            "objDef" => self.obj_def(line, attrs),
             "objFree" | "objMove" | "classUnload" => self.gc_event(line, name, attrs, object),
             "gcStart" => {
                 if let Some(l) = self.gc_open {
@@ -576,6 +606,18 @@ impl State {
                 if started.is_none() {
                     self.err(line, Rule::Gc, "<gcFinish> without <gcStart>".to_string());
                 }
+                let total = self.opt_u64(line, name, attrs, "totalObjectSpace");
+                let used = self.opt_u64(line, name, attrs, "usedObjectSpace");
+                if let (Some(total), Some(used)) = (total, used) {
+                    if used > total {
+                        self.err(
+                            line,
+                            Rule::Gc,
+                            format!("<gcFinish> usedObjectSpace=\"{used}\" exceeds totalObjectSpace=\"{total}\""),
+                        );
+                    }
+                }
+                self.opt_u64(line, name, attrs, "usedObjects");
             }
             "monContendedEnter" | "monContendedEntered" | "monWait" | "monWaited" => {
                 self.monitor(line, name, attrs, thread, object)
@@ -653,6 +695,10 @@ impl State {
             return;
         };
         let name = get(attrs, "name").unwrap_or("").replace('/', ".");
+        self.current_class = Some(id);
+        if self.classes.contains_key(&id) {
+            self.flush_allocs(Some(id));
+        }
         if let Some(c) = self.classes.get(&id) {
             if c.live {
                 let msg = format!(
@@ -664,6 +710,7 @@ impl State {
             }
         }
         self.summary.classes.push(name.clone());
+        let num_methods = self.opt_u64(line, "classDef", attrs, "numMethods");
         self.classes.insert(
             id,
             Class {
@@ -671,8 +718,61 @@ impl State {
                 live: true,
                 line,
                 methods: Vec::new(),
+                source: get(attrs, "sourceName").unwrap_or("").to_string(),
+                num_methods,
+                method_names: None,
+                line_tables: None,
             },
         );
+    }
+
+    /// An `annotation` child of the classDef being read: the Probekit strings.
+    fn class_annotation(&mut self, line: u64, attrs: &Attrs) {
+        let Some(id) = self.current_class else { return };
+        let (Some(key), Some(value)) = (get(attrs, "name"), get(attrs, "value")) else {
+            return;
+        };
+        let mut problems = Vec::new();
+        let Some(c) = self.classes.get_mut(&id) else {
+            return;
+        };
+        match key {
+            "methodNames" => {
+                let names: Vec<String> = linetable::method_names(value)
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect();
+                if let Some(n) = c.num_methods.filter(|&n| n != names.len() as u64) {
+                    problems.push(format!(
+                        "class {}: methodNames has {} entries but numMethods=\"{n}\"",
+                        c.name,
+                        names.len()
+                    ));
+                }
+                c.method_names = Some(names);
+            }
+            "methodLineTables" => match linetable::decode(value) {
+                Ok(t) => c.line_tables = Some(t),
+                Err(e) => problems.push(format!(
+                    "class {}: methodLineTables {value:?} does not decode: {e}",
+                    c.name
+                )),
+            },
+            _ => {}
+        }
+        if let (Some(n), Some(t)) = (&c.method_names, &c.line_tables) {
+            if n.len() != t.len() {
+                problems.push(format!(
+                    "class {}: methodLineTables has {} method(s), methodNames {}",
+                    c.name,
+                    t.len(),
+                    n.len()
+                ));
+            }
+        }
+        for p in problems {
+            self.err(line, Rule::LineTable, p);
+        }
     }
 
     fn method_def(&mut self, line: u64, attrs: &Attrs) {
@@ -713,12 +813,45 @@ impl State {
             c.methods.push(id);
         }
         let live = self.classes.get(&class).is_some_and(|c| c.live);
+        let mut line_table = None;
+        let mut missing = None;
+        if let Some(c) = self.classes.get(&class) {
+            if let (Some(names), Some(tables)) = (&c.method_names, &c.line_tables) {
+                let own = linetable::class_file_key(name, &sig);
+                match names.iter().position(|n| *n == own) {
+                    Some(i) => {
+                        line_table = tables.get(i).map(|t| {
+                            let mut t = t.clone();
+                            t.sort_unstable();
+                            t.dedup();
+                            t
+                        });
+                    }
+                    None => {
+                        missing = Some(format!(
+                            "<methodDef> {own} is not among the methodNames of class {class_name}"
+                        ))
+                    }
+                }
+            }
+        }
+        if let Some(msg) = missing {
+            self.err(line, Rule::LineTable, msg);
+        }
+        let start = self.opt_u64(line, "methodDef", attrs, "startLineNumber");
+        let end = self.opt_u64(line, "methodDef", attrs, "endLineNumber");
+        let line_range = match (start, end) {
+            (Some(a), Some(b)) if a > 0 && b >= a => Some((a, b)),
+            _ => None,
+        };
         let method = Method {
             key: format!("{class_name}.{name}{sig}"),
             class,
             live,
             line,
             count_seen: false,
+            line_range,
+            line_table,
             stats: MethodStats::default(),
         };
         if let Some(old) = self.methods.insert(id, method) {
@@ -841,6 +974,7 @@ impl State {
         } else {
             None
         };
+        let mut table_problem = None;
         if let Some(m) = method.and_then(|id| self.methods.get_mut(&id)) {
             match name {
                 "throw" => m.stats.throws += 1,
@@ -848,9 +982,32 @@ impl State {
                 _ => {
                     if let Some(n) = line_number {
                         m.stats.lines.insert(n);
+                        *m.stats.line_counts.entry(n).or_default() += 1;
+                        if let Some(t) = &m.line_table {
+                            let known = u32::try_from(n).is_ok_and(|n| t.binary_search(&n).is_ok());
+                            if !known {
+                                table_problem = Some(format!(
+                                    "<line> line_number=\"{n}\" is not in the methodLineTables entry of {} ({t:?})",
+                                    m.key
+                                ));
+                            }
+                        }
+                        let source = self.classes.get(&m.class).map(|c| c.source.as_str());
+                        let file = get(attrs, "file_name");
+                        if let (Some(src), Some(file)) = (source, file) {
+                            if !src.is_empty() && src != file {
+                                table_problem = Some(format!(
+                                    "<line> file_name=\"{file}\" but the sourceName of {}'s class is \"{src}\"",
+                                    m.key
+                                ));
+                            }
+                        }
                     }
                 }
             }
+        }
+        if let Some(msg) = table_problem {
+            self.err(line, Rule::LineTable, msg);
         }
         let (Some(tid), Some(method), Some(ticket)) = (thread, method, ticket) else {
             return;
@@ -886,44 +1043,155 @@ impl State {
         }
     }
 
-    fn obj_alloc(&mut self, line: u64, attrs: &Attrs) {
-        if !self.alloc_on {
-            self.alloc_on = true;
-            for (l, msg) in std::mem::take(&mut self.pending_objects) {
-                self.err(l, Rule::Ids, msg);
-            }
-        }
-        let Some(id) = self.req_u64(line, "objAlloc", attrs, "objId") else {
-            return;
-        };
+    fn define_object(&mut self, line: u64, el: &str, id: u64, class: u64) {
         let id = i64::try_from(id).unwrap_or(i64::MAX);
-        if !self.objects.insert(id) {
+        if self.objects.insert(id, class).is_some() {
             self.err(
                 line,
                 Rule::Ids,
-                format!("objId {id} redefined while live (no objFree since its objAlloc)"),
+                format!("<{el}> objId {id} redefined while live (no objFree since it was defined)"),
             );
         }
+        self.thrown_objects.remove(&id);
+    }
+
+    fn obj_def(&mut self, line: u64, attrs: &Attrs) {
+        let Some(id) = self.req_u64(line, "objDef", attrs, "objId") else {
+            return;
+        };
         let class = self
-            .opt_u64(line, "objAlloc", attrs, "classIdRef")
+            .opt_u64(line, "objDef", attrs, "classIdRef")
             .unwrap_or(0);
-        let is_array = self
-            .opt_u64(line, "objAlloc", attrs, "isArray")
-            .unwrap_or(0);
-        let size = self.opt_u64(line, "objAlloc", attrs, "size").unwrap_or(0);
-        let class_name = self
-            .classes
-            .get(&class)
-            .map(|c| c.name.clone())
-            .unwrap_or_default();
+        self.define_object(line, "objDef", id, class);
+    }
+
+    fn obj_alloc(&mut self, line: u64, attrs: &Attrs) {
+        let el = "objAlloc";
+        let id = self.req_u64(line, el, attrs, "objId");
+        let class = self.opt_u64(line, el, attrs, "classIdRef").unwrap_or(0);
+        let is_array = self.req_u64(line, el, attrs, "isArray").unwrap_or(0);
+        let size = self.req_u64(line, el, attrs, "size").unwrap_or(0);
+        let a_method = self.opt_u64(line, el, attrs, "aMethodIdRef").unwrap_or(0);
+        let a_class = self.opt_u64(line, el, attrs, "aClassIdRef");
+        let a_line = self.opt_u64(line, el, attrs, "aLineNr");
+        if let Some(id) = id {
+            self.define_object(line, el, id, class);
+        }
+        if !is_array_code_ok(is_array) {
+            self.err(
+                line,
+                Rule::Alloc,
+                format!("<objAlloc> isArray=\"{is_array}\" is not 0, 2 or 4..11"),
+            );
+        } else if is_array >= 4 && class != 0 {
+            self.err(
+                line,
+                Rule::Alloc,
+                format!("<objAlloc> of a primitive array (isArray=\"{is_array}\") names class {class}; primitive arrays have no classIdRef"),
+            );
+        } else if is_array < 4 && class == 0 {
+            self.err(
+                line,
+                Rule::Alloc,
+                format!("<objAlloc> isArray=\"{is_array}\" without a classIdRef (objects and object arrays name their (element) class)"),
+            );
+        }
+        if size == 0 && get(attrs, "size").is_some() {
+            self.err(
+                line,
+                Rule::Alloc,
+                "<objAlloc> size=\"0\": every object has a header".to_string(),
+            );
+        }
+        if a_method != 0 {
+            let problem = self.methods.get(&a_method).and_then(|m| {
+                if a_class.is_some_and(|c| c != m.class) {
+                    return Some(format!(
+                        "<objAlloc> aMethodIdRef=\"{a_method}\" ({}) belongs to class {}, not aClassIdRef=\"{}\"",
+                        m.key,
+                        m.class,
+                        a_class.unwrap_or(0)
+                    ));
+                }
+                match (a_line, m.line_range) {
+                    (Some(n), Some((lo, hi))) if n != 0 && (n < lo || n > hi) => Some(format!(
+                        "<objAlloc> aLineNr=\"{n}\" lies outside {} (lines {lo}..{hi})",
+                        m.key
+                    )),
+                    _ => None,
+                }
+            });
+            if let Some(msg) = problem {
+                self.err(line, Rule::Alloc, msg);
+            }
+        }
         let e: &mut AllocStats = self
-            .summary
-            .allocs
-            .entry((class_name, is_array as u32))
+            .alloc_by_class
+            .entry((class, is_array as u32))
             .or_default();
         e.count += 1;
         e.bytes += size;
+        if let Some(n) = a_line {
+            if !e.lines.contains(&n) {
+                e.lines.insert(n);
+            }
+        }
         self.summary.alloc_bytes += size;
+    }
+
+    /// Moves the allocation figures of class id `class` into the summary, under its name.
+    fn flush_allocs(&mut self, class: Option<u64>) {
+        let keys: Vec<(u64, u32)> = self
+            .alloc_by_class
+            .keys()
+            .filter(|(c, _)| class.is_none_or(|x| x == *c))
+            .copied()
+            .collect();
+        for k in keys {
+            let stats = self.alloc_by_class.remove(&k).expect("key");
+            let name = self
+                .classes
+                .get(&k.0)
+                .map(|c| c.name.clone())
+                .unwrap_or_default();
+            let e = self.summary.allocs.entry((name, k.1)).or_default();
+            e.count += stats.count;
+            e.bytes += stats.bytes;
+            e.lines.extend(stats.lines);
+        }
+    }
+
+    /// Counts the first throw of each live exception object, by its class.
+    fn thrown(&mut self, object: Option<i64>) {
+        let Some(id) = object.filter(|&id| id > 0) else {
+            return;
+        };
+        if !self.thrown_objects.insert(id) {
+            return;
+        }
+        let class = self.objects.get(&id).copied().unwrap_or(0);
+        let name = self.class_name_of(class);
+        *self.summary.thrown.entry(name).or_default() += 1;
+    }
+
+    fn class_name_of(&self, class: u64) -> String {
+        self.classes
+            .get(&class)
+            .map(|c| c.name.clone())
+            .unwrap_or_default()
+    }
+
+    fn thread_name_of(&self, id: u64) -> String {
+        match self.threads.get(&id) {
+            Some(t) => t.info.name.clone(),
+            None => self
+                .finished_threads
+                .iter()
+                .rev()
+                .find(|t| t.info.id == id)
+                .map(|t| t.info.name.clone())
+                .unwrap_or_else(|| format!("#{id}")),
+        }
     }
 
     fn gc_event(&mut self, line: u64, name: &str, attrs: &Attrs, object: Option<i64>) {
@@ -938,15 +1206,17 @@ impl State {
             "objFree" => {
                 if let Some(id) = object {
                     self.objects.remove(&id);
+                    self.thrown_objects.remove(&id);
                 }
             }
             "objMove" => {
-                if let Some(id) = object {
-                    self.objects.remove(&id);
-                }
+                let class = object.and_then(|id| {
+                    self.thrown_objects.remove(&id);
+                    self.objects.remove(&id)
+                });
                 if let Some(new) = self.req_u64(line, name, attrs, "newObjId") {
                     let new = i64::try_from(new).unwrap_or(i64::MAX);
-                    if self.alloc_on && !self.objects.insert(new) {
+                    if self.objects.insert(new, class.unwrap_or(0)).is_some() {
                         self.err(
                             line,
                             Rule::Ids,
@@ -960,6 +1230,9 @@ impl State {
                     return;
                 };
                 if let Some(c) = self.classes.get_mut(&id) {
+                    if c.live {
+                        self.summary.unloaded.push(c.name.clone());
+                    }
                     c.live = false;
                     for m in c.methods.clone() {
                         if let Some(m) = self.methods.get_mut(&m) {
@@ -979,6 +1252,21 @@ impl State {
         thread: Option<u64>,
         object: Option<i64>,
     ) {
+        let required: &[&str] = match name {
+            "monContendedEnter" => &["threadOwner"],
+            "monWait" => &["timeout"],
+            "monWaited" => &["timeout", "isTimedOut"],
+            _ => &[],
+        };
+        for key in required {
+            if get(attrs, key).is_none() {
+                self.err(
+                    line,
+                    Rule::Monitors,
+                    format!("<{name}> lacks attribute {key}"),
+                );
+            }
+        }
         if name == "monContendedEnter" {
             if let Some(owner) = self.opt_u64(line, name, attrs, "threadOwner") {
                 if owner != 0
@@ -990,6 +1278,54 @@ impl State {
                         Rule::Ids,
                         format!("<monContendedEnter> threadOwner=\"{owner}\": no threadStart defines it"),
                     );
+                }
+                if let Some(tid) = thread {
+                    if owner == tid {
+                        self.err(
+                            line,
+                            Rule::Monitors,
+                            format!("<monContendedEnter> thread {tid} contends for a monitor it owns itself (threadOwner=\"{owner}\")"),
+                        );
+                    }
+                    let me = self.thread_name_of(tid);
+                    let owner_name = if owner == 0 {
+                        String::new()
+                    } else {
+                        self.thread_name_of(owner)
+                    };
+                    *self.summary.contended.entry((me, owner_name)).or_default() += 1;
+                    let class = object
+                        .and_then(|o| self.objects.get(&o).copied())
+                        .unwrap_or(0);
+                    let class = self.class_name_of(class);
+                    *self.summary.contended_classes.entry(class).or_default() += 1;
+                }
+            }
+        }
+        if name == "monWait" {
+            self.opt_u64(line, name, attrs, "timeout");
+        }
+        if name == "monWaited" {
+            let waited = self.opt_u64(line, name, attrs, "timeout");
+            let timed_out = match get(attrs, "isTimedOut") {
+                Some("true") => true,
+                Some("false") | None => false,
+                Some(v) => {
+                    self.err(
+                        line,
+                        Rule::Monitors,
+                        format!("<monWaited> isTimedOut=\"{v}\" is not true or false"),
+                    );
+                    false
+                }
+            };
+            if let (Some(tid), Some(obj)) = (thread, object) {
+                if obj != -1 {
+                    let me = self.thread_name_of(tid);
+                    let w = self.summary.waits.entry(me).or_default();
+                    w.waits += 1;
+                    w.waited_ms += waited.unwrap_or(0);
+                    w.timed_out += u64::from(timed_out);
                 }
             }
         }
@@ -1093,6 +1429,7 @@ impl State {
     }
 
     fn finish(mut self) -> Summary {
+        self.flush_allocs(None);
         for (name, n) in self.element_counts.drain() {
             self.summary.elements.insert(name.to_string(), n);
         }
@@ -1117,6 +1454,9 @@ impl State {
                 s.method_count = Some(s.method_count.unwrap_or(0) + c);
             }
             s.lines.extend(m.stats.lines);
+            for (n, c) in m.stats.line_counts {
+                *s.line_counts.entry(n).or_default() += c;
+            }
         }
         let mut threads: Vec<Thread> = self
             .finished_threads
@@ -1260,6 +1600,9 @@ pub fn run<R: BufRead>(reader: R) -> Result<Summary, Vec<Violation>> {
                     }
                 } else {
                     let attrs = read_attrs(&mut st, line, name, known.map(|(_, a)| a), e);
+                    if name == "annotation" && parent == Some("classDef") && open.len() == 2 {
+                        st.class_annotation(line, &attrs);
+                    }
                     match known {
                         Some((k, _)) if open.len() == 1 && !root_closed => {
                             st.event(line, k, &attrs)

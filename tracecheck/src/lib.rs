@@ -7,6 +7,7 @@
 
 mod checker;
 mod lines;
+pub mod linetable;
 pub mod summary;
 pub mod vocab;
 
@@ -15,7 +16,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-pub use summary::{AllocStats, MethodStats, Summary, ThreadInfo};
+pub use summary::{AllocStats, MethodStats, Summary, ThreadInfo, WaitStats};
 
 /// Checking stops after this many violations.
 pub const MAX_VIOLATIONS: usize = 20;
@@ -33,6 +34,9 @@ pub enum Rule {
     /// An attribute the checks need is missing or not a number.
     Attribute,
     /// Ids are defined before use, not used after being undefined, not redefined while live.
+    /// Objects are defined by `objAlloc` or `objDef` (an object first named by an exception
+    /// or a monitor) and undefined by `objFree`/`objMove`; classes and their methods are
+    /// undefined by `classUnload`.
     Ids,
     /// `time` is `\d+\.\d{9}` and never decreases within a thread.
     Time,
@@ -42,14 +46,25 @@ pub enum Rule {
     Nesting,
     /// throw/line name an open frame of their thread, catch the innermost one.
     Frames,
-    /// objFree/objMove/classUnload inside gcStart..gcFinish; gcStart and gcFinish alternate.
+    /// objFree/objMove/classUnload inside gcStart..gcFinish; gcStart and gcFinish alternate;
+    /// gcFinish usedObjectSpace <= totalObjectSpace.
     Gc,
     /// Exactly one methodCount per method, and its count equals the number of methodEntry
     /// elements of that method ("count == entries": jtrace counts only traced entries).
     MethodCount,
     /// monContendedEntered follows monContendedEnter (same thread and object);
-    /// monWaited follows monWait.
+    /// monWaited follows monWait; a thread never contends with itself (threadOwner);
+    /// timeout, threadOwner and isTimedOut (`true`/`false`) are present and well-formed.
     Monitors,
+    /// objAlloc: isArray is 0, 2 or 4..=11; objects and object arrays name a class
+    /// (the element class for arrays), primitive arrays none; size > 0; the allocating
+    /// method (aMethodIdRef) belongs to aClassIdRef; aLineNr lies within the method's
+    /// startLineNumber..endLineNumber.
+    Alloc,
+    /// With `lines=on`: a classDef's `methodLineTables` annotation decodes, with one
+    /// entry per `methodNames` entry (and per numMethods); every `line@line_number` is in
+    /// its method's decoded table and `line@file_name` is its class's sourceName.
+    LineTable,
     /// The file could not be read.
     Io,
 }
@@ -68,6 +83,8 @@ impl Rule {
             Rule::Gc => "gc-bracket",
             Rule::MethodCount => "method-count",
             Rule::Monitors => "monitors",
+            Rule::Alloc => "alloc",
+            Rule::LineTable => "line-table",
             Rule::Io => "io",
         }
     }

@@ -29,6 +29,8 @@ pub struct MethodStats {
     pub method_count: Option<u64>,
     /// `line@line_number` values seen in this method.
     pub lines: BTreeSet<u64>,
+    /// `line` elements per `line_number`.
+    pub line_counts: BTreeMap<u64, u64>,
 }
 
 /// One thread of the trace.
@@ -46,10 +48,25 @@ pub struct ThreadInfo {
 }
 
 /// Allocation figures for one (class name, `isArray`) pair.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AllocStats {
+    /// `objAlloc` elements.
     pub count: u64,
+    /// Sum of their `size`.
     pub bytes: u64,
+    /// Their `aLineNr` values (allocation site lines).
+    pub lines: BTreeSet<u64>,
+}
+
+/// `monWaited` figures of one thread name (waits on objects; `objIdRef="-1"`, sleeps, aside).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WaitStats {
+    /// `monWaited` elements.
+    pub waits: u64,
+    /// Sum of `monWaited@timeout` (ms actually waited).
+    pub waited_ms: u64,
+    /// Those with `isTimedOut="true"`.
+    pub timed_out: u64,
 }
 
 /// What a valid trace contains.
@@ -75,6 +92,19 @@ pub struct Summary {
     pub max_depth: u64,
     /// Whether the trace has a `runtimeShutdown`.
     pub runtime_shutdown: bool,
+    /// Classes named by `classUnload` (dotted names), in trace order.
+    pub unloaded: Vec<String>,
+    /// `monContendedEnter` count per (contending thread name, owner thread name); the owner
+    /// is `""` for `threadOwner="0"` (unknown).
+    pub contended: BTreeMap<(String, String), u64>,
+    /// `monContendedEnter` count per class of the monitor object (`""` when the object's
+    /// defining objAlloc/objDef names no class).
+    pub contended_classes: BTreeMap<String, u64>,
+    /// Per thread name.
+    pub waits: BTreeMap<String, WaitStats>,
+    /// Distinct exception objects thrown (first `throw` of each object id while it is
+    /// live), per class of the object (`""` when unknown).
+    pub thrown: BTreeMap<String, u64>,
 }
 
 fn matches_key(full: &str, key: &str) -> bool {
@@ -161,12 +191,62 @@ impl Summary {
         self.threads.iter().map(|t| t.name.as_str()).collect()
     }
 
-    /// Allocations of class `class` (dotted name) with `isArray` code `is_array`.
+    /// Allocations of class `class` (dotted name; `""` for primitive arrays) with
+    /// `isArray` code `is_array`.
     pub fn allocs_of(&self, class: &str, is_array: u32) -> AllocStats {
         self.allocs
             .get(&(class.to_string(), is_array))
-            .copied()
+            .cloned()
             .unwrap_or_default()
+    }
+
+    /// `line` elements with `line_number` `n` in the methods matching `key`.
+    pub fn line_count(&self, key: &str, n: u64) -> u64 {
+        self.sum(key, |m| m.line_counts.get(&n).copied().unwrap_or(0))
+    }
+
+    /// Number of threads whose name starts with `prefix`.
+    pub fn threads_named(&self, prefix: &str) -> u64 {
+        self.threads
+            .iter()
+            .filter(|t| t.name.starts_with(prefix))
+            .count() as u64
+    }
+
+    /// Entries of `key` per thread name, for the threads whose name starts with `prefix`
+    /// (threads without such entries included, with 0).
+    pub fn entries_by_thread(&self, prefix: &str, key: &str) -> BTreeMap<String, u64> {
+        let mut out: BTreeMap<String, u64> = self
+            .threads
+            .iter()
+            .filter(|t| t.name.starts_with(prefix))
+            .map(|t| (t.name.clone(), 0))
+            .collect();
+        for ((thread, full), n) in &self.thread_entries {
+            if thread.starts_with(prefix) && matches_key(full, key) {
+                *out.entry(thread.clone()).or_default() += n;
+            }
+        }
+        out
+    }
+
+    /// `monContendedEnter` elements of threads named `thread` while a thread named
+    /// `owner` held the monitor.
+    pub fn contended_count(&self, thread: &str, owner: &str) -> u64 {
+        self.contended
+            .get(&(thread.to_string(), owner.to_string()))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Wait figures of threads named `thread`.
+    pub fn waits_of(&self, thread: &str) -> WaitStats {
+        self.waits.get(thread).copied().unwrap_or_default()
+    }
+
+    /// `gcStart` elements (one per collection).
+    pub fn gc_count(&self) -> u64 {
+        self.count("gcStart")
     }
 }
 

@@ -132,3 +132,40 @@ fn binary_exit_codes() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("line 29: [nesting]"));
 }
+
+#[test]
+fn families_summary() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let s = tracecheck::check(dir.join("good-families.xml")).unwrap();
+    let own = s.allocs_of("Fam", 0);
+    assert_eq!((own.count, own.bytes), (2, 32));
+    assert_eq!(own.lines.iter().copied().collect::<Vec<_>>(), vec![5]);
+    let ints = s.allocs_of("", 10);
+    assert_eq!((ints.count, ints.bytes), (1, 56));
+    assert_eq!(s.allocs_of("java.lang.String", 2).count, 1);
+    assert_eq!(s.allocs_of("", 4).count, 1);
+    assert_eq!(s.alloc_bytes, 16 + 16 + 56 + 24 + 24 + 40);
+    assert_eq!(s.contended_count("main", "holder"), 1);
+    assert_eq!(s.contended_count("main", ""), 1);
+    assert_eq!(s.contended_classes.get("Fam"), Some(&1));
+    assert_eq!(s.contended_classes.get(""), Some(&1));
+    let w = s.waits_of("holder");
+    assert_eq!((w.waits, w.waited_ms, w.timed_out), (2, 250, 1));
+    assert_eq!(s.gc_count(), 1);
+    assert_eq!(s.unloaded, vec!["Victim".to_string()]);
+    // The exception object thrown before and after the GC: two distinct objects.
+    assert_eq!(s.thrown.get("java.lang.IllegalStateException"), Some(&2));
+    assert_eq!(s.line_count("Fam.work", 21), 2);
+    assert_eq!(
+        s.lines_of("Fam.work").into_iter().collect::<Vec<_>>(),
+        vec![20, 21, 23]
+    );
+    assert_eq!(s.threads_named("vt-"), 1);
+    assert_eq!(s.threads_named(""), 4);
+    let by = s.entries_by_thread("vt-", "Fam.work");
+    assert_eq!(by.get("vt-0"), Some(&1));
+    assert_eq!(
+        s.entries_by_thread("hold", "Fam.work").get("holder"),
+        Some(&1)
+    );
+}

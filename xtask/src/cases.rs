@@ -11,6 +11,8 @@
 //! | `// jtrace-signal: TERM`         | send SIGTERM once the program prints `READY`         |
 //! | `// jtrace-stdout: text`         | an allowed stdout line besides EXPECTs (`*` at the end: prefix) |
 //! | `// jtrace-timeout: SECONDS`     | kill and fail after this long (default 60)           |
+//! | `// jtrace-min-jdk: N`           | run only on JDKs with feature version >= N (e.g. 21) |
+//! | `// jtrace-compare-modes: no`    | skip the jvmti=bci story comparison (timing-dependent work) |
 //!
 //! The program itself prints its ground truth as `EXPECT ...` lines (see `expect.rs`).
 
@@ -37,6 +39,17 @@ pub struct Case {
     pub compare_modes: bool,
     pub stdout_lines: Vec<String>,
     pub timeout: Duration,
+    /// Lowest JDK feature version the case runs on (`// jtrace-min-jdk: 21`; default 0).
+    pub min_jdk: u32,
+}
+
+impl Case {
+    /// Whether the case runs on a JDK with this feature version.
+    // test.rs's job builder is to call this (`.filter(|(_, case)| case.runs_on(jdk.feature))`).
+    #[allow(dead_code)]
+    pub fn runs_on(&self, feature: u32) -> bool {
+        feature >= self.min_jdk
+    }
 }
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -82,6 +95,7 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
         compare_modes: true,
         stdout_lines: Vec::new(),
         timeout: DEFAULT_TIMEOUT,
+        min_jdk: 0,
     };
     for (i, line) in text.lines().enumerate() {
         let Some(rest) = line.trim().strip_prefix("// jtrace-") else {
@@ -107,6 +121,7 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
             "compare-modes" if value == "no" => case.compare_modes = false,
             "stdout" => case.stdout_lines.push(value.to_string()),
             "timeout" => case.timeout = Duration::from_secs(value.parse().map_err(|_| bad())?),
+            "min-jdk" => case.min_jdk = value.parse().map_err(|_| bad())?,
             _ => return Err(bad()),
         }
     }
@@ -123,7 +138,8 @@ mod tests {
             "X",
             "// jtrace-options: alloc=exact\n// jtrace-expect-exit: nonzero\n\
              // jtrace-expect-stderr: a b\n// jtrace-expect-stderr: c\n// jtrace-trace: none\n\
-             // jtrace-signal: TERM\n// jtrace-stdout: hi there\n// jtrace-timeout: 5\nclass X {}\n",
+             // jtrace-signal: TERM\n// jtrace-stdout: hi there\n// jtrace-timeout: 5\n\
+             // jtrace-min-jdk: 21\nclass X {}\n",
         )
         .unwrap();
         assert_eq!(c.options, "alloc=exact");
@@ -132,6 +148,10 @@ mod tests {
         assert!(!c.trace && c.signal_term);
         assert_eq!(c.stdout_lines, vec!["hi there"]);
         assert_eq!(c.timeout, Duration::from_secs(5));
+        assert_eq!(c.min_jdk, 21);
+        assert!(!c.runs_on(17) && c.runs_on(21) && c.runs_on(25));
+        assert!(parse("X", "").unwrap().runs_on(17));
+        assert!(parse("X", "// jtrace-min-jdk: new\n").is_err());
         assert!(parse("X", "// jtrace-trace: maybe\n").is_err());
     }
 

@@ -12,15 +12,84 @@
 //! | `EXPECT thread NAME`                   | a threadStart with that threadName exists      |
 //! | `EXPECT line KEY N`                    | a line element with line_number N in KEY       |
 //! | `EXPECT alloc CLASS ISARRAY N`         | objAlloc count of that class and isArray code  |
+//! | `EXPECT allocs CLASS ISARRAY N`        | the same (alias)                               |
+//! | `EXPECT allocs-at-most CLASS ISARRAY N`| objAlloc count <= N (sampled mode)             |
+//! | `EXPECT alloc-size CLASS ISARRAY BYTES`| sum of their objAlloc@size                     |
+//! | `EXPECT alloc-lines CLASS ISARRAY L,L` | exactly this set of aLineNr values             |
+//! | `EXPECT alloc-estimate CLASS ISARRAY BYTES PCT` | samples x interval (option `alloc=sampled:INTERVAL`) within PCT % of BYTES |
+//! | `EXPECT thrown CLASS N`                | distinct exception objects of CLASS thrown     |
+//! | `EXPECT contended THREAD OWNER N`      | monContendedEnter of THREAD, owner named OWNER |
+//! | `EXPECT contended-class CLASS N`       | monContendedEnter on objects of CLASS          |
+//! | `EXPECT waits THREAD N`                | monWaited of THREAD on objects (not sleeps)    |
+//! | `EXPECT waited-at-least THREAD MS`     | sum of THREAD's monWaited@timeout >= MS        |
+//! | `EXPECT timed-out THREAD N`            | THREAD's monWaited with isTimedOut="true"      |
+//! | `EXPECT gc-at-least N`                 | gcStart elements >= N                          |
+//! | `EXPECT unloaded CLASS`                | a classUnload of a class named CLASS           |
+//! | `EXPECT lines KEY L,L,...`             | exactly this set of line numbers in KEY        |
+//! | `EXPECT line-count KEY LINE N`         | line elements with that line_number in KEY     |
+//! | `EXPECT threads-named PREFIX N`        | threadStarts whose name starts with PREFIX     |
+//! | `EXPECT prefix-calls PREFIX KEY N`     | entries of KEY on threads named PREFIX...      |
+//! | `EXPECT each-thread-calls PREFIX KEY N`| every thread named PREFIX... has N entries of KEY |
 //! | `EXPECT elements NAME N`               | number of NAME elements                        |
 //! | `EXPECT exit-code N`                   | the JVM's exit code                            |
 //!
+//! CLASS is a dotted class name (`java.lang.String`, `Outer$Inner`); for primitive arrays
+//! (isArray 4..11, which name no class) it is `-`. Line lists are comma-separated without
+//! spaces; an empty list is `-`.
 //! KEY is `Class.method` (all overloads) or `Class.method(signature)`; nested classes use `$`.
 
+use std::collections::BTreeSet;
 use tracecheck::Summary;
 
 fn num(s: &str) -> Result<u64, String> {
     s.parse().map_err(|_| format!("{s:?} is not a number"))
+}
+
+/// `-` (primitive arrays) is the class name `""`.
+fn class(s: &str) -> &str {
+    if s == "-" {
+        ""
+    } else {
+        s
+    }
+}
+
+fn code(s: &str) -> Result<u32, String> {
+    u32::try_from(num(s)?).map_err(|e| e.to_string())
+}
+
+/// `L1,L2,...` (or `-` for none) as a set.
+fn list(s: &str) -> Result<BTreeSet<u64>, String> {
+    if s == "-" {
+        return Ok(BTreeSet::new());
+    }
+    s.split(',').map(num).collect()
+}
+
+fn show(set: &BTreeSet<u64>) -> String {
+    if set.is_empty() {
+        return "-".to_string();
+    }
+    set.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// How the trace's figure must relate to the program's.
+enum Cmp {
+    Eq,
+    AtLeast,
+    AtMost,
+}
+
+/// The sampling interval of `alloc=sampled:BYTES`, from the trace's option elements.
+fn sampling_interval(s: &Summary) -> Result<u64, String> {
+    let opt = s
+        .options
+        .get("alloc")
+        .ok_or("the trace has no alloc option")?;
+    let bytes = opt
+        .strip_prefix("sampled:")
+        .ok_or_else(|| format!("alloc={opt} is not sampled:BYTES"))?;
+    num(bytes)
 }
 
 /// Checks one `EXPECT` line (without the `EXPECT ` prefix). `Err` explains the mismatch.
@@ -43,55 +112,208 @@ pub fn check_line(
         };
     }
     let s = summary.ok_or("no trace to compare with")?;
-    let (what, want, got) = match w.as_slice() {
-        ["calls", key, n] => (format!("calls {key}"), num(n)?, s.entries(key)),
-        ["exits", key, n] => (format!("exits {key}"), num(n)?, s.exits(key)),
+    // Set-valued and relative kinds first.
+    match w.as_slice() {
+        ["alloc-lines", c, is_array, l] => {
+            let want = list(l)?;
+            let got = s.allocs_of(class(c), code(is_array)?).lines;
+            return if want == got {
+                Ok(())
+            } else {
+                Err(format!(
+                    "alloc-lines {c} {is_array}: program says {}, trace has {}",
+                    show(&want),
+                    show(&got)
+                ))
+            };
+        }
+        ["lines", key, l] => {
+            let want = list(l)?;
+            let got = s.lines_of(key);
+            return if want == got {
+                Ok(())
+            } else {
+                Err(format!(
+                    "lines {key}: program says {}, trace has {}",
+                    show(&want),
+                    show(&got)
+                ))
+            };
+        }
+        ["alloc-estimate", c, is_array, bytes, pct] => {
+            let truth = num(bytes)?;
+            let pct = num(pct.trim_end_matches('%'))?;
+            let interval = sampling_interval(s)?;
+            let samples = s.allocs_of(class(c), code(is_array)?).count;
+            let estimate = samples * interval;
+            let diff = estimate.abs_diff(truth);
+            return if diff * 100 <= truth * pct {
+                Ok(())
+            } else {
+                Err(format!(
+                    "alloc-estimate {c} {is_array}: {samples} samples x {interval} B = {estimate} B, program allocated {truth} B (off by {:.1}%, tolerance {pct}%)",
+                    diff as f64 * 100.0 / truth.max(1) as f64
+                ))
+            };
+        }
+        ["each-thread-calls", prefix, key, n] => {
+            let want = num(n)?;
+            let by = s.entries_by_thread(prefix, key);
+            let bad: Vec<String> = by
+                .iter()
+                .filter(|(_, &got)| got != want)
+                .take(3)
+                .map(|(t, got)| format!("{t}: {got}"))
+                .collect();
+            return if bad.is_empty() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "each-thread-calls {prefix} {key}: program says {want} each, trace has {} of {} threads off (e.g. {})",
+                    by.values().filter(|&&g| g != want).count(),
+                    by.len(),
+                    bad.join(", ")
+                ))
+            };
+        }
+        _ => {}
+    }
+    let (what, want, got, cmp) = match w.as_slice() {
+        ["calls", key, n] => (format!("calls {key}"), num(n)?, s.entries(key), Cmp::Eq),
+        ["exits", key, n] => (format!("exits {key}"), num(n)?, s.exits(key), Cmp::Eq),
         ["exception-exits", key, n] => (
             format!("exception-exits {key}"),
             num(n)?,
             s.exception_exits(key),
+            Cmp::Eq,
         ),
-        ["throws", key, n] => (format!("throws {key}"), num(n)?, s.throws(key)),
-        ["catches", key, n] => (format!("catches {key}"), num(n)?, s.catches(key)),
-        ["max-depth", key, n] => (format!("max-depth {key}"), num(n)?, s.max_depth_of(key)),
+        ["throws", key, n] => (format!("throws {key}"), num(n)?, s.throws(key), Cmp::Eq),
+        ["catches", key, n] => (format!("catches {key}"), num(n)?, s.catches(key), Cmp::Eq),
+        ["max-depth", key, n] => (
+            format!("max-depth {key}"),
+            num(n)?,
+            s.max_depth_of(key),
+            Cmp::Eq,
+        ),
         ["thread-calls", thread, key, n] => (
             format!("thread-calls {thread} {key}"),
             num(n)?,
             s.thread_entries_of(thread, key),
+            Cmp::Eq,
         ),
         ["thread", name] => (
             format!("thread {name}"),
             1,
             u64::from(s.threads.iter().any(|t| t.name == *name)),
+            Cmp::Eq,
         ),
         ["line", key, n] => (
             format!("line {key} {n}"),
             1,
             u64::from(s.lines_of(key).contains(&num(n)?)),
+            Cmp::Eq,
         ),
-        ["alloc", class, is_array, n] => (
-            format!("alloc {class} {is_array}"),
+        ["line-count", key, l, n] => (
+            format!("line-count {key} {l}"),
             num(n)?,
-            s.allocs_of(
-                class,
-                u32::try_from(num(is_array)?).map_err(|e| e.to_string())?,
-            )
-            .count,
+            s.line_count(key, num(l)?),
+            Cmp::Eq,
         ),
-        ["elements", name, n] => (format!("elements {name}"), num(n)?, s.count(name)),
+        [kind @ ("alloc" | "allocs" | "allocs-at-most"), c, is_array, n] => (
+            format!("{kind} {c} {is_array}"),
+            num(n)?,
+            s.allocs_of(class(c), code(is_array)?).count,
+            if *kind == "allocs-at-most" {
+                Cmp::AtMost
+            } else {
+                Cmp::Eq
+            },
+        ),
+        ["alloc-size", c, is_array, n] => (
+            format!("alloc-size {c} {is_array}"),
+            num(n)?,
+            s.allocs_of(class(c), code(is_array)?).bytes,
+            Cmp::Eq,
+        ),
+        ["thrown", c, n] => (
+            format!("thrown {c}"),
+            num(n)?,
+            s.thrown.get(*c).copied().unwrap_or(0),
+            Cmp::Eq,
+        ),
+        ["contended", thread, owner, n] => (
+            format!("contended {thread} {owner}"),
+            num(n)?,
+            s.contended_count(thread, owner),
+            Cmp::Eq,
+        ),
+        ["contended-class", c, n] => (
+            format!("contended-class {c}"),
+            num(n)?,
+            s.contended_classes.get(*c).copied().unwrap_or(0),
+            Cmp::Eq,
+        ),
+        ["waits", thread, n] => (
+            format!("waits {thread}"),
+            num(n)?,
+            s.waits_of(thread).waits,
+            Cmp::Eq,
+        ),
+        ["waited-at-least", thread, ms] => (
+            format!("waited-at-least {thread} (ms)"),
+            num(ms)?,
+            s.waits_of(thread).waited_ms,
+            Cmp::AtLeast,
+        ),
+        ["timed-out", thread, n] => (
+            format!("timed-out {thread}"),
+            num(n)?,
+            s.waits_of(thread).timed_out,
+            Cmp::Eq,
+        ),
+        ["gc-at-least", n] => (
+            "gc-at-least (gcStart elements)".to_string(),
+            num(n)?,
+            s.gc_count(),
+            Cmp::AtLeast,
+        ),
+        ["unloaded", c] => (
+            format!("unloaded {c}"),
+            1,
+            u64::from(s.unloaded.iter().any(|u| u == c)),
+            Cmp::Eq,
+        ),
+        ["threads-named", prefix, n] => (
+            format!("threads-named {prefix}"),
+            num(n)?,
+            s.threads_named(prefix),
+            Cmp::Eq,
+        ),
+        ["prefix-calls", prefix, key, n] => (
+            format!("prefix-calls {prefix} {key}"),
+            num(n)?,
+            s.entries_by_thread(prefix, key).values().sum(),
+            Cmp::Eq,
+        ),
+        ["elements", name, n] => (format!("elements {name}"), num(n)?, s.count(name), Cmp::Eq),
         _ => return Err(format!("unknown EXPECT line {line:?}")),
     };
-    if want == got {
+    let (ok, rel) = match cmp {
+        Cmp::Eq => (got == want, ""),
+        Cmp::AtLeast => (got >= want, "at least "),
+        Cmp::AtMost => (got <= want, "at most "),
+    };
+    if ok {
         Ok(())
     } else {
-        Err(format!("{what}: program says {want}, trace has {got}"))
+        Err(format!("{what}: program says {rel}{want}, trace has {got}"))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tracecheck::MethodStats;
+    use tracecheck::{AllocStats, MethodStats};
 
     #[test]
     fn compares() {
@@ -114,5 +336,52 @@ mod tests {
         assert!(check_line("exit-code 3", None, Some(3)).is_ok());
         assert!(check_line("exit-code 3", None, Some(0)).is_err());
         assert!(check_line("frobs A.f 3", Some(&s), None).is_err());
+    }
+
+    #[test]
+    fn families() {
+        let mut s = Summary::default();
+        s.options
+            .insert("alloc".to_string(), "sampled:1000".to_string());
+        s.allocs.insert(
+            ("".to_string(), 10),
+            AllocStats {
+                count: 9,
+                bytes: 504,
+                lines: [12, 14].into_iter().collect(),
+            },
+        );
+        s.unloaded.push("V".to_string());
+        s.contended.insert(("b".to_string(), "h".to_string()), 1);
+        s.waits.insert(
+            "w".to_string(),
+            tracecheck::WaitStats {
+                waits: 2,
+                waited_ms: 250,
+                timed_out: 1,
+            },
+        );
+        s.elements.insert("gcStart".to_string(), 3);
+        let ok = |l: &str| check_line(l, Some(&s), None);
+        assert!(ok("allocs - 10 9").is_ok());
+        assert!(ok("allocs-at-most - 10 9").is_ok());
+        assert!(ok("allocs-at-most - 10 8").is_err());
+        assert!(ok("alloc-size - 10 504").is_ok());
+        assert!(ok("alloc-lines - 10 12,14").is_ok());
+        assert!(ok("alloc-lines - 10 12").is_err());
+        // 9 samples x 1000 B = 9000 B.
+        assert!(ok("alloc-estimate - 10 10000 10").is_ok());
+        assert!(ok("alloc-estimate - 10 10000 9").is_err());
+        assert!(ok("unloaded V").is_ok());
+        assert!(ok("unloaded W").is_err());
+        assert!(ok("contended b h 1").is_ok());
+        assert!(ok("contended h b 1").is_err());
+        assert!(ok("waits w 2").is_ok());
+        assert!(ok("waited-at-least w 250").is_ok());
+        assert!(ok("waited-at-least w 251").is_err());
+        assert!(ok("timed-out w 1").is_ok());
+        assert!(ok("gc-at-least 3").is_ok());
+        assert!(ok("gc-at-least 4").is_err());
+        assert!(ok("lines A.f -").is_ok());
     }
 }

@@ -4,6 +4,7 @@ mod bench;
 mod cases;
 mod check;
 mod compare;
+mod corpus;
 mod demo;
 mod expect;
 mod jdk;
@@ -17,6 +18,7 @@ const USAGE: &str = "usage:
   cargo xtask test [--skip-unit] [--modes=jvmti,bci] [CASE...]
                                              unit tests, release build, Java tests on every JDK >= 17
   cargo xtask check FILE                     validate one trace (xmllint + tracecheck)
+  cargo xtask corpus [--sample N]            rewrite every JDK/jar class, verify under -Xverify:all
   cargo xtask demo                           build the agent, trace examples/Demo.java, summarise
   cargo xtask bench [--quick] [--jdk PATH]   agent overhead (none/jvmti/bci) + writer events/s";
 
@@ -27,6 +29,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("check") if args.len() == 2 => check::run(&args[1]),
         Some("demo") => demo::run(),
+        Some("corpus") => corpus::run(&args[1..]),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

@@ -200,5 +200,9 @@ pub fn run(args: &[String]) -> bool {
             }
         }
     }
+    // The rewriter over a fixed sample of the JDKs' and /usr/share/java's classes.
+    if only.is_empty() {
+        tally.report(crate::corpus::ci_sample(), "-", "corpus-sample");
+    }
     finish(&tally)
 }

@@ -92,6 +92,9 @@ public class ExceptionsDeep {
         System.out.println("EXPECT exception-exits ExceptionsDeep$Worker.fail " + u);
         System.out.println("EXPECT exception-exits ExceptionsDeep$Worker.run " + u);
         System.out.println("EXPECT thread-calls worker ExceptionsDeep$Handler.uncaughtException " + u);
+        // The handler itself throws nothing and returns normally.
+        System.out.println("EXPECT throws ExceptionsDeep$Handler.uncaughtException 0");
+        System.out.println("EXPECT exception-exits ExceptionsDeep$Handler.uncaughtException 0");
         System.out.println("EXPECT exit-code 0");
     }
 }

@@ -25,8 +25,7 @@ public class Lines {
     static int compute(int k) {
         int s = mark(here());
         for (int i = mark(here()); i < k; i += 1) {
-            s += i + mark(here());
-            bodyRuns++;
+            s += i + mark(here()); bodyRuns++;
         }
         if (s > 100 + mark(here())) {
             s = -1 + mark(here());

@@ -70,6 +70,7 @@ fn defs(t: u64) -> Msg {
             instance_fields: 0,
             num_methods: METHODS,
             instrumented: true,
+            annotations: Vec::new(),
         }),
     ];
     for mid in 1..=METHODS {
@@ -81,6 +82,8 @@ fn defs(t: u64) -> Msg {
             access: 0x0001,
             exceptions: Vec::new(),
             lines: Some((10, 15)),
+            line_table: Vec::new(),
+            unit_lines: Vec::new(),
         }));
     }
     Msg::Defs(d)

@@ -8,7 +8,7 @@
 use crate::util;
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -45,7 +45,7 @@ impl Config {
             runs: if quick { 1 } else { 3 },
             moo_n: if quick { 200_000 } else { 2_000_000 },
             moo_n_jvmti: if quick { 20_000 } else { 500_000 },
-            files: if quick { 100 } else { 300 },
+            files: if quick { 50 } else { 100 },
             writer_events: if quick { 5_000_000 } else { 20_000_000 },
         };
         let mut it = args.iter();
@@ -102,8 +102,8 @@ struct Sample {
     /// Calls the program says it made (MooBench only).
     prog_calls: Option<u64>,
     rss_kb: Option<u64>,
+    /// Traced calls (sum of the trace's methodCount elements).
     entries: u64,
-    exits: u64,
     trace_bytes: u64,
     /// The trace ends with `</TRACE>` (the agent closed it).
     closed: bool,
@@ -167,11 +167,19 @@ fn bench(cfg: Config) -> Result<bool, String> {
         return Err("cargo build --release -p jtrace failed".into());
     }
     let root = util::root();
-    let agent = root.join("target/release/libjtrace.so");
-
     let work = std::env::temp_dir().join(format!("jtrace-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+    // A private copy: other work may rebuild target/release while the bench runs, and
+    // every mode must measure the same agent.
+    let agent = work.join("libjtrace.so");
+    std::fs::copy(root.join("target/release/libjtrace.so"), &agent)
+        .map_err(|e| format!("copying libjtrace.so: {e}"))?;
+    std::fs::copy(
+        root.join("target/release/examples/writer_bench"),
+        work.join("writer_bench"),
+    )
+    .map_err(|e| format!("copying writer_bench: {e}"))?;
     let result = bench_in(cfg, java, javac, agent, work.clone());
     let _ = std::fs::remove_dir_all(&work);
     result
@@ -229,6 +237,7 @@ fn bench_in(
 
     let mut report = String::new();
     let _ = writeln!(report, "\n{}", machine(&env));
+    let _ = writeln!(report, "agent source: {}", revision());
     let _ = writeln!(
         report,
         "load average before/after: {load_before} / {load_after}"
@@ -494,10 +503,8 @@ fn run_once(env: &Env, workload: Workload, mode: Option<&str>) -> Result<Sample,
     if mode.is_some() {
         let scan = scan_trace(&trace);
         let _ = std::fs::remove_dir_all(&dir);
-        let (entries, exits, bytes, closed) =
-            scan.map_err(|e| format!("trace {}: {e}", trace.display()))?;
-        s.entries = entries;
-        s.exits = exits;
+        let (calls, bytes, closed) = scan.map_err(|e| format!("trace {}: {e}", trace.display()))?;
+        s.entries = calls;
         s.trace_bytes = bytes;
         s.closed = closed;
     } else {
@@ -506,39 +513,38 @@ fn run_once(env: &Env, workload: Workload, mode: Option<&str>) -> Result<Sample,
     Ok(s)
 }
 
-/// Counts `<methodEntry` and `<methodExit` in one streaming pass; returns (entries,
-/// exits, bytes, ends with `</TRACE>`). The trace is GBs, so no parsing, no lines.
-fn scan_trace(path: &Path) -> std::io::Result<(u64, u64, u64, bool)> {
-    const PAT: &[u8] = b"<methodE";
-    const LOOK: usize = PAT.len() + 1;
+/// Bytes read from the end of a trace to find its `methodCount` elements.
+const TAIL: u64 = 64 << 20;
+
+/// Traced calls from the trace's own `<methodCount>` elements (written after
+/// `</traceEnd>`, one per method, count = its `methodEntry` elements), read from the
+/// tail only: a full scan of a multi-GB trace would take longer than the run itself.
+/// Returns (calls, bytes, the document ends with `</TRACE>`).
+fn scan_trace(path: &Path) -> std::io::Result<(u64, u64, bool)> {
     let mut f = File::open(path)?;
     let bytes = f.metadata()?.len();
-    let mut buf = vec![0u8; 4 << 20];
-    let (mut keep, mut entries, mut exits) = (0usize, 0u64, 0u64);
-    loop {
-        let n = f.read(&mut buf[keep..])?;
-        if n == 0 {
-            break;
-        }
-        let end = keep + n;
-        let limit = end.saturating_sub(LOOK);
-        let mut i = 0;
-        while let Some(p) = buf[i..limit].iter().position(|&b| b == b'<') {
-            let at = i + p;
-            if &buf[at..at + PAT.len()] == PAT {
-                match buf[at + PAT.len()] {
-                    b'n' => entries += 1,
-                    b'x' => exits += 1,
-                    _ => {}
-                }
-            }
-            i = at + 1;
-        }
-        buf.copy_within(limit..end, 0);
-        keep = end - limit;
-    }
-    let closed = buf[..keep].ends_with(b"</TRACE>\n") || buf[..keep].ends_with(b"</TRACE>");
-    Ok((entries, exits, bytes, closed))
+    f.seek(SeekFrom::Start(bytes.saturating_sub(TAIL)))?;
+    let mut tail = Vec::new();
+    f.read_to_end(&mut tail)?;
+    let text = String::from_utf8_lossy(&tail);
+    let closed = text.trim_end().ends_with("</TRACE>");
+    let Some(at) = text.rfind("</traceEnd>") else {
+        let why = if closed {
+            "no </traceEnd> in the last 64 MiB"
+        } else {
+            "the trace was not closed"
+        };
+        return Err(std::io::Error::other(why));
+    };
+    let calls = text[at..]
+        .split("<methodCount ")
+        .skip(1)
+        .filter_map(|el| {
+            let v = el.split("count=\"").nth(1)?;
+            v.split('"').next()?.parse::<u64>().ok()
+        })
+        .sum();
+    Ok((calls, bytes, closed))
 }
 
 /// Runs the writer micro-benchmark; returns its output lines (or a FAILED line).
@@ -547,7 +553,7 @@ fn writer_bench(env: &Env) -> Vec<String> {
         "bench: writer_bench, {} events into a sink and into a file",
         env.cfg.writer_events
     );
-    let exe = util::root().join("target/release/examples/writer_bench");
+    let exe = env.work.join("writer_bench");
     let out = Command::new(&exe)
         .arg(env.cfg.writer_events.to_string())
         .arg(env.work.join("writer-bench.xml"))
@@ -594,6 +600,18 @@ fn machine(env: &Env) -> String {
         "machine: {cpus} CPUs, {model}; JDK: {} ({version})",
         env.cfg.jdk.display()
     )
+}
+
+/// `git describe --always --dirty`: which agent was measured (other work may be uncommitted).
+fn revision() -> String {
+    Command::new("git")
+        .args(["describe", "--always", "--dirty"])
+        .current_dir(util::root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
 }
 
 fn load_average() -> String {
@@ -681,12 +699,6 @@ fn table(rows: &[Row]) -> String {
             if traced && !s.closed {
                 note.push("trace not closed".to_string());
             }
-            if traced && s.entries > s.exits {
-                // e.g. javac's Main.main calls System.exit: its frame never returns.
-                note.push(format!("{} frame(s) open at exit", s.entries - s.exits));
-            } else if traced && s.entries < s.exits {
-                note.push(format!("{} more exits than entries", s.exits - s.entries));
-            }
             if let (true, Some(c)) = (traced, s.prog_calls) {
                 if s.entries < c {
                     note.push(format!("{} calls missing", c - s.entries));
@@ -706,7 +718,7 @@ fn table(rows: &[Row]) -> String {
                 added_loop.map_or_else(dash, |x| format!("{x:.1}")),
                 added_wall.map_or_else(dash, |x| format!("{x:.1}")),
                 if traced {
-                    format!("{:.0}", (s.entries + s.exits) as f64 / s.wall)
+                    format!("{:.0}", 2.0 * s.entries as f64 / s.wall)
                 } else {
                     dash()
                 },

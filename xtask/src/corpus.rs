@@ -27,7 +27,9 @@
 //!      patched into `java.base` (exported to every module). The JVM then boots on rewritten
 //!      classes and verifies every one of them, including the ones it loads before any agent
 //!      could see them. HotSpot never verifies `java.lang.Object`, `Class`, `String` and
-//!      `Throwable` (bootstrap classes), whatever the flags.
+//!      `Throwable` (bootstrap classes), whatever the flags; `java.lang.Object` stays
+//!      unpatched (C2 crashed compiling a rewritten `Object.<init>`; the agent never
+//!      rewrites it either, since it loads before any load hook) and `module-info` too.
 //!    * **The agent** (the real path): `-agentpath:libjtrace.so=include=*,lines=on` with the
 //!      same list of JDK classes; the agent rewrites each class as it loads. The report takes
 //!      the agent's own counts from the trace's `traceEnd` annotations. Classes the JVM loads
@@ -434,8 +436,21 @@ fn java(jdk: &Jdk, args: &[String]) -> Verdict {
         }
     }
     if !out.status.success() || !done {
-        let tail: Vec<&str> = v.stderr.lines().rev().take(6).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        // A crash report goes to stdout ("# SIGSEGV ...", "# Problematic frame:", "# V [...]").
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let crash: Vec<&str> = stdout
+            .lines()
+            .filter(|l| l.starts_with("# ") && l.len() > 3)
+            .take(8)
+            .collect();
+        let tail: Vec<&str> = v
+            .stderr
+            .lines()
+            .filter(|l| !l.starts_with("WARNING:"))
+            .rev()
+            .take(6)
+            .collect();
+        let tail: Vec<&str> = crash.into_iter().chain(tail.into_iter().rev()).collect();
         v.broken.push(format!(
             "JVM ended with {} {}: {}",
             out.status,
@@ -816,6 +831,13 @@ fn jdk_corpus(
         rewrite_files(&orig.join(m), &patch.join(m), files, &mut st)?;
     }
     st.report(&format!("{} modules", modules.len()), report);
+    // Not patched in: module-info (the JVM ignores it in a patch) and java.lang.Object, which
+    // HotSpot special-cases everywhere (it never verifies it, C2 crashed compiling a rewritten
+    // Object.<init>); the agent never sees Object either (it loads before any load hook).
+    for m in by_module.keys() {
+        let _ = std::fs::remove_file(patch.join(m).join("module-info.class"));
+    }
+    let _ = std::fs::remove_file(patch.join("java.base/java/lang/Object.class"));
 
     // The stub tracker goes into java.base.
     let stub_dst = patch.join("java.base/jtrace");

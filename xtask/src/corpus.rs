@@ -124,7 +124,8 @@ impl RewriteStats {
         let _ = writeln!(
             out,
             "  rewrite {what}: {} classes: {} rewritten ({} methods), {} with nothing to probe, \
-             {} skipped; lines=off: {} skipped; {:.0} classes/s, {:.1} MB/s in, size +{:.1}%",
+             {} skipped; lines=off: {} skipped; {:.0} classes/s, {:.1} MB/s in ({} build), \
+             size +{:.1}%",
             self.classes,
             self.rewritten,
             self.methods_probed,
@@ -133,6 +134,11 @@ impl RewriteStats {
             self.skipped_lines_off,
             self.classes as f64 / secs,
             self.bytes_in as f64 / secs / 1e6,
+            if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            },
             (self.bytes_out as f64 / self.bytes_in.max(1) as f64 - 1.0) * 100.0
         );
         if self.empty_finalizers > 0 {

@@ -42,6 +42,10 @@ def rtype(c):
                              "jvmtiFrameInfo", "jvmtiLineNumberEntry", "jvmtiClassDefinition", "jvmtiThreadGroupInfo") else "c_void"
     if r is None:
         raise SystemExit("unknown C type: " + c)
+    if r == "c_void" and stars == 0:
+        # A callback typedef passed by value (jvmtiStartFunction, jvmtiExtensionEvent,
+        # heap callbacks): a function pointer, i.e. one pointer-sized argument.
+        return "*const c_void"
     for i in range(stars):
         r = ("*const " if (const and i == 0) else "*mut ") + r
     return r

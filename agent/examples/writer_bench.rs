@@ -50,6 +50,7 @@ fn header() -> Header {
 fn defs(t: u64) -> Msg {
     let mut d = vec![
         Def::Thread(ThreadDef {
+            obj: 0,
             tid: TID,
             t,
             name: "main".into(),
@@ -75,6 +76,7 @@ fn defs(t: u64) -> Msg {
     ];
     for mid in 1..=METHODS {
         d.push(Def::Method(MethodDef {
+            alloc_sites: Vec::new(),
             mid,
             cid: CID,
             name: format!("monitoredMethod{mid}"),

@@ -9,7 +9,10 @@
 //! Stop protocol (`stop`): set STOPPING, then for every buffer wait until it is not
 //! busy; from then on its owner can never write again (it sees STOPPING), so the
 //! stopper may take the chunk. Busy and STOPPING are both SeqCst, which gives the
-//! store-load ordering this Dekker-style hand-shake needs.
+//! store-load ordering this Dekker-style hand-shake needs. The busy flag is taken
+//! with a swap, so it is also a tiny lock: at GC start `steal_all` takes every
+//! buffer's flag in turn and sends its records, which keeps each allocation ahead
+//! of the free that the GC will report for it.
 
 use crate::defs::Msg;
 use crate::record::MAX_RECORD;
@@ -103,7 +106,7 @@ pub fn register(tid: u32) -> &'static ThreadBuf {
         tid,
         busy: AtomicBool::new(false),
         closed: AtomicBool::new(false),
-        chunk: UnsafeCell::new(Vec::with_capacity(FIRST_CHUNK)),
+        chunk: UnsafeCell::new(Vec::new()),
     }));
     if let Ok(mut t) = THREADS.lock() {
         t.push(buf);
@@ -128,6 +131,11 @@ pub fn adopt(buf: &'static ThreadBuf) {
     CURRENT.with(|c| c.set(Some(buf)));
 }
 
+/// Sets (or clears) the current OS thread's buffer: virtual threads switch it.
+pub fn set_current(buf: Option<&'static ThreadBuf>) {
+    CURRENT.with(|c| c.set(buf));
+}
+
 /// The current thread's buffer, if it has one.
 #[inline(always)]
 pub fn current() -> Option<&'static ThreadBuf> {
@@ -135,12 +143,13 @@ pub fn current() -> Option<&'static ThreadBuf> {
 }
 
 impl ThreadBuf {
-    /// Sends the current chunk (if not empty) and starts a new one. Owner only, while busy.
+    /// Sends the chunk (if not empty), leaving an unallocated one: a thread that
+    /// stops here (ended, flushed at unmount) keeps no memory.
     fn hand_off(&self, chunk: &mut Vec<u8>) {
         if chunk.is_empty() {
             return;
         }
-        let data = std::mem::replace(chunk, fresh_chunk());
+        let data = std::mem::take(chunk);
         send(Msg::Chunk {
             tid: self.tid,
             data,
@@ -148,10 +157,18 @@ impl ThreadBuf {
     }
 
     /// Appends one record. Returns false when tracing has stopped or the thread ended.
+    /// Takes the buffer's busy flag; only a GC-start steal can hold it meanwhile.
+    #[inline(always)]
+    fn acquire(&self) {
+        while self.busy.swap(true, Ordering::SeqCst) {
+            std::hint::spin_loop();
+        }
+    }
+
     #[inline(always)]
     pub fn write(&self, rec: &[u8]) -> bool {
         debug_assert!(rec.len() <= MAX_RECORD);
-        self.busy.store(true, Ordering::SeqCst);
+        self.acquire();
         if STOPPING.load(Ordering::SeqCst) || self.closed.load(Ordering::Relaxed) {
             self.busy.store(false, Ordering::Release);
             return false;
@@ -159,7 +176,15 @@ impl ThreadBuf {
         // SAFETY: we are the owner and `busy` is set (see `unsafe impl Sync`).
         let chunk = unsafe { &mut *self.chunk.get() };
         if chunk.capacity() - chunk.len() < rec.len() {
+            // A full chunk means a busy thread: the next one is large. A thread
+            // starting (or restarting after a flush) begins with a small one.
+            let busy_thread = chunk.capacity() > 0;
             self.hand_off(chunk);
+            *chunk = if busy_thread {
+                fresh_chunk()
+            } else {
+                Vec::with_capacity(FIRST_CHUNK)
+            };
         }
         chunk.extend_from_slice(rec);
         self.busy.store(false, Ordering::Release);
@@ -168,7 +193,7 @@ impl ThreadBuf {
 
     /// Sends what is buffered now (used before another thread continues this one's stream).
     pub fn flush(&self) {
-        self.busy.store(true, Ordering::SeqCst);
+        self.acquire();
         if !STOPPING.load(Ordering::SeqCst) {
             // SAFETY: owner, busy set.
             let chunk = unsafe { &mut *self.chunk.get() };
@@ -199,6 +224,61 @@ pub fn close_current() {
     }
 }
 
+/// Sends every thread's buffered records to the writer now (at GC start, so that
+/// every allocation reaches the writer before the GC can report its object freed).
+/// Owners keep running: each buffer is taken under its busy flag.
+pub fn steal_all() {
+    let threads: Vec<&'static ThreadBuf> = THREADS.lock().map(|t| t.clone()).unwrap_or_default();
+    for b in threads {
+        while b.busy.swap(true, Ordering::SeqCst) {
+            std::hint::spin_loop();
+        }
+        if !STOPPING.load(Ordering::SeqCst) {
+            // SAFETY: we hold the busy flag, so the owner is not touching the chunk.
+            let chunk = unsafe { &mut *b.chunk.get() };
+            b.hand_off(chunk);
+        }
+        b.busy.store(false, Ordering::Release);
+    }
+}
+
+/// Records of the VM itself (GC, object frees, class unloads): no Java thread.
+static VM_STREAM: Mutex<Vec<u8>> = Mutex::new(Vec::new());
+
+/// Sends definitions made on the current thread, after that thread's earlier records:
+/// its buffer is flushed first, so that in the document a definition stamped with
+/// this thread's id and time never precedes the thread's earlier events.
+pub fn send_defs(defs: Vec<crate::defs::Def>) {
+    if let Some(b) = current() {
+        b.flush();
+    }
+    send(Msg::Defs(defs));
+}
+
+/// Appends a record to the VM stream (any thread, including GC callbacks: no JNI).
+pub fn vm_write(rec: &[u8]) {
+    if STOPPING.load(Ordering::Relaxed) {
+        return;
+    }
+    if let Ok(mut v) = VM_STREAM.lock() {
+        v.extend_from_slice(rec);
+        if v.len() >= CHUNK {
+            let data = std::mem::take(&mut *v);
+            drop(v);
+            send(Msg::Chunk { tid: 0, data });
+        }
+    }
+}
+
+/// Sends the VM stream's records to the writer.
+pub fn vm_flush() {
+    let data = match VM_STREAM.lock() {
+        Ok(mut v) if !v.is_empty() => std::mem::take(&mut *v),
+        _ => return,
+    };
+    send(Msg::Chunk { tid: 0, data });
+}
+
 /// Stops all recording and sends every thread's remaining records to the writer.
 /// Waits at most `patience` for threads caught in the middle of a write.
 pub fn stop(patience: Duration) {
@@ -223,4 +303,6 @@ pub fn stop(patience: Duration) {
             send(Msg::Chunk { tid: b.tid, data });
         }
     }
+    // Last: what the VM reported (frees) refers to what the threads recorded.
+    vm_flush();
 }

@@ -7,9 +7,11 @@
 //! before any chunk that refers to it: define-before-use across threads for free.
 
 /// A thread, sent when it is first seen.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ThreadDef {
     pub tid: u32,
+    /// Object id of the java.lang.Thread (0 if unknown).
+    pub obj: u64,
     pub t: u64,
     pub name: String,
     pub group: String,
@@ -17,7 +19,7 @@ pub struct ThreadDef {
 }
 
 /// A class, sent when it is prepared.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ClassDef {
     pub cid: u32,
     /// Loading thread (0 if unknown).
@@ -35,10 +37,12 @@ pub struct ClassDef {
     pub num_methods: u32,
     /// Rewritten with probes (mode=bci).
     pub instrumented: bool,
+    /// Probekit strings (`methodNames`, `methodLineTables`) for traced classes.
+    pub annotations: Vec<(&'static str, String)>,
 }
 
 /// A method of a class, sent right after its class.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct MethodDef {
     pub mid: u32,
     pub cid: u32,
@@ -49,10 +53,21 @@ pub struct MethodDef {
     pub exceptions: Vec<String>,
     /// (start, end) source lines, if the method has a line number table.
     pub lines: Option<(u32, u32)>,
+    /// (bytecode index, line) of the code the JVM runs (after rewriting), for
+    /// allocation sites; empty when not needed.
+    pub line_table: Vec<(u32, u32)>,
+    /// Source line of each executable unit, for `line` elements; empty when not needed.
+    pub unit_lines: Vec<u32>,
+    /// Bytecode indexes of the allocating instructions of the code the JVM runs:
+    /// only allocations there are the method's own (others, e.g. a string literal
+    /// the VM creates when resolving `ldc`, happen on its behalf).
+    pub alloc_sites: Vec<u32>,
 }
 
 #[derive(Debug, Clone)]
 pub enum Def {
+    /// An object first named by an event other than its allocation (objDef).
+    Object(u64),
     /// A class that should have been traced but could not be rewritten: (name, why).
     Untraced(String, String),
     Thread(ThreadDef),

@@ -3,11 +3,13 @@
 //! A Rust panic unwinding into the JVM is undefined behaviour, so every entry point
 //! runs its body under `guard`, which swallows (and reports once) any panic.
 
-use crate::events::{classes, exceptions, methods};
+use crate::events::{classes, exceptions, memory, methods, monitors, vthreads};
 use crate::jvmti::{Jni, Jvmti};
 use crate::lifecycle::{self, log_once};
 use crate::record::{TAG_ENTRY, TAG_EXIT};
-use crate::sys::jni::{jclass, jint, jmethodID, jobject, jvalue, JNIEnv, JavaVM, JNI_ERR, JNI_OK};
+use crate::sys::jni::{
+    jclass, jint, jlong, jmethodID, jobject, jvalue, JNIEnv, JavaVM, JNI_ERR, JNI_OK,
+};
 use crate::sys::jvmti::{jboolean, jlocation, jthread, jvmtiEnv};
 use crate::sys::os::c_string;
 use std::ffi::{c_char, c_void};
@@ -229,9 +231,10 @@ pub(crate) unsafe extern "system" fn tracker_caught(
 pub(crate) unsafe extern "system" fn tracker_line(
     _env: *mut JNIEnv,
     _cls: jclass,
-    _mid: jint,
-    _line: jint,
+    mid: jint,
+    unit: jint,
 ) {
+    guard((), || methods::line(mid as u32, unit as u32))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -259,4 +262,113 @@ pub(crate) unsafe extern "system" fn exception_catch(
     guard((), || {
         exceptions::jvmti_caught(env(e), thread, method, exception)
     })
+}
+
+pub(crate) unsafe extern "system" fn garbage_collection_start(_e: *mut jvmtiEnv) {
+    guard((), memory::on_gc_start)
+}
+
+pub(crate) unsafe extern "system" fn garbage_collection_finish(_e: *mut jvmtiEnv) {
+    guard((), memory::on_gc_finish)
+}
+
+pub(crate) unsafe extern "system" fn object_free(_e: *mut jvmtiEnv, tag: jlong) {
+    guard((), || memory::on_object_free(tag))
+}
+
+pub(crate) unsafe extern "system" fn sampled_object_alloc(
+    e: *mut jvmtiEnv,
+    jni: *mut JNIEnv,
+    thread: jthread,
+    object: jobject,
+    klass: jclass,
+    size: jlong,
+) {
+    guard((), || {
+        memory::on_alloc(env(e), Jni(jni), thread, object, klass, size)
+    })
+}
+
+pub(crate) unsafe extern "system" fn monitor_contended_enter(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    thread: jthread,
+    object: jobject,
+) {
+    guard((), || monitors::contended_enter(env(e), thread, object))
+}
+
+pub(crate) unsafe extern "system" fn monitor_contended_entered(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    thread: jthread,
+    object: jobject,
+) {
+    guard((), || monitors::contended_entered(env(e), thread, object))
+}
+
+pub(crate) unsafe extern "system" fn monitor_wait(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    thread: jthread,
+    object: jobject,
+    timeout: jlong,
+) {
+    guard((), || monitors::wait(env(e), thread, object, timeout))
+}
+
+pub(crate) unsafe extern "system" fn monitor_waited(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    thread: jthread,
+    object: jobject,
+    timed_out: jboolean,
+) {
+    guard((), || {
+        monitors::waited(env(e), thread, object, timed_out != 0)
+    })
+}
+
+pub(crate) unsafe extern "system" fn single_step(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    thread: jthread,
+    method: jmethodID,
+    location: jlocation,
+) {
+    guard((), || methods::jvmti_step(env(e), thread, method, location))
+}
+
+pub(crate) unsafe extern "system" fn virtual_thread_start(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    vthread: jthread,
+) {
+    guard((), || vthreads::started(env(e), vthread))
+}
+
+pub(crate) unsafe extern "system" fn virtual_thread_end(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    vthread: jthread,
+) {
+    guard((), || vthreads::ended(env(e), vthread))
+}
+
+/// HotSpot extension event `VirtualThreadMount` (jvmtiEnv*, JNIEnv*, jthread).
+pub(crate) unsafe extern "C" fn virtual_thread_mount(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    vthread: jthread,
+) {
+    guard((), || vthreads::mounted(env(e), vthread))
+}
+
+/// HotSpot extension event `VirtualThreadUnmount` (jvmtiEnv*, JNIEnv*, jthread).
+pub(crate) unsafe extern "C" fn virtual_thread_unmount(
+    e: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    vthread: jthread,
+) {
+    guard((), || vthreads::unmounted(env(e), vthread))
 }

@@ -92,6 +92,27 @@ fn take_string(env: Jvmti, p: *mut c_char) -> String {
     s
 }
 
+/// `jvmtiExtensionEventInfo` (not among the generated structs).
+#[repr(C)]
+struct ExtensionEventInfo {
+    extension_event_index: jint,
+    id: *mut c_char,
+    short_description: *mut c_char,
+    param_count: jint,
+    params: *mut c_void,
+}
+
+/// `jvmtiMonitorUsage` (not among the generated structs).
+#[repr(C)]
+struct MonitorUsage {
+    owner: jthread,
+    entry_count: jint,
+    waiter_count: jint,
+    waiters: *mut jthread,
+    notify_waiter_count: jint,
+    notify_waiters: *mut jthread,
+}
+
 /// Information about a thread, copied out of the JVM.
 pub struct ThreadInfo {
     pub name: String,
@@ -324,6 +345,112 @@ impl Jvmti {
         call!(self, AddModuleReads, module, to)
     }
 
+    pub fn class_modifiers(self, class: jclass) -> Result<jint> {
+        let mut m = 0;
+        call!(self, GetClassModifiers, class, &mut m)?;
+        Ok(m)
+    }
+
+    /// (static, instance) field counts of a class.
+    pub fn field_counts(self, class: jclass) -> Result<(u32, u32)> {
+        let mut n = 0;
+        let mut p: *mut jni_sys::jfieldID = std::ptr::null_mut();
+        call!(self, GetClassFields, class, &mut n, &mut p)?;
+        let fields = JvmBox {
+            env: self,
+            ptr: p,
+            len: n.max(0) as usize,
+        };
+        let (mut st, mut inst) = (0, 0);
+        for &f in fields.as_slice() {
+            let mut m = 0;
+            if call!(self, GetFieldModifiers, class, f, &mut m).is_ok() && m & 0x0008 != 0 {
+                st += 1;
+            } else {
+                inst += 1;
+            }
+        }
+        Ok((st, inst))
+    }
+
+    pub fn interfaces(self, class: jclass) -> Result<JvmBox<jclass>> {
+        let mut n = 0;
+        let mut p = std::ptr::null_mut();
+        call!(self, GetImplementedInterfaces, class, &mut n, &mut p)?;
+        Ok(JvmBox {
+            env: self,
+            ptr: p,
+            len: n.max(0) as usize,
+        })
+    }
+
+    /// The thread owning `obj`'s monitor (a local reference), if any.
+    pub fn monitor_owner(self, obj: jobject) -> Result<jthread> {
+        let mut u = MonitorUsage {
+            owner: std::ptr::null_mut(),
+            entry_count: 0,
+            waiter_count: 0,
+            waiters: std::ptr::null_mut(),
+            notify_waiter_count: 0,
+            notify_waiters: std::ptr::null_mut(),
+        };
+        call!(
+            self,
+            GetObjectMonitorUsage,
+            obj,
+            &mut u as *mut MonitorUsage as *mut c_void
+        )?;
+        for p in [u.waiters, u.notify_waiters] {
+            if !p.is_null() {
+                let _ = call!(self, Deallocate, p as *mut u8);
+            }
+        }
+        Ok(u.owner)
+    }
+
+    /// Method and bytecode index of the top frame of `thread`.
+    pub fn top_frame(self, thread: jthread) -> Option<(jmethodID, i64)> {
+        let mut f = [raw::jvmtiFrameInfo {
+            method: std::ptr::null_mut(),
+            location: 0,
+        }];
+        let mut n = 0;
+        call!(self, GetStackTrace, thread, 0, 1, f.as_mut_ptr(), &mut n).ok()?;
+        (n == 1).then_some((f[0].method, f[0].location))
+    }
+
+    pub fn set_heap_sampling_interval(self, bytes: i32) -> Result<()> {
+        call!(self, SetHeapSamplingInterval, bytes)
+    }
+
+    /// (index, id) of every extension event the JVM offers.
+    pub fn extension_events(self) -> Result<Vec<(jint, String)>> {
+        let mut n = 0;
+        let mut p: *mut c_void = std::ptr::null_mut();
+        call!(self, GetExtensionEvents, &mut n, &mut p)?;
+        let infos = JvmBox {
+            env: self,
+            ptr: p as *mut ExtensionEventInfo,
+            len: n.max(0) as usize,
+        };
+        let mut out = Vec::new();
+        for info in infos.as_slice() {
+            // SAFETY: `id` is a NUL-terminated string owned by the JVM.
+            let id = unsafe { crate::sys::os::c_string(info.id) };
+            out.push((info.extension_event_index, id));
+            let _ = call!(self, Deallocate, info.id as *mut u8);
+            let _ = call!(self, Deallocate, info.short_description as *mut u8);
+            let _ = call!(self, Deallocate, info.params as *mut u8);
+        }
+        Ok(out)
+    }
+
+    /// Sets an extension event's callback and enables it for every thread.
+    pub fn set_extension_event(self, index: jint, callback: *const c_void) -> Result<()> {
+        call!(self, SetExtensionEventCallback, index, callback)?;
+        self.set_event(true, index)
+    }
+
     pub fn get_tag(self, obj: jobject) -> Result<i64> {
         let mut t = 0i64;
         call!(self, GetTag, obj, &mut t)?;
@@ -365,6 +492,25 @@ pub fn jni_of_current() -> Option<Jni> {
     // SAFETY: `vm` is the JavaVM given to Agent_OnLoad, valid for the process; GetEnv
     // writes one pointer and fails cleanly on unattached threads.
     let rc = unsafe { ((**vm).v1_2.GetEnv)(vm, &mut env, crate::sys::jni::JNI_VERSION_1_6) };
+    (rc == 0 && !env.is_null()).then_some(Jni(env as *mut JNIEnv))
+}
+
+/// Attaches the current (agent-created) thread to the JVM as a daemon.
+pub fn attach_current_as_daemon(name: &CStr) -> Option<Jni> {
+    let vm = VM.load(std::sync::atomic::Ordering::Acquire);
+    if vm.is_null() {
+        return None;
+    }
+    let mut args = crate::sys::jni::JavaVMAttachArgs {
+        version: crate::sys::jni::JNI_VERSION_1_6,
+        name: name.as_ptr() as *mut c_char,
+        group: std::ptr::null_mut(),
+    };
+    let mut env: *mut c_void = std::ptr::null_mut();
+    // SAFETY: `vm` is the process's JavaVM; the args outlive the call.
+    let rc = unsafe {
+        ((**vm).v1_4.AttachCurrentThreadAsDaemon)(vm, &mut env, &mut args as *mut _ as *mut c_void)
+    };
     (rc == 0 && !env.is_null()).then_some(Jni(env as *mut JNIEnv))
 }
 
@@ -495,6 +641,68 @@ impl Jni {
     pub fn new_global(self, obj: jobject) -> jobject {
         // SAFETY: creating a global reference from a live local one.
         unsafe { ((**self.0).v1_1.NewGlobalRef)(self.0, obj) }
+    }
+
+    /// The superclass of a class (a local reference; null for Object/interfaces).
+    pub fn superclass(self, class: jclass) -> jclass {
+        // SAFETY: plain JNI call on the current thread's env.
+        unsafe { ((**self.0).v1_1.GetSuperclass)(self.0, class) }
+    }
+
+    /// Calls a static no-argument `long` method, e.g. `Runtime`'s memory figures.
+    pub fn call_long(self, obj: jobject, class_name: &CStr, name: &CStr) -> Option<i64> {
+        // SAFETY: plain JNI lookups and a call with no arguments on the current thread.
+        unsafe {
+            let cls = ((**self.0).v1_1.FindClass)(self.0, class_name.as_ptr());
+            if cls.is_null() {
+                self.clear_exception();
+                return None;
+            }
+            let mid = ((**self.0).v1_1.GetMethodID)(self.0, cls, name.as_ptr(), c"()J".as_ptr());
+            self.delete_local(cls);
+            if mid.is_null() {
+                self.clear_exception();
+                return None;
+            }
+            let v = ((**self.0).v1_1.CallLongMethodA)(self.0, obj, mid, std::ptr::null());
+            (!self.clear_exception()).then_some(v)
+        }
+    }
+
+    /// `Runtime.getRuntime()` (a local reference, null on failure).
+    pub fn runtime(self) -> jobject {
+        // SAFETY: plain JNI lookups and a static call with no arguments.
+        unsafe {
+            let cls = ((**self.0).v1_1.FindClass)(self.0, c"java/lang/Runtime".as_ptr());
+            if cls.is_null() {
+                self.clear_exception();
+                return std::ptr::null_mut();
+            }
+            let mid = ((**self.0).v1_1.GetStaticMethodID)(
+                self.0,
+                cls,
+                c"getRuntime".as_ptr(),
+                c"()Ljava/lang/Runtime;".as_ptr(),
+            );
+            let r = if mid.is_null() {
+                std::ptr::null_mut()
+            } else {
+                ((**self.0).v1_1.CallStaticObjectMethodA)(self.0, cls, mid, std::ptr::null())
+            };
+            self.clear_exception();
+            self.delete_local(cls);
+            r
+        }
+    }
+
+    /// The component class of an array class (a local reference; null if none).
+    pub fn component_type(self, class: jclass) -> jclass {
+        self.call_object(
+            class,
+            c"java/lang/Class",
+            c"getComponentType",
+            c"()Ljava/lang/Class;",
+        )
     }
 
     /// `Thread.threadId()` (`getId()`) of a thread object: unique for the JVM's lifetime.

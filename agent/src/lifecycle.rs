@@ -6,7 +6,7 @@ use crate::defs::Msg;
 use crate::events::threads;
 use crate::ids::IdTable;
 use crate::jvmti::{Jni, Jvmti};
-use crate::options::{self, Mode, Options};
+use crate::options::{self, AllocMode, Mode, Options};
 use crate::record::{self, TAG_INIT_DONE};
 use crate::session;
 use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities, jvmtiEventCallbacks};
@@ -172,12 +172,34 @@ fn add_capabilities(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
     if options.exceptions && options.mode == Mode::Jvmti {
         want.push(raw::CAP_CAN_GENERATE_EXCEPTION_EVENTS);
     }
+    if options.lines && options.mode == Mode::Jvmti {
+        want.push(raw::CAP_CAN_GENERATE_SINGLE_STEP_EVENTS);
+    }
+    // Tagged objects (exceptions, monitors, allocations) and class mirrors (unloading).
+    want.push(raw::CAP_CAN_GENERATE_OBJECT_FREE_EVENTS);
+    if options.gc {
+        want.push(raw::CAP_CAN_GENERATE_GARBAGE_COLLECTION_EVENTS);
+    }
+    if options.monitors {
+        want.push(raw::CAP_CAN_GENERATE_MONITOR_EVENTS);
+        want.push(raw::CAP_CAN_GET_MONITOR_INFO);
+    }
+    if options.alloc != AllocMode::Off {
+        want.push(raw::CAP_CAN_GENERATE_SAMPLED_OBJECT_ALLOC_EVENTS);
+    }
     match options.mode {
         Mode::Jvmti => {
             want.push(raw::CAP_CAN_GENERATE_METHOD_ENTRY_EVENTS);
             want.push(raw::CAP_CAN_GENERATE_METHOD_EXIT_EVENTS);
         }
         Mode::Bci => want.push(raw::CAP_CAN_RETRANSFORM_CLASSES),
+    }
+    // Virtual threads (JDK 21+): without this capability their events are not posted.
+    let vthreads = potential.bits[(raw::CAP_CAN_SUPPORT_VIRTUAL_THREADS / 32) as usize]
+        & (1 << (raw::CAP_CAN_SUPPORT_VIRTUAL_THREADS % 32))
+        != 0;
+    if vthreads {
+        want.push(raw::CAP_CAN_SUPPORT_VIRTUAL_THREADS);
     }
     for bit in want {
         let (w, b) = ((bit / 32) as usize, bit % 32);
@@ -206,6 +228,17 @@ fn enable_events(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
         MethodExit: Some(crate::entry::method_exit),
         Exception: Some(crate::entry::exception),
         ExceptionCatch: Some(crate::entry::exception_catch),
+        GarbageCollectionStart: Some(crate::entry::garbage_collection_start),
+        GarbageCollectionFinish: Some(crate::entry::garbage_collection_finish),
+        ObjectFree: Some(crate::entry::object_free),
+        SampledObjectAlloc: Some(crate::entry::sampled_object_alloc),
+        MonitorContendedEnter: Some(crate::entry::monitor_contended_enter),
+        MonitorContendedEntered: Some(crate::entry::monitor_contended_entered),
+        MonitorWait: Some(crate::entry::monitor_wait),
+        MonitorWaited: Some(crate::entry::monitor_waited),
+        SingleStep: Some(crate::entry::single_step),
+        VirtualThreadStart: Some(crate::entry::virtual_thread_start),
+        VirtualThreadEnd: Some(crate::entry::virtual_thread_end),
         ..Default::default()
     };
     let err = |e: crate::jvmti::JvmtiError| LoadError(format!("jtrace: {e}\n"));
@@ -226,6 +259,37 @@ fn enable_events(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
             events.push(raw::JVMTI_EVENT_EXCEPTION_CATCH);
         }
     }
+    events.push(raw::JVMTI_EVENT_OBJECT_FREE);
+    if jvmti.version().unwrap_or(0) >= raw::JVMTI_VERSION_21
+        && crate::events::vthreads::enable_mount_events(
+            jvmti,
+            crate::entry::virtual_thread_mount as *const std::ffi::c_void,
+            crate::entry::virtual_thread_unmount as *const std::ffi::c_void,
+        )
+    {
+        events.push(raw::JVMTI_EVENT_VIRTUAL_THREAD_START);
+        events.push(raw::JVMTI_EVENT_VIRTUAL_THREAD_END);
+    }
+    if options.gc {
+        events.push(raw::JVMTI_EVENT_GARBAGE_COLLECTION_START);
+        events.push(raw::JVMTI_EVENT_GARBAGE_COLLECTION_FINISH);
+    }
+    if options.monitors {
+        events.extend([
+            raw::JVMTI_EVENT_MONITOR_CONTENDED_ENTER,
+            raw::JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
+            raw::JVMTI_EVENT_MONITOR_WAIT,
+            raw::JVMTI_EVENT_MONITOR_WAITED,
+        ]);
+    }
+    if let Some(interval) = match options.alloc {
+        AllocMode::Off => None,
+        AllocMode::Exact => Some(0),
+        AllocMode::Sampled(n) => Some(n.min(i32::MAX as u64) as i32),
+    } {
+        jvmti.set_heap_sampling_interval(interval).map_err(err)?;
+        events.push(raw::JVMTI_EVENT_SAMPLED_OBJECT_ALLOC);
+    }
     for e in events {
         jvmti.set_event(true, e).map_err(err)?;
     }
@@ -235,11 +299,21 @@ fn enable_events(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
 /// VMInit: the VM is ready; give every live thread an id and mark the moment.
 pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
     threads::register_all(jvmti);
+    let options = &agent().options;
+    if options.mode == Mode::Jvmti && options.lines {
+        // HotSpot only honours single stepping enabled in the live phase.
+        if let Err(e) = jvmti.set_event(true, raw::JVMTI_EVENT_SINGLE_STEP) {
+            log_once(&format!("lines=on in mode=jvmti: {e}; no line events"));
+        }
+    }
+    if agent().options.gc {
+        crate::events::memory::start_heap_thread();
+    }
     if agent().options.mode == Mode::Bci {
         crate::events::tracker::install(jvmti, jni);
     }
     if let Some(b) = threads::current(jvmti, thread) {
-        b.write(&record::tick_only(TAG_INIT_DONE, clock::ticks()));
+        b.write(record::tick_only(TAG_INIT_DONE, clock::ticks()).bytes());
     }
 }
 
@@ -262,6 +336,8 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
         raw::JVMTI_EVENT_METHOD_EXIT,
         raw::JVMTI_EVENT_EXCEPTION,
         raw::JVMTI_EVENT_EXCEPTION_CATCH,
+        raw::JVMTI_EVENT_SINGLE_STEP,
+        raw::JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
     ] {
         let _ = jvmti.set_event(false, e);
     }

@@ -1,13 +1,13 @@
 //! Compact binary records: what a callback or probe writes into its thread's buffer, and how the writer reads them back.
 //!
 //! A record is a tag byte followed by little-endian fields. Records carry only what
-//! the event knows at the moment (ids and a raw tick); tickets, stack depths and
-//! class ids are derived by the writer, which replays each thread's records in order.
-//! Where an event came from (JVMTI callback or bytecode probe) is not recorded: both
-//! sources write the same records.
+//! the event knows at the moment (ids and a raw tick); tickets, stack depths, class
+//! ids of methods and source lines are derived by the writer, which replays each
+//! thread's records in order. Where an event came from (JVMTI callback or bytecode
+//! probe) is not recorded: both sources write the same records.
 
 /// Largest encoded record, so a producer can check for room once.
-pub const MAX_RECORD: usize = 32;
+pub const MAX_RECORD: usize = 64;
 
 pub const TAG_ENTRY: u8 = 1;
 pub const TAG_EXIT: u8 = 2;
@@ -15,28 +15,152 @@ pub const TAG_EXIT_EXC: u8 = 3;
 pub const TAG_THREAD_END: u8 = 4;
 pub const TAG_INIT_DONE: u8 = 5;
 pub const TAG_CATCH: u8 = 7;
-pub const TAG_OBJ_DEF: u8 = 8;
+pub const TAG_ALLOC: u8 = 9;
+pub const TAG_GC_START: u8 = 10;
+pub const TAG_GC_FINISH: u8 = 11;
+pub const TAG_HEAP: u8 = 12;
+pub const TAG_OBJ_FREE: u8 = 13;
+pub const TAG_CLASS_UNLOAD: u8 = 14;
+pub const TAG_MON_ENTER: u8 = 15;
+pub const TAG_MON_ENTERED: u8 = 16;
+pub const TAG_MON_WAIT: u8 = 17;
+pub const TAG_MON_WAITED: u8 = 18;
+pub const TAG_LINE: u8 = 19;
 
 /// A decoded record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rec {
     /// A traced method was entered.
-    Entry { mid: u32, t: u64 },
+    Entry {
+        mid: u32,
+        t: u64,
+    },
     /// A traced method returned normally.
-    Exit { mid: u32, t: u64 },
+    Exit {
+        mid: u32,
+        t: u64,
+    },
     /// A traced method's frame was popped by exception `obj` (0 if unknown).
-    ExitExc { mid: u32, obj: u64, t: u64 },
+    ExitExc {
+        mid: u32,
+        obj: u64,
+        t: u64,
+    },
     /// A traced method's frame caught exception `obj`.
-    Catch { mid: u32, obj: u64, t: u64 },
-    /// First sight of an object that has no objAlloc: define its id.
-    ObjDef { obj: u64 },
+    Catch {
+        mid: u32,
+        obj: u64,
+        t: u64,
+    },
     /// The thread ended (last record of its stream).
-    ThreadEnd { t: u64 },
+    ThreadEnd {
+        t: u64,
+    },
     /// The VM finished initialising.
-    InitDone { t: u64 },
+    InitDone {
+        t: u64,
+    },
+    /// An object allocated by traced code. `is_array` is the TPTP code; `cid` is the
+    /// class (element class for object arrays, 0 for primitive arrays); `mid`/`loc`
+    /// the allocating method and bytecode index (0 if unknown).
+    Alloc {
+        obj: u64,
+        cid: u32,
+        is_array: u8,
+        size: u64,
+        mid: u32,
+        loc: u32,
+        t: u64,
+    },
+    GcStart {
+        t: u64,
+    },
+    GcFinish {
+        t: u64,
+    },
+    /// Heap figures read just after a collection.
+    Heap {
+        total: u64,
+        used: u64,
+    },
+    ObjFree {
+        obj: u64,
+        t: u64,
+    },
+    ClassUnload {
+        cid: u32,
+        t: u64,
+    },
+    MonEnter {
+        obj: u64,
+        owner: u32,
+        t: u64,
+    },
+    MonEntered {
+        obj: u64,
+        t: u64,
+    },
+    /// `timeout` in milliseconds (0 = forever).
+    MonWait {
+        obj: u64,
+        timeout: u64,
+        t: u64,
+    },
+    MonWaited {
+        obj: u64,
+        timed_out: bool,
+        t: u64,
+    },
+    /// Execution reached executable unit `unit` of method `mid`.
+    Line {
+        mid: u32,
+        unit: u32,
+        t: u64,
+    },
 }
 
-/// Encodes a (tag, id, tick) record into a fixed array: one copy on the hot path.
+/// Builds one record in a stack array: one copy into the buffer on the hot path.
+pub struct Enc {
+    buf: [u8; MAX_RECORD],
+    len: usize,
+}
+
+impl Enc {
+    #[inline(always)]
+    pub fn new(tag: u8) -> Enc {
+        let mut buf = [0u8; MAX_RECORD];
+        buf[0] = tag;
+        Enc { buf, len: 1 }
+    }
+
+    #[inline(always)]
+    pub fn u8(mut self, v: u8) -> Enc {
+        self.buf[self.len] = v;
+        self.len += 1;
+        self
+    }
+
+    #[inline(always)]
+    pub fn u32(mut self, v: u32) -> Enc {
+        self.buf[self.len..self.len + 4].copy_from_slice(&v.to_le_bytes());
+        self.len += 4;
+        self
+    }
+
+    #[inline(always)]
+    pub fn u64(mut self, v: u64) -> Enc {
+        self.buf[self.len..self.len + 8].copy_from_slice(&v.to_le_bytes());
+        self.len += 8;
+        self
+    }
+
+    #[inline(always)]
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+/// Encodes a (tag, id, tick) record into a fixed array: the method-event hot path.
 #[inline(always)]
 pub fn id_tick(tag: u8, id: u32, t: u64) -> [u8; 13] {
     let mut r = [0u8; 13];
@@ -48,31 +172,14 @@ pub fn id_tick(tag: u8, id: u32, t: u64) -> [u8; 13] {
 
 /// Encodes a (tag, method id, object id, tick) record.
 #[inline(always)]
-pub fn id_obj_tick(tag: u8, id: u32, obj: u64, t: u64) -> [u8; 21] {
-    let mut r = [0u8; 21];
-    r[0] = tag;
-    r[1..5].copy_from_slice(&id.to_le_bytes());
-    r[5..13].copy_from_slice(&obj.to_le_bytes());
-    r[13..21].copy_from_slice(&t.to_le_bytes());
-    r
-}
-
-/// Encodes a (tag, object id) record.
-#[inline(always)]
-pub fn obj_only(tag: u8, obj: u64) -> [u8; 9] {
-    let mut r = [0u8; 9];
-    r[0] = tag;
-    r[1..9].copy_from_slice(&obj.to_le_bytes());
-    r
+pub fn id_obj_tick(tag: u8, id: u32, obj: u64, t: u64) -> Enc {
+    Enc::new(tag).u32(id).u64(obj).u64(t)
 }
 
 /// Encodes a (tag, tick) record.
 #[inline(always)]
-pub fn tick_only(tag: u8, t: u64) -> [u8; 9] {
-    let mut r = [0u8; 9];
-    r[0] = tag;
-    r[1..9].copy_from_slice(&t.to_le_bytes());
-    r
+pub fn tick_only(tag: u8, t: u64) -> Enc {
+    Enc::new(tag).u64(t)
 }
 
 /// Reads records back from a buffer; stops at the first malformed byte.
@@ -84,6 +191,12 @@ pub struct Reader<'a> {
 impl<'a> Reader<'a> {
     pub fn new(buf: &'a [u8]) -> Self {
         Reader { buf, pos: 0 }
+    }
+
+    fn u8(&mut self) -> Option<u8> {
+        let b = *self.buf.get(self.pos)?;
+        self.pos += 1;
+        Some(b)
     }
 
     fn u32(&mut self) -> Option<u32> {
@@ -103,8 +216,7 @@ impl Iterator for Reader<'_> {
     type Item = Rec;
 
     fn next(&mut self) -> Option<Rec> {
-        let tag = *self.buf.get(self.pos)?;
-        self.pos += 1;
+        let tag = self.u8()?;
         Some(match tag {
             TAG_ENTRY => Rec::Entry {
                 mid: self.u32()?,
@@ -124,9 +236,55 @@ impl Iterator for Reader<'_> {
                 obj: self.u64()?,
                 t: self.u64()?,
             },
-            TAG_OBJ_DEF => Rec::ObjDef { obj: self.u64()? },
             TAG_THREAD_END => Rec::ThreadEnd { t: self.u64()? },
             TAG_INIT_DONE => Rec::InitDone { t: self.u64()? },
+            TAG_ALLOC => Rec::Alloc {
+                obj: self.u64()?,
+                cid: self.u32()?,
+                is_array: self.u8()?,
+                size: self.u64()?,
+                mid: self.u32()?,
+                loc: self.u32()?,
+                t: self.u64()?,
+            },
+            TAG_GC_START => Rec::GcStart { t: self.u64()? },
+            TAG_GC_FINISH => Rec::GcFinish { t: self.u64()? },
+            TAG_HEAP => Rec::Heap {
+                total: self.u64()?,
+                used: self.u64()?,
+            },
+            TAG_OBJ_FREE => Rec::ObjFree {
+                obj: self.u64()?,
+                t: self.u64()?,
+            },
+            TAG_CLASS_UNLOAD => Rec::ClassUnload {
+                cid: self.u32()?,
+                t: self.u64()?,
+            },
+            TAG_MON_ENTER => Rec::MonEnter {
+                obj: self.u64()?,
+                owner: self.u32()?,
+                t: self.u64()?,
+            },
+            TAG_MON_ENTERED => Rec::MonEntered {
+                obj: self.u64()?,
+                t: self.u64()?,
+            },
+            TAG_MON_WAIT => Rec::MonWait {
+                obj: self.u64()?,
+                timeout: self.u64()?,
+                t: self.u64()?,
+            },
+            TAG_MON_WAITED => Rec::MonWaited {
+                obj: self.u64()?,
+                timed_out: self.u8()? != 0,
+                t: self.u64()?,
+            },
+            TAG_LINE => Rec::Line {
+                mid: self.u32()?,
+                unit: self.u32()?,
+                t: self.u64()?,
+            },
             _ => return None,
         })
     }
@@ -140,8 +298,18 @@ mod tests {
     fn round_trip() {
         let mut b = Vec::new();
         b.extend_from_slice(&id_tick(TAG_ENTRY, 7, 100));
-        b.extend_from_slice(&id_obj_tick(TAG_EXIT_EXC, 7, 9, 101));
-        b.extend_from_slice(&tick_only(TAG_THREAD_END, 102));
+        b.extend_from_slice(id_obj_tick(TAG_EXIT_EXC, 7, 9, 101).bytes());
+        b.extend_from_slice(tick_only(TAG_THREAD_END, 102).bytes());
+        let alloc = Enc::new(TAG_ALLOC)
+            .u64(5)
+            .u32(3)
+            .u8(10)
+            .u64(56)
+            .u32(7)
+            .u32(12)
+            .u64(103);
+        assert!(alloc.bytes().len() <= MAX_RECORD);
+        b.extend_from_slice(alloc.bytes());
         let v: Vec<Rec> = Reader::new(&b).collect();
         assert_eq!(
             v,
@@ -152,7 +320,16 @@ mod tests {
                     obj: 9,
                     t: 101
                 },
-                Rec::ThreadEnd { t: 102 }
+                Rec::ThreadEnd { t: 102 },
+                Rec::Alloc {
+                    obj: 5,
+                    cid: 3,
+                    is_array: 10,
+                    size: 56,
+                    mid: 7,
+                    loc: 12,
+                    t: 103
+                },
             ]
         );
     }

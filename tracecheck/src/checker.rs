@@ -277,10 +277,14 @@ impl State {
                     format!("<{name}> may appear only once, at the start of the trace"),
                 ),
                 "traceEnd" => self.phase = Phase::AfterTraceEnd,
+                // The counts of a class being unloaded come just before its
+                // classUnload, inside the GC bracket (TPTP allows methodCount at any
+                // earlier time); after classUnload nothing may name its methods.
+                "methodCount" if self.gc_open.is_some() => {}
                 "methodCount" => self.err(
                     line,
                     Rule::Structure,
-                    "<methodCount> before <traceEnd> (they belong between traceEnd and agentDestroy)"
+                    "<methodCount> before <traceEnd> outside a GC bracket (only an unloading class's counts may come early; the rest belong between traceEnd and agentDestroy)"
                         .to_string(),
                 ),
                 "agentDestroy" => {
@@ -1415,7 +1419,7 @@ impl State {
         let mut missing: Vec<u64> = self
             .methods
             .iter()
-            .filter(|(_, m)| m.live && !m.count_seen)
+            .filter(|(_, m)| !m.count_seen)
             .map(|(id, _)| *id)
             .collect();
         missing.sort();

@@ -45,8 +45,6 @@ pub struct Case {
 
 impl Case {
     /// Whether the case runs on a JDK with this feature version.
-    // test.rs's job builder is to call this (`.filter(|(_, case)| case.runs_on(jdk.feature))`).
-    #[allow(dead_code)]
     pub fn runs_on(&self, feature: u32) -> bool {
         feature >= self.min_jdk
     }

@@ -143,7 +143,11 @@ pub fn run(args: &[String]) -> bool {
         match compile(jdk, &dir) {
             Ok(()) => {
                 for mode in &modes {
-                    for (c, case) in selected.iter().enumerate() {
+                    for (c, case) in selected
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, case)| case.runs_on(jdk.feature))
+                    {
                         let scratch = work.join(&jdk.name).join(mode).join(&case.name);
                         jobs.push_back((j, mode, c, scratch));
                     }
@@ -184,7 +188,10 @@ pub fn run(args: &[String]) -> bool {
     let mut tally = tally.into_inner().expect("tally");
     if modes.contains(&"jvmti") && modes.contains(&"bci") {
         for jdk in &jdks {
-            for case in selected.iter().filter(|c| c.trace && c.compare_modes) {
+            for case in selected
+                .iter()
+                .filter(|c| c.trace && c.compare_modes && c.runs_on(jdk.feature))
+            {
                 let t = |m: &str| {
                     work.join(&jdk.name)
                         .join(m)

@@ -9,7 +9,7 @@
 //! For each method with `Some(id)` and a Code attribute it inserts calls to
 //! static methods of the tracker class (see [`tracker_class`]):
 //! entry at pc 0, exit before every `*return`, `caught` at every original
-//! handler start, `line` at every executable unit (optional) and a catch-all
+//! handler start, `line(id, unit index)` at every executable unit (optional) and a catch-all
 //! handler appended last that calls `unwind` and rethrows. Branch offsets,
 //! switches (re-padded), the exception table, LineNumberTable,
 //! LocalVariable(Type)Table and StackMapTable are remapped; `goto`/`jsr` grow
@@ -98,6 +98,9 @@ pub struct MethodInfo {
     pub has_code: bool,
     /// (start_pc, line) of all LineNumberTable attributes, sorted by pc.
     pub line_table: Vec<(u16, u16)>,
+    /// Bytecode indexes of the allocating instructions (new, newarray, anewarray,
+    /// multianewarray), in order.
+    pub alloc_sites: Vec<u32>,
     /// Executable units: (original pc, source line or 0). One unit `(0, 0)`
     /// when the method has code but no line table; empty without code.
     pub units: Vec<(u32, u16)>,
@@ -166,13 +169,19 @@ pub fn parse_info(bytes: &[u8]) -> Result<ClassInfo, ClassFileError> {
                 exceptions.push(p.class_name(r.u16()?)?.into_owned());
             }
         }
-        let (line_table, units) = match m.code {
+        let (line_table, units, alloc_sites) = match m.code {
             Some((_, body)) => {
                 let a = flow::analyze(&parse::parse_code(body)?, p)?;
                 let units = a.units();
-                (a.line_table, units)
+                let sites = a
+                    .insns
+                    .iter()
+                    .filter(|i| matches!(i.op, 0xbb | 0xbc | 0xbd | 0xc5))
+                    .map(|i| i.pc)
+                    .collect();
+                (a.line_table, units, sites)
             }
-            None => (Vec::new(), Vec::new()),
+            None => (Vec::new(), Vec::new(), Vec::new()),
         };
         methods.push(MethodInfo {
             name: p.utf8(m.name)?.into_owned(),
@@ -182,6 +191,7 @@ pub fn parse_info(bytes: &[u8]) -> Result<ClassInfo, ClassFileError> {
             has_code: m.code.is_some(),
             line_table,
             units,
+            alloc_sites,
         });
     }
     Ok(ClassInfo {

@@ -202,6 +202,17 @@ pub(crate) fn rewrite_code(
         };
     let caught_len = 1 + id.len() + CALL_LEN;
     let exit_len = id.len() + CALL_LEN;
+    // Executable unit index of each unit-starting instruction: the line probe passes
+    // it (not the line), so the agent can tell a loop re-running a line from a
+    // fall-through into the next unit of the same line.
+    let mut unit_of = vec![0u32; n];
+    let mut next_unit = 0u32;
+    for (i, &f) in a.flags.iter().enumerate() {
+        if f & F_UNIT != 0 {
+            unit_of[i] = next_unit;
+            next_unit += 1;
+        }
+    }
     let mut pre = vec![0u32; n];
     // Single-target branch targets (instruction indexes), for the layout loop.
     let mut btarget = vec![NO_TARGET; n];
@@ -212,7 +223,7 @@ pub(crate) fn rewrite_code(
             p += caught_len;
         }
         if line_units && f & F_UNIT != 0 {
-            p += id.len() + push_int(a.lines[i] as i32, ctx.add)?.len() + CALL_LEN;
+            p += id.len() + push_int(unit_of[i] as i32, ctx.add)?.len() + CALL_LEN;
         }
         let fl = insn::flow(ins.op);
         if fl == Flow::Return {
@@ -274,7 +285,7 @@ pub(crate) fn rewrite_code(
         &lay,
         id,
         lines_in_entry,
-        line_units,
+        line_units.then_some(&unit_of[..]),
         out,
         code_start,
     )?;
@@ -495,7 +506,7 @@ fn emit_code(
     lay: &Layout,
     id: Push,
     lines_in_entry: bool,
-    line_units: bool,
+    unit_of: Option<&[u32]>,
     out: &mut Vec<u8>,
     base: usize,
 ) -> Result<(), ClassFileError> {
@@ -516,9 +527,9 @@ fn emit_code(
             put_push(out, id);
             put_call(out, refs.caught);
         }
-        if line_units && f & F_UNIT != 0 {
+        if let Some(unit_of) = unit_of.filter(|_| f & F_UNIT != 0) {
             put_push(out, id);
-            put_push(out, push_int(a.lines[i] as i32, ctx.add)?);
+            put_push(out, push_int(unit_of[i] as i32, ctx.add)?);
             put_call(out, refs.line);
         }
         if insn::flow(ins.op) == Flow::Return {

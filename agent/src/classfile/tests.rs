@@ -262,7 +262,8 @@ fn verify_corpus_in(
                     id,
                     Expect {
                         what: format!("{}.{}{}", info.name, m.name, m.descriptor),
-                        lines: m.units.iter().map(|u| u.1).collect(),
+                        // The line probe passes the executable unit's index.
+                        lines: (0..m.units.len() as u16).collect(),
                     },
                 );
                 Some(id)

@@ -7,12 +7,14 @@
 
 use crate::classfile::{self, ClassInfo, ProbePlan};
 use crate::clock;
-use crate::defs::{ClassDef, Def, MethodDef, Msg};
+use crate::defs::{ClassDef, Def, MethodDef};
+use crate::events::objects::{ClassTag, CLASS_TAG_BIT};
 use crate::events::{threads, tracker};
 use crate::ids;
 use crate::jvmti::{Jni, Jvmti};
 use crate::lifecycle::{agent, log_once};
-use crate::options::Mode;
+use crate::linetable;
+use crate::options::{AllocMode, Mode};
 use crate::sys::jni::jclass;
 use crate::sys::jvmti::jthread;
 use std::collections::HashMap;
@@ -29,6 +31,11 @@ pub struct Pending {
     first_mid: u32,
     /// Whether the class was rewritten with probes (bci mode).
     pub instrumented: bool,
+    /// Line tables and allocating-instruction pcs of the code the JVM will run, per
+    /// method (allocation sites need them; after rewriting they differ from the
+    /// original ones). Empty if unused.
+    run_lines: Vec<Vec<(u16, u16)>>,
+    run_alloc_sites: Vec<Vec<u32>>,
 }
 
 static PENDING: Mutex<Option<HashMap<String, Vec<Pending>>>> = Mutex::new(None);
@@ -78,10 +85,7 @@ fn rewrite(bytes: &[u8], info: &ClassInfo, first_mid: u32, dotted: &str) -> Opti
             log_once(&format!(
                 "cannot instrument class {dotted}: {e}; it runs untouched and untraced"
             ));
-            crate::buffer::send(Msg::Defs(vec![Def::Untraced(
-                dotted.to_string(),
-                e.to_string(),
-            )]));
+            crate::buffer::send_defs(vec![Def::Untraced(dotted.to_string(), e.to_string())]);
             None
         }
     }
@@ -126,11 +130,26 @@ pub fn on_load(name: &str, bytes: &[u8], redefining: bool) -> Option<Vec<u8>> {
                 .insert(name.to_string(), (cid, first_mid));
         }
     }
+    let (run_lines, run_alloc_sites) = if a.options.alloc == AllocMode::Off {
+        (Vec::new(), Vec::new())
+    } else {
+        let running = new_bytes.as_deref().unwrap_or(bytes);
+        match classfile::parse_info(running) {
+            Ok(r) => r
+                .methods
+                .into_iter()
+                .map(|m| (m.line_table, m.alloc_sites))
+                .unzip(),
+            Err(_) => (Vec::new(), Vec::new()),
+        }
+    };
     let pending = Pending {
         info,
         cid,
         first_mid,
         instrumented: new_bytes.is_some(),
+        run_lines,
+        run_alloc_sites,
     };
     if redefining {
         // A retransformed class is already prepared: no prepare event will follow.
@@ -168,9 +187,21 @@ pub fn on_prepare(jvmti: Jvmti, jni: Jni, thread: jthread, klass: jclass) {
     // references JVMTI hands out from piling up in the caller's frame.
     jni.with_local_frame(32, || {
         let a = agent();
-        if a.options.mode == Mode::Jvmti {
+        // Tagged so that its unloading is seen (ObjectFree of the mirror) and so that
+        // allocations name it without a lookup.
+        let tag = ClassTag {
+            cid: pending.cid,
+            code: 0,
+            elem: 0,
+        };
+        let _ = jvmti.set_tag(klass, tag.encode());
+        if a.options.mode == Mode::Jvmti || a.options.alloc != AllocMode::Off {
             map_methods(jvmti, klass, &pending);
-        } else if pending.instrumented {
+        }
+        if a.options.mode == Mode::Jvmti && a.options.lines {
+            remember_units(&pending);
+        }
+        if pending.instrumented {
             tracker::grant_access(jvmti, jni, klass);
         }
         let loader = loader_name(jvmti, jni, klass);
@@ -192,16 +223,183 @@ fn map_methods(jvmti: Jvmti, klass: jclass, p: &Pending) {
         .map(|(i, m)| ((m.name.as_str(), m.descriptor.as_str()), i))
         .collect();
     let table = agent().method_table();
+    let mut mapped = Vec::new();
     for &m in methods.as_slice() {
         let Ok((name, sig)) = jvmti.method_name(m) else {
             continue;
         };
         if let Some(&i) = index.get(&(name.as_str(), sig.as_str())) {
-            if traceable(&p.info.methods[i]) && !table.insert(m as usize, p.first_mid + i as u32) {
-                log_once("method table full: further methods are not traced");
+            if traceable(&p.info.methods[i]) {
+                if table.insert(m as usize, p.first_mid + i as u32) {
+                    mapped.push(m as usize);
+                } else {
+                    log_once("method table full: further methods are not traced");
+                }
             }
         }
     }
+    if let Ok(mut c) = CLASS_METHODS.lock() {
+        c.get_or_insert_with(HashMap::new).insert(p.cid, mapped);
+    }
+}
+
+/// Start pcs of each traced method's executable units (mode=jvmti, lines=on).
+static UNIT_PCS: std::sync::RwLock<Option<HashMap<u32, Box<[u32]>>>> = std::sync::RwLock::new(None);
+
+/// The executable unit starting at bytecode index `pc` of method `mid`, if any.
+pub fn unit_at(mid: u32, pc: u32) -> Option<u32> {
+    let map = UNIT_PCS.read().ok()?;
+    let pcs = map.as_ref()?.get(&mid)?;
+    pcs.binary_search(&pc).ok().map(|u| u as u32)
+}
+
+fn remember_units(p: &Pending) {
+    if let Ok(mut map) = UNIT_PCS.write() {
+        let map = map.get_or_insert_with(HashMap::new);
+        for (i, m) in p.info.methods.iter().enumerate() {
+            if traceable(m) {
+                let pcs: Box<[u32]> = m.units.iter().map(|&(pc, _)| pc).collect();
+                map.insert(p.first_mid + i as u32, pcs);
+            }
+        }
+    }
+}
+
+/// jmethodIDs mapped per class, so that an unloaded class's ids can be forgotten.
+static CLASS_METHODS: Mutex<Option<HashMap<u32, Vec<usize>>>> = Mutex::new(None);
+
+/// The class is unloaded: its jmethodIDs no longer name traced methods.
+pub fn forget(cid: u32) {
+    let ids = CLASS_METHODS
+        .lock()
+        .ok()
+        .and_then(|mut c| c.as_mut().and_then(|c| c.remove(&cid)));
+    if let (Some(ids), Some(a)) = (ids, crate::lifecycle::try_agent()) {
+        for m in ids {
+            a.method_table().remove(m);
+        }
+    }
+}
+
+/// Serialises the lazy definition of referenced classes.
+static DEFINING: Mutex<()> = Mutex::new(());
+
+/// The tag of a class mirror, defining the class (classDef) on first reference.
+/// Traced classes are tagged when prepared; other classes (the JDK's, arrays) when
+/// an element first needs their id.
+pub fn class_tag(jvmti: Jvmti, jni: Jni, klass: jclass) -> Option<ClassTag> {
+    if let Ok(t) = jvmti.get_tag(klass) {
+        if t & CLASS_TAG_BIT != 0 {
+            return Some(ClassTag::decode(t));
+        }
+    }
+    let _g = DEFINING.lock().ok()?;
+    jni.with_local_frame(16, || define_referenced(jvmti, jni, klass, 0))
+}
+
+fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Option<ClassTag> {
+    if let Ok(t) = jvmti.get_tag(klass) {
+        if t & CLASS_TAG_BIT != 0 {
+            return Some(ClassTag::decode(t));
+        }
+    }
+    let sig = jvmti.class_signature(klass).ok()?;
+    let (code, elem) = match sig.strip_prefix('[') {
+        None => (0, 0),
+        Some(e) => match primitive_array_code(e) {
+            Some(code) => (code, 0),
+            None if depth < 255 => {
+                let comp = jni.component_type(klass);
+                if comp.is_null() {
+                    return None;
+                }
+                let t = define_referenced(jvmti, jni, comp, depth + 1)?;
+                jni.delete_local(comp);
+                (2, t.cid)
+            }
+            None => return None,
+        },
+    };
+    let cid = ids::next_class();
+    let tag = ClassTag { cid, code, elem };
+    jvmti.set_tag(klass, tag.encode()).ok()?;
+    let sup = jni.superclass(klass);
+    let superclass = if sup.is_null() {
+        String::new()
+    } else {
+        let s = jvmti
+            .class_signature(sup)
+            .map(|s| java_name(&s))
+            .unwrap_or_default();
+        jni.delete_local(sup);
+        s
+    };
+    let interfaces = jvmti
+        .interfaces(klass)
+        .map(|i| {
+            i.as_slice()
+                .iter()
+                .filter_map(|&c| jvmti.class_signature(c).ok().map(|s| java_name(&s)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let (static_fields, instance_fields) = jvmti.field_counts(klass).unwrap_or((0, 0));
+    let num_methods = jvmti
+        .class_methods(klass)
+        .map_or(0, |m| m.as_slice().len() as u32);
+    let tid = threads::current(jvmti, std::ptr::null_mut()).map_or(0, |b| b.tid);
+    crate::buffer::send_defs(vec![Def::Class(ClassDef {
+        cid,
+        tid,
+        t: clock::ticks(),
+        name: java_name(&sig),
+        source: String::new(),
+        superclass,
+        interfaces,
+        loader: loader_name(jvmti, jni, klass),
+        access: jvmti.class_modifiers(klass).unwrap_or(0) as u16,
+        static_fields,
+        instance_fields,
+        num_methods,
+        instrumented: false,
+        annotations: Vec::new(),
+    })]);
+    Some(tag)
+}
+
+/// TPTP isArray code of a primitive array's element descriptor.
+fn primitive_array_code(elem: &str) -> Option<u8> {
+    Some(match elem {
+        "Z" => 4,
+        "C" => 5,
+        "F" => 6,
+        "D" => 7,
+        "B" => 8,
+        "S" => 9,
+        "I" => 10,
+        "J" => 11,
+        _ => return None,
+    })
+}
+
+/// A JNI class signature as a Java name: `Ljava/lang/String;` → `java.lang.String`,
+/// `[I` → `int[]`, `[[Ljava/lang/Object;` → `java.lang.Object[][]`.
+pub fn java_name(sig: &str) -> String {
+    let dims = sig.chars().take_while(|&c| c == '[').count();
+    let base = &sig[dims..];
+    let name = match base {
+        "Z" => "boolean".to_string(),
+        "C" => "char".to_string(),
+        "F" => "float".to_string(),
+        "D" => "double".to_string(),
+        "B" => "byte".to_string(),
+        "S" => "short".to_string(),
+        "I" => "int".to_string(),
+        "J" => "long".to_string(),
+        "V" => "void".to_string(),
+        b => dotted_from_signature(b),
+    };
+    name + &"[]".repeat(dims)
 }
 
 fn loader_name(jvmti: Jvmti, jni: Jni, klass: jclass) -> String {
@@ -225,6 +423,26 @@ fn dotted_from_signature(sig: &str) -> String {
         .replace('/', ".")
 }
 
+/// The class's Probekit `methodNames` and `methodLineTables` strings: per method in
+/// class-file order, the line of each executable unit (a method without code or line
+/// information is one unit on line 0).
+fn probekit_strings(info: &ClassInfo) -> Vec<(&'static str, String)> {
+    let names = linetable::method_names(
+        info.methods
+            .iter()
+            .map(|m| (m.name.as_str(), m.descriptor.as_str())),
+    );
+    let tables: Vec<Vec<u32>> = info
+        .methods
+        .iter()
+        .map(|m| m.units.iter().map(|&(_, l)| l as u32).collect())
+        .collect();
+    vec![
+        ("methodNames", names),
+        ("methodLineTables", linetable::encode(&tables)),
+    ]
+}
+
 /// TPTP names constructors and static initialisers `-init-` / `-clinit-`.
 fn tptp_method_name(name: &str) -> String {
     match name {
@@ -236,6 +454,7 @@ fn tptp_method_name(name: &str) -> String {
 
 fn send_defs(p: &Pending, tid: u32, loader: &str) {
     let info = &p.info;
+    let lines_on = agent().options.lines;
     let t = clock::ticks();
     let mut defs = Vec::with_capacity(info.methods.len() + 1);
     defs.push(Def::Class(ClassDef {
@@ -260,6 +479,7 @@ fn send_defs(p: &Pending, tid: u32, loader: &str) {
         instance_fields: info.instance_fields,
         num_methods: info.methods.len() as u32,
         instrumented: p.instrumented,
+        annotations: probekit_strings(info),
     }));
     for (i, m) in info.methods.iter().enumerate() {
         let lines = m.line_table.iter().map(|&(_, l)| l as u32);
@@ -272,7 +492,32 @@ fn send_defs(p: &Pending, tid: u32, loader: &str) {
             access: m.access,
             exceptions: m.exceptions.iter().map(|s| s.replace('/', ".")).collect(),
             lines,
+            line_table: p
+                .run_lines
+                .get(i)
+                .map(|t| t.iter().map(|&(pc, l)| (pc as u32, l as u32)).collect())
+                .unwrap_or_default(),
+            alloc_sites: p.run_alloc_sites.get(i).cloned().unwrap_or_default(),
+            unit_lines: if lines_on {
+                m.units.iter().map(|&(_, l)| l as u32).collect()
+            } else {
+                Vec::new()
+            },
         }));
     }
-    crate::buffer::send(Msg::Defs(defs));
+    crate::buffer::send_defs(defs);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn java_names() {
+        assert_eq!(java_name("Ljava/lang/String;"), "java.lang.String");
+        assert_eq!(java_name("[I"), "int[]");
+        assert_eq!(java_name("[[Ljava/lang/Object;"), "java.lang.Object[][]");
+        assert_eq!(primitive_array_code("J"), Some(11));
+        assert_eq!(primitive_array_code("Ljava/lang/String;"), None);
+    }
 }

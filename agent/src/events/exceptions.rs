@@ -18,13 +18,31 @@ use std::cell::Cell;
 thread_local! {
     /// Object id of the exception in flight on this thread (jvmti mode).
     static IN_FLIGHT: Cell<u64> = const { Cell::new(0) };
+    /// An exception is unwinding this thread's frames now (jvmti mode): set by the
+    /// Exception event, cleared when it is caught or when any method is entered.
+    static UNWINDING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// JVMTI MethodEntry: no frame can be entered while an exception unwinds, so any
+/// entry ends the unwinding. (HotSpot keeps reporting "popped by exception" for the
+/// exits of an uncaught-exception handler the VM calls after the thread's last frame
+/// was unwound; this is what tells those exits apart.)
+#[inline]
+pub fn jvmti_entered() {
+    UNWINDING.with(|c| c.set(false));
+}
+
+/// Whether a frame popped "by exception" really was (jvmti mode).
+pub fn unwinding() -> bool {
+    UNWINDING.with(|c| c.get())
 }
 
 /// JVMTI Exception: remember the exception for the frames it will pop.
 pub fn jvmti_thrown(jvmti: Jvmti, thread: jthread, exception: jobject) {
-    if let Some(b) = threads::current(jvmti, thread) {
-        let id = objects::id_of(jvmti, b, exception);
+    if threads::current(jvmti, thread).is_some() {
+        let id = objects::id_of(jvmti, exception);
         IN_FLIGHT.with(|c| c.set(id));
+        UNWINDING.with(|c| c.set(true));
     }
 }
 
@@ -37,6 +55,7 @@ pub fn in_flight() -> u64 {
 pub fn jvmti_caught(jvmti: Jvmti, thread: jthread, method: jmethodID, exception: jobject) {
     let mid = agent().method_table().get(method as usize);
     IN_FLIGHT.with(|c| c.set(0));
+    UNWINDING.with(|c| c.set(false));
     if mid != 0 {
         caught(jvmti, thread, exception, mid);
     }
@@ -46,11 +65,11 @@ pub fn jvmti_caught(jvmti: Jvmti, thread: jthread, method: jmethodID, exception:
 pub fn unwound(jvmti: Jvmti, thread: jthread, exception: jobject, mid: u32) {
     if let Some(b) = threads::current(jvmti, thread) {
         let obj = if agent().options.exceptions {
-            objects::id_of(jvmti, b, exception)
+            objects::id_of(jvmti, exception)
         } else {
             0
         };
-        b.write(&record::id_obj_tick(TAG_EXIT_EXC, mid, obj, clock::ticks()));
+        b.write(record::id_obj_tick(TAG_EXIT_EXC, mid, obj, clock::ticks()).bytes());
     }
 }
 
@@ -58,10 +77,10 @@ pub fn unwound(jvmti: Jvmti, thread: jthread, exception: jobject, mid: u32) {
 pub fn caught(jvmti: Jvmti, thread: jthread, exception: jobject, mid: u32) {
     if let Some(b) = threads::current(jvmti, thread) {
         let obj = if agent().options.exceptions {
-            objects::id_of(jvmti, b, exception)
+            objects::id_of(jvmti, exception)
         } else {
             0
         };
-        b.write(&record::id_obj_tick(TAG_CATCH, mid, obj, clock::ticks()));
+        b.write(record::id_obj_tick(TAG_CATCH, mid, obj, clock::ticks()).bytes());
     }
 }

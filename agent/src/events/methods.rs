@@ -19,6 +19,7 @@ pub fn record(jvmti: Jvmti, thread: jthread, tag: u8, mid: u32) {
 /// JVMTI MethodEntry: look the method up; untraced methods cost one table probe.
 #[inline]
 pub fn jvmti_entry(jvmti: Jvmti, thread: jthread, method: jmethodID) {
+    crate::events::exceptions::jvmti_entered();
     let mid = agent().method_table().get(method as usize);
     if mid != 0 {
         record(jvmti, thread, TAG_ENTRY, mid);
@@ -32,10 +33,10 @@ pub fn jvmti_exit(jvmti: Jvmti, thread: jthread, method: jmethodID, by_exception
     if mid == 0 {
         return;
     }
-    if by_exception {
+    if by_exception && (crate::events::exceptions::unwinding() || !agent().options.exceptions) {
         if let Some(b) = threads::current(jvmti, thread) {
             let obj = crate::events::exceptions::in_flight();
-            b.write(&record::id_obj_tick(TAG_EXIT_EXC, mid, obj, clock::ticks()));
+            b.write(record::id_obj_tick(TAG_EXIT_EXC, mid, obj, clock::ticks()).bytes());
         }
     } else {
         record(jvmti, thread, TAG_EXIT, mid);
@@ -53,4 +54,43 @@ pub fn probe(tag: u8, mid: i32) {
         },
     };
     b.write(&record::id_tick(tag, mid as u32, clock::ticks()));
+}
+
+/// Probe: execution reached executable unit `unit` of method `mid` (bci mode, lines=on).
+#[inline]
+pub fn line(mid: u32, unit: u32) {
+    let b = match crate::buffer::current() {
+        Some(b) => b,
+        None => match threads::current(agent().jvmti, std::ptr::null_mut()) {
+            Some(b) => b,
+            None => return,
+        },
+    };
+    b.write(
+        record::Enc::new(record::TAG_LINE)
+            .u32(mid)
+            .u32(unit)
+            .u64(clock::ticks())
+            .bytes(),
+    );
+}
+
+/// JVMTI SingleStep (mode=jvmti, lines=on): a bytecode of a traced method is about
+/// to run; if it starts an executable unit, that is a line probe's moment.
+pub fn jvmti_step(jvmti: Jvmti, thread: jthread, method: jmethodID, location: i64) {
+    let mid = agent().method_table().get(method as usize);
+    if mid == 0 {
+        return;
+    }
+    if let Some(unit) = crate::events::classes::unit_at(mid, location as u32) {
+        if let Some(b) = threads::current(jvmti, thread) {
+            b.write(
+                record::Enc::new(record::TAG_LINE)
+                    .u32(mid)
+                    .u32(unit)
+                    .u64(clock::ticks())
+                    .bytes(),
+            );
+        }
+    }
 }

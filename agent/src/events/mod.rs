@@ -2,7 +2,10 @@
 
 pub mod classes;
 pub mod exceptions;
+pub mod memory;
 pub mod methods;
+pub mod monitors;
 pub mod objects;
 pub mod threads;
 pub mod tracker;
+pub mod vthreads;

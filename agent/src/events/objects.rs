@@ -3,15 +3,42 @@
 //! Ids count up from 1. Tags of class mirrors carry `CLASS_TAG_BIT` instead, so one
 //! ObjectFree callback can tell a freed object from an unloaded class.
 
-use crate::buffer::ThreadBuf;
+use crate::buffer;
+use crate::defs::{Def, Msg};
 use crate::jvmti::Jvmti;
-use crate::record::{self, TAG_OBJ_DEF};
 use crate::sys::jni::jobject;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-/// Tags with this bit name a class (the low bits are its class id), not an object.
+/// Tags with this bit name a class mirror, not an object (see `ClassTag`).
 pub const CLASS_TAG_BIT: i64 = 1 << 62;
+
+/// What a class mirror's tag says: its class id, its TPTP isArray code (0 for a
+/// non-array class) and, for object arrays, the element class id. Packed as
+/// bit 62 | code << 48 | cid << 24 | elem (24 bits per id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClassTag {
+    pub cid: u32,
+    pub code: u8,
+    pub elem: u32,
+}
+
+impl ClassTag {
+    pub fn encode(self) -> i64 {
+        CLASS_TAG_BIT
+            | (self.code as i64) << 48
+            | ((self.cid as i64) & 0xFF_FFFF) << 24
+            | (self.elem as i64) & 0xFF_FFFF
+    }
+
+    pub fn decode(tag: i64) -> ClassTag {
+        ClassTag {
+            code: ((tag >> 48) & 0xFF) as u8,
+            cid: ((tag >> 24) & 0xFF_FFFF) as u32,
+            elem: (tag & 0xFF_FFFF) as u32,
+        }
+    }
+}
 
 static NEXT_OBJECT: AtomicU64 = AtomicU64::new(1);
 /// Serialises first tagging, so two threads naming one object agree on its id.
@@ -21,9 +48,10 @@ pub fn next_object() -> u64 {
     NEXT_OBJECT.fetch_add(1, Ordering::Relaxed)
 }
 
-/// The id of `obj`, giving it one (and recording an objDef on `buf`) if it has none.
-/// 0 when the object is null or cannot be tagged.
-pub fn id_of(jvmti: Jvmti, buf: &ThreadBuf, obj: jobject) -> u64 {
+/// The id of `obj`, giving it one (and sending its objDef) if it has none. 0 when
+/// the object is null or cannot be tagged. The objDef goes on the writer's FIFO at
+/// once, ahead of any record naming the id, whichever thread's buffer that is in.
+pub fn id_of(jvmti: Jvmti, obj: jobject) -> u64 {
     if obj.is_null() {
         return 0;
     }
@@ -42,6 +70,22 @@ pub fn id_of(jvmti: Jvmti, buf: &ThreadBuf, obj: jobject) -> u64 {
     if jvmti.set_tag(obj, id as i64).is_err() {
         return 0;
     }
-    buf.write(&record::obj_only(TAG_OBJ_DEF, id));
+    buffer::send(Msg::Defs(vec![Def::Object(id)]));
     id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_tag_round_trip() {
+        let t = ClassTag {
+            cid: 0xAB_CDEF,
+            code: 2,
+            elem: 12,
+        };
+        assert_eq!(ClassTag::decode(t.encode()), t);
+        assert!(t.encode() & CLASS_TAG_BIT != 0 && t.encode() > 0);
+    }
 }

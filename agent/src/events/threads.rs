@@ -7,14 +7,40 @@
 
 use crate::buffer::{self, ThreadBuf};
 use crate::clock;
-use crate::defs::{Def, Msg, ThreadDef};
+use crate::defs::{Def, ThreadDef};
 use crate::ids;
 use crate::jvmti::Jvmti;
 use crate::record;
 use crate::sys::jvmti::jthread;
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 static REGISTRY: Mutex<()> = Mutex::new(());
+
+/// Thread id by the object id of its java.lang.Thread.
+static THREAD_OBJECTS: Mutex<Option<HashMap<u64, u32>>> = Mutex::new(None);
+
+/// The thread id of a java.lang.Thread object, 0 if the agent never saw it.
+pub fn id_of_thread_object(jvmti: Jvmti, thread: jthread) -> u32 {
+    let Ok(tag) = jvmti.get_tag(thread) else {
+        return 0;
+    };
+    THREAD_OBJECTS
+        .lock()
+        .ok()
+        .and_then(|m| m.as_ref().and_then(|m| m.get(&(tag as u64)).copied()))
+        .unwrap_or(0)
+}
+
+thread_local! {
+    /// Set on the agent's own JVM-attached threads, which are never traced.
+    static AGENT_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks the current thread as the agent's own (call before attaching it).
+pub fn mark_agent_thread() {
+    AGENT_THREAD.with(|c| c.set(true));
+}
 
 /// The current thread's buffer, registering the thread on first use.
 /// `thread` is the current thread's jthread (or null when not at hand).
@@ -28,7 +54,7 @@ pub fn current(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
 
 #[cold]
 fn register_current(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
-    if buffer::is_stopping() {
+    if buffer::is_stopping() || AGENT_THREAD.with(|c| c.get()) {
         return None;
     }
     let _guard = REGISTRY.lock().ok()?;
@@ -54,14 +80,36 @@ fn define(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
     let tid = ids::next_thread();
     let b = buffer::register(tid);
     jvmti.set_thread_local(thread, buffer::to_raw(b)).ok()?;
-    buffer::send(Msg::Defs(vec![Def::Thread(ThreadDef {
+    // The Thread object's id: threadStart names it, and a monitor's owner (a Thread)
+    // is mapped back to its thread id through it.
+    let obj = crate::events::objects::id_of(jvmti, thread);
+    if obj != 0 {
+        if let Ok(mut m) = THREAD_OBJECTS.lock() {
+            m.get_or_insert_with(HashMap::new).insert(obj, tid);
+        }
+    }
+    buffer::send_defs(vec![Def::Thread(ThreadDef {
         tid,
+        obj,
         t: clock::ticks(),
         name: info.name,
         group: info.group,
         parent: info.parent_group,
-    })]));
+    })]);
     Some(b)
+}
+
+/// Gives another thread (e.g. a virtual thread about to run) an id and a buffer.
+pub fn define_other(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
+    if buffer::is_stopping() {
+        return None;
+    }
+    let _guard = REGISTRY.lock().ok()?;
+    match jvmti.thread_local(thread) {
+        Ok(p) if !p.is_null() => Some(buffer::from_raw(p)),
+        Ok(_) => define(jvmti, thread),
+        Err(_) => None,
+    }
 }
 
 /// Registers every live thread that has no id yet (at VM init, and at attach).
@@ -80,7 +128,7 @@ pub fn register_all(jvmti: Jvmti) {
 /// The thread is ending: its last record, then hand everything to the writer.
 pub fn end(jvmti: Jvmti, thread: jthread) {
     if let Some(b) = current(jvmti, thread) {
-        b.write(&record::tick_only(record::TAG_THREAD_END, clock::ticks()));
+        b.write(record::tick_only(record::TAG_THREAD_END, clock::ticks()).bytes());
         buffer::close_current();
     }
 }

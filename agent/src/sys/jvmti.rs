@@ -310,7 +310,7 @@ pub struct jvmtiInterface_1 {
         unsafe extern "C" fn(
             env: *mut jvmtiEnv,
             thread: jthread,
-            proc: c_void,
+            proc: *const c_void,
             arg: *const c_void,
             priority: jint,
         ) -> jvmtiError,
@@ -913,16 +913,16 @@ pub struct jvmtiInterface_1 {
         unsafe extern "C" fn(
             env: *mut jvmtiEnv,
             object: jobject,
-            object_reference_callback: c_void,
+            object_reference_callback: *const c_void,
             user_data: *const c_void,
         ) -> jvmtiError,
     >,
     pub IterateOverReachableObjects: Option<
         unsafe extern "C" fn(
             env: *mut jvmtiEnv,
-            heap_root_callback: c_void,
-            stack_ref_callback: c_void,
-            object_ref_callback: c_void,
+            heap_root_callback: *const c_void,
+            stack_ref_callback: *const c_void,
+            object_ref_callback: *const c_void,
             user_data: *const c_void,
         ) -> jvmtiError,
     >,
@@ -930,7 +930,7 @@ pub struct jvmtiInterface_1 {
         unsafe extern "C" fn(
             env: *mut jvmtiEnv,
             object_filter: jint,
-            heap_object_callback: c_void,
+            heap_object_callback: *const c_void,
             user_data: *const c_void,
         ) -> jvmtiError,
     >,
@@ -939,7 +939,7 @@ pub struct jvmtiInterface_1 {
             env: *mut jvmtiEnv,
             klass: jclass,
             object_filter: jint,
-            heap_object_callback: c_void,
+            heap_object_callback: *const c_void,
             user_data: *const c_void,
         ) -> jvmtiError,
     >,
@@ -1021,7 +1021,7 @@ pub struct jvmtiInterface_1 {
         unsafe extern "C" fn(
             env: *mut jvmtiEnv,
             extension_event_index: jint,
-            callback: c_void,
+            callback: *const c_void,
         ) -> jvmtiError,
     >,
     pub DisposeEnvironment: Option<unsafe extern "C" fn(env: *mut jvmtiEnv) -> jvmtiError>,

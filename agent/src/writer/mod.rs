@@ -15,7 +15,10 @@ use crate::clock::Converter;
 use crate::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
 use crate::record::{Reader, Rec};
 use crate::xml::XmlOut;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+mod memory;
+mod sync;
 use std::io::Write;
 use std::sync::mpsc::Receiver;
 
@@ -58,7 +61,10 @@ pub struct Stats {
 
 #[derive(Default)]
 struct ThreadState {
-    stack: Vec<(u32, u64)>,
+    /// Open frames: (method id, ticket, last executable unit reported or NO_UNIT).
+    stack: Vec<(u32, u64, u32)>,
+    /// Time of the thread's pending monWait.
+    wait_ns: Option<u64>,
     next_ticket: u64,
     last_ns: u64,
     ended: bool,
@@ -76,9 +82,30 @@ enum Leave {
     Catch(u64),
 }
 
+/// "No line reported yet in this frame."
+const NO_UNIT: u32 = u32::MAX;
+
 struct MethodState {
     cid: u32,
     count: u64,
+    line_table: Vec<(u32, u32)>,
+    unit_lines: Vec<u32>,
+    alloc_sites: Vec<u32>,
+}
+
+#[derive(Default)]
+struct ClassState {
+    source: String,
+    methods: Vec<u32>,
+}
+
+/// The collection whose gcFinish is not written yet (frees reported after it are
+/// written inside its bracket; it closes at the next gcStart or at the end).
+#[derive(Default)]
+struct GcState {
+    open: bool,
+    finish: Option<u64>,
+    heap: Option<(u64, u64)>,
 }
 
 pub struct Writer<W: Write> {
@@ -87,6 +114,10 @@ pub struct Writer<W: Write> {
     threads: HashMap<u32, ThreadState>,
     /// Indexed by method id (ids are dense from 1).
     methods: Vec<Option<MethodState>>,
+    classes: HashMap<u32, ClassState>,
+    /// Objects defined (objAlloc/objDef) and not freed.
+    live_objects: HashSet<u64>,
+    gc: GcState,
     header_trace_id: String,
     header_agent_id: String,
     exceptions: bool,
@@ -104,6 +135,9 @@ impl<W: Write> Writer<W> {
             conv,
             threads: HashMap::new(),
             methods: Vec::new(),
+            classes: HashMap::new(),
+            live_objects: HashSet::new(),
+            gc: GcState::default(),
             header_trace_id: header.trace_id.clone(),
             header_agent_id: header.agent_id.clone(),
             exceptions: header.exceptions,
@@ -197,6 +231,7 @@ impl<W: Write> Writer<W> {
     fn def(&mut self, d: Def) {
         match d {
             Def::Untraced(name, why) => self.untraced.push((name, why)),
+            Def::Object(obj) => self.obj_def(obj),
             Def::Thread(t) => self.thread_def(t),
             Def::Class(c) => self.class_def(c),
             Def::Method(m) => self.method_def(m),
@@ -213,12 +248,19 @@ impl<W: Write> Writer<W> {
         o.str("threadName", &t.name);
         o.str("groupName", &t.group);
         o.str("parentName", &t.parent);
-        o.num("objIdRef", 0);
+        o.num("objIdRef", t.obj);
         o.close();
     }
 
     fn class_def(&mut self, c: ClassDef) {
         self.instrumented_classes += c.instrumented as u64;
+        self.classes.insert(
+            c.cid,
+            ClassState {
+                source: c.source.clone(),
+                methods: Vec::new(),
+            },
+        );
         let ns = if c.tid != 0 {
             self.stamp(c.tid, c.t)
         } else {
@@ -242,7 +284,18 @@ impl<W: Write> Writer<W> {
         o.num("numMethods", c.num_methods as u64);
         o.num("numInstanceFields", c.instance_fields as u64);
         o.num("objIdRef", 0);
-        o.close();
+        if c.annotations.is_empty() {
+            o.close();
+        } else {
+            o.raw(">\n");
+            for (name, value) in &c.annotations {
+                o.open("annotation");
+                o.str("name", name);
+                o.str("value", value);
+                o.close();
+            }
+            o.raw("</classDef>\n");
+        }
     }
 
     fn method_def(&mut self, m: MethodDef) {
@@ -253,7 +306,13 @@ impl<W: Write> Writer<W> {
         self.methods[idx] = Some(MethodState {
             cid: m.cid,
             count: 0,
+            line_table: m.line_table,
+            unit_lines: m.unit_lines,
+            alloc_sites: m.alloc_sites,
         });
+        if let Some(c) = self.classes.get_mut(&m.cid) {
+            c.methods.push(m.mid);
+        }
         let o = &mut self.out;
         o.open("methodDef");
         o.str("name", &m.name);
@@ -274,7 +333,7 @@ impl<W: Write> Writer<W> {
     }
 
     fn chunk(&mut self, tid: u32, data: &[u8]) {
-        if !self.threads.contains_key(&tid) {
+        if tid != 0 && !self.threads.contains_key(&tid) {
             self.stats.orphan_records += Reader::new(data).count() as u64;
             return;
         }
@@ -285,13 +344,27 @@ impl<W: Write> Writer<W> {
                 Rec::Exit { mid, t } => self.leave(tid, mid, t, Leave::Return),
                 Rec::ExitExc { mid, obj, t } => self.leave(tid, mid, t, Leave::Unwind(obj)),
                 Rec::Catch { mid, obj, t } => self.leave(tid, mid, t, Leave::Catch(obj)),
-                Rec::ObjDef { obj } => {
-                    self.out.open("objDef");
-                    self.out.num("objId", obj);
-                    self.out.close();
-                }
                 Rec::ThreadEnd { t } => self.thread_end(tid, t),
                 Rec::InitDone { t } => self.simple(tid, "runtimeInitDone", t),
+                Rec::Alloc {
+                    obj,
+                    cid,
+                    is_array,
+                    size,
+                    mid,
+                    loc,
+                    t,
+                } => self.alloc(tid, obj, cid, is_array, size, (mid, loc), t),
+                Rec::GcStart { t } => self.gc_start(t),
+                Rec::GcFinish { t } => self.gc_finish(t),
+                Rec::Heap { total, used } => self.gc.heap = Some((total, used)),
+                Rec::ObjFree { obj, t } => self.obj_free(obj, t),
+                Rec::ClassUnload { cid, t } => self.class_unload(cid, t),
+                Rec::MonEnter { obj, owner, t } => self.mon_enter(tid, obj, owner, t),
+                Rec::MonEntered { obj, t } => self.mon_simple(tid, "monContendedEntered", obj, t),
+                Rec::MonWait { obj, timeout, t } => self.mon_wait(tid, obj, timeout, t),
+                Rec::MonWaited { obj, timed_out, t } => self.mon_waited(tid, obj, timed_out, t),
+                Rec::Line { mid, unit, t } => self.line(tid, mid, unit, t),
             }
         }
     }
@@ -312,7 +385,7 @@ impl<W: Write> Writer<W> {
         let ts = self.threads.get_mut(&tid).expect("checked in chunk");
         ts.next_ticket += 1;
         let ticket = ts.next_ticket;
-        ts.stack.push((mid, ticket));
+        ts.stack.push((mid, ticket, NO_UNIT));
         let depth = ts.stack.len();
         if let Some(Some(m)) = self.methods.get_mut(mid as usize) {
             m.count += 1;
@@ -334,12 +407,12 @@ impl<W: Write> Writer<W> {
     fn leave(&mut self, tid: u32, mid: u32, t: u64, how: Leave) {
         let ns = self.stamp(tid, t);
         let ts = self.threads.get_mut(&tid).expect("checked in chunk");
-        let Some(pos) = ts.stack.iter().rposition(|&(m, _)| m == mid) else {
+        let Some(pos) = ts.stack.iter().rposition(|&(m, _, _)| m == mid) else {
             self.stats.mismatched_exits += 1;
             return;
         };
-        let above: Vec<(u32, u64)> = ts.stack.drain(pos + 1..).rev().collect();
-        let (_, ticket) = ts.stack[pos];
+        let above: Vec<(u32, u64, u32)> = ts.stack.drain(pos + 1..).rev().collect();
+        let (_, ticket, _) = ts.stack[pos];
         if !matches!(how, Leave::Catch(_)) {
             ts.stack.pop();
         }
@@ -348,7 +421,7 @@ impl<W: Write> Writer<W> {
             Leave::Return => None,
             Leave::Unwind(obj) | Leave::Catch(obj) => Some(obj),
         };
-        for (m, tk) in above {
+        for (m, tk, _) in above {
             if let Some(obj) = exc {
                 self.frame_event(tid, "throw", m, tk, obj, ns);
             }
@@ -463,6 +536,7 @@ impl<W: Write> Writer<W> {
             };
             self.write_thread_end(tid, ns, true);
         }
+        self.gc_close();
         let end_ns = self.conv.to_unix_ns(t).max(self.max_time());
         let lost = buffer::lost_bytes();
         let o = &mut self.out;

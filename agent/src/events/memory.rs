@@ -1,0 +1,156 @@
+//! Memory: allocations by traced code (SampledObjectAlloc), GC start/finish, object frees and class unloads (ObjectFree), and heap figures after each collection.
+//!
+//! Allocations: `alloc=exact` sets the heap sampling interval to 0, which makes the
+//! JVM report every allocation it performs on the Java heap; `alloc=sampled:N` sets
+//! it to N bytes. An allocation is recorded when the allocating frame (the top
+//! frame) is a method of a traced class. What this sees and misses is documented in
+//! docs/ARCHITECTURE.md ("Allocations").
+//!
+//! GC callbacks run with the world stopped and may not use JNI: they only append to
+//! the VM stream. At GC start every thread's buffer is sent first, so each object's
+//! objAlloc reaches the writer before the free the collection will report for it.
+
+use crate::buffer;
+use crate::clock;
+use crate::events::objects::{self, ClassTag, CLASS_TAG_BIT};
+use crate::events::{classes, threads};
+use crate::jvmti::{Jni, Jvmti};
+use crate::lifecycle::{agent, log_once};
+use crate::record::{self, Enc};
+use crate::sys::jni::{jclass, jobject};
+use crate::sys::jvmti::jthread;
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+/// SampledObjectAlloc: an object was allocated on `thread`.
+pub fn on_alloc(
+    jvmti: Jvmti,
+    jni: Jni,
+    thread: jthread,
+    object: jobject,
+    klass: jclass,
+    size: i64,
+) {
+    let a = agent();
+    let Some((method, loc)) = jvmti.top_frame(thread) else {
+        return;
+    };
+    let mid = a.method_table().get(method as usize);
+    if mid == 0 {
+        return; // allocated by code that is not traced
+    }
+    let Some(b) = threads::current(jvmti, thread) else {
+        return;
+    };
+    let Some(tag) = classes::class_tag(jvmti, jni, klass) else {
+        return;
+    };
+    let obj = objects::next_object();
+    if jvmti.set_tag(object, obj as i64).is_err() {
+        return;
+    }
+    let cid = match tag.code {
+        0 => tag.cid,
+        2 => tag.elem,
+        _ => 0,
+    };
+    b.write(
+        Enc::new(record::TAG_ALLOC)
+            .u64(obj)
+            .u32(cid)
+            .u8(tag.code)
+            .u64(size.max(0) as u64)
+            .u32(mid)
+            .u32(loc.max(0) as u32)
+            .u64(clock::ticks())
+            .bytes(),
+    );
+}
+
+/// Generation counter of finished collections, for the heap-figures thread.
+static GC_DONE: Mutex<u64> = Mutex::new(0);
+static GC_DONE_CV: Condvar = Condvar::new();
+
+/// GarbageCollectionStart (world stopped, no JNI).
+pub fn on_gc_start() {
+    buffer::steal_all();
+    buffer::vm_write(record::tick_only(record::TAG_GC_START, clock::ticks()).bytes());
+    buffer::vm_flush();
+}
+
+/// GarbageCollectionFinish (world stopped, no JNI).
+pub fn on_gc_finish() {
+    buffer::vm_write(record::tick_only(record::TAG_GC_FINISH, clock::ticks()).bytes());
+    if let Ok(mut g) = GC_DONE.lock() {
+        *g += 1;
+        GC_DONE_CV.notify_one();
+    }
+}
+
+/// ObjectFree: a tagged object (or class mirror) was collected. No JNI here.
+pub fn on_object_free(tag: i64) {
+    let t = clock::ticks();
+    if tag & CLASS_TAG_BIT != 0 {
+        let c = ClassTag::decode(tag);
+        if c.code == 0 && c.cid != 0 {
+            classes::forget(c.cid);
+            buffer::vm_write(Enc::new(record::TAG_CLASS_UNLOAD).u32(c.cid).u64(t).bytes());
+        }
+    } else if tag > 0 {
+        buffer::vm_write(
+            Enc::new(record::TAG_OBJ_FREE)
+                .u64(tag as u64)
+                .u64(t)
+                .bytes(),
+        );
+    }
+}
+
+/// Starts the thread that reads the heap figures after each collection (JNI is not
+/// allowed in GC callbacks) and sends the VM stream to the writer.
+pub fn start_heap_thread() {
+    let spawned = std::thread::Builder::new()
+        .name("jtrace-heap".into())
+        .spawn(|| {
+            threads::mark_agent_thread();
+            let Some(jni) = crate::jvmti::attach_current_as_daemon(c"jtrace-heap") else {
+                log_once("cannot attach the heap thread; gcFinish has no heap figures");
+                return;
+            };
+            let mut seen = 0;
+            loop {
+                let Ok(g) = GC_DONE.lock() else { return };
+                let (g, _) = GC_DONE_CV
+                    .wait_timeout_while(g, Duration::from_millis(200), |g| *g == seen)
+                    .unwrap_or_else(|e| e.into_inner());
+                let now = *g;
+                drop(g);
+                if buffer::is_stopping() {
+                    return;
+                }
+                if now != seen {
+                    seen = now;
+                    if let Some((total, used)) = heap_figures(jni) {
+                        buffer::vm_write(Enc::new(record::TAG_HEAP).u64(total).u64(used).bytes());
+                    }
+                }
+                buffer::vm_flush();
+            }
+        });
+    if spawned.is_err() {
+        log_once("cannot start the heap thread; gcFinish has no heap figures");
+    }
+}
+
+/// (total, used) bytes of the Java heap, from `Runtime`.
+fn heap_figures(jni: Jni) -> Option<(u64, u64)> {
+    jni.with_local_frame(8, || {
+        let rt = jni.runtime();
+        if rt.is_null() {
+            return None;
+        }
+        let total = jni.call_long(rt, c"java/lang/Runtime", c"totalMemory")?;
+        let free = jni.call_long(rt, c"java/lang/Runtime", c"freeMemory")?;
+        Some((total as u64, (total - free).max(0) as u64))
+    })
+}

@@ -1,0 +1,83 @@
+//! Monitors: contended enter/entered and wait/waited, with the monitor object's id and the owner's thread id.
+
+use crate::clock;
+use crate::events::{objects, threads};
+use crate::jvmti::Jvmti;
+use crate::record::{self, Enc};
+use crate::sys::jni::jobject;
+use crate::sys::jvmti::jthread;
+
+/// The agent's id of a thread, 0 if it has none. (Through the Thread object's tag:
+/// JVMTI thread-local storage of another thread is not readable while it runs.)
+fn thread_id(jvmti: Jvmti, thread: jthread) -> u32 {
+    if thread.is_null() {
+        return 0;
+    }
+    threads::id_of_thread_object(jvmti, thread)
+}
+
+pub fn contended_enter(jvmti: Jvmti, thread: jthread, object: jobject) {
+    let t = clock::ticks();
+    let Some(b) = threads::current(jvmti, thread) else {
+        return;
+    };
+    let obj = objects::id_of(jvmti, object);
+    let owner = jvmti
+        .monitor_owner(object)
+        .map(|o| {
+            let id = thread_id(jvmti, o);
+            if let Some(jni) = crate::jvmti::jni_of_current() {
+                jni.delete_local(o);
+            }
+            id
+        })
+        .unwrap_or(0);
+    b.write(
+        Enc::new(record::TAG_MON_ENTER)
+            .u64(obj)
+            .u32(owner)
+            .u64(t)
+            .bytes(),
+    );
+    // The record names another thread, which may end as soon as it releases the
+    // monitor: send it now, so that it reaches the writer before that threadEnd.
+    b.flush();
+}
+
+pub fn contended_entered(jvmti: Jvmti, thread: jthread, object: jobject) {
+    if let Some(b) = threads::current(jvmti, thread) {
+        let obj = objects::id_of(jvmti, object);
+        b.write(
+            Enc::new(record::TAG_MON_ENTERED)
+                .u64(obj)
+                .u64(clock::ticks())
+                .bytes(),
+        );
+    }
+}
+
+pub fn wait(jvmti: Jvmti, thread: jthread, object: jobject, timeout_ms: i64) {
+    if let Some(b) = threads::current(jvmti, thread) {
+        let obj = objects::id_of(jvmti, object);
+        b.write(
+            Enc::new(record::TAG_MON_WAIT)
+                .u64(obj)
+                .u64(timeout_ms.max(0) as u64)
+                .u64(clock::ticks())
+                .bytes(),
+        );
+    }
+}
+
+pub fn waited(jvmti: Jvmti, thread: jthread, object: jobject, timed_out: bool) {
+    if let Some(b) = threads::current(jvmti, thread) {
+        let obj = objects::id_of(jvmti, object);
+        b.write(
+            Enc::new(record::TAG_MON_WAITED)
+                .u64(obj)
+                .u8(timed_out as u8)
+                .u64(clock::ticks())
+                .bytes(),
+        );
+    }
+}

@@ -1,0 +1,188 @@
+//! Writer side of the memory families: objAlloc/objDef, GC brackets with heap figures, objFree and classUnload.
+//!
+//! Frees and unloads reach the writer after their collection finished (the VM posts
+//! ObjectFree from its service thread), so a collection's bracket stays open, with its
+//! gcFinish held back, until the next gcStart or the end of the trace. Every objFree
+//! and classUnload is therefore written between a gcStart and its gcFinish.
+
+use super::{Writer, NO_UNIT};
+use std::io::Write;
+
+impl<W: Write> Writer<W> {
+    pub(super) fn obj_def(&mut self, obj: u64) {
+        if obj == 0 || !self.live_objects.insert(obj) {
+            return;
+        }
+        self.out.open("objDef");
+        self.out.num("objId", obj);
+        self.out.close();
+    }
+
+    /// Source line of bytecode index `loc` in method `mid` (0 if unknown).
+    fn line_at(&self, mid: u32, loc: u32) -> u64 {
+        let Some(Some(m)) = self.methods.get(mid as usize) else {
+            return 0;
+        };
+        m.line_table
+            .iter()
+            .take_while(|&&(pc, _)| pc <= loc)
+            .last()
+            .map_or(0, |&(_, l)| l as u64)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn alloc(
+        &mut self,
+        tid: u32,
+        obj: u64,
+        cid: u32,
+        is_array: u8,
+        size: u64,
+        site: (u32, u32),
+        t: u64,
+    ) {
+        let (mid, loc) = site;
+        // Only objects the method's own allocating bytecodes created are its.
+        let own = matches!(self.methods.get(mid as usize), Some(Some(m))
+            if m.alloc_sites.binary_search(&loc).is_ok());
+        if !own {
+            return;
+        }
+        let ns = self.stamp(tid, t);
+        self.live_objects.insert(obj);
+        let site_cid = if mid != 0 { self.cid_of(mid) } else { None };
+        let line = site_cid.map(|_| self.line_at(mid, loc));
+        let o = &mut self.out;
+        o.open("objAlloc");
+        o.num("threadIdRef", tid as u64);
+        o.time("time", ns);
+        o.num("objId", obj);
+        if cid != 0 {
+            o.num("classIdRef", cid as u64);
+        }
+        o.num("isArray", is_array as u64);
+        o.num("size", size);
+        if let (Some(site_cid), Some(line)) = (site_cid, line) {
+            o.num("aMethodIdRef", mid as u64);
+            o.num("aClassIdRef", site_cid as u64);
+            o.num("aLineNr", line);
+        }
+        o.close();
+    }
+
+    pub(super) fn gc_start(&mut self, t: u64) {
+        self.gc_close();
+        let ns = self.conv.to_unix_ns(t);
+        self.gc.open = true;
+        self.out.open("gcStart");
+        self.out.time("time", ns);
+        self.out.close();
+    }
+
+    pub(super) fn gc_finish(&mut self, t: u64) {
+        if self.gc.open {
+            self.gc.finish = Some(self.conv.to_unix_ns(t));
+        }
+    }
+
+    /// Writes the held-back gcFinish of the open collection, if any.
+    pub(super) fn gc_close(&mut self) {
+        if !self.gc.open {
+            return;
+        }
+        let ns = self.gc.finish.take().unwrap_or_else(|| self.max_time());
+        let heap = self.gc.heap.take();
+        self.gc.open = false;
+        let o = &mut self.out;
+        o.open("gcFinish");
+        o.time("time", ns);
+        if let Some((total, used)) = heap {
+            o.num("totalObjectSpace", total);
+            o.num("usedObjectSpace", used);
+        }
+        o.close();
+    }
+
+    pub(super) fn obj_free(&mut self, obj: u64, t: u64) {
+        if !self.gc.open || !self.live_objects.remove(&obj) {
+            return;
+        }
+        let ns = self.conv.to_unix_ns(t);
+        self.out.open("objFree");
+        self.out.num("objIdRef", obj);
+        self.out.time("time", ns);
+        self.out.close();
+    }
+
+    /// A class (and with it its methods) is gone. Its methods' counts are written
+    /// first: after classUnload nothing may name them.
+    pub(super) fn class_unload(&mut self, cid: u32, t: u64) {
+        let Some(class) = self.classes.remove(&cid) else {
+            return;
+        };
+        if !self.gc.open {
+            return;
+        }
+        for mid in class.methods {
+            if let Some(m) = self.methods.get_mut(mid as usize).and_then(|m| m.take()) {
+                self.out.open("methodCount");
+                self.out.num("methodIdRef", mid as u64);
+                self.out.num("count", m.count);
+                self.out.close();
+            }
+        }
+        let ns = self.conv.to_unix_ns(t);
+        self.out.open("classUnload");
+        self.out.num("classIdRef", cid as u64);
+        self.out.time("time", ns);
+        self.out.close();
+    }
+
+    /// A `line` element when execution reaches a new line of the innermost frame:
+    /// a unit on another line than the frame's last one, or any unit reached by
+    /// going back (a loop runs its line again).
+    pub(super) fn line(&mut self, tid: u32, mid: u32, unit: u32, t: u64) {
+        let Some(Some(m)) = self.methods.get(mid as usize) else {
+            return;
+        };
+        let Some(&line) = m.unit_lines.get(unit as usize) else {
+            return;
+        };
+        let cid = m.cid;
+        let ns = self.stamp(tid, t);
+        let Some(ts) = self.threads.get_mut(&tid) else {
+            return;
+        };
+        let Some(top) = ts.stack.last_mut() else {
+            return;
+        };
+        if top.0 != mid {
+            return;
+        }
+        let last = top.2;
+        top.2 = unit;
+        let ticket = top.1;
+        if last != NO_UNIT && unit > last {
+            let last_line = self.methods[mid as usize]
+                .as_ref()
+                .and_then(|m| m.unit_lines.get(last as usize).copied());
+            if last_line == Some(line) {
+                return;
+            }
+        }
+        let file = self
+            .classes
+            .get(&cid)
+            .map(|c| c.source.clone())
+            .unwrap_or_default();
+        let o = &mut self.out;
+        o.open("line");
+        o.num("threadId", tid as u64);
+        o.time("time", ns);
+        o.num("line_number", line as u64);
+        o.str("file_name", &file);
+        o.num("methodIdRef", mid as u64);
+        o.num("ticket", ticket);
+        o.close();
+    }
+}

@@ -1,0 +1,61 @@
+//! Writer side of the monitor family: contended enter/entered, wait/waited (with the time actually waited).
+
+use super::Writer;
+use std::io::Write;
+
+impl<W: Write> Writer<W> {
+    pub(super) fn mon_enter(&mut self, tid: u32, obj: u64, owner: u32, t: u64) {
+        let ns = self.stamp(tid, t);
+        // The owner may have ended meanwhile; 0 = unknown rather than a dead id.
+        let owner = if self.threads.get(&owner).is_some_and(|s| !s.ended) {
+            owner
+        } else {
+            0
+        };
+        let o = &mut self.out;
+        o.open("monContendedEnter");
+        o.num("threadIdRef", tid as u64);
+        o.time("time", ns);
+        o.num("objIdRef", obj);
+        o.num("threadOwner", owner as u64);
+        o.close();
+    }
+
+    pub(super) fn mon_simple(&mut self, tid: u32, name: &str, obj: u64, t: u64) {
+        let ns = self.stamp(tid, t);
+        let o = &mut self.out;
+        o.open(name);
+        o.num("threadIdRef", tid as u64);
+        o.time("time", ns);
+        o.num("objIdRef", obj);
+        o.close();
+    }
+
+    pub(super) fn mon_wait(&mut self, tid: u32, obj: u64, timeout_ms: u64, t: u64) {
+        let ns = self.stamp(tid, t);
+        if let Some(ts) = self.threads.get_mut(&tid) {
+            ts.wait_ns = Some(ns);
+        }
+        let o = &mut self.out;
+        o.open("monWait");
+        o.num("threadIdRef", tid as u64);
+        o.time("time", ns);
+        o.num("objIdRef", obj);
+        o.num("timeout", timeout_ms);
+        o.close();
+    }
+
+    pub(super) fn mon_waited(&mut self, tid: u32, obj: u64, timed_out: bool, t: u64) {
+        let ns = self.stamp(tid, t);
+        let began = self.threads.get_mut(&tid).and_then(|s| s.wait_ns.take());
+        let waited_ms = began.map_or(0, |b| ns.saturating_sub(b) / 1_000_000);
+        let o = &mut self.out;
+        o.open("monWaited");
+        o.num("threadIdRef", tid as u64);
+        o.time("time", ns);
+        o.num("objIdRef", obj);
+        o.num("timeout", waited_ms);
+        o.boolean("isTimedOut", timed_out);
+        o.close();
+    }
+}

@@ -41,6 +41,15 @@ public class Monitors {
                     Thread.onSpinWait();
                 }
                 sawBlocked = true;
+                // Keep holding a moment: HotSpot shows BLOCKED while it is still
+                // posting the contended-enter event, and the agent asks who owns the
+                // monitor from inside that event. Released earlier, the owner would
+                // rightly be reported as unknown (threadOwner="0").
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
     }

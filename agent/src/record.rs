@@ -26,6 +26,7 @@ pub const TAG_MON_ENTERED: u8 = 16;
 pub const TAG_MON_WAIT: u8 = 17;
 pub const TAG_MON_WAITED: u8 = 18;
 pub const TAG_LINE: u8 = 19;
+pub const TAG_MON_OWNER: u8 = 20;
 
 /// A decoded record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,10 +92,15 @@ pub enum Rec {
         cid: u32,
         t: u64,
     },
+    /// A contended enter; the owner follows in `MonOwner` (looking it up is slow,
+    /// and the owner may end meanwhile: the writer holds thread ends back until then).
     MonEnter {
         obj: u64,
-        owner: u32,
         t: u64,
+    },
+    /// The owner (thread id, 0 unknown) of the thread's last `MonEnter`.
+    MonOwner {
+        owner: u32,
     },
     MonEntered {
         obj: u64,
@@ -263,9 +269,9 @@ impl Iterator for Reader<'_> {
             },
             TAG_MON_ENTER => Rec::MonEnter {
                 obj: self.u64()?,
-                owner: self.u32()?,
                 t: self.u64()?,
             },
+            TAG_MON_OWNER => Rec::MonOwner { owner: self.u32()? },
             TAG_MON_ENTERED => Rec::MonEntered {
                 obj: self.u64()?,
                 t: self.u64()?,

@@ -98,6 +98,8 @@ pub struct MethodInfo {
     pub has_code: bool,
     /// (start_pc, line) of all LineNumberTable attributes, sorted by pc.
     pub line_table: Vec<(u16, u16)>,
+    /// Length of the method's bytecode (0 without code).
+    pub code_len: u32,
     /// Bytecode indexes of the allocating instructions (new, newarray, anewarray,
     /// multianewarray), in order.
     pub alloc_sites: Vec<u32>,
@@ -169,9 +171,11 @@ pub fn parse_info(bytes: &[u8]) -> Result<ClassInfo, ClassFileError> {
                 exceptions.push(p.class_name(r.u16()?)?.into_owned());
             }
         }
-        let (line_table, units, alloc_sites) = match m.code {
+        let (line_table, units, alloc_sites, code_len) = match m.code {
             Some((_, body)) => {
-                let a = flow::analyze(&parse::parse_code(body)?, p)?;
+                let rc = parse::parse_code(body)?;
+                let code_len = rc.code.len() as u32;
+                let a = flow::analyze(&rc, p)?;
                 let units = a.units();
                 let sites = a
                     .insns
@@ -179,9 +183,9 @@ pub fn parse_info(bytes: &[u8]) -> Result<ClassInfo, ClassFileError> {
                     .filter(|i| matches!(i.op, 0xbb | 0xbc | 0xbd | 0xc5))
                     .map(|i| i.pc)
                     .collect();
-                (a.line_table, units, sites)
+                (a.line_table, units, sites, code_len)
             }
-            None => (Vec::new(), Vec::new(), Vec::new()),
+            None => (Vec::new(), Vec::new(), Vec::new(), 0),
         };
         methods.push(MethodInfo {
             name: p.utf8(m.name)?.into_owned(),
@@ -192,6 +196,7 @@ pub fn parse_info(bytes: &[u8]) -> Result<ClassInfo, ClassFileError> {
             line_table,
             units,
             alloc_sites,
+            code_len,
         });
     }
     Ok(ClassInfo {

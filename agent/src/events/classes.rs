@@ -40,9 +40,14 @@ pub struct Pending {
 
 static PENDING: Mutex<Option<HashMap<String, Vec<Pending>>>> = Mutex::new(None);
 
-/// Whether a method runs bytecode we can observe (not abstract, not native).
+/// Whether a method runs bytecode we can observe (not abstract, not native) and may
+/// be rewritten. An empty `finalize()` (a lone `return`) is left alone: HotSpot
+/// registers objects for finalization only when their class's finalize() is not
+/// empty, so probes there would make every such object finalizable and change how
+/// the application's garbage is collected.
 fn traceable(m: &classfile::MethodInfo) -> bool {
-    m.has_code && m.access & 0x0500 == 0
+    let empty_finalize = m.name == "finalize" && m.descriptor == "()V" && m.code_len == 1;
+    m.has_code && m.access & 0x0500 == 0 && !empty_finalize
 }
 
 /// Traced classes seen before the tracker existed (bci mode): their ids, so that
@@ -95,7 +100,9 @@ fn rewrite(bytes: &[u8], info: &ClassInfo, first_mid: u32, dotted: &str) -> Opti
 pub fn on_load(name: &str, bytes: &[u8], redefining: bool) -> Option<Vec<u8>> {
     let a = agent();
     let dotted = name.replace('/', ".");
-    if name == TRACKER || !a.options.is_traced(&dotted) {
+    // java.lang.Object loads before any hook can see it; refuse it explicitly all
+    // the same: its constructor runs for every object the JVM creates.
+    if name == TRACKER || name == "java/lang/Object" || !a.options.is_traced(&dotted) {
         return None;
     }
     let info = match classfile::parse_info(bytes) {

@@ -22,6 +22,11 @@ pub fn contended_enter(jvmti: Jvmti, thread: jthread, object: jobject) {
         return;
     };
     let obj = objects::id_of(jvmti, object);
+    // Sent at once, before the (slow) owner lookup: from the moment the writer has
+    // it, it holds back every threadEnd until the owner is known, so the owner's id
+    // is still live when monContendedEnter names it.
+    b.write(Enc::new(record::TAG_MON_ENTER).u64(obj).u64(t).bytes());
+    b.flush();
     let owner = jvmti
         .monitor_owner(object)
         .map(|o| {
@@ -32,15 +37,7 @@ pub fn contended_enter(jvmti: Jvmti, thread: jthread, object: jobject) {
             id
         })
         .unwrap_or(0);
-    b.write(
-        Enc::new(record::TAG_MON_ENTER)
-            .u64(obj)
-            .u32(owner)
-            .u64(t)
-            .bytes(),
-    );
-    // The record names another thread, which may end as soon as it releases the
-    // monitor: send it now, so that it reaches the writer before that threadEnd.
+    b.write(Enc::new(record::TAG_MON_OWNER).u32(owner).bytes());
     b.flush();
 }
 

@@ -14,7 +14,12 @@ use crate::buffer;
 use crate::clock::Converter;
 use crate::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
 use crate::record::{Reader, Rec};
-use crate::xml::XmlOut;
+use crate::xml::{Padded, XmlOut};
+
+/// A pre-formatted attribute run (always fits: ids are at most 10 digits each).
+fn padded(text: &str) -> Padded<64> {
+    Padded::new(text.as_bytes()).expect("attribute run fits 64 bytes")
+}
 use std::collections::{HashMap, HashSet};
 
 mod memory;
@@ -65,6 +70,10 @@ struct ThreadState {
     stack: Vec<(u32, u64, u32)>,
     /// Time of the thread's pending monWait.
     wait_ns: Option<u64>,
+    /// `<methodEntry threadIdRef="T" time="` and `<methodExit threadIdRef="T"`,
+    /// ready to copy: the hot elements start the same way for every event of a thread.
+    entry_prefix: Padded<64>,
+    exit_prefix: Padded<64>,
     next_ticket: u64,
     last_ns: u64,
     ended: bool,
@@ -82,6 +91,48 @@ enum Leave {
     Catch(u64),
 }
 
+/// Thread states indexed by thread id (ids are dense from 1): one index per record
+/// instead of a hash lookup.
+#[derive(Default)]
+struct Threads {
+    v: Vec<Option<ThreadState>>,
+}
+
+impl Threads {
+    #[inline]
+    fn get(&self, tid: &u32) -> Option<&ThreadState> {
+        self.v.get(*tid as usize).and_then(|s| s.as_ref())
+    }
+
+    #[inline]
+    fn get_mut(&mut self, tid: &u32) -> Option<&mut ThreadState> {
+        self.v.get_mut(*tid as usize).and_then(|s| s.as_mut())
+    }
+
+    fn insert(&mut self, tid: u32, s: ThreadState) {
+        let i = tid as usize;
+        if self.v.len() <= i {
+            self.v.resize_with(i + 1, || None);
+        }
+        self.v[i] = Some(s);
+    }
+
+    fn contains_key(&self, tid: &u32) -> bool {
+        self.get(tid).is_some()
+    }
+
+    fn values(&self) -> impl Iterator<Item = &ThreadState> {
+        self.v.iter().flatten()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (u32, &ThreadState)> {
+        self.v
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_ref().map(|s| (i as u32, s)))
+    }
+}
+
 /// "No line reported yet in this frame."
 const NO_UNIT: u32 = u32::MAX;
 
@@ -91,6 +142,8 @@ struct MethodState {
     line_table: Vec<(u32, u32)>,
     unit_lines: Vec<u32>,
     alloc_sites: Vec<u32>,
+    /// ` methodIdRef="M" classIdRef="C" ticket="`, ready to copy.
+    ids: Padded<64>,
 }
 
 #[derive(Default)]
@@ -111,13 +164,17 @@ struct GcState {
 pub struct Writer<W: Write> {
     out: XmlOut<W>,
     conv: Converter,
-    threads: HashMap<u32, ThreadState>,
+    threads: Threads,
     /// Indexed by method id (ids are dense from 1).
     methods: Vec<Option<MethodState>>,
     classes: HashMap<u32, ClassState>,
     /// Objects defined (objAlloc/objDef) and not freed.
     live_objects: HashSet<u64>,
     gc: GcState,
+    /// Contended enters waiting for their owner: (thread, monitor, time).
+    pending_enters: Vec<(u32, u64, u64)>,
+    /// Thread ends held back while a contended enter waits for its owner.
+    held_ends: Vec<(u32, u64)>,
     header_trace_id: String,
     header_agent_id: String,
     exceptions: bool,
@@ -133,11 +190,13 @@ impl<W: Write> Writer<W> {
         let mut w = Writer {
             out: XmlOut::new(sink),
             conv,
-            threads: HashMap::new(),
+            threads: Threads::default(),
             methods: Vec::new(),
             classes: HashMap::new(),
             live_objects: HashSet::new(),
             gc: GcState::default(),
+            pending_enters: Vec::new(),
+            held_ends: Vec::new(),
             header_trace_id: header.trace_id.clone(),
             header_agent_id: header.agent_id.clone(),
             exceptions: header.exceptions,
@@ -239,7 +298,14 @@ impl<W: Write> Writer<W> {
     }
 
     fn thread_def(&mut self, t: ThreadDef) {
-        self.threads.insert(t.tid, ThreadState::default());
+        self.threads.insert(
+            t.tid,
+            ThreadState {
+                entry_prefix: padded(&format!("<methodEntry threadIdRef=\"{}\" time=\"", t.tid)),
+                exit_prefix: padded(&format!("<methodExit threadIdRef=\"{}\"", t.tid)),
+                ..ThreadState::default()
+            },
+        );
         let ns = self.stamp(t.tid, t.t);
         let o = &mut self.out;
         o.open("threadStart");
@@ -309,6 +375,10 @@ impl<W: Write> Writer<W> {
             line_table: m.line_table,
             unit_lines: m.unit_lines,
             alloc_sites: m.alloc_sites,
+            ids: padded(&format!(
+                " methodIdRef=\"{}\" classIdRef=\"{}\" ticket=\"",
+                m.mid, m.cid
+            )),
         });
         if let Some(c) = self.classes.get_mut(&m.cid) {
             c.methods.push(m.mid);
@@ -360,7 +430,8 @@ impl<W: Write> Writer<W> {
                 Rec::Heap { total, used } => self.gc.heap = Some((total, used)),
                 Rec::ObjFree { obj, t } => self.obj_free(obj, t),
                 Rec::ClassUnload { cid, t } => self.class_unload(cid, t),
-                Rec::MonEnter { obj, owner, t } => self.mon_enter(tid, obj, owner, t),
+                Rec::MonEnter { obj, t } => self.mon_enter(tid, obj, t),
+                Rec::MonOwner { owner } => self.mon_owner(tid, owner),
                 Rec::MonEntered { obj, t } => self.mon_simple(tid, "monContendedEntered", obj, t),
                 Rec::MonWait { obj, timeout, t } => self.mon_wait(tid, obj, timeout, t),
                 Rec::MonWaited { obj, timed_out, t } => self.mon_waited(tid, obj, timed_out, t),
@@ -376,35 +447,42 @@ impl<W: Write> Writer<W> {
             .map(|m| m.cid)
     }
 
+    /// methodEntry: the hottest element, written from pre-formatted pieces.
     fn entry(&mut self, tid: u32, mid: u32, t: u64) {
-        let Some(cid) = self.cid_of(mid) else {
+        let Some(Some(m)) = self.methods.get_mut(mid as usize) else {
             self.stats.orphan_records += 1;
             return;
         };
-        let ns = self.stamp(tid, t);
-        let ts = self.threads.get_mut(&tid).expect("checked in chunk");
+        m.count += 1;
+        let Some(ts) = self.threads.get_mut(&tid) else {
+            return;
+        };
+        let ns = self.conv.to_unix_ns(t).max(ts.last_ns);
+        ts.last_ns = ns;
         ts.next_ticket += 1;
         let ticket = ts.next_ticket;
         ts.stack.push((mid, ticket, NO_UNIT));
-        let depth = ts.stack.len();
-        if let Some(Some(m)) = self.methods.get_mut(mid as usize) {
-            m.count += 1;
-        }
+        let depth = ts.stack.len() as u64;
         let o = &mut self.out;
-        o.open("methodEntry");
-        o.num("threadIdRef", tid as u64);
-        o.time("time", ns);
-        o.num("methodIdRef", mid as u64);
-        o.num("classIdRef", cid as u64);
-        o.num("ticket", ticket);
-        o.num("stackDepth", depth as u64);
-        o.close();
+        o.padded(&ts.entry_prefix);
+        o.time_value(ns);
+        o.bytes(b"\"");
+        o.padded(&m.ids);
+        o.digits(ticket);
+        o.bytes(b"\" stackDepth=\"");
+        o.digits(depth);
+        o.end_quoted();
     }
 
     /// A frame of `mid` returns, is unwound, or catches. Frames above the innermost
     /// frame of `mid` are gone too (left without an exit record of their own, e.g. a
     /// constructor whose super() threw): they are closed first, innermost first.
     fn leave(&mut self, tid: u32, mid: u32, t: u64, how: Leave) {
+        if let Leave::Return = how {
+            if self.fast_return(tid, mid, t) {
+                return;
+            }
+        }
         let ns = self.stamp(tid, t);
         let ts = self.threads.get_mut(&tid).expect("checked in chunk");
         let Some(pos) = ts.stack.iter().rposition(|&(m, _, _)| m == mid) else {
@@ -438,6 +516,35 @@ impl<W: Write> Writer<W> {
                 self.frame_event(tid, "catch", mid, ticket, obj, ns);
             }
         }
+    }
+
+    /// The common case of an exit: the innermost frame returns. False if it is not
+    /// that simple (then `leave` handles it).
+    #[inline]
+    fn fast_return(&mut self, tid: u32, mid: u32, t: u64) -> bool {
+        let Some(ts) = self.threads.get_mut(&tid) else {
+            return false;
+        };
+        let Some(&(top, ticket, _)) = ts.stack.last() else {
+            return false;
+        };
+        if top != mid {
+            return false;
+        }
+        let Some(Some(m)) = self.methods.get(mid as usize) else {
+            return false;
+        };
+        ts.stack.pop();
+        let ns = self.conv.to_unix_ns(t).max(ts.last_ns);
+        ts.last_ns = ns;
+        let o = &mut self.out;
+        o.padded(&ts.exit_prefix);
+        o.padded(&m.ids);
+        o.digits(ticket);
+        o.bytes(b"\" time=\"");
+        o.time_value(ns);
+        o.end_quoted();
+        true
     }
 
     fn method_exit(&mut self, tid: u32, mid: u32, ticket: u64, ns: u64) {
@@ -478,7 +585,18 @@ impl<W: Write> Writer<W> {
 
     fn thread_end(&mut self, tid: u32, t: u64) {
         let ns = self.stamp(tid, t);
-        self.write_thread_end(tid, ns, false);
+        if self.pending_enters.is_empty() {
+            self.write_thread_end(tid, ns, false);
+        } else {
+            self.held_ends.push((tid, ns));
+        }
+    }
+
+    /// Writes the thread ends held back for a contended enter's owner.
+    fn release_thread_ends(&mut self) {
+        for (tid, ns) in std::mem::take(&mut self.held_ends) {
+            self.write_thread_end(tid, ns, false);
+        }
     }
 
     fn write_thread_end(&mut self, tid: u32, ns: u64, closing: bool) {
@@ -506,6 +624,10 @@ impl<W: Write> Writer<W> {
             return;
         }
         self.closed = true;
+        for (tid, obj, ns) in std::mem::take(&mut self.pending_enters) {
+            self.write_mon_enter(tid, obj, 0, ns);
+        }
+        self.release_thread_ends();
         match shutdown_tid.filter(|tid| self.threads.get(tid).is_some_and(|s| !s.ended)) {
             Some(tid) => self.simple(tid, "runtimeShutdown", t),
             None => {
@@ -519,7 +641,7 @@ impl<W: Write> Writer<W> {
             .threads
             .iter()
             .filter(|(_, s)| !s.ended)
-            .map(|(&k, _)| k)
+            .map(|(k, _)| k)
             .collect();
         live.sort_unstable();
         for tid in live {

@@ -4,9 +4,27 @@ use super::Writer;
 use std::io::Write;
 
 impl<W: Write> Writer<W> {
-    pub(super) fn mon_enter(&mut self, tid: u32, obj: u64, owner: u32, t: u64) {
+    /// A contended enter whose owner is not known yet: held until its MonOwner.
+    pub(super) fn mon_enter(&mut self, tid: u32, obj: u64, t: u64) {
         let ns = self.stamp(tid, t);
-        // The owner may have ended meanwhile; 0 = unknown rather than a dead id.
+        self.pending_enters.push((tid, obj, ns));
+    }
+
+    /// The owner of `tid`'s held-back contended enter: write it, then any thread
+    /// ends that waited for it.
+    pub(super) fn mon_owner(&mut self, tid: u32, owner: u32) {
+        let Some(i) = self.pending_enters.iter().position(|p| p.0 == tid) else {
+            return;
+        };
+        let (_, obj, ns) = self.pending_enters.remove(i);
+        self.write_mon_enter(tid, obj, owner, ns);
+        if self.pending_enters.is_empty() {
+            self.release_thread_ends();
+        }
+    }
+
+    pub(super) fn write_mon_enter(&mut self, tid: u32, obj: u64, owner: u32, ns: u64) {
+        // 0 = unknown rather than an id that is no longer defined.
         let owner = if self.threads.get(&owner).is_some_and(|s| !s.ended) {
             owner
         } else {

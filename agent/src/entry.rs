@@ -64,16 +64,33 @@ pub unsafe extern "system" fn Agent_OnLoad(
 /// `jcmd PID JVMTI.agent_load libjtrace.so OPTIONS` on a running JVM.
 ///
 /// # Safety
-/// Called by the JVM with a valid JavaVM.
+/// Called by the JVM with a valid JavaVM and a NUL-terminated option string (or null).
 #[no_mangle]
 pub unsafe extern "system" fn Agent_OnAttach(
-    _vm: *mut JavaVM,
-    _options: *mut c_char,
+    vm: *mut JavaVM,
+    options: *mut c_char,
     _reserved: *mut c_void,
 ) -> jint {
     guard(JNI_ERR, || {
-        eprintln!("jtrace: attaching to a running JVM is not supported yet; start the JVM with -agentpath");
-        JNI_ERR
+        // SAFETY: the JVM passes a NUL-terminated option string or null.
+        let opts = unsafe { c_string(options) };
+        // SAFETY: `vm` is the JavaVM the JVM passed to us.
+        let Some(jvmti) = (unsafe { Jvmti::from_vm(vm) }) else {
+            eprintln!("jtrace: this JVM offers no JVMTI environment; not tracing");
+            return JNI_ERR;
+        };
+        crate::jvmti::set_vm(vm);
+        let Some(jni) = crate::jvmti::jni_of_current() else {
+            eprintln!("jtrace: attach: no JNI environment on the attaching thread; not tracing");
+            return JNI_ERR;
+        };
+        match lifecycle::attach(jvmti, jni, &opts) {
+            Ok(()) => JNI_OK,
+            Err(e) => {
+                eprint!("{}", e.0);
+                JNI_ERR
+            }
+        }
     })
 }
 

@@ -89,6 +89,46 @@ pub fn load(jvmti: Jvmti, option_string: &str) -> Result<(), LoadError> {
         eprint!("{}", options::help_text());
         std::process::exit(0);
     }
+    start(jvmti, options)
+}
+
+/// Agent_OnAttach: the same checks and set-up as at load, then what VM init would
+/// have done, and every already-loaded traced class rewritten in place.
+pub fn attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Result<(), LoadError> {
+    if AGENT.get().is_some() {
+        return Err(LoadError(
+            "jtrace: already loaded in this JVM; one trace per JVM\n".to_string(),
+        ));
+    }
+    let options =
+        options::parse(option_string).map_err(|e| LoadError(options::error_report(&e)))?;
+    if options.help {
+        // Attached to a running application: print, but never stop it.
+        eprint!("{}", options::help_text());
+        return Err(LoadError("jtrace: help printed; not tracing\n".to_string()));
+    }
+    if options.mode == Mode::Jvmti {
+        return Err(LoadError(
+            "jtrace: mode=jvmti needs the agent at JVM start (-agentpath): a running JVM \
+             refuses JVMTI method events; attach with mode=bci (the default)\n"
+                .to_string(),
+        ));
+    }
+    start(jvmti, options)?;
+    jni.with_local_frame(64, || {
+        threads::register_all(jvmti);
+        if agent().options.gc {
+            crate::events::memory::start_heap_thread();
+        }
+        if crate::events::tracker::install(jvmti, jni) {
+            crate::events::tracker::retransform_loaded(jvmti, jni);
+        }
+    });
+    Ok(())
+}
+
+/// Everything common to load and attach: output file, capabilities, writer, events.
+fn start(jvmti: Jvmti, options: Options) -> Result<(), LoadError> {
     clock::init();
     let start_ns = clock::real_ns();
     let out_path = options::expand_out(&options.out, std::process::id(), start_ns / 1_000_000_000);

@@ -34,6 +34,12 @@ pub struct Case {
     pub stderr: Vec<String>,
     pub trace: bool,
     pub signal_term: bool,
+    /// Start the JVM without the agent and load it with `jcmd JVMTI.agent_load`
+    /// once the program prints READY: `// jtrace-attach: yes` (runs in bci mode) or
+    /// `// jtrace-attach: refused` (runs in jvmti mode, which a running JVM cannot
+    /// serve: jcmd must report the failure and the program must run on unharmed).
+    pub attach: bool,
+    pub attach_refused: bool,
     /// Whether jvmti and bci traces of this case must tell the same story
     /// (`// jtrace-compare-modes: no` for programs whose work depends on timing).
     pub compare_modes: bool,
@@ -45,6 +51,15 @@ pub struct Case {
 
 impl Case {
     /// Whether the case runs on a JDK with this feature version.
+    /// Whether the case runs in agent mode `mode` (attach cases: see `attach`).
+    pub fn runs_in(&self, mode: &str) -> bool {
+        match (self.attach, self.attach_refused) {
+            (true, false) => mode == "bci",
+            (true, true) => mode == "jvmti",
+            _ => true,
+        }
+    }
+
     pub fn runs_on(&self, feature: u32) -> bool {
         feature >= self.min_jdk
     }
@@ -90,6 +105,8 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
         stderr: Vec::new(),
         trace: true,
         signal_term: false,
+        attach: false,
+        attach_refused: false,
         compare_modes: true,
         stdout_lines: Vec::new(),
         timeout: DEFAULT_TIMEOUT,
@@ -117,6 +134,11 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
             "trace" if value == "none" => case.trace = false,
             "signal" if value == "TERM" => case.signal_term = true,
             "compare-modes" if value == "no" => case.compare_modes = false,
+            "attach" if value == "yes" => case.attach = true,
+            "attach" if value == "refused" => {
+                case.attach = true;
+                case.attach_refused = true;
+            }
             "stdout" => case.stdout_lines.push(value.to_string()),
             "timeout" => case.timeout = Duration::from_secs(value.parse().map_err(|_| bad())?),
             "min-jdk" => case.min_jdk = value.parse().map_err(|_| bad())?,

@@ -83,8 +83,10 @@ fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
         // Rewritten classes must pass the JVM's own verifier, all of them.
         cmd.arg("-Xverify:all");
     }
+    if !job.case.attach {
+        cmd.arg(format!("-agentpath:{}={opts}", job.agent.display()));
+    }
     let mut child = cmd
-        .arg(format!("-agentpath:{}={opts}", job.agent.display()))
         .arg("-cp")
         .arg(job.classes)
         .arg(&job.case.name)
@@ -95,11 +97,50 @@ fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", job.jdk.java().display()))?;
     let (tx, rx) = mpsc::channel();
-    let ready = job.case.signal_term.then_some(tx);
+    let ready = (job.case.signal_term || job.case.attach).then_some(tx);
     let out = spawn_reader(child.stdout.take().expect("piped"), ready);
     let err = spawn_reader(child.stderr.take().expect("piped"), None);
     let deadline = Instant::now() + job.case.timeout;
     let mut problem = None;
+    if job.case.attach {
+        // Load the agent into the running JVM the way a user would. jcmd splits
+        // unquoted key=value words itself, hence the inner quotes.
+        match rx.recv_timeout(job.case.timeout) {
+            Ok(()) => {
+                let jcmd = job.jdk.home.join("bin/jcmd");
+                let out = Command::new(&jcmd)
+                    .arg(child.id().to_string())
+                    .arg("JVMTI.agent_load")
+                    .arg(job.agent)
+                    .arg(format!("\"{opts}\""))
+                    .output();
+                let accepted = |o: &std::process::Output| {
+                    String::from_utf8_lossy(&o.stdout).contains("return code: 0")
+                };
+                match out {
+                    Ok(o) if accepted(&o) != job.case.attach_refused => {}
+                    Ok(o) if job.case.attach_refused => {
+                        problem = Some(format!(
+                            "jcmd JVMTI.agent_load should have failed: {}",
+                            String::from_utf8_lossy(&o.stdout)
+                                .trim()
+                                .replace('\n', " | ")
+                        ))
+                    }
+                    Ok(o) => {
+                        problem = Some(format!(
+                            "jcmd JVMTI.agent_load failed: {}",
+                            String::from_utf8_lossy(&o.stdout)
+                                .trim()
+                                .replace('\n', " | ")
+                        ))
+                    }
+                    Err(e) => problem = Some(format!("cannot run {}: {e}", jcmd.display())),
+                }
+            }
+            Err(_) => problem = Some("the program never printed READY".to_string()),
+        }
+    }
     if job.case.signal_term {
         match rx.recv_timeout(job.case.timeout) {
             Ok(()) => {

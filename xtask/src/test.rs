@@ -146,7 +146,7 @@ pub fn run(args: &[String]) -> bool {
                     for (c, case) in selected
                         .iter()
                         .enumerate()
-                        .filter(|(_, case)| case.runs_on(jdk.feature))
+                        .filter(|(_, case)| case.runs_on(jdk.feature) && case.runs_in(mode))
                     {
                         let scratch = work.join(&jdk.name).join(mode).join(&case.name);
                         jobs.push_back((j, mode, c, scratch));

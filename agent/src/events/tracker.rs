@@ -85,6 +85,35 @@ pub fn grant_access(jvmti: Jvmti, jni: Jni, klass: crate::sys::jni::jclass) {
     }
 }
 
+/// After attach: rewrites every loaded class the filter traces (each gets its
+/// definitions then, from its load hook).
+pub fn retransform_loaded(jvmti: Jvmti, jni: Jni) {
+    let Ok(loaded) = jvmti.loaded_classes() else {
+        return;
+    };
+    let a = agent();
+    let mut todo = Vec::new();
+    for &k in loaded.as_slice() {
+        let Ok(sig) = jvmti.class_signature(k) else {
+            continue;
+        };
+        let Some(name) = sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) else {
+            continue; // arrays and primitives
+        };
+        if name != TRACKER && a.options.is_traced(&name.replace('/', ".")) && jvmti.is_modifiable(k)
+        {
+            grant_access(jvmti, jni, k);
+            todo.push(k);
+        }
+    }
+    for k in todo {
+        if let Err(e) = jvmti.retransform(&[k]) {
+            a.count_skipped();
+            log_once(&format!("cannot retransform a loaded class: {e}"));
+        }
+    }
+}
+
 /// Rewrites the traced classes whose load hook ran before the tracker was ready.
 fn retransform_early(jvmti: Jvmti, jni: Jni) {
     let early = classes::take_early();

@@ -43,29 +43,24 @@ pub fn jvmti_exit(jvmti: Jvmti, thread: jthread, method: jmethodID, by_exception
     }
 }
 
-/// Probe: a traced method was entered (bci mode).
+/// The current thread's buffer for a probe (which has no jthread at hand).
+#[inline(always)]
+fn probe_buffer() -> Option<&'static crate::buffer::ThreadBuf> {
+    crate::buffer::current().or_else(|| threads::current(agent().jvmti, std::ptr::null_mut()))
+}
+
+/// Probe: a traced method was entered or returned (bci mode).
 #[inline(always)]
 pub fn probe(tag: u8, mid: i32) {
-    let b = match crate::buffer::current() {
-        Some(b) => b,
-        None => match threads::current(agent().jvmti, std::ptr::null_mut()) {
-            Some(b) => b,
-            None => return,
-        },
-    };
-    b.write(&record::id_tick(tag, mid as u32, clock::ticks()));
+    if let Some(b) = probe_buffer() {
+        b.write(&record::id_tick(tag, mid as u32, clock::ticks()));
+    }
 }
 
 /// Probe: execution reached executable unit `unit` of method `mid` (bci mode, lines=on).
 #[inline]
 pub fn line(mid: u32, unit: u32) {
-    let b = match crate::buffer::current() {
-        Some(b) => b,
-        None => match threads::current(agent().jvmti, std::ptr::null_mut()) {
-            Some(b) => b,
-            None => return,
-        },
-    };
+    let Some(b) = probe_buffer() else { return };
     b.write(
         record::Enc::new(record::TAG_LINE)
             .u32(mid)

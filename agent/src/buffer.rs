@@ -6,18 +6,22 @@
 //! system call; a full chunk goes to the writer over a bounded channel (the only
 //! place a producer can wait, which is what makes the default lossless).
 //!
-//! Stop protocol (`stop`): set STOPPING, then for every buffer wait until it is not
-//! busy; from then on its owner can never write again (it sees STOPPING), so the
-//! stopper may take the chunk. Busy and STOPPING are both SeqCst, which gives the
-//! store-load ordering this Dekker-style hand-shake needs. The busy flag is taken
-//! with a swap, so it is also a tiny lock: at GC start `steal_all` takes every
-//! buffer's flag in turn and sends its records, which keeps each allocation ahead
-//! of the free that the GC will report for it.
+//! Stop protocol (`stop`) and steals (`steal_all`, at GC start): the other side sets
+//! a flag (STOPPING, or the buffer's `steal`), then waits until the buffer is not
+//! busy; from then on the owner cannot write (it sees the flag), so the chunk may be
+//! taken. This Dekker-style hand-shake needs store-load ordering on both sides. On
+//! Linux with membarrier(2) the cost is moved entirely to the rare side: the owner
+//! sets `busy` with a plain store and a compiler fence, and the stopper/stealer
+//! issues one expedited membarrier, a full barrier on every CPU running this process,
+//! between setting its flag and reading `busy` (the "asymmetric fence" of liburcu
+//! and Folly). Without membarrier both sides use sequentially consistent atomics
+//! (an `xchg` per record on x86). Steals are what keeps each allocation ahead of the
+//! free that the GC will report for it.
 
 use crate::defs::Msg;
 use crate::record::MAX_RECORD;
 use std::cell::{Cell, UnsafeCell};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{compiler_fence, AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -33,6 +37,10 @@ const POOL_MAX: usize = 64;
 
 static SINK: OnceLock<SyncSender<Msg>> = OnceLock::new();
 static STOPPING: AtomicBool = AtomicBool::new(false);
+/// membarrier(2) is registered: owners may take `busy` without a locked instruction.
+static ASYMMETRIC: AtomicBool = AtomicBool::new(false);
+/// One stopper/stealer at a time.
+static SEIZING: Mutex<()> = Mutex::new(());
 static THREADS: Mutex<Vec<&'static ThreadBuf>> = Mutex::new(Vec::new());
 static POOL: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 /// Bytes of records that could not be delivered (writer gone, or a thread stuck at stop).
@@ -46,6 +54,8 @@ thread_local! {
 pub struct ThreadBuf {
     pub tid: u32,
     busy: AtomicBool,
+    /// A stealer wants the chunk: the owner must stay out until it is cleared.
+    steal: AtomicBool,
     closed: AtomicBool,
     chunk: UnsafeCell<Vec<u8>>,
 }
@@ -54,6 +64,23 @@ pub struct ThreadBuf {
 // stopper after STOPPING is set and `busy` was seen clear (see the module docs), or
 // by `close_current` on the owning thread. These never overlap.
 unsafe impl Sync for ThreadBuf {}
+
+/// Chooses the cheap owner-side protocol if the kernel offers membarrier(2).
+pub fn init() {
+    if crate::sys::os::membarrier_register() {
+        ASYMMETRIC.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Makes every owner's earlier `busy` store visible, or its later flag loads see
+/// the flags set before this call.
+fn heavy_barrier() {
+    // Once registered the call cannot fail (membarrier(2)); if it ever did, a
+    // scheduler tick later every CPU has passed a barrier anyway: wait one out.
+    if ASYMMETRIC.load(Ordering::Relaxed) && !crate::sys::os::membarrier() {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
 
 /// Installs the writer's channel. Call once before any thread registers.
 pub fn set_sink(sink: SyncSender<Msg>) {
@@ -105,6 +132,7 @@ pub fn register(tid: u32) -> &'static ThreadBuf {
     let buf: &'static ThreadBuf = Box::leak(Box::new(ThreadBuf {
         tid,
         busy: AtomicBool::new(false),
+        steal: AtomicBool::new(false),
         closed: AtomicBool::new(false),
         chunk: UnsafeCell::new(Vec::new()),
     }));
@@ -157,11 +185,27 @@ impl ThreadBuf {
     }
 
     /// Appends one record. Returns false when tracing has stopped or the thread ended.
-    /// Takes the buffer's busy flag; only a GC-start steal can hold it meanwhile.
+    /// Marks the buffer busy (the owner is about to touch its chunk). Waits while a
+    /// stealer holds it.
     #[inline(always)]
     fn acquire(&self) {
-        while self.busy.swap(true, Ordering::SeqCst) {
-            std::hint::spin_loop();
+        if ASYMMETRIC.load(Ordering::Relaxed) {
+            loop {
+                self.busy.store(true, Ordering::Relaxed);
+                // The stealer's membarrier supplies the hardware fence.
+                compiler_fence(Ordering::SeqCst);
+                if !self.steal.load(Ordering::Relaxed) {
+                    return;
+                }
+                self.busy.store(false, Ordering::Release);
+                while self.steal.load(Ordering::Acquire) {
+                    std::hint::spin_loop();
+                }
+            }
+        } else {
+            while self.busy.swap(true, Ordering::SeqCst) {
+                std::hint::spin_loop();
+            }
         }
     }
 
@@ -169,7 +213,7 @@ impl ThreadBuf {
     pub fn write(&self, rec: &[u8]) -> bool {
         debug_assert!(rec.len() <= MAX_RECORD);
         self.acquire();
-        if STOPPING.load(Ordering::SeqCst) || self.closed.load(Ordering::Relaxed) {
+        if STOPPING.load(Ordering::Relaxed) || self.closed.load(Ordering::Relaxed) {
             self.busy.store(false, Ordering::Release);
             return false;
         }
@@ -228,17 +272,37 @@ pub fn close_current() {
 /// every allocation reaches the writer before the GC can report its object freed).
 /// Owners keep running: each buffer is taken under its busy flag.
 pub fn steal_all() {
+    let _one = SEIZING.lock();
     let threads: Vec<&'static ThreadBuf> = THREADS.lock().map(|t| t.clone()).unwrap_or_default();
-    for b in threads {
-        while b.busy.swap(true, Ordering::SeqCst) {
-            std::hint::spin_loop();
+    if ASYMMETRIC.load(Ordering::Relaxed) {
+        for b in &threads {
+            b.steal.store(true, Ordering::SeqCst);
         }
-        if !STOPPING.load(Ordering::SeqCst) {
-            // SAFETY: we hold the busy flag, so the owner is not touching the chunk.
-            let chunk = unsafe { &mut *b.chunk.get() };
-            b.hand_off(chunk);
+        heavy_barrier();
+        for b in &threads {
+            while b.busy.load(Ordering::Acquire) {
+                std::hint::spin_loop();
+            }
+            take(b);
+            b.steal.store(false, Ordering::Release);
         }
-        b.busy.store(false, Ordering::Release);
+    } else {
+        for b in threads {
+            while b.busy.swap(true, Ordering::SeqCst) {
+                std::hint::spin_loop();
+            }
+            take(b);
+            b.busy.store(false, Ordering::Release);
+        }
+    }
+}
+
+/// Sends a buffer's records; the caller has made sure its owner stays out.
+fn take(b: &ThreadBuf) {
+    if !STOPPING.load(Ordering::SeqCst) {
+        // SAFETY: the owner is not touching the chunk (see the callers).
+        let chunk = unsafe { &mut *b.chunk.get() };
+        b.hand_off(chunk);
     }
 }
 
@@ -282,7 +346,9 @@ pub fn vm_flush() {
 /// Stops all recording and sends every thread's remaining records to the writer.
 /// Waits at most `patience` for threads caught in the middle of a write.
 pub fn stop(patience: Duration) {
+    let _one = SEIZING.lock();
     STOPPING.store(true, Ordering::SeqCst);
+    heavy_barrier();
     let threads: Vec<&'static ThreadBuf> = THREADS.lock().map(|t| t.clone()).unwrap_or_default();
     let deadline = Instant::now() + patience;
     for b in threads {

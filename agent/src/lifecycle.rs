@@ -130,6 +130,7 @@ pub fn attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Result<(), LoadErr
 /// Everything common to load and attach: output file, capabilities, writer, events.
 fn start(jvmti: Jvmti, options: Options) -> Result<(), LoadError> {
     clock::init();
+    buffer::init();
     let start_ns = clock::real_ns();
     let out_path = options::expand_out(&options.out, std::process::id(), start_ns / 1_000_000_000);
     let file = File::create(&out_path).map_err(|e| {

@@ -39,7 +39,7 @@ pub fn unwinding() -> bool {
 
 /// JVMTI Exception: remember the exception for the frames it will pop.
 pub fn jvmti_thrown(jvmti: Jvmti, thread: jthread, exception: jobject) {
-    if threads::current(jvmti, thread).is_some() {
+    if threads::of(jvmti, thread).is_some() {
         let id = objects::id_of(jvmti, exception);
         IN_FLIGHT.with(|c| c.set(id));
         UNWINDING.with(|c| c.set(true));
@@ -63,7 +63,7 @@ pub fn jvmti_caught(jvmti: Jvmti, thread: jthread, method: jmethodID, exception:
 
 /// A traced frame was popped by `exception` (probe path; jvmti mode uses `in_flight`).
 pub fn unwound(jvmti: Jvmti, thread: jthread, exception: jobject, mid: u32) {
-    if let Some(b) = threads::current(jvmti, thread) {
+    if let Some(b) = threads::of(jvmti, thread) {
         let obj = if agent().options.exceptions {
             objects::id_of(jvmti, exception)
         } else {
@@ -75,7 +75,7 @@ pub fn unwound(jvmti: Jvmti, thread: jthread, exception: jobject, mid: u32) {
 
 /// A traced frame caught `exception`.
 pub fn caught(jvmti: Jvmti, thread: jthread, exception: jobject, mid: u32) {
-    if let Some(b) = threads::current(jvmti, thread) {
+    if let Some(b) = threads::of(jvmti, thread) {
         let obj = if agent().options.exceptions {
             objects::id_of(jvmti, exception)
         } else {

@@ -39,7 +39,7 @@ pub fn on_alloc(
     if mid == 0 {
         return; // allocated by code that is not traced
     }
-    let Some(b) = threads::current(jvmti, thread) else {
+    let Some(b) = threads::of(jvmti, thread) else {
         return;
     };
     let Some(tag) = classes::class_tag(jvmti, jni, klass) else {

@@ -18,7 +18,7 @@ fn thread_id(jvmti: Jvmti, thread: jthread) -> u32 {
 
 pub fn contended_enter(jvmti: Jvmti, thread: jthread, object: jobject) {
     let t = clock::ticks();
-    let Some(b) = threads::current(jvmti, thread) else {
+    let Some(b) = threads::of(jvmti, thread) else {
         return;
     };
     let obj = objects::id_of(jvmti, object);
@@ -42,7 +42,7 @@ pub fn contended_enter(jvmti: Jvmti, thread: jthread, object: jobject) {
 }
 
 pub fn contended_entered(jvmti: Jvmti, thread: jthread, object: jobject) {
-    if let Some(b) = threads::current(jvmti, thread) {
+    if let Some(b) = threads::of(jvmti, thread) {
         let obj = objects::id_of(jvmti, object);
         b.write(
             Enc::new(record::TAG_MON_ENTERED)
@@ -54,7 +54,7 @@ pub fn contended_entered(jvmti: Jvmti, thread: jthread, object: jobject) {
 }
 
 pub fn wait(jvmti: Jvmti, thread: jthread, object: jobject, timeout_ms: i64) {
-    if let Some(b) = threads::current(jvmti, thread) {
+    if let Some(b) = threads::of(jvmti, thread) {
         let obj = objects::id_of(jvmti, object);
         b.write(
             Enc::new(record::TAG_MON_WAIT)
@@ -67,7 +67,7 @@ pub fn wait(jvmti: Jvmti, thread: jthread, object: jobject, timeout_ms: i64) {
 }
 
 pub fn waited(jvmti: Jvmti, thread: jthread, object: jobject, timed_out: bool) {
-    if let Some(b) = threads::current(jvmti, thread) {
+    if let Some(b) = threads::of(jvmti, thread) {
         let obj = objects::id_of(jvmti, object);
         b.write(
             Enc::new(record::TAG_MON_WAITED)

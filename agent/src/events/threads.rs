@@ -52,6 +52,20 @@ pub fn current(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
     register_current(jvmti, thread)
 }
 
+/// The buffer of the thread an event names (`thread` is the current thread, maybe a
+/// virtual one), found through JVMTI thread-local storage rather than the OS
+/// thread's current buffer: exact even while a virtual thread is being mounted or
+/// unmounted. For the less frequent events (monitors, exceptions, allocations).
+pub fn of(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
+    if thread.is_null() {
+        return current(jvmti, thread);
+    }
+    match jvmti.thread_local(thread) {
+        Ok(p) if !p.is_null() => Some(buffer::from_raw(p)),
+        _ => current(jvmti, thread),
+    }
+}
+
 #[cold]
 fn register_current(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
     if buffer::is_stopping() || AGENT_THREAD.with(|c| c.get()) {

@@ -84,3 +84,34 @@ pub unsafe fn c_string(p: *const c_char) -> String {
     // SAFETY: per the contract above.
     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
 }
+
+const MEMBARRIER_CMD_QUERY: libc::c_long = 0;
+const MEMBARRIER_CMD_PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
+const MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED: libc::c_long = 1 << 4;
+
+/// Registers the process for expedited private membarriers; false if the kernel
+/// does not offer them.
+pub fn membarrier_register() -> bool {
+    // SAFETY: membarrier takes integer arguments only and touches no memory of ours.
+    let supported = unsafe { libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) };
+    let needed = MEMBARRIER_CMD_PRIVATE_EXPEDITED | MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED;
+    if supported < 0 || supported & needed != needed {
+        return false;
+    }
+    // SAFETY: as above.
+    unsafe {
+        libc::syscall(
+            libc::SYS_membarrier,
+            MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+            0,
+            0,
+        ) == 0
+    }
+}
+
+/// A full memory barrier on every CPU currently running a thread of this process
+/// (after `membarrier_register` succeeded).
+pub fn membarrier() -> bool {
+    // SAFETY: as in `membarrier_register`.
+    unsafe { libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0 }
+}

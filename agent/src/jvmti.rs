@@ -400,10 +400,29 @@ impl Jvmti {
             obj,
             &mut u as *mut MonitorUsage as *mut c_void
         )?;
-        for p in [u.waiters, u.notify_waiters] {
-            if !p.is_null() {
-                let _ = call!(self, Deallocate, p as *mut u8);
+        // The waiter arrays hold one local reference per waiting thread: free them
+        // (raising the frame's declared capacity first, so -Xcheck:jni stays quiet
+        // however many threads wait), then the arrays.
+        let jni = jni_of_current();
+        if let Some(jni) = jni {
+            let n = u.waiter_count.max(0) + u.notify_waiter_count.max(0);
+            jni.ensure_local_capacity(n + 16);
+        }
+        for (p, n) in [
+            (u.waiters, u.waiter_count),
+            (u.notify_waiters, u.notify_waiter_count),
+        ] {
+            if p.is_null() {
+                continue;
             }
+            if let Some(jni) = jni {
+                // SAFETY: the JVM returned `n` thread references at `p`.
+                let refs = unsafe { std::slice::from_raw_parts(p, n.max(0) as usize) };
+                for &r in refs {
+                    jni.delete_local(r);
+                }
+            }
+            let _ = call!(self, Deallocate, p as *mut u8);
         }
         Ok(u.owner)
     }
@@ -544,6 +563,14 @@ impl Jni {
             self.clear_exception();
         }
         r
+    }
+
+    /// Declares that this frame will hold `n` more local references.
+    pub fn ensure_local_capacity(self, n: i32) {
+        // SAFETY: plain JNI call on the current thread's env.
+        if unsafe { ((**self.0).v1_2.EnsureLocalCapacity)(self.0, n) } != 0 {
+            self.clear_exception();
+        }
     }
 
     /// Clears a pending Java exception; returns whether there was one.

@@ -60,14 +60,18 @@ pub fn probe(tag: u8, mid: i32) {
 /// Probe: execution reached executable unit `unit` of method `mid` (bci mode, lines=on).
 #[inline]
 pub fn line(mid: u32, unit: u32) {
-    let Some(b) = probe_buffer() else { return };
-    b.write(
-        record::Enc::new(record::TAG_LINE)
-            .u32(mid)
-            .u32(unit)
-            .u64(clock::ticks())
-            .bytes(),
-    );
+    if let Some(b) = probe_buffer() {
+        write_line(b, mid, unit);
+    }
+}
+
+#[inline]
+fn write_line(b: &crate::buffer::ThreadBuf, mid: u32, unit: u32) {
+    let rec = record::Enc::new(record::TAG_LINE)
+        .u32(mid)
+        .u32(unit)
+        .u64(clock::ticks());
+    b.write(rec.bytes());
 }
 
 /// JVMTI SingleStep (mode=jvmti, lines=on): a bytecode of a traced method is about
@@ -79,13 +83,7 @@ pub fn jvmti_step(jvmti: Jvmti, thread: jthread, method: jmethodID, location: i6
     }
     if let Some(unit) = crate::events::classes::unit_at(mid, location as u32) {
         if let Some(b) = threads::current(jvmti, thread) {
-            b.write(
-                record::Enc::new(record::TAG_LINE)
-                    .u32(mid)
-                    .u32(unit)
-                    .u64(clock::ticks())
-                    .bytes(),
-            );
+            write_line(b, mid, unit);
         }
     }
 }

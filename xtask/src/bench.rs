@@ -178,6 +178,8 @@ fn bench(cfg: Config) -> Result<bool, String> {
     if !built.success() {
         return Err("cargo build --release -p jtrace failed".into());
     }
+    // Now, not at the end: others may commit while the bench runs.
+    let rev = revision();
     let root = util::root();
     let work = std::env::temp_dir().join(format!("jtrace-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
@@ -192,7 +194,7 @@ fn bench(cfg: Config) -> Result<bool, String> {
         work.join("writer_bench"),
     )
     .map_err(|e| format!("copying writer_bench: {e}"))?;
-    let result = bench_in(cfg, java, javac, agent, work.clone());
+    let result = bench_in(cfg, java, javac, agent, work.clone(), &rev);
     let _ = std::fs::remove_dir_all(&work);
     result
 }
@@ -203,6 +205,7 @@ fn bench_in(
     javac: PathBuf,
     agent: PathBuf,
     work: PathBuf,
+    rev: &str,
 ) -> Result<bool, String> {
     let root = util::root();
     let classes = work.join("classes");
@@ -257,7 +260,7 @@ fn bench_in(
 
     let mut report = String::new();
     let _ = writeln!(report, "\n{}", machine(&env));
-    let _ = writeln!(report, "agent source: {}", revision());
+    let _ = writeln!(report, "agent source (when built): {rev}");
     let _ = writeln!(
         report,
         "load average before/after: {load_before} / {load_after}"

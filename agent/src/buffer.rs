@@ -28,8 +28,9 @@ use std::time::{Duration, Instant};
 
 /// Size of every chunk after a thread's first.
 pub const CHUNK: usize = 64 * 1024;
-/// A thread's first chunk is small, so thousands of quiet threads cost little.
-pub const FIRST_CHUNK: usize = 8 * 1024;
+/// A thread's first chunk is small, so thousands of quiet (or parked virtual)
+/// threads cost little; a thread that fills it gets 8x larger ones up to CHUNK.
+pub const FIRST_CHUNK: usize = 1024;
 /// Chunks queued for the writer at most; producers wait beyond that.
 pub const QUEUE: usize = 256;
 /// Recycled chunks kept for reuse.
@@ -43,6 +44,8 @@ static ASYMMETRIC: AtomicBool = AtomicBool::new(false);
 static SEIZING: Mutex<()> = Mutex::new(());
 static THREADS: Mutex<Vec<&'static ThreadBuf>> = Mutex::new(Vec::new());
 static POOL: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+/// Ended buffers still in THREADS.
+static ENDED: AtomicU64 = AtomicU64::new(0);
 /// Bytes of records that could not be delivered (writer gone, or a thread stuck at stop).
 static LOST_BYTES: AtomicU64 = AtomicU64::new(0);
 
@@ -220,14 +223,16 @@ impl ThreadBuf {
         // SAFETY: we are the owner and `busy` is set (see `unsafe impl Sync`).
         let chunk = unsafe { &mut *self.chunk.get() };
         if chunk.capacity() - chunk.len() < rec.len() {
-            // A full chunk means a busy thread: the next one is large. A thread
-            // starting (or restarting after a flush) begins with a small one.
-            let busy_thread = chunk.capacity() > 0;
+            // A full chunk means a busy thread: the next one is larger (8x, up to
+            // CHUNK). A thread starting (or restarting after a flush) begins small.
+            let cap = chunk.capacity();
             self.hand_off(chunk);
-            *chunk = if busy_thread {
+            *chunk = if cap >= CHUNK / 8 {
                 fresh_chunk()
-            } else {
+            } else if cap == 0 {
                 Vec::with_capacity(FIRST_CHUNK)
+            } else {
+                Vec::with_capacity(cap * 8)
             };
         }
         chunk.extend_from_slice(rec);
@@ -263,8 +268,14 @@ pub fn close_current() {
     b.flush();
     b.closed.store(true, Ordering::SeqCst);
     CURRENT.with(|c| c.set(None));
+    // Ended buffers leave the registry in batches: removing each one at once would
+    // cost O(threads) per thread end (quadratic with many short virtual threads).
+    let ended = ENDED.fetch_add(1, Ordering::Relaxed) + 1;
     if let Ok(mut t) = THREADS.lock() {
-        t.retain(|x| !std::ptr::eq(*x, b));
+        if ended as usize * 2 > t.len() {
+            t.retain(|x| !x.closed.load(Ordering::Relaxed));
+            ENDED.store(0, Ordering::Relaxed);
+        }
     }
 }
 

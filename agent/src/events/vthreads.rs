@@ -1,10 +1,11 @@
 //! Virtual threads (JDK 21+): each is a thread of its own in the trace; its events go to its own buffer, switched in and out as it mounts on and unmounts from a carrier.
 //!
 //! The per-OS-thread "current buffer" is the carrier's while the carrier runs its
-//! own code and the virtual thread's while one is mounted. At unmount the virtual
-//! thread's records are sent, so that when it resumes on another carrier its stream
-//! continues in order. A virtual thread that ended keeps no chunk, so thousands of
-//! short-lived ones cost a few dozen bytes each.
+//! own code and the virtual thread's while one is mounted. A virtual thread's chunk
+//! belongs to it, not to a carrier: when it resumes on another carrier it continues
+//! writing where it stopped. A parked virtual thread holds at most its current chunk
+//! (1 KiB unless it is busy); one that ended holds none, so thousands of short-lived
+//! ones cost a few dozen bytes each.
 
 use crate::buffer::{self, ThreadBuf};
 use crate::clock;
@@ -68,13 +69,11 @@ pub fn mounted(jvmti: Jvmti, vthread: jthread) {
     }
 }
 
-/// Extension event VirtualThreadUnmount: send what the virtual thread recorded here.
+/// Extension event VirtualThreadUnmount. The virtual thread's records stay in its
+/// own buffer, which goes with it to whichever carrier mounts it next (the JVM's
+/// mount/unmount hand-off orders the two carriers' accesses), so its stream stays
+/// in order without a send per unmount.
 pub fn unmounted(_jvmti: Jvmti, _vthread: jthread) {
-    if let Some(b) = buffer::current() {
-        if CARRIER.with(|c| c.get()).is_some() {
-            b.flush();
-        }
-    }
     switch_back();
 }
 

@@ -140,7 +140,8 @@ impl<W: Write> Writer<W> {
 
     /// A `line` element when execution reaches a new line of the innermost frame:
     /// a unit on another line than the frame's last one, or any unit reached by
-    /// going back (a loop runs its line again).
+    /// going back (a loop runs its line again). Written from pre-formatted pieces
+    /// like methodEntry: with lines=on it is the most frequent element.
     pub(super) fn line(&mut self, tid: u32, mid: u32, unit: u32, t: u64) {
         let Some(Some(m)) = self.methods.get(mid as usize) else {
             return;
@@ -148,8 +149,6 @@ impl<W: Write> Writer<W> {
         let Some(&line) = m.unit_lines.get(unit as usize) else {
             return;
         };
-        let cid = m.cid;
-        let ns = self.stamp(tid, t);
         let Some(ts) = self.threads.get_mut(&tid) else {
             return;
         };
@@ -162,27 +161,18 @@ impl<W: Write> Writer<W> {
         let last = top.2;
         top.2 = unit;
         let ticket = top.1;
-        if last != NO_UNIT && unit > last {
-            let last_line = self.methods[mid as usize]
-                .as_ref()
-                .and_then(|m| m.unit_lines.get(last as usize).copied());
-            if last_line == Some(line) {
-                return;
-            }
+        if last != NO_UNIT && unit > last && m.unit_lines.get(last as usize) == Some(&line) {
+            return;
         }
-        let file = self
-            .classes
-            .get(&cid)
-            .map(|c| c.source.clone())
-            .unwrap_or_default();
+        let ns = self.conv.to_unix_ns(t).max(ts.last_ns);
+        ts.last_ns = ns;
         let o = &mut self.out;
-        o.open("line");
-        o.num("threadId", tid as u64);
-        o.time("time", ns);
-        o.num("line_number", line as u64);
-        o.str("file_name", &file);
-        o.num("methodIdRef", mid as u64);
-        o.num("ticket", ticket);
-        o.close();
+        o.padded(&ts.line_prefix);
+        o.time_value(ns);
+        o.bytes(b"\" line_number=\"");
+        o.digits(line as u64);
+        o.bytes(&m.line_tail);
+        o.digits(ticket);
+        o.end_quoted();
     }
 }

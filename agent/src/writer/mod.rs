@@ -74,6 +74,8 @@ struct ThreadState {
     /// ready to copy: the hot elements start the same way for every event of a thread.
     entry_prefix: Padded<64>,
     exit_prefix: Padded<64>,
+    /// `<line threadId="T" time="`.
+    line_prefix: Padded<64>,
     next_ticket: u64,
     last_ns: u64,
     ended: bool,
@@ -144,6 +146,8 @@ struct MethodState {
     alloc_sites: Vec<u32>,
     /// ` methodIdRef="M" classIdRef="C" ticket="`, ready to copy.
     ids: Padded<64>,
+    /// `" file_name="F" methodIdRef="M" ticket="` for `line` elements (lines=on).
+    line_tail: Box<[u8]>,
 }
 
 #[derive(Default)]
@@ -303,6 +307,7 @@ impl<W: Write> Writer<W> {
             ThreadState {
                 entry_prefix: padded(&format!("<methodEntry threadIdRef=\"{}\" time=\"", t.tid)),
                 exit_prefix: padded(&format!("<methodExit threadIdRef=\"{}\"", t.tid)),
+                line_prefix: padded(&format!("<line threadId=\"{}\" time=\"", t.tid)),
                 ..ThreadState::default()
             },
         );
@@ -369,12 +374,28 @@ impl<W: Write> Writer<W> {
         if self.methods.len() <= idx {
             self.methods.resize_with(idx + 1, || None);
         }
+        let has_lines = !m.unit_lines.is_empty();
         self.methods[idx] = Some(MethodState {
             cid: m.cid,
             count: 0,
             line_table: m.line_table,
             unit_lines: m.unit_lines,
             alloc_sites: m.alloc_sites,
+            line_tail: if !has_lines {
+                Box::default()
+            } else {
+                let file = self
+                    .classes
+                    .get(&m.cid)
+                    .map(|c| c.source.as_str())
+                    .unwrap_or("");
+                let mut tail = b"\" file_name=\"".to_vec();
+                crate::xml::escape_into(&mut tail, file);
+                tail.extend_from_slice(
+                    format!("\" methodIdRef=\"{}\" ticket=\"", m.mid).as_bytes(),
+                );
+                tail.into_boxed_slice()
+            },
             ids: padded(&format!(
                 " methodIdRef=\"{}\" classIdRef=\"{}\" ticket=\"",
                 m.mid, m.cid

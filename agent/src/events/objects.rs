@@ -52,26 +52,37 @@ pub fn next_object() -> u64 {
 /// the object is null or cannot be tagged. The objDef goes on the writer's FIFO at
 /// once, ahead of any record naming the id, whichever thread's buffer that is in.
 pub fn id_of(jvmti: Jvmti, obj: jobject) -> u64 {
+    let (id, new) = tag(jvmti, obj);
+    if new {
+        buffer::send(Msg::Defs(vec![Def::Object(id)]));
+    }
+    id
+}
+
+/// The id of `obj` and whether it was given just now (then the caller must send its
+/// `Def::Object` before anything names it). (0, false) for null or untaggable.
+pub fn tag(jvmti: Jvmti, obj: jobject) -> (u64, bool) {
     if obj.is_null() {
-        return 0;
+        return (0, false);
     }
     match jvmti.get_tag(obj) {
-        Ok(t) if t > 0 && t & CLASS_TAG_BIT == 0 => return t as u64,
+        Ok(t) if t > 0 && t & CLASS_TAG_BIT == 0 => return (t as u64, false),
         Ok(0) => {}
-        _ => return 0,
+        _ => return (0, false),
     }
-    let Ok(_g) = TAGGING.lock() else { return 0 };
+    let Ok(_g) = TAGGING.lock() else {
+        return (0, false);
+    };
     if let Ok(t) = jvmti.get_tag(obj) {
         if t > 0 && t & CLASS_TAG_BIT == 0 {
-            return t as u64;
+            return (t as u64, false);
         }
     }
     let id = next_object();
     if jvmti.set_tag(obj, id as i64).is_err() {
-        return 0;
+        return (0, false);
     }
-    buffer::send(Msg::Defs(vec![Def::Object(id)]));
-    id
+    (id, true)
 }
 
 #[cfg(test)]

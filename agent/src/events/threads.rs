@@ -7,7 +7,7 @@
 
 use crate::buffer::{self, ThreadBuf};
 use crate::clock;
-use crate::defs::{Def, ThreadDef};
+use crate::defs::{Def, Msg, ThreadDef};
 use crate::ids;
 use crate::jvmti::Jvmti;
 use crate::record;
@@ -96,20 +96,27 @@ fn define(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
     jvmti.set_thread_local(thread, buffer::to_raw(b)).ok()?;
     // The Thread object's id: threadStart names it, and a monitor's owner (a Thread)
     // is mapped back to its thread id through it.
-    let obj = crate::events::objects::id_of(jvmti, thread);
+    let (obj, new_obj) = crate::events::objects::tag(jvmti, thread);
     if obj != 0 {
         if let Ok(mut m) = THREAD_OBJECTS.lock() {
             m.get_or_insert_with(HashMap::new).insert(obj, tid);
         }
     }
-    buffer::send_defs(vec![Def::Thread(ThreadDef {
+    // One message for both definitions. No flush of the current thread's buffer
+    // first: the new thread has no earlier events to keep ahead of these.
+    let mut defs = Vec::with_capacity(2);
+    if new_obj {
+        defs.push(Def::Object(obj));
+    }
+    defs.push(Def::Thread(ThreadDef {
         tid,
         obj,
         t: clock::ticks(),
         name: info.name,
         group: info.group,
         parent: info.parent_group,
-    })]);
+    }));
+    buffer::send(Msg::Defs(defs));
     Some(b)
 }
 

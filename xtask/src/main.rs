@@ -1,4 +1,4 @@
-//! xtask: project automation (`cargo xtask test`, `cargo xtask check FILE`); this file only dispatches.
+//! xtask: project automation (`cargo xtask test`, `demo`, `check`, `bench`, `corpus`); this file only dispatches.
 
 mod bench;
 mod cases;
@@ -20,7 +20,8 @@ const USAGE: &str = "usage:
   cargo xtask check FILE                     validate one trace (xmllint + tracecheck)
   cargo xtask corpus [--sample N]            rewrite every JDK/jar class, verify under -Xverify:all
   cargo xtask demo                           build the agent, trace examples/Demo.java, summarise
-  cargo xtask bench [--quick] [--jdk PATH]   agent overhead (none/jvmti/bci) + writer events/s";
+  cargo xtask bench [--quick] [--families] [--jdk PATH]
+                                             overhead (none/jvmti/bci), writer events/s, cost per event family";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

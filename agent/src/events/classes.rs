@@ -117,7 +117,11 @@ pub fn on_load(name: &str, bytes: &[u8], redefining: bool) -> Option<Vec<u8>> {
     let bci = a.options.mode == Mode::Bci;
     if redefining {
         if let Some((_, first_mid)) = early_ids(name) {
-            // Seen (and defined) before the tracker existed: rewrite under the same ids.
+            // Seen before the tracker existed: rewrite under the same ids. A class
+            // loaded in the primordial phase never got a prepare event: define it now.
+            if let Some(p) = take_pending(name) {
+                send_defs(&p, 0, "");
+            }
             return if bci {
                 rewrite(bytes, &info, first_mid, &dotted)
             } else {
@@ -168,6 +172,18 @@ pub fn on_load(name: &str, bytes: &[u8], redefining: bool) -> Option<Vec<u8>> {
             .push(pending);
     }
     new_bytes
+}
+
+/// Removes the pending (loaded, not yet prepared) class of that name, if any.
+fn take_pending(name: &str) -> Option<Pending> {
+    let mut map = PENDING.lock().ok()?;
+    let map = map.as_mut()?;
+    let list = map.get_mut(name)?;
+    let p = (!list.is_empty()).then(|| list.remove(0));
+    if list.is_empty() {
+        map.remove(name);
+    }
+    p
 }
 
 /// The prepare event: the class is linked, no method of it has run yet. Sends its

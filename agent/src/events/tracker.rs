@@ -79,7 +79,19 @@ pub fn grant_access(jvmti: Jvmti, jni: Jni, klass: crate::sys::jni::jclass) {
     };
     if let Some(m) = jni.named_module(klass) {
         if let Err(e) = jvmti.add_module_reads(m, to.0) {
-            log_once(&format!("cannot let a module read the tracker: {e}"));
+            // Seen for java.base classes prepared during shutdown (the JVM's upcall
+            // fails then); java.base reads the boot loader's unnamed module anyway.
+            // Said once, naming the first class.
+            static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+            if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                let name = jvmti
+                    .class_signature(klass)
+                    .map(|s| crate::events::classes::java_name(&s))
+                    .unwrap_or_default();
+                log_once(&format!(
+                    "cannot let the module of {name} (and maybe others) read the tracker: {e}"
+                ));
+            }
         }
         jni.delete_local(m);
     }

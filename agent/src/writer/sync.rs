@@ -66,7 +66,13 @@ impl<W: Write> Writer<W> {
     pub(super) fn mon_waited(&mut self, tid: u32, obj: u64, timed_out: bool, t: u64) {
         let ns = self.stamp(tid, t);
         let began = self.threads.get_mut(&tid).and_then(|s| s.wait_ns.take());
-        let waited_ms = began.map_or(0, |b| ns.saturating_sub(b) / 1_000_000);
+        // A wait that began before the thread could be identified (HotSpot may post
+        // MonitorWait for a thread not yet started as far as JVMTI is concerned) has
+        // no monWait; its end is not written alone.
+        let Some(began) = began else {
+            return;
+        };
+        let waited_ms = ns.saturating_sub(began) / 1_000_000;
         let o = &mut self.out;
         o.open("monWaited");
         o.num("threadIdRef", tid as u64);

@@ -533,6 +533,16 @@ pub fn attach_current_as_daemon(name: &CStr) -> Option<Jni> {
     (rc == 0 && !env.is_null()).then_some(Jni(env as *mut JNIEnv))
 }
 
+/// A JNI global reference: valid on every thread until deleted (we never delete
+/// ours: they live as long as the agent).
+pub struct GlobalRef(pub jobject);
+
+// SAFETY: a JNI global reference may be used from any thread (JNI spec, "Global
+// and Local References").
+unsafe impl Send for GlobalRef {}
+// SAFETY: as above; the handle itself is never mutated.
+unsafe impl Sync for GlobalRef {}
+
 /// A JNI environment for the current thread only.
 #[derive(Clone, Copy)]
 pub struct Jni(pub *mut JNIEnv);

@@ -6,19 +6,14 @@
 
 use crate::classfile;
 use crate::events::classes::{self, TRACKER};
-use crate::jvmti::{Jni, Jvmti};
+use crate::jvmti::{GlobalRef, Jni, Jvmti};
 use crate::lifecycle::{agent, log_once};
-use crate::sys::jni::{jobject, JNINativeMethod};
+use crate::sys::jni::JNINativeMethod;
 use std::ffi::c_void;
 use std::sync::OnceLock;
 
-/// The tracker's module (the boot loader's unnamed module), as a global reference.
-struct Module(jobject);
-// SAFETY: a JNI global reference may be used from any thread.
-unsafe impl Send for Module {}
-// SAFETY: as above; we never mutate it.
-unsafe impl Sync for Module {}
-static TRACKER_MODULE: OnceLock<Module> = OnceLock::new();
+/// The tracker's module (the boot loader's unnamed module).
+static TRACKER_MODULE: OnceLock<GlobalRef> = OnceLock::new();
 
 /// Defines the tracker, binds its natives and rewrites the traced classes that loaded
 /// before it existed. Returns false (and says why, once) if any step fails: the run
@@ -62,7 +57,7 @@ pub fn install(jvmti: Jvmti, jni: Jni) -> bool {
     }
     let module = jni.module_of(class);
     if !module.is_null() {
-        let _ = TRACKER_MODULE.set(Module(jni.new_global(module)));
+        let _ = TRACKER_MODULE.set(GlobalRef(jni.new_global(module)));
         jni.delete_local(module);
     }
     jni.delete_local(class);

@@ -94,6 +94,7 @@ pub fn set_sink(sink: SyncSender<Msg>) {
 pub fn send(msg: Msg) {
     let lost = match &msg {
         Msg::Chunk { data, .. } => data.len() as u64,
+        Msg::Chunks(v) => v.iter().map(|(_, d)| d.len() as u64).sum(),
         _ => 0,
     };
     let ok = SINK.get().is_some_and(|s| s.send(msg).is_ok());
@@ -187,7 +188,6 @@ impl ThreadBuf {
         });
     }
 
-    /// Appends one record. Returns false when tracing has stopped or the thread ended.
     /// Marks the buffer busy (the owner is about to touch its chunk). Waits while a
     /// stealer holds it.
     #[inline(always)]
@@ -212,6 +212,7 @@ impl ThreadBuf {
         }
     }
 
+    /// Appends one record. Returns false when tracing has stopped or the thread ended.
     #[inline(always)]
     pub fn write(&self, rec: &[u8]) -> bool {
         debug_assert!(rec.len() <= MAX_RECORD);
@@ -285,6 +286,8 @@ pub fn close_current() {
 pub fn steal_all() {
     let _one = SEIZING.lock();
     let threads: Vec<&'static ThreadBuf> = THREADS.lock().map(|t| t.clone()).unwrap_or_default();
+    // All stolen chunks go in one message: one wake-up of the writer per collection.
+    let mut batch = Vec::new();
     if ASYMMETRIC.load(Ordering::Relaxed) {
         for b in &threads {
             b.steal.store(true, Ordering::SeqCst);
@@ -294,7 +297,7 @@ pub fn steal_all() {
             while b.busy.load(Ordering::Acquire) {
                 std::hint::spin_loop();
             }
-            take(b);
+            take(b, &mut batch);
             b.steal.store(false, Ordering::Release);
         }
     } else {
@@ -302,18 +305,23 @@ pub fn steal_all() {
             while b.busy.swap(true, Ordering::SeqCst) {
                 std::hint::spin_loop();
             }
-            take(b);
+            take(b, &mut batch);
             b.busy.store(false, Ordering::Release);
         }
+    }
+    if !batch.is_empty() {
+        send(Msg::Chunks(batch));
     }
 }
 
 /// Sends a buffer's records; the caller has made sure its owner stays out.
-fn take(b: &ThreadBuf) {
+fn take(b: &ThreadBuf, into: &mut Vec<(u32, Vec<u8>)>) {
     if !STOPPING.load(Ordering::SeqCst) {
         // SAFETY: the owner is not touching the chunk (see the callers).
         let chunk = unsafe { &mut *b.chunk.get() };
-        b.hand_off(chunk);
+        if !chunk.is_empty() {
+            into.push((b.tid, std::mem::take(chunk)));
+        }
     }
 }
 

@@ -83,6 +83,8 @@ pub enum Msg {
         tid: u32,
         data: Vec<u8>,
     },
+    /// Several threads' records at once (a steal at GC start), in this order.
+    Chunks(Vec<(u32, Vec<u8>)>),
     Defs(Vec<Def>),
     /// All records are in: write runtimeShutdown (on thread `tid` if it is still
     /// alive; the VM may post VM death after that thread's end) and close the document.

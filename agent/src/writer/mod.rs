@@ -283,6 +283,12 @@ impl<W: Write> Writer<W> {
                 self.chunk(tid, &data);
                 buffer::recycle(data);
             }
+            Msg::Chunks(chunks) => {
+                for (tid, data) in chunks {
+                    self.chunk(tid, &data);
+                    buffer::recycle(data);
+                }
+            }
             Msg::Finish { t, tid } => {
                 self.finish(t, tid);
                 return false;

@@ -176,7 +176,7 @@ pub fn current() -> Option<&'static ThreadBuf> {
 
 impl ThreadBuf {
     /// Sends the chunk (if not empty), leaving an unallocated one: a thread that
-    /// stops here (ended, flushed at unmount) keeps no memory.
+    /// stops here (ended, or flushed for ordering) keeps no memory.
     fn hand_off(&self, chunk: &mut Vec<u8>) {
         if chunk.is_empty() {
             return;

@@ -13,7 +13,7 @@
 use crate::buffer;
 use crate::clock::Converter;
 use crate::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
-use crate::record::{Reader, Rec};
+use crate::record::{self, Reader, Rec};
 use crate::xml::{Padded, XmlOut};
 
 /// A pre-formatted attribute run (always fits: ids are at most 10 digits each).
@@ -434,7 +434,30 @@ impl<W: Write> Writer<W> {
             self.stats.orphan_records += Reader::new(data).count() as u64;
             return;
         }
-        for rec in Reader::new(data) {
+        let mut pos = 0;
+        while pos < data.len() {
+            // Entries and exits are nearly all records: decoded in place.
+            let tag = data[pos];
+            if let (true, Some(r)) = (
+                tag == record::TAG_ENTRY || tag == record::TAG_EXIT,
+                data.get(pos + 1..pos + 13),
+            ) {
+                let mid = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
+                let t = u64::from_le_bytes([r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]]);
+                pos += 13;
+                self.stats.events += 1;
+                if tag == record::TAG_ENTRY {
+                    self.entry(tid, mid, t);
+                } else {
+                    self.leave(tid, mid, t, Leave::Return);
+                }
+                continue;
+            }
+            let mut reader = Reader::new(&data[pos..]);
+            let Some(rec) = reader.next() else {
+                break;
+            };
+            pos += reader.position();
             self.stats.events += 1;
             match rec {
                 Rec::Entry { mid, t } => self.entry(tid, mid, t),

@@ -44,7 +44,8 @@ pub fn try_agent() -> Option<&'static Agent> {
 }
 
 impl Agent {
-    /// jmethodID → method id, used by JVMTI-mode method events (2^19 slots).
+    /// jmethodID → method id (2^19 slots): JVMTI-mode method events, and
+    /// allocation sites in both modes.
     pub fn method_table(&self) -> &IdTable {
         self.method_table
             .get_or_init(|| IdTable::with_capacity_pow2(19))

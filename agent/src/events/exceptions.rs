@@ -63,24 +63,22 @@ pub fn jvmti_caught(jvmti: Jvmti, thread: jthread, method: jmethodID, exception:
 
 /// A traced frame was popped by `exception` (probe path; jvmti mode uses `in_flight`).
 pub fn unwound(jvmti: Jvmti, thread: jthread, exception: jobject, mid: u32) {
-    if let Some(b) = threads::of(jvmti, thread) {
-        let obj = if agent().options.exceptions {
-            objects::id_of(jvmti, exception)
-        } else {
-            0
-        };
-        b.write(record::id_obj_tick(TAG_EXIT_EXC, mid, obj, clock::ticks()).bytes());
-    }
+    frame_record(jvmti, thread, exception, mid, TAG_EXIT_EXC);
 }
 
 /// A traced frame caught `exception`.
 pub fn caught(jvmti: Jvmti, thread: jthread, exception: jobject, mid: u32) {
+    frame_record(jvmti, thread, exception, mid, TAG_CATCH);
+}
+
+/// A (frame, exception) record; the exception is named only with exceptions=on.
+fn frame_record(jvmti: Jvmti, thread: jthread, exception: jobject, mid: u32, tag: u8) {
     if let Some(b) = threads::of(jvmti, thread) {
         let obj = if agent().options.exceptions {
             objects::id_of(jvmti, exception)
         } else {
             0
         };
-        b.write(record::id_obj_tick(TAG_CATCH, mid, obj, clock::ticks()).bytes());
+        b.write(record::id_obj_tick(tag, mid, obj, clock::ticks()).bytes());
     }
 }

@@ -164,8 +164,7 @@ impl<W: Write> Writer<W> {
         if last != NO_UNIT && unit > last && m.unit_lines.get(last as usize) == Some(&line) {
             return;
         }
-        let ns = self.conv.to_unix_ns(t).max(ts.last_ns);
-        ts.last_ns = ns;
+        let ns = ts.clamp(self.conv.to_unix_ns(t));
         let o = &mut self.out;
         o.padded(&ts.line_prefix);
         o.time_value(ns);

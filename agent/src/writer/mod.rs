@@ -93,6 +93,16 @@ enum Leave {
     Catch(u64),
 }
 
+impl ThreadState {
+    /// `ns`, or the thread's last time if that is later: a thread's times never go
+    /// backwards.
+    #[inline]
+    fn clamp(&mut self, ns: u64) -> u64 {
+        self.last_ns = self.last_ns.max(ns);
+        self.last_ns
+    }
+}
+
 /// Thread states indexed by thread id (ids are dense from 1): one index per record
 /// instead of a hash lookup.
 #[derive(Default)]
@@ -263,11 +273,7 @@ impl<W: Write> Writer<W> {
     fn stamp(&mut self, tid: u32, t: u64) -> u64 {
         let ns = self.conv.to_unix_ns(t);
         match self.threads.get_mut(&tid) {
-            Some(ts) => {
-                let ns = ns.max(ts.last_ns);
-                ts.last_ns = ns;
-                ns
-            }
+            Some(ts) => ts.clamp(ns),
             None => ns,
         }
     }
@@ -507,8 +513,7 @@ impl<W: Write> Writer<W> {
         let Some(ts) = self.threads.get_mut(&tid) else {
             return;
         };
-        let ns = self.conv.to_unix_ns(t).max(ts.last_ns);
-        ts.last_ns = ns;
+        let ns = ts.clamp(self.conv.to_unix_ns(t));
         ts.next_ticket += 1;
         let ticket = ts.next_ticket;
         ts.stack.push((mid, ticket, NO_UNIT));
@@ -585,8 +590,7 @@ impl<W: Write> Writer<W> {
             return false;
         };
         ts.stack.pop();
-        let ns = self.conv.to_unix_ns(t).max(ts.last_ns);
-        ts.last_ns = ns;
+        let ns = ts.clamp(self.conv.to_unix_ns(t));
         let o = &mut self.out;
         o.padded(&ts.exit_prefix);
         o.padded(&m.ids);
@@ -698,10 +702,7 @@ impl<W: Write> Writer<W> {
             let ns = match self.threads.get_mut(&tid) {
                 // Not before the thread's last element (e.g. its runtimeShutdown).
                 Some(s) => match s.end_deferred {
-                    Some(ns) => {
-                        s.last_ns = s.last_ns.max(ns);
-                        s.last_ns
-                    }
+                    Some(ns) => s.clamp(ns),
                     None => self.stamp(tid, t),
                 },
                 None => self.stamp(tid, t),

@@ -680,6 +680,67 @@ impl Jni {
         unsafe { ((**self.0).v1_1.NewGlobalRef)(self.0, obj) }
     }
 
+    /// A weak global reference to `obj` (null for null): names an object without
+    /// keeping it alive.
+    pub fn new_weak(self, obj: jobject) -> jobject {
+        if obj.is_null() {
+            return obj;
+        }
+        // SAFETY: creating a weak global reference from a live reference.
+        unsafe { ((**self.0).v1_2.NewWeakGlobalRef)(self.0, obj) }
+    }
+
+    pub fn delete_weak(self, obj: jobject) {
+        if !obj.is_null() {
+            // SAFETY: `obj` is a weak global reference made by `new_weak`, deleted once.
+            unsafe { ((**self.0).v1_2.DeleteWeakGlobalRef)(self.0, obj) }
+        }
+    }
+
+    /// Whether two references name the same object (a cleared weak reference is the
+    /// same as null).
+    pub fn same_object(self, a: jobject, b: jobject) -> bool {
+        // SAFETY: plain JNI comparison of two references (either may be null).
+        unsafe { ((**self.0).v1_1.IsSameObject)(self.0, a, b) }
+    }
+
+    /// Loads, links and initialises a class through the boot loader (by JNI's rules
+    /// for a thread with no Java frames); false, with the exception cleared, if absent.
+    pub fn load_class(self, name: &CStr) -> bool {
+        // SAFETY: plain JNI lookup on the current thread's env.
+        let c = unsafe { ((**self.0).v1_1.FindClass)(self.0, name.as_ptr()) };
+        let ok = !self.clear_exception() && !c.is_null();
+        self.delete_local(c);
+        ok
+    }
+
+    /// `from.canRead(to)` for two `java.lang.Module`s (None if the call failed).
+    pub fn module_can_read(self, from: jobject, to: jobject) -> Option<bool> {
+        // SAFETY: plain JNI lookups and a call of a public boolean method with one
+        // object argument.
+        unsafe {
+            let cls = ((**self.0).v1_1.FindClass)(self.0, c"java/lang/Module".as_ptr());
+            if cls.is_null() {
+                self.clear_exception();
+                return None;
+            }
+            let mid = ((**self.0).v1_1.GetMethodID)(
+                self.0,
+                cls,
+                c"canRead".as_ptr(),
+                c"(Ljava/lang/Module;)Z".as_ptr(),
+            );
+            self.delete_local(cls);
+            if mid.is_null() {
+                self.clear_exception();
+                return None;
+            }
+            let arg = crate::sys::jni::jvalue { l: to };
+            let v = ((**self.0).v1_1.CallBooleanMethodA)(self.0, from, mid, &arg);
+            (!self.clear_exception()).then_some(v)
+        }
+    }
+
     /// The superclass of a class (a local reference; null for Object/interfaces).
     pub fn superclass(self, class: jclass) -> jclass {
         // SAFETY: plain JNI call on the current thread's env.

@@ -244,7 +244,7 @@ pub fn run(job: &Job) -> Result<(), String> {
                 in_jni_capacity_warning = true;
                 continue;
             }
-            if in_jni_capacity_warning && line.starts_with("\tat ") {
+            if in_jni_capacity_warning && (line.starts_with("\tat ") || line.starts_with("\t- ")) {
                 continue;
             }
         }

@@ -69,7 +69,7 @@ mod tests;
 use std::fmt;
 
 pub use instrument::instrument;
-pub use tracker::{tracker_class, TRACKER_METHODS};
+pub use tracker::{tracker_class, TRACKER, TRACKER_METHODS};
 
 /// Summary of a class, for the agent's method and class tables.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,7 +110,7 @@ pub struct MethodInfo {
 
 /// What to insert; see the module docs.
 pub struct ProbePlan<'a> {
-    /// Internal name of the tracker class, e.g. `jtrace/Tracker`.
+    /// Internal name of the tracker class, e.g. [`TRACKER`].
     pub tracker: &'a str,
     /// One per method in class-file order; `None` leaves the method alone.
     pub method_ids: &'a [Option<u32>],

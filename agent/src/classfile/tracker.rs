@@ -2,6 +2,17 @@
 
 use super::writer::PutBe;
 
+/// Internal name of the tracker class the probes call.
+///
+/// It lives in a `java.*` package (defined by the agent in the boot loader, in no
+/// module) because that is the one namespace every class loader must delegate:
+/// `ClassLoader.preDefineClass` forbids any loader but the boot and platform loaders
+/// to define a `java.*` class, so isolating loaders (Ant's `AntClassLoader`, OSGi
+/// bundle loaders whose boot delegation is `java.*`, child-first web-application
+/// loaders, loaders with a `null` parent) all hand such names up to the boot loader.
+/// JaCoCo's probes reach their runtime through a `java.*` class for the same reason.
+pub const TRACKER: &str = "java/jtrace/Tracker";
+
 /// (name, descriptor) of the tracker methods, in the order the agent
 /// registers them with `RegisterNatives`.
 pub const TRACKER_METHODS: [(&str, &str); 5] = [

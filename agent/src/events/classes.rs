@@ -20,8 +20,7 @@ use crate::sys::jvmti::jthread;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-/// Internal name of the tracker class the probes call.
-pub const TRACKER: &str = "jtrace/Tracker";
+pub use crate::classfile::TRACKER;
 
 /// A traced class between its load hook and its prepare event.
 pub struct Pending {

@@ -20,7 +20,8 @@ static TRACKER_MODULE: OnceLock<GlobalRef> = OnceLock::new();
 /// then continues untraced rather than risk the application.
 pub fn install(jvmti: Jvmti, jni: Jni) -> bool {
     let bytes = classfile::tracker_class(TRACKER, 52);
-    let Some(class) = jni.define_class(c"jtrace/Tracker", &bytes) else {
+    let name = std::ffi::CString::new(TRACKER).expect("no NUL in the tracker's name");
+    let Some(class) = jni.define_class(&name, &bytes) else {
         log_once("cannot define the tracker class; methods are not traced (mode=bci)");
         return false;
     };
@@ -57,6 +58,7 @@ pub fn install(jvmti: Jvmti, jni: Jni) -> bool {
     }
     let module = jni.module_of(class);
     if !module.is_null() {
+        warm_module_reads(jni, module);
         let _ = TRACKER_MODULE.set(GlobalRef(jni.new_global(module)));
         jni.delete_local(module);
     }
@@ -64,6 +66,48 @@ pub fn install(jvmti: Jvmti, jni: Jni) -> bool {
     agent().set_tracker_ready();
     retransform_early(jvmti, jni);
     true
+}
+
+/// Classes of java.base that HotSpot's read-edge code runs through, loaded (and left
+/// untouched: the tracker is not ready yet) before any class is rewritten.
+///
+/// Why: the first time a class of a named module is transformed by an agent, HotSpot
+/// gives that module read edges to the unnamed modules (`JvmtiExport::
+/// add_default_read_edges` → `jdk.internal.module.Modules.transformedByAgent` →
+/// `Module.implAddReads` → `Module.canRead` → `Module$ReflectionData`,
+/// `WeakPairMap$Pair...`); `AddModuleReads` (see `grant_access`) takes the same path.
+/// If the class being loaded is one of those, it is needed while it is still being
+/// loaded: a `ClassCircularityError`, which the JVM caches in `java.lang.Module`'s
+/// constant pool, so module reflection (proxies, method handles) stays broken for the
+/// rest of the process (seen on JDK 17 and 25 under `include=*`). With these classes
+/// loaded first, the path needs no class load and the circle cannot close; they are
+/// rewritten afterwards by retransformation like every early class.
+fn warm_module_reads(jni: Jni, tracker_module: crate::sys::jni::jobject) {
+    // `java.base.canRead(unnamed)` walks the lookup side (ReflectionData, WeakPairMap,
+    // Pair, Pair$Lookup) with no side effect; the insertion side's classes are loaded
+    // by name.
+    let object = jni.object_class(tracker_module);
+    let base = if object.is_null() {
+        std::ptr::null_mut()
+    } else {
+        jni.module_of(object)
+    };
+    if !base.is_null() {
+        let _ = jni.module_can_read(base, tracker_module);
+        jni.delete_local(base);
+    }
+    jni.delete_local(object);
+    for name in [
+        c"java/lang/Module$ReflectionData",
+        c"java/lang/WeakPairMap",
+        c"java/lang/WeakPairMap$Pair",
+        c"java/lang/WeakPairMap$Pair$Lookup",
+        c"java/lang/WeakPairMap$Pair$Weak",
+        c"java/lang/WeakPairMap$WeakRefPeer",
+        c"java/lang/WeakPairMap$Pair$Weak$1",
+    ] {
+        let _ = jni.load_class(name);
+    }
 }
 
 /// Lets a class in a named module call the tracker (named modules read only what

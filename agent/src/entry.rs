@@ -143,9 +143,9 @@ pub(crate) unsafe extern "system" fn thread_end(
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe extern "system" fn class_file_load_hook(
     e: *mut jvmtiEnv,
-    _jni: *mut JNIEnv,
+    jni: *mut JNIEnv,
     class_being_redefined: jclass,
-    _loader: jobject,
+    loader: jobject,
     name: *const c_char,
     _protection_domain: jobject,
     class_data_len: jint,
@@ -161,8 +161,14 @@ pub(crate) unsafe extern "system" fn class_file_load_hook(
         let name = unsafe { c_string(name) };
         // SAFETY: the JVM passes `class_data_len` readable bytes at `class_data`.
         let bytes = unsafe { std::slice::from_raw_parts(class_data, class_data_len as usize) };
-        let Some(new_bytes) = classes::on_load(&name, bytes, !class_being_redefined.is_null())
-        else {
+        let Some(new_bytes) = classes::on_load(
+            env(e),
+            Jni(jni),
+            loader,
+            class_being_redefined,
+            &name,
+            bytes,
+        ) else {
             return;
         };
         let jvmti = env(e);

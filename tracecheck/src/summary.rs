@@ -82,6 +82,13 @@ pub struct Summary {
     pub threads: Vec<ThreadInfo>,
     /// Classes defined (dotted names), in `classDef` order, duplicates kept.
     pub classes: Vec<String>,
+    /// `classLoader` of each `classDef`, per dotted class name, in `classDef` order.
+    pub class_loaders: BTreeMap<String, Vec<String>>,
+    /// `methodEntry` count per (classId, method key without the class): one class
+    /// name defined by several loaders (or redefined) has one entry per classId.
+    pub class_entries: BTreeMap<(u64, String), u64>,
+    /// Dotted class name of each classId.
+    pub class_names: BTreeMap<u64, String>,
     /// Keyed by (dotted class name, `isArray` code). Class id 0 gives the name `""`.
     pub allocs: BTreeMap<(String, u32), AllocStats>,
     /// Sum of `objAlloc@size`.

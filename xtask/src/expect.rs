@@ -25,6 +25,9 @@
 //! | `EXPECT timed-out THREAD N`            | THREAD's monWaited with isTimedOut="true"      |
 //! | `EXPECT gc-at-least N`                 | gcStart elements >= N                          |
 //! | `EXPECT unloaded CLASS`                | a classUnload of a class named CLASS           |
+//! | `EXPECT classdefs CLASS N`             | classDef elements named CLASS                  |
+//! | `EXPECT class-loader CLASS LOADER`     | every classDef of CLASS names LOADER           |
+//! | `EXPECT class-calls CLASS METHOD N,N`  | entries of METHOD per classDef of CLASS (a multiset) |
 //! | `EXPECT lines KEY L,L,...`             | exactly this set of line numbers in KEY        |
 //! | `EXPECT line-count KEY LINE N`         | line elements with that line_number in KEY     |
 //! | `EXPECT threads-named PREFIX N`        | threadStarts whose name starts with PREFIX     |
@@ -156,6 +159,45 @@ pub fn check_line(
                 ))
             };
         }
+        ["class-calls", c, method, l] => {
+            // Entries of METHOD (all overloads) per classDef of CLASS, sorted: one
+            // figure per class, however many loaders define that name.
+            let mut got: Vec<u64> = s
+                .class_names
+                .iter()
+                .filter(|(_, n)| n.as_str() == *c)
+                .map(|(id, _)| {
+                    s.class_entries
+                        .iter()
+                        .filter(|((cid, m), _)| cid == id && m.split('(').next() == Some(*method))
+                        .map(|(_, n)| n)
+                        .sum()
+                })
+                .collect();
+            got.sort_unstable();
+            let mut want: Vec<u64> = l.split(',').map(num).collect::<Result<_, _>>()?;
+            want.sort_unstable();
+            let show = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+            return if want == got {
+                Ok(())
+            } else {
+                Err(format!(
+                    "class-calls {c} {method}: program says {} per class, trace has {}",
+                    show(&want),
+                    show(&got)
+                ))
+            };
+        }
+        ["class-loader", c, loader] => {
+            let got = s.class_loaders.get(*c).cloned().unwrap_or_default();
+            return if !got.is_empty() && got.iter().all(|l| l == loader) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "class-loader {c}: program says {loader}, trace's classDefs say {got:?}"
+                ))
+            };
+        }
         ["each-thread-calls", prefix, key, n] => {
             let want = num(n)?;
             let by = s.entries_by_thread(prefix, key);
@@ -276,6 +318,12 @@ pub fn check_line(
             num(n)?,
             s.gc_count(),
             Cmp::AtLeast,
+        ),
+        ["classdefs", c, n] => (
+            format!("classdefs {c}"),
+            num(n)?,
+            s.classes.iter().filter(|x| x.as_str() == *c).count() as u64,
+            Cmp::Eq,
         ),
         ["unloaded", c] => (
             format!("unloaded {c}"),

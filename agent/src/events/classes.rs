@@ -8,6 +8,7 @@
 use crate::classfile::{self, ClassInfo, ProbePlan};
 use crate::clock;
 use crate::defs::{ClassDef, Def, MethodDef};
+use crate::events::identity::{self, Pending};
 use crate::events::objects::{ClassTag, CLASS_TAG_BIT};
 use crate::events::{threads, tracker};
 use crate::ids;
@@ -15,29 +16,12 @@ use crate::jvmti::{Jni, Jvmti};
 use crate::lifecycle::{agent, log_once};
 use crate::linetable;
 use crate::options::{AllocMode, Mode};
-use crate::sys::jni::jclass;
+use crate::sys::jni::{jclass, jobject};
 use crate::sys::jvmti::jthread;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 pub use crate::classfile::TRACKER;
-
-/// A traced class between its load hook and its prepare event.
-pub struct Pending {
-    info: ClassInfo,
-    cid: u32,
-    /// Method id per method in class-file order (ids are consecutive from here).
-    first_mid: u32,
-    /// Whether the class was rewritten with probes (bci mode).
-    pub instrumented: bool,
-    /// Line tables and allocating-instruction pcs of the code the JVM will run, per
-    /// method (allocation sites need them; after rewriting they differ from the
-    /// original ones). Empty if unused.
-    run_lines: Vec<Vec<(u16, u16)>>,
-    run_alloc_sites: Vec<Vec<u32>>,
-}
-
-static PENDING: Mutex<Option<HashMap<String, Vec<Pending>>>> = Mutex::new(None);
 
 /// Whether a method runs bytecode we can observe (not abstract, not native) and may
 /// be rewritten. An empty `finalize()` (a lone `return`) is left alone: HotSpot
@@ -49,37 +33,34 @@ fn traceable(m: &classfile::MethodInfo) -> bool {
     m.has_code && m.access & 0x0500 == 0 && !empty_finalize
 }
 
-/// Traced classes seen before the tracker existed (bci mode): their ids, so that
-/// the retransformation after VM init rewrites them under the same ids.
-static EARLY: Mutex<Option<HashMap<String, (u32, u32)>>> = Mutex::new(None);
+/// Names of traced classes whose load hook ran before the tracker existed (bci mode):
+/// they are retransformed once it is ready, under the ids they already have.
+static EARLY: Mutex<Option<HashSet<String>>> = Mutex::new(None);
 
 /// Names of the classes to retransform once the tracker is ready.
-pub fn take_early() -> std::collections::HashSet<String> {
+pub fn take_early() -> HashSet<String> {
     EARLY
         .lock()
-        .map(|m| {
-            m.as_ref()
-                .map(|m| m.keys().cloned().collect())
-                .unwrap_or_default()
-        })
+        .ok()
+        .and_then(|mut m| m.take())
         .unwrap_or_default()
 }
 
-fn early_ids(name: &str) -> Option<(u32, u32)> {
-    EARLY.lock().ok()?.as_ref()?.get(name).copied()
-}
-
-/// Rewrites a parsed class with probes; None (logged, counted) if it cannot be.
-fn rewrite(bytes: &[u8], info: &ClassInfo, first_mid: u32, dotted: &str) -> Option<Vec<u8>> {
-    let method_ids: Vec<Option<u32>> = info
-        .methods
+/// Method ids of a class whose ids start at `first_mid`, in class-file order; None
+/// for methods that are not traced.
+fn fresh_method_ids(info: &ClassInfo, first_mid: u32) -> Vec<Option<u32>> {
+    info.methods
         .iter()
         .enumerate()
         .map(|(i, m)| traceable(m).then_some(first_mid + i as u32))
-        .collect();
+        .collect()
+}
+
+/// Rewrites a parsed class with probes; None (logged, counted) if it cannot be.
+fn rewrite(bytes: &[u8], method_ids: &[Option<u32>], dotted: &str) -> Option<Vec<u8>> {
     let plan = ProbePlan {
         tracker: TRACKER,
-        method_ids: &method_ids,
+        method_ids,
         lines: agent().options.lines,
     };
     match classfile::instrument(bytes, &plan) {
@@ -95,13 +76,59 @@ fn rewrite(bytes: &[u8], info: &ClassInfo, first_mid: u32, dotted: &str) -> Opti
     }
 }
 
-/// The load hook for one class. Returns new class bytes when the class was rewritten.
-pub fn on_load(name: &str, bytes: &[u8], redefining: bool) -> Option<Vec<u8>> {
+/// A new pending class: ids (given now, or reused from `ids`), probes if the tracker
+/// is ready, and the running code's tables if allocation sites need them.
+fn prepare_pending(
+    bytes: &[u8],
+    info: ClassInfo,
+    ids: Option<(u32, u32)>,
+    dotted: &str,
+) -> (Pending, Option<Vec<u8>>) {
     let a = agent();
-    let dotted = name.replace('/', ".");
+    let (cid, first_mid) = ids.unwrap_or_else(|| {
+        (
+            ids::next_class(),
+            ids::next_methods(info.methods.len() as u32),
+        )
+    });
+    let mut new_bytes = None;
+    if a.options.mode == Mode::Bci && a.tracker_ready() {
+        new_bytes = rewrite(bytes, &fresh_method_ids(&info, first_mid), dotted);
+    }
+    let mut p = Pending::new(info, cid, first_mid);
+    p.instrumented = new_bytes.is_some();
+    if a.options.alloc != AllocMode::Off {
+        let running = new_bytes.as_deref().unwrap_or(bytes);
+        if let Ok(r) = classfile::parse_info(running) {
+            (p.run_lines, p.run_alloc_sites) = r
+                .methods
+                .into_iter()
+                .map(|m| (m.line_table, m.alloc_sites))
+                .unzip();
+        }
+    }
+    (p, new_bytes)
+}
+
+/// The load hook for one class: `loader` defines it (null: the boot loader);
+/// `redefined` is the class when it is being retransformed or redefined, else null.
+/// Returns new class bytes when the class was rewritten.
+pub fn on_load(
+    jvmti: Jvmti,
+    jni: Jni,
+    loader: jobject,
+    redefined: jclass,
+    name: &str,
+    bytes: &[u8],
+) -> Option<Vec<u8>> {
+    let a = agent();
     // java.lang.Object loads before any hook can see it; refuse it explicitly all
     // the same: its constructor runs for every object the JVM creates.
-    if name == TRACKER || name == "java/lang/Object" || !a.options.is_traced(&dotted) {
+    if name == TRACKER || name == "java/lang/Object" {
+        return None;
+    }
+    let dotted = name.replace('/', ".");
+    if !a.options.is_traced(&dotted) {
         return None;
     }
     let info = match classfile::parse_info(bytes) {
@@ -113,76 +140,68 @@ pub fn on_load(name: &str, bytes: &[u8], redefining: bool) -> Option<Vec<u8>> {
             return None;
         }
     };
-    let bci = a.options.mode == Mode::Bci;
-    if redefining {
-        if let Some((_, first_mid)) = early_ids(name) {
-            // Seen before the tracker existed: rewrite under the same ids. A class
-            // loaded in the primordial phase never got a prepare event: define it now.
-            if let Some(p) = take_pending(name) {
-                send_defs(&p, 0, "");
-            }
+    if !redefined.is_null() {
+        return on_redefine(jvmti, jni, redefined, name, bytes, info, &dotted);
+    }
+    if a.options.mode == Mode::Bci && !a.tracker_ready() {
+        if let Ok(mut early) = EARLY.lock() {
+            early
+                .get_or_insert_with(HashSet::new)
+                .insert(name.to_string());
+        }
+    }
+    let ids = identity::pending_ids(jni, name, loader);
+    let fresh = ids.is_none();
+    let (pending, new_bytes) = prepare_pending(bytes, info, ids, &dotted);
+    if fresh {
+        identity::add_pending(jni, name, loader, pending);
+    }
+    new_bytes
+}
+
+/// The load hook of a class being retransformed or redefined (jtrace's own attach
+/// and early classes, another agent, a debugger's hot swap). A class jtrace already
+/// defined keeps its class and method ids and is defined nothing twice; a class it
+/// never saw prepared (loaded before an attach, or in the primordial phase, which has
+/// no prepare events) is defined now, under the ids its load hook gave it if any.
+fn on_redefine(
+    jvmti: Jvmti,
+    jni: Jni,
+    klass: jclass,
+    name: &str,
+    bytes: &[u8],
+    info: ClassInfo,
+    dotted: &str,
+) -> Option<Vec<u8>> {
+    let a = agent();
+    let bci = a.options.mode == Mode::Bci && a.tracker_ready();
+    let tag = jvmti
+        .get_tag(klass)
+        .ok()
+        .filter(|t| t & CLASS_TAG_BIT != 0)
+        .map(ClassTag::decode);
+    if let Some(t) = tag {
+        if let Some(method_ids) = identity::live_method_ids(t.cid, &info) {
             return if bci {
-                rewrite(bytes, &info, first_mid, &dotted)
+                rewrite(bytes, &method_ids, dotted)
             } else {
                 None
             };
         }
     }
-    let cid = ids::next_class();
-    let first_mid = ids::next_methods(info.methods.len() as u32);
-    let mut new_bytes = None;
-    if bci {
-        if a.tracker_ready() {
-            new_bytes = rewrite(bytes, &info, first_mid, &dotted);
-        } else if let Ok(mut early) = EARLY.lock() {
-            early
-                .get_or_insert_with(HashMap::new)
-                .insert(name.to_string(), (cid, first_mid));
-        }
-    }
-    let (run_lines, run_alloc_sites) = if a.options.alloc == AllocMode::Off {
-        (Vec::new(), Vec::new())
-    } else {
-        let running = new_bytes.as_deref().unwrap_or(bytes);
-        match classfile::parse_info(running) {
-            Ok(r) => r
-                .methods
-                .into_iter()
-                .map(|m| (m.line_table, m.alloc_sites))
-                .unzip(),
-            Err(_) => (Vec::new(), Vec::new()),
-        }
-    };
-    let pending = Pending {
-        info,
-        cid,
-        first_mid,
-        instrumented: new_bytes.is_some(),
-        run_lines,
-        run_alloc_sites,
-    };
-    if redefining {
-        // A retransformed class is already prepared: no prepare event will follow.
-        send_defs(&pending, 0, "");
-    } else if let Ok(mut map) = PENDING.lock() {
-        map.get_or_insert_with(HashMap::new)
-            .entry(name.to_string())
-            .or_default()
-            .push(pending);
-    }
+    let loader = jvmti.class_loader(klass).unwrap_or(std::ptr::null_mut());
+    let ids = identity::take_pending(jni, name, loader).map(|p| (p.cid, p.first_mid));
+    jni.delete_local(loader);
+    // A class an event already named (untraced then, e.g. loaded before an attach)
+    // keeps the class id its classDef has; its methods are defined now.
+    let ids = ids.or_else(|| tag.map(|t| (t.cid, ids::next_methods(info.methods.len() as u32))));
+    let class_defined = tag.is_some_and(|t| ids.is_some_and(|(c, _)| c == t.cid));
+    let (pending, new_bytes) = prepare_pending(bytes, info, ids, dotted);
+    let tid = threads::current(jvmti, std::ptr::null_mut()).map_or(0, |b| b.tid);
+    jni.with_local_frame(32, || {
+        define(jvmti, jni, tid, klass, &pending, !class_defined)
+    });
     new_bytes
-}
-
-/// Removes the pending (loaded, not yet prepared) class of that name, if any.
-fn take_pending(name: &str) -> Option<Pending> {
-    let mut map = PENDING.lock().ok()?;
-    let map = map.as_mut()?;
-    let list = map.get_mut(name)?;
-    let p = (!list.is_empty()).then(|| list.remove(0));
-    if list.is_empty() {
-        map.remove(name);
-    }
-    p
 }
 
 /// The prepare event: the class is linked, no method of it has run yet. Sends its
@@ -194,42 +213,42 @@ pub fn on_prepare(jvmti: Jvmti, jni: Jni, thread: jthread, klass: jclass) {
     let Some(name) = sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) else {
         return;
     };
-    let pending = {
-        let Ok(mut map) = PENDING.lock() else { return };
-        let Some(list) = map.as_mut().and_then(|m| m.get_mut(name)) else {
-            return;
-        };
-        let p = list.remove(0);
-        if list.is_empty() {
-            map.as_mut().map(|m| m.remove(name));
-        }
-        p
-    };
     // JNI calls only from here on (traced classes): a local frame keeps whatever
     // references JVMTI hands out from piling up in the caller's frame.
     jni.with_local_frame(32, || {
-        let a = agent();
-        // Tagged so that its unloading is seen (ObjectFree of the mirror) and so that
-        // allocations name it without a lookup.
-        let tag = ClassTag {
-            cid: pending.cid,
-            code: 0,
-            elem: 0,
+        let loader = jvmti.class_loader(klass).unwrap_or(std::ptr::null_mut());
+        let Some(pending) = identity::take_pending(jni, name, loader) else {
+            return;
         };
-        let _ = jvmti.set_tag(klass, tag.encode());
-        if a.options.mode == Mode::Jvmti || a.options.alloc != AllocMode::Off {
-            map_methods(jvmti, klass, &pending);
-        }
-        if a.options.mode == Mode::Jvmti && a.options.lines {
-            remember_units(&pending);
-        }
-        if pending.instrumented {
-            tracker::grant_access(jvmti, jni, klass);
-        }
-        let loader = loader_name(jvmti, jni, klass);
         let tid = threads::current(jvmti, thread).map_or(0, |b| b.tid);
-        send_defs(&pending, tid, &loader);
+        define(jvmti, jni, tid, klass, &pending, true);
     })
+}
+
+/// Gives a traced class its identity for the rest of its life (tag, live ids,
+/// jmethodID map) and sends its definitions (the classDef too if `class_def`).
+fn define(jvmti: Jvmti, jni: Jni, tid: u32, klass: jclass, p: &Pending, class_def: bool) {
+    let a = agent();
+    // Tagged so that its unloading is seen (ObjectFree of the mirror), so that
+    // allocations name it without a lookup, and so that a retransformation finds it.
+    let tag = ClassTag {
+        cid: p.cid,
+        code: 0,
+        elem: 0,
+    };
+    let _ = jvmti.set_tag(klass, tag.encode());
+    identity::add_live(p.cid, p.first_mid, &p.info);
+    if a.options.mode == Mode::Jvmti || a.options.alloc != AllocMode::Off {
+        map_methods(jvmti, klass, p);
+    }
+    if a.options.mode == Mode::Jvmti && a.options.lines {
+        remember_units(p);
+    }
+    if p.instrumented {
+        tracker::grant_access(jvmti, jni, klass);
+    }
+    let loader = loader_name(jvmti, jni, klass);
+    send_defs(p, tid, &loader, class_def);
 }
 
 /// Records which jmethodIDs belong to traced methods (JVMTI method events name methods by jmethodID).
@@ -290,8 +309,10 @@ fn remember_units(p: &Pending) {
 /// jmethodIDs mapped per class, so that an unloaded class's ids can be forgotten.
 static CLASS_METHODS: Mutex<Option<HashMap<u32, Vec<usize>>>> = Mutex::new(None);
 
-/// The class is unloaded: its jmethodIDs no longer name traced methods.
+/// The class is unloaded: its ids, jmethodIDs and line units are forgotten (nothing
+/// of it stays in the agent). Called from ObjectFree: no JNI.
 pub fn forget(cid: u32) {
+    let mids = identity::remove_live(cid);
     let ids = CLASS_METHODS
         .lock()
         .ok()
@@ -299,6 +320,13 @@ pub fn forget(cid: u32) {
     if let (Some(ids), Some(a)) = (ids, crate::lifecycle::try_agent()) {
         for m in ids {
             a.method_table().remove(m);
+        }
+    }
+    if let (Some(mids), Ok(mut units)) = (mids, UNIT_PCS.write()) {
+        if let Some(units) = units.as_mut() {
+            for m in mids {
+                units.remove(&m);
+            }
         }
     }
 }
@@ -474,35 +502,37 @@ fn tptp_method_name(name: &str) -> String {
     }
 }
 
-fn send_defs(p: &Pending, tid: u32, loader: &str) {
+fn send_defs(p: &Pending, tid: u32, loader: &str, class_def: bool) {
     let info = &p.info;
     let lines_on = agent().options.lines;
     let t = clock::ticks();
     let mut defs = Vec::with_capacity(info.methods.len() + 1);
-    defs.push(Def::Class(ClassDef {
-        cid: p.cid,
-        tid,
-        t,
-        name: info.name.replace('/', "."),
-        source: info.source_file.clone().unwrap_or_default(),
-        superclass: info
-            .super_name
-            .as_deref()
-            .map(|s| s.replace('/', "."))
-            .unwrap_or_default(),
-        interfaces: info
-            .interfaces
-            .iter()
-            .map(|s| s.replace('/', "."))
-            .collect(),
-        loader: loader.to_string(),
-        access: info.access,
-        static_fields: info.static_fields,
-        instance_fields: info.instance_fields,
-        num_methods: info.methods.len() as u32,
-        instrumented: p.instrumented,
-        annotations: probekit_strings(info),
-    }));
+    if class_def {
+        defs.push(Def::Class(ClassDef {
+            cid: p.cid,
+            tid,
+            t,
+            name: info.name.replace('/', "."),
+            source: info.source_file.clone().unwrap_or_default(),
+            superclass: info
+                .super_name
+                .as_deref()
+                .map(|s| s.replace('/', "."))
+                .unwrap_or_default(),
+            interfaces: info
+                .interfaces
+                .iter()
+                .map(|s| s.replace('/', "."))
+                .collect(),
+            loader: loader.to_string(),
+            access: info.access,
+            static_fields: info.static_fields,
+            instance_fields: info.instance_fields,
+            num_methods: info.methods.len() as u32,
+            instrumented: p.instrumented,
+            annotations: probekit_strings(info),
+        }));
+    }
     for (i, m) in info.methods.iter().enumerate() {
         let lines = m.line_table.iter().map(|&(_, l)| l as u32);
         let lines = lines.clone().min().zip(lines.max());

@@ -2,6 +2,7 @@
 
 pub mod classes;
 pub mod exceptions;
+pub mod identity;
 pub mod memory;
 pub mod methods;
 pub mod monitors;

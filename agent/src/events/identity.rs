@@ -1,0 +1,208 @@
+//! Class identity: which ids a class has, from its load hook to its unloading. A class is the JVM's class (its loader and name), never its name alone.
+//!
+//! Two tables, both touched only at load, prepare, retransformation and unload, never
+//! on a call:
+//!
+//! * **Pending**: a traced class between its load hook and its prepare event. The load
+//!   hook has no class object yet, only the defining loader and the name, so the entry
+//!   keeps a weak reference to the loader (none for the boot loader) and the prepare
+//!   event, which has the class, takes the entry whose loader is the class's own
+//!   (`IsSameObject`). Two loaders defining the same name, and a loader that loads a
+//!   class without linking it while another links its own, therefore never swap ids.
+//!   A class that is loaded and never linked leaves an entry; once its loader is
+//!   collected the weak reference clears and the entry is purged (amortised, when the
+//!   table has doubled since the last purge), so loader churn keeps memory flat.
+//! * **Live**: a traced class that is prepared and not unloaded, keyed by its class
+//!   id, which its mirror carries as a JVMTI tag. A retransformation or redefinition
+//!   (jtrace's own attach, another agent, a debugger) finds the class's ids through the
+//!   tag, so the class keeps its class and method ids and nothing is defined twice.
+//!   Methods are matched by name and descriptor, not by position (a rewriter may
+//!   reorder them). The entry goes when the class's mirror is freed (class unload).
+
+use crate::classfile::ClassInfo;
+use crate::jvmti::Jni;
+use crate::sys::jni::jobject;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Mutex;
+
+/// What the load hook learnt of a traced class, waiting for its prepare event.
+pub struct Pending {
+    /// Weak global reference to the defining loader; null for the boot loader.
+    loader: usize,
+    pub info: ClassInfo,
+    pub cid: u32,
+    /// Method id of the first method in class-file order (ids are consecutive).
+    pub first_mid: u32,
+    /// Whether the class was rewritten with probes (bci mode).
+    pub instrumented: bool,
+    /// Line tables and allocating-instruction pcs of the code the JVM will run, per
+    /// method (allocation sites need them; after rewriting they differ from the
+    /// original ones). Empty if unused.
+    pub run_lines: Vec<Vec<(u16, u16)>>,
+    pub run_alloc_sites: Vec<Vec<u32>>,
+}
+
+struct PendingTable {
+    by_name: HashMap<String, Vec<Pending>>,
+    len: usize,
+    purge_at: usize,
+}
+
+const FIRST_PURGE: usize = 1024;
+
+static PENDING: Mutex<Option<PendingTable>> = Mutex::new(None);
+
+/// Whether `weak` (a pending entry's loader) names `loader` (a live reference; null
+/// for the boot loader). A cleared weak reference names no loader, not the boot one.
+fn same_loader(jni: Jni, weak: usize, loader: jobject) -> bool {
+    match (weak == 0, loader.is_null()) {
+        (true, true) => true,
+        (false, false) => jni.same_object(weak as jobject, loader),
+        _ => false,
+    }
+}
+
+/// The ids already given to `name` in `loader` by a load hook whose class is not yet
+/// prepared. A parallel-capable loader may run the hook twice for one class (two
+/// threads racing to define it; the JVM keeps one definition): both attempts then
+/// get the same ids, so whichever class the JVM keeps matches its definitions.
+pub fn pending_ids(jni: Jni, name: &str, loader: jobject) -> Option<(u32, u32)> {
+    let table = PENDING.lock().ok()?;
+    let list = table.as_ref()?.by_name.get(name)?;
+    list.iter()
+        .find(|p| same_loader(jni, p.loader, loader))
+        .map(|p| (p.cid, p.first_mid))
+}
+
+/// Files a traced class under its name and loader until its prepare event. Purges the
+/// entries of collected loaders whenever the table has doubled.
+pub fn add_pending(jni: Jni, name: &str, loader: jobject, mut p: Pending) {
+    p.loader = jni.new_weak(loader) as usize;
+    let Ok(mut table) = PENDING.lock() else {
+        return;
+    };
+    let table = table.get_or_insert_with(|| PendingTable {
+        by_name: HashMap::new(),
+        len: 0,
+        purge_at: FIRST_PURGE,
+    });
+    table.by_name.entry(name.to_string()).or_default().push(p);
+    table.len += 1;
+    if table.len >= table.purge_at {
+        table.by_name.retain(|_, list| {
+            list.retain(|p| {
+                let dead =
+                    p.loader != 0 && jni.same_object(p.loader as jobject, std::ptr::null_mut());
+                if dead {
+                    jni.delete_weak(p.loader as jobject);
+                }
+                !dead
+            });
+            !list.is_empty()
+        });
+        table.len = table.by_name.values().map(Vec::len).sum();
+        table.purge_at = (2 * table.len).max(FIRST_PURGE);
+    }
+}
+
+/// Takes the pending entry of `name` defined by `loader` (null: the boot loader).
+pub fn take_pending(jni: Jni, name: &str, loader: jobject) -> Option<Pending> {
+    let mut table = PENDING.lock().ok()?;
+    let table = table.as_mut()?;
+    let list = table.by_name.get_mut(name)?;
+    let i = list
+        .iter()
+        .position(|p| same_loader(jni, p.loader, loader))?;
+    let p = list.remove(i);
+    if list.is_empty() {
+        table.by_name.remove(name);
+    }
+    table.len -= 1;
+    jni.delete_weak(p.loader as jobject);
+    Some(p)
+}
+
+impl Pending {
+    pub fn new(info: ClassInfo, cid: u32, first_mid: u32) -> Pending {
+        Pending {
+            loader: 0,
+            info,
+            cid,
+            first_mid,
+            instrumented: false,
+            run_lines: Vec::new(),
+            run_alloc_sites: Vec::new(),
+        }
+    }
+}
+
+/// A prepared, not yet unloaded traced class.
+struct Live {
+    first_mid: u32,
+    /// `method_key` of each method, in the class-file order its ids were given in.
+    methods: Box<[u64]>,
+}
+
+static LIVE: Mutex<Option<HashMap<u32, Live>>> = Mutex::new(None);
+
+/// A method's identity within its class: its name and descriptor.
+pub fn method_key(name: &str, descriptor: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    (name, descriptor).hash(&mut h);
+    h.finish()
+}
+
+/// Remembers a traced class's method ids for the rest of its life.
+pub fn add_live(cid: u32, first_mid: u32, info: &ClassInfo) {
+    let methods = info
+        .methods
+        .iter()
+        .map(|m| method_key(&m.name, &m.descriptor))
+        .collect();
+    if let Ok(mut live) = LIVE.lock() {
+        live.get_or_insert_with(HashMap::new)
+            .insert(cid, Live { first_mid, methods });
+    }
+}
+
+/// The method id of each method of `info` (new bytes of the live class `cid`), matched
+/// by name and descriptor; None if `cid` is not a live traced class.
+pub fn live_method_ids(cid: u32, info: &ClassInfo) -> Option<Vec<Option<u32>>> {
+    let live = LIVE.lock().ok()?;
+    let l = live.as_ref()?.get(&cid)?;
+    Some(
+        info.methods
+            .iter()
+            .map(|m| {
+                let k = method_key(&m.name, &m.descriptor);
+                l.methods
+                    .iter()
+                    .position(|&x| x == k)
+                    .map(|j| l.first_mid + j as u32)
+            })
+            .collect(),
+    )
+}
+
+/// The class is unloaded: forgets it. Returns its method id range, if it was live.
+pub fn remove_live(cid: u32) -> Option<std::ops::Range<u32>> {
+    let l = LIVE.lock().ok()?.as_mut()?.remove(&cid)?;
+    Some(l.first_mid..l.first_mid + l.methods.len() as u32)
+}
+
+/// Entries held: (pending, live), for tests and the memory figures.
+pub fn sizes() -> (usize, usize) {
+    let p = PENDING
+        .lock()
+        .ok()
+        .and_then(|t| t.as_ref().map(|t| t.len))
+        .unwrap_or(0);
+    let l = LIVE
+        .lock()
+        .ok()
+        .and_then(|t| t.as_ref().map(HashMap::len))
+        .unwrap_or(0);
+    (p, l)
+}

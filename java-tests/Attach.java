@@ -15,6 +15,13 @@ public class Attach {
         }
     }
 
+    /** Loaded and run before the attach: rewritten by it, defined once, with its loader. */
+    static class Early {
+        static int f(int i) {
+            return i * 3;
+        }
+    }
+
     static boolean agentIn() {
         try {
             Class.forName("java.jtrace.Tracker", false, null);
@@ -25,6 +32,10 @@ public class Attach {
     }
 
     public static void main(String[] args) throws Exception {
+        int e = 0;
+        for (int i = 0; i < 100; i++) {
+            e += Early.f(i);
+        }
         System.out.println("READY");
         System.out.flush();
         long deadline = System.nanoTime() + 30_000_000_000L;
@@ -41,6 +52,13 @@ public class Attach {
         for (int i = 0; i < 1000; i++) {
             s = Work.step(s);
         }
+        for (int i = 0; i < 100; i++) {
+            e += Early.f(i);
+        }
+        System.err.println("early " + e);
+        System.out.println("EXPECT classdefs Attach$Early 1");
+        System.out.println("EXPECT class-loader Attach$Early jdk.internal.loader.ClassLoaders$AppClassLoader");
+        System.out.println("EXPECT class-loader Attach$Work jdk.internal.loader.ClassLoaders$AppClassLoader");
         System.out.println("EXPECT calls Attach$Work.step " + calls);
         System.out.println("EXPECT exits Attach$Work.step " + calls);
     }

@@ -13,6 +13,7 @@
 //! | `// jtrace-timeout: SECONDS`     | kill and fail after this long (default 60)           |
 //! | `// jtrace-min-jdk: N`           | run only on JDKs with feature version >= N (e.g. 21) |
 //! | `// jtrace-compare-modes: no`    | skip the jvmti=bci story comparison (timing-dependent work) |
+//! | `// jtrace-javaagent: CLASS first` | also run a java.lang.instrument agent (Premain-Class CLASS, from the test classes), before (`first`) or after (`last`) jtrace |
 //!
 //! The program itself prints its ground truth as `EXPECT ...` lines (see `expect.rs`).
 
@@ -47,6 +48,9 @@ pub struct Case {
     pub timeout: Duration,
     /// Lowest JDK feature version the case runs on (`// jtrace-min-jdk: 21`; default 0).
     pub min_jdk: u32,
+    /// A second, java.lang.instrument agent: its Premain-Class, and whether it comes
+    /// before jtrace on the command line.
+    pub javaagent: Option<(String, bool)>,
 }
 
 impl Case {
@@ -111,6 +115,7 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
         stdout_lines: Vec::new(),
         timeout: DEFAULT_TIMEOUT,
         min_jdk: 0,
+        javaagent: None,
     };
     for (i, line) in text.lines().enumerate() {
         let Some(rest) = line.trim().strip_prefix("// jtrace-") else {
@@ -142,6 +147,15 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
             "stdout" => case.stdout_lines.push(value.to_string()),
             "timeout" => case.timeout = Duration::from_secs(value.parse().map_err(|_| bad())?),
             "min-jdk" => case.min_jdk = value.parse().map_err(|_| bad())?,
+            "javaagent" => {
+                let (class, order) = value.split_once(' ').ok_or_else(bad)?;
+                let first = match order.trim() {
+                    "first" => true,
+                    "last" => false,
+                    _ => return Err(bad()),
+                };
+                case.javaagent = Some((class.to_string(), first));
+            }
             _ => return Err(bad()),
         }
     }

@@ -75,6 +75,36 @@ fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
     }
 }
 
+/// A jar whose manifest makes `class` (from the test classes) a retransforming
+/// java.lang.instrument agent; the class itself loads from the class path.
+fn javaagent_jar(job: &Job, class: &str) -> Result<PathBuf, String> {
+    let manifest = job.dir.join("javaagent.mf");
+    std::fs::write(
+        &manifest,
+        format!("Premain-Class: {class}\nCan-Retransform-Classes: true\n"),
+    )
+    .map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let jar = job.dir.join("javaagent.jar");
+    let out = Command::new(job.jdk.home.join("bin/jar"))
+        .arg("--create")
+        .arg("--file")
+        .arg(&jar)
+        .arg("--manifest")
+        .arg(&manifest)
+        .arg("-C")
+        .arg(&job.dir)
+        .arg("javaagent.mf")
+        .output()
+        .map_err(|e| format!("cannot run jar: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "jar failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(jar)
+}
+
 fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
     let opts = agent_options(job.case, job.mode, trace);
     let mut cmd = Command::new(job.jdk.java());
@@ -83,8 +113,18 @@ fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
         // Rewritten classes must pass the JVM's own verifier, all of them.
         cmd.arg("-Xverify:all");
     }
+    let javaagent = match &job.case.javaagent {
+        Some((class, first)) => Some((javaagent_jar(job, class)?, *first)),
+        None => None,
+    };
+    if let Some((jar, true)) = &javaagent {
+        cmd.arg(format!("-javaagent:{}", jar.display()));
+    }
     if !job.case.attach {
         cmd.arg(format!("-agentpath:{}={opts}", job.agent.display()));
+    }
+    if let Some((jar, false)) = &javaagent {
+        cmd.arg(format!("-javaagent:{}", jar.display()));
     }
     let mut child = cmd
         .arg("-cp")

@@ -136,10 +136,11 @@ fn run<W: Write>(sink: W, events: u64) -> (f64, u64, u64) {
     if let Some(e) = stats.io_error {
         eprintln!("writer_bench: I/O error: {e}");
     }
-    if stats.mismatched_exits != 0 || stats.orphan_records != 0 {
+    let orphans = stats.unknown_thread_records + stats.undefined_method_records;
+    if stats.mismatched_exits != 0 || orphans != 0 {
         eprintln!(
-            "writer_bench: unexpected mismatched_exits={} orphan_records={}",
-            stats.mismatched_exits, stats.orphan_records
+            "writer_bench: unexpected mismatched_exits={} orphan records={}",
+            stats.mismatched_exits, orphans
         );
     }
     (secs, stats.bytes, stats.events)

@@ -396,10 +396,21 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
                 );
             }
             let lost = buffer::lost_bytes();
-            if lost > 0 || s.mismatched_exits > 0 || s.orphan_records > 0 {
+            let causes = [
+                (lost, "bytes of records lost"),
+                (s.mismatched_exits, "exits that matched no open frame"),
+                (s.undefined_method_records, "entries of undefined methods"),
+                (s.unknown_thread_records, "records of unknown threads"),
+            ];
+            let said: Vec<String> = causes
+                .iter()
+                .filter(|(n, _)| *n > 0)
+                .map(|(n, what)| format!("{n} {what}"))
+                .collect();
+            if !said.is_empty() {
                 eprintln!(
-                    "jtrace: {} bytes of records lost, {} exits repaired, {} records without a thread (all also in the trace)",
-                    lost, s.mismatched_exits, s.orphan_records
+                    "jtrace: {} (counted in the trace's traceEnd annotations)",
+                    said.join(", ")
                 );
             }
             let skipped = a.skipped_classes.load(Ordering::Relaxed);

@@ -1623,6 +1623,13 @@ pub fn run<R: BufRead>(reader: R) -> Result<Summary, Vec<Violation>> {
                     if name == "annotation" && parent == Some("classDef") && open.len() == 2 {
                         st.class_annotation(line, &attrs);
                     }
+                    if name == "annotation" && parent == Some("traceEnd") {
+                        if let (Some(n), Some(v)) = (get(&attrs, "name"), get(&attrs, "value")) {
+                            if let Ok(v) = v.parse::<u64>() {
+                                st.summary.end_counts.insert(n.to_string(), v);
+                            }
+                        }
+                    }
                     match known {
                         Some((k, _)) if open.len() == 1 && !root_closed => {
                             st.event(line, k, &attrs)

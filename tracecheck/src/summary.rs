@@ -89,6 +89,9 @@ pub struct Summary {
     pub class_entries: BTreeMap<(u64, String), u64>,
     /// Dotted class name of each classId.
     pub class_names: BTreeMap<u64, String>,
+    /// Numeric `annotation`s of `traceEnd` (the agent's own counts: dropped record
+    /// bytes, repaired exits, records of undefined methods or unknown threads).
+    pub end_counts: BTreeMap<String, u64>,
     /// Keyed by (dotted class name, `isArray` code). Class id 0 gives the name `""`.
     pub allocs: BTreeMap<(String, u32), AllocStats>,
     /// Sum of `objAlloc@size`.
@@ -122,7 +125,29 @@ fn matches_key(full: &str, key: &str) -> bool {
     }
 }
 
+/// `traceEnd` annotations that count what the agent had to repair or drop: each is 0
+/// in an exact trace.
+pub const REPAIR_COUNTS: [&str; 4] = [
+    "droppedRecordBytes",
+    "mismatchedExits",
+    "recordsOfUndefinedMethods",
+    "recordsOfUnknownThreads",
+];
+
 impl Summary {
+    /// The repair counts that are not 0, as `name=value`.
+    pub fn repairs(&self) -> Vec<String> {
+        REPAIR_COUNTS
+            .iter()
+            .filter_map(|k| {
+                self.end_counts
+                    .get(*k)
+                    .filter(|&&v| v > 0)
+                    .map(|v| format!("{k}={v}"))
+            })
+            .collect()
+    }
+
     /// Stats of every method matching `key` (full or short form).
     pub fn methods_matching<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a MethodStats> {
         self.methods

@@ -309,6 +309,13 @@ pub fn run(job: &Job) -> Result<(), String> {
         }
         util::xmllint(&trace).map_err(|e| format!("xmllint: {}", util::clip(&e, 300)))?;
         match tracecheck::check(&trace) {
+            // An exact trace repairs and drops nothing (see tracecheck::REPAIR_COUNTS).
+            Ok(s) if !s.repairs().is_empty() => {
+                return Err(format!(
+                    "the agent repaired or dropped records: {}",
+                    s.repairs().join(", ")
+                ));
+            }
             Ok(s) => Some(s),
             Err(v) => {
                 let first: Vec<String> = v.iter().take(3).map(|v| v.to_string()).collect();

@@ -17,7 +17,7 @@ use crate::lifecycle::{agent, log_once};
 use crate::linetable;
 use crate::options::{AllocMode, Mode};
 use crate::sys::jni::{jclass, jobject};
-use crate::sys::jvmti::jthread;
+use crate::sys::jvmti::{self as raw, jthread};
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
@@ -154,16 +154,39 @@ pub fn on_load(
     let fresh = ids.is_none();
     let (pending, new_bytes) = prepare_pending(bytes, info, ids, &dotted);
     if fresh {
-        identity::add_pending(jni, name, loader, pending);
+        // Defined now, before the class exists: no thread can run a method of it
+        // before its definitions are on the writer's FIFO. (At the prepare event it
+        // would be too late: HotSpot marks the class linked before it posts the event,
+        // so another thread may already initialise and run it; seen under include=*.)
+        let loader_name = if loader.is_null() {
+            loader_name_of(jvmti, jni, loader)
+        } else {
+            jni.with_local_frame(8, || loader_name_of(jvmti, jni, loader))
+        };
+        send_defs(&pending, hook_tid(jvmti), &loader_name, true);
+        for cid in identity::add_pending(jni, name, loader, pending) {
+            // Loaded, never linked, and gone with its loader: no mirror was ever
+            // tagged to report it, so the purge does.
+            crate::events::memory::class_unloaded(cid);
+        }
     }
     new_bytes
+}
+
+/// The thread a load hook runs on, as a trace thread id (0 in the primordial phase,
+/// which has no threads to name yet).
+fn hook_tid(jvmti: Jvmti) -> u32 {
+    if jvmti.phase() == raw::JVMTI_PHASE_PRIMORDIAL {
+        return 0;
+    }
+    threads::current(jvmti, std::ptr::null_mut()).map_or(0, |b| b.tid)
 }
 
 /// The load hook of a class being retransformed or redefined (jtrace's own attach
 /// and early classes, another agent, a debugger's hot swap). A class jtrace already
 /// defined keeps its class and method ids and is defined nothing twice; a class it
 /// never saw prepared (loaded before an attach, or in the primordial phase, which has
-/// no prepare events) is defined now, under the ids its load hook gave it if any.
+/// no prepare events) gets its identity now, and its definitions if it had none.
 fn on_redefine(
     jvmti: Jvmti,
     jni: Jni,
@@ -189,24 +212,28 @@ fn on_redefine(
             };
         }
     }
-    let loader = jvmti.class_loader(klass).unwrap_or(std::ptr::null_mut());
-    let ids = identity::take_pending(jni, name, loader).map(|p| (p.cid, p.first_mid));
-    jni.delete_local(loader);
-    // A class an event already named (untraced then, e.g. loaded before an attach)
-    // keeps the class id its classDef has; its methods are defined now.
-    let ids = ids.or_else(|| tag.map(|t| (t.cid, ids::next_methods(info.methods.len() as u32))));
-    let class_defined = tag.is_some_and(|t| ids.is_some_and(|(c, _)| c == t.cid));
-    let (pending, new_bytes) = prepare_pending(bytes, info, ids, dotted);
-    let tid = threads::current(jvmti, std::ptr::null_mut()).map_or(0, |b| b.tid);
     jni.with_local_frame(32, || {
-        define(jvmti, jni, tid, klass, &pending, !class_defined)
-    });
-    new_bytes
+        let loader = jvmti.class_loader(klass).unwrap_or(std::ptr::null_mut());
+        let pending = identity::take_pending(jni, name, loader);
+        // Defined at its load hook already (a primordial-phase class): identity only.
+        let defined = pending.as_ref().map(|p| (p.cid, p.first_mid));
+        // A class an event already named (untraced then, e.g. loaded before an
+        // attach) keeps the class id of its classDef; its methods are defined now.
+        let ids =
+            defined.or_else(|| tag.map(|t| (t.cid, ids::next_methods(info.methods.len() as u32))));
+        let (pending, new_bytes) = prepare_pending(bytes, info, ids, dotted);
+        if defined.is_none() {
+            let loader_name = loader_name_of(jvmti, jni, loader);
+            send_defs(&pending, hook_tid(jvmti), &loader_name, tag.is_none());
+        }
+        bind(jvmti, jni, klass, &pending);
+        new_bytes
+    })
 }
 
-/// The prepare event: the class is linked, no method of it has run yet. Sends its
-/// definitions (and, in jvmti mode, maps its jmethodIDs).
-pub fn on_prepare(jvmti: Jvmti, jni: Jni, thread: jthread, klass: jclass) {
+/// The prepare event: the class is linked, no method of it has run yet on this
+/// thread. Binds the ids its load hook gave it to the class object.
+pub fn on_prepare(jvmti: Jvmti, jni: Jni, _thread: jthread, klass: jclass) {
     let Ok(sig) = jvmti.class_signature(klass) else {
         return;
     };
@@ -217,17 +244,16 @@ pub fn on_prepare(jvmti: Jvmti, jni: Jni, thread: jthread, klass: jclass) {
     // references JVMTI hands out from piling up in the caller's frame.
     jni.with_local_frame(32, || {
         let loader = jvmti.class_loader(klass).unwrap_or(std::ptr::null_mut());
-        let Some(pending) = identity::take_pending(jni, name, loader) else {
-            return;
-        };
-        let tid = threads::current(jvmti, thread).map_or(0, |b| b.tid);
-        define(jvmti, jni, tid, klass, &pending, true);
+        if let Some(pending) = identity::take_pending(jni, name, loader) {
+            bind(jvmti, jni, klass, &pending);
+        }
     })
 }
 
-/// Gives a traced class its identity for the rest of its life (tag, live ids,
-/// jmethodID map) and sends its definitions (the classDef too if `class_def`).
-fn define(jvmti: Jvmti, jni: Jni, tid: u32, klass: jclass, p: &Pending, class_def: bool) {
+/// Gives a traced class its identity for the rest of its life: the tag on its
+/// mirror, its live ids, its jmethodIDs (jvmti mode, allocation sites) and, for a
+/// rewritten class of a named module, read access to the tracker.
+fn bind(jvmti: Jvmti, jni: Jni, klass: jclass, p: &Pending) {
     let a = agent();
     // Tagged so that its unloading is seen (ObjectFree of the mirror), so that
     // allocations name it without a lookup, and so that a retransformation finds it.
@@ -247,8 +273,6 @@ fn define(jvmti: Jvmti, jni: Jni, tid: u32, klass: jclass, p: &Pending, class_de
     if p.instrumented {
         tracker::grant_access(jvmti, jni, klass);
     }
-    let loader = loader_name(jvmti, jni, klass);
-    send_defs(p, tid, &loader, class_def);
 }
 
 /// Records which jmethodIDs belong to traced methods (JVMTI method events name methods by jmethodID).
@@ -454,16 +478,24 @@ pub fn java_name(sig: &str) -> String {
 
 fn loader_name(jvmti: Jvmti, jni: Jni, klass: jclass) -> String {
     match jvmti.class_loader(klass) {
-        Ok(l) if !l.is_null() => {
-            let name = jvmti
-                .object_class_signature(jni, l)
-                .map(|s| dotted_from_signature(&s))
-                .unwrap_or_default();
+        Ok(l) => {
+            let name = loader_name_of(jvmti, jni, l);
             jni.delete_local(l);
             name
         }
-        _ => "bootstrap".to_string(),
+        Err(_) => loader_name_of(jvmti, jni, std::ptr::null_mut()),
     }
+}
+
+/// The class name of a loader object (`bootstrap` for null, the boot loader).
+fn loader_name_of(jvmti: Jvmti, jni: Jni, loader: jobject) -> String {
+    if loader.is_null() {
+        return "bootstrap".to_string();
+    }
+    jvmti
+        .object_class_signature(jni, loader)
+        .map(|s| dotted_from_signature(&s))
+        .unwrap_or_default()
 }
 
 fn dotted_from_signature(sig: &str) -> String {

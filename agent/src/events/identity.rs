@@ -77,11 +77,13 @@ pub fn pending_ids(jni: Jni, name: &str, loader: jobject) -> Option<(u32, u32)> 
 }
 
 /// Files a traced class under its name and loader until its prepare event. Purges the
-/// entries of collected loaders whenever the table has doubled.
-pub fn add_pending(jni: Jni, name: &str, loader: jobject, mut p: Pending) {
+/// entries of collected loaders whenever the table has doubled, and returns the class
+/// ids of those (loaded, never linked, now unloaded with their loader).
+pub fn add_pending(jni: Jni, name: &str, loader: jobject, mut p: Pending) -> Vec<u32> {
     p.loader = jni.new_weak(loader) as usize;
+    let mut purged = Vec::new();
     let Ok(mut table) = PENDING.lock() else {
-        return;
+        return purged;
     };
     let table = table.get_or_insert_with(|| PendingTable {
         by_name: HashMap::new(),
@@ -97,6 +99,7 @@ pub fn add_pending(jni: Jni, name: &str, loader: jobject, mut p: Pending) {
                     p.loader != 0 && jni.same_object(p.loader as jobject, std::ptr::null_mut());
                 if dead {
                     jni.delete_weak(p.loader as jobject);
+                    purged.push(p.cid);
                 }
                 !dead
             });
@@ -105,6 +108,7 @@ pub fn add_pending(jni: Jni, name: &str, loader: jobject, mut p: Pending) {
         table.len = table.by_name.values().map(Vec::len).sum();
         table.purge_at = (2 * table.len).max(FIRST_PURGE);
     }
+    purged
 }
 
 /// Takes the pending entry of `name` defined by `loader` (null: the boot loader).

@@ -94,7 +94,7 @@ pub fn on_object_free(tag: i64) {
         let c = ClassTag::decode(tag);
         if c.code == 0 && c.cid != 0 {
             classes::forget(c.cid);
-            buffer::vm_write(Enc::new(record::TAG_CLASS_UNLOAD).u32(c.cid).u64(t).bytes());
+            class_unloaded(c.cid);
         }
     } else if tag > 0 {
         buffer::vm_write(
@@ -104,6 +104,17 @@ pub fn on_object_free(tag: i64) {
                 .bytes(),
         );
     }
+}
+
+/// Reports a class unloaded (its classUnload is written in the current or next
+/// collection's bracket).
+pub fn class_unloaded(cid: u32) {
+    buffer::vm_write(
+        Enc::new(record::TAG_CLASS_UNLOAD)
+            .u32(cid)
+            .u64(clock::ticks())
+            .bytes(),
+    );
 }
 
 /// Starts the thread that reads the heap figures after each collection (JNI is not

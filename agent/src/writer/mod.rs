@@ -59,8 +59,11 @@ pub struct Stats {
     /// Frames closed because an outer frame returned or caught (a frame left
     /// without its own exit record, e.g. a constructor whose super() threw).
     pub inferred_exits: u64,
-    /// Records for a thread the writer had no definition of (should be 0).
-    pub orphan_records: u64,
+    /// Records of a thread the writer had no definition of (should be 0).
+    pub unknown_thread_records: u64,
+    /// Entries naming a method id that was never defined (should be 0: a class's
+    /// definitions reach the writer before any record of its methods).
+    pub undefined_method_records: u64,
     pub io_error: Option<String>,
 }
 
@@ -437,7 +440,7 @@ impl<W: Write> Writer<W> {
 
     fn chunk(&mut self, tid: u32, data: &[u8]) {
         if tid != 0 && !self.threads.contains_key(&tid) {
-            self.stats.orphan_records += Reader::new(data).count() as u64;
+            self.stats.unknown_thread_records += Reader::new(data).count() as u64;
             return;
         }
         let mut pos = 0;
@@ -506,7 +509,7 @@ impl<W: Write> Writer<W> {
     /// methodEntry: the hottest element, written from pre-formatted pieces.
     fn entry(&mut self, tid: u32, mid: u32, t: u64) {
         let Some(Some(m)) = self.methods.get_mut(mid as usize) else {
-            self.stats.orphan_records += 1;
+            self.stats.undefined_method_records += 1;
             return;
         };
         m.count += 1;
@@ -724,6 +727,14 @@ impl<W: Write> Writer<W> {
         o.open("annotation");
         o.str("name", "mismatchedExits");
         o.num("value", self.stats.mismatched_exits);
+        o.close();
+        o.open("annotation");
+        o.str("name", "recordsOfUndefinedMethods");
+        o.num("value", self.stats.undefined_method_records);
+        o.close();
+        o.open("annotation");
+        o.str("name", "recordsOfUnknownThreads");
+        o.num("value", self.stats.unknown_thread_records);
         o.close();
         o.open("annotation");
         o.str("name", "inferredExits");

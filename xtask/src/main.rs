@@ -1,6 +1,7 @@
 //! xtask: project automation (`cargo xtask test`, `demo`, `check`, `bench`, `corpus`); this file only dispatches.
 
 mod bench;
+mod bench_loaders;
 mod cases;
 mod check;
 mod compare;
@@ -21,13 +22,16 @@ const USAGE: &str = "usage:
   cargo xtask corpus [--sample N]            rewrite every JDK/jar class, verify under -Xverify:all
   cargo xtask demo                           build the agent, trace examples/Demo.java, summarise
   cargo xtask bench [--quick] [--families] [--jdk PATH]
-                                             overhead (none/jvmti/bci), writer events/s, cost per event family";
+                                             overhead (none/jvmti/bci), writer events/s, cost per event family
+  cargo xtask bench-loaders [--loaders=N] [--jdk=PATH]
+                                             resident memory over N short-lived class loaders, with and without the agent";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let ok = match args.first().map(String::as_str) {
         Some("test") => test::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
+        Some("bench-loaders") => bench_loaders::run_cmd(&args[1..]),
         Some("check") if args.len() == 2 => check::run(&args[1]),
         Some("demo") => demo::run(),
         Some("corpus") => corpus::run(&args[1..]),

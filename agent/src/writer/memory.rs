@@ -120,9 +120,8 @@ impl<W: Write> Writer<W> {
         let Some(class) = self.classes.remove(&cid) else {
             return;
         };
-        if !self.gc.open {
-            return;
-        }
+        // Its methods' state goes with it, bracket or not (their counts are written
+        // now instead of at the end).
         for mid in class.methods {
             if let Some(m) = self.methods.get_mut(mid as usize).and_then(|m| m.take()) {
                 self.out.open("methodCount");
@@ -130,6 +129,9 @@ impl<W: Write> Writer<W> {
                 self.out.num("count", m.count);
                 self.out.close();
             }
+        }
+        if !self.gc.open {
+            return;
         }
         let ns = self.conv.to_unix_ns(t);
         self.out.open("classUnload");

@@ -183,7 +183,10 @@ pub struct Writer<W: Write> {
     conv: Converter,
     threads: Threads,
     /// Indexed by method id (ids are dense from 1).
-    methods: Vec<Option<MethodState>>,
+    /// Indexed by method id. Boxed: ids are never reused, so the table keeps a slot
+    /// for every method ever defined (unloaded ones too, as None), and a pointer-sized
+    /// slot keeps loader churn (80,000 loaders) to megabytes, not tens of them.
+    methods: Vec<Option<Box<MethodState>>>,
     classes: HashMap<u32, ClassState>,
     /// Objects defined (objAlloc/objDef) and not freed.
     live_objects: HashSet<u64>,
@@ -390,7 +393,7 @@ impl<W: Write> Writer<W> {
             self.methods.resize_with(idx + 1, || None);
         }
         let has_lines = !m.unit_lines.is_empty();
-        self.methods[idx] = Some(MethodState {
+        self.methods[idx] = Some(Box::new(MethodState {
             cid: m.cid,
             count: 0,
             line_table: m.line_table,
@@ -415,7 +418,7 @@ impl<W: Write> Writer<W> {
                 " methodIdRef=\"{}\" classIdRef=\"{}\" ticket=\"",
                 m.mid, m.cid
             )),
-        });
+        }));
         if let Some(c) = self.classes.get_mut(&m.cid) {
             c.methods.push(m.mid);
         }

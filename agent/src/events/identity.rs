@@ -210,3 +210,30 @@ pub fn sizes() -> (usize, usize) {
         .unwrap_or(0);
     (p, l)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classfile::{parse_info, tracker_class};
+
+    #[test]
+    fn redefinition_keeps_ids_by_name_and_descriptor() {
+        let info = parse_info(&tracker_class("p/Live", 52)).unwrap();
+        let n = info.methods.len() as u32;
+        add_live(7_000_001, 500, &info);
+        let same = live_method_ids(7_000_001, &info).unwrap();
+        assert_eq!(same, (500..500 + n).map(Some).collect::<Vec<_>>());
+        // A rewriter that reorders methods: each keeps its own id.
+        let mut reordered = info.clone();
+        reordered.methods.reverse();
+        let ids = live_method_ids(7_000_001, &reordered).unwrap();
+        assert_eq!(ids, (500..500 + n).rev().map(Some).collect::<Vec<_>>());
+        // A method the class never had is not traced under someone else's id.
+        reordered.methods[0].name = "added".to_string();
+        assert_eq!(live_method_ids(7_000_001, &reordered).unwrap()[0], None);
+        // Unloaded: forgotten, with its id range.
+        assert_eq!(remove_live(7_000_001), Some(500..500 + n));
+        assert!(live_method_ids(7_000_001, &info).is_none());
+        assert_eq!(remove_live(7_000_001), None);
+    }
+}

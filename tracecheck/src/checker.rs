@@ -1449,8 +1449,8 @@ impl State {
             .map(|m| (m.line, m.key.clone(), m.stats.entries))
             .chain(
                 self.methods
-                    .iter()
-                    .map(|(_, m)| (m.line, m.key.clone(), m.stats.entries)),
+                    .values()
+                    .map(|m| (m.line, m.key.clone(), m.stats.entries)),
             )
             .collect();
         defs.sort();

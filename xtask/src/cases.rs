@@ -13,6 +13,7 @@
 //! | `// jtrace-timeout: SECONDS`     | kill and fail after this long (default 60)           |
 //! | `// jtrace-min-jdk: N`           | run only on JDKs with feature version >= N (e.g. 21) |
 //! | `// jtrace-compare-modes: no`    | skip the jvmti=bci story comparison (timing-dependent work) |
+//! | `// jtrace-jvm-args: -Xmx48m ...` | extra JVM options before the class name (space-separated) |
 //!
 //! The program itself prints its ground truth as `EXPECT ...` lines (see `expect.rs`).
 
@@ -47,6 +48,8 @@ pub struct Case {
     pub timeout: Duration,
     /// Lowest JDK feature version the case runs on (`// jtrace-min-jdk: 21`; default 0).
     pub min_jdk: u32,
+    /// Extra JVM options (`// jtrace-jvm-args: -Xmx48m`), e.g. a small heap.
+    pub jvm_args: Vec<String>,
 }
 
 impl Case {
@@ -111,6 +114,7 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
         stdout_lines: Vec::new(),
         timeout: DEFAULT_TIMEOUT,
         min_jdk: 0,
+        jvm_args: Vec::new(),
     };
     for (i, line) in text.lines().enumerate() {
         let Some(rest) = line.trim().strip_prefix("// jtrace-") else {
@@ -142,6 +146,7 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
             "stdout" => case.stdout_lines.push(value.to_string()),
             "timeout" => case.timeout = Duration::from_secs(value.parse().map_err(|_| bad())?),
             "min-jdk" => case.min_jdk = value.parse().map_err(|_| bad())?,
+            "jvm-args" => case.jvm_args = value.split_whitespace().map(str::to_string).collect(),
             _ => return Err(bad()),
         }
     }

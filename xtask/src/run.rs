@@ -87,6 +87,7 @@ fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
         cmd.arg(format!("-agentpath:{}={opts}", job.agent.display()));
     }
     let mut child = cmd
+        .args(&job.case.jvm_args)
         .arg("-cp")
         .arg(job.classes)
         .arg(&job.case.name)

@@ -1044,6 +1044,35 @@ mod tests {
             }
         }
 
+        /// Every rejection names the problem: each message quotes the offending item or
+        /// its key, so a user can find it in a long option string.
+        #[test]
+        fn every_rejection_names_the_problem(
+            items in prop::collection::vec(
+                prop_oneof![
+                    "(out|mode|include|exclude|alloc|gc|monitors|exceptions|lines|help|[a-zA-Z]{0,6})",
+                    "(out|mode|include|exclude|alloc|gc|monitors|exceptions|lines|help|[a-z]{0,6})=[a-zA-Z0-9%*;:.=_ -]{0,12}",
+                ],
+                0..6,
+            )
+        ) {
+            let s = items.join(",");
+            if let Err(errors) = parse(&s) {
+                prop_assert!(!errors.is_empty());
+                for e in &errors {
+                    let named = items.iter().any(|it| {
+                        let key = it.split('=').next().unwrap_or("");
+                        !it.is_empty()
+                            && (e.message.contains(it.as_str())
+                                || e.message.contains(&format!("\"{key}\"")))
+                    });
+                    prop_assert!(named, "{:?} does not name its item in {:?}", e.message, s);
+                }
+                let report = error_report(&errors);
+                prop_assert!(report.starts_with("jtrace: invalid agent options:\n"));
+            }
+        }
+
         #[test]
         fn civil_date_matches_day_arithmetic(days in 0u64..3_000_000) {
             // Consecutive days are either the next day of the month or the 1st.

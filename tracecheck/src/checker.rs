@@ -1448,6 +1448,25 @@ impl State {
             .iter()
             .map(|(id, m)| (*id, m.key.clone()))
             .collect();
+        // In definition order (the methodDef's line).
+        let mut defs: Vec<(u64, String, u64)> = self
+            .retired_methods
+            .iter()
+            .map(|m| (m.line, m.key.clone(), m.stats.entries))
+            .chain(
+                self.methods
+                    .values()
+                    .map(|m| (m.line, m.key.clone(), m.stats.entries)),
+            )
+            .collect();
+        defs.sort();
+        for (_, key, entries) in defs {
+            self.summary
+                .method_defs
+                .entry(key)
+                .or_default()
+                .push(entries);
+        }
         for m in self
             .retired_methods
             .drain(..)
@@ -1557,6 +1576,17 @@ fn read_attrs<'b>(
 }
 
 pub fn run<R: BufRead>(reader: R) -> Result<Summary, Vec<Violation>> {
+    run_with(reader, false).map(|(s, _)| s)
+}
+
+/// Like [`run`]; with `prefix_ok`, a document that simply stops before `</TRACE>`
+/// (a killed JVM, a full disk) is not a violation: the summary comes with
+/// `Some(last line)` to say it was cut short. Everything before the cut is still
+/// checked by every rule.
+pub fn run_with<R: BufRead>(
+    reader: R,
+    prefix_ok: bool,
+) -> Result<(Summary, Option<u64>), Vec<Violation>> {
     let mut xml = Reader::from_reader(LineCounter::new(reader));
     xml.config_mut().check_end_names = true;
     let mut st = State::new();
@@ -1669,8 +1699,11 @@ pub fn run<R: BufRead>(reader: R) -> Result<Summary, Vec<Violation>> {
         }
     }
     let last_line = xml.get_ref().newlines() + 1;
+    let mut cut = None;
     if !st.full() && !xml_error {
-        if !seen_root {
+        if prefix_ok && !root_closed && st.violations.is_empty() {
+            cut = Some(last_line.saturating_sub(1));
+        } else if !seen_root {
             st.err(
                 last_line,
                 Rule::Structure,
@@ -1685,7 +1718,7 @@ pub fn run<R: BufRead>(reader: R) -> Result<Summary, Vec<Violation>> {
         }
     }
     if st.violations.is_empty() {
-        Ok(st.finish())
+        Ok((st.finish(), cut))
     } else {
         Err(st.violations)
     }

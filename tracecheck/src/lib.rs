@@ -13,7 +13,7 @@ pub mod vocab;
 
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 pub use summary::{AllocStats, MethodStats, Summary, ThreadInfo, WaitStats};
@@ -127,6 +127,59 @@ pub fn check(path: impl AsRef<Path>) -> Result<Summary, Vec<Violation>> {
 /// Checks a trace read from `reader`.
 pub fn check_reader<R: BufRead>(reader: R) -> Result<Summary, Vec<Violation>> {
     checker::run(reader)
+}
+
+/// What [`check_prefix`] found.
+#[derive(Debug, Clone)]
+pub enum Checked {
+    /// A complete, valid trace.
+    Complete(Summary),
+    /// A readable prefix: every whole line up to `lines` obeys every rule, then the
+    /// file stops before `</TRACE>` (the writer was killed or ran out of disk). The
+    /// summary covers the prefix.
+    CutShort { lines: u64, summary: Summary },
+}
+
+/// Checks a trace that may have been cut short. A partial last line (an element the
+/// writer had not finished) is left out: jtrace writes one element per line, so the
+/// prefix up to the last newline is what a reader can use. A file that is complete
+/// gives [`Checked::Complete`]; violations before the cut are still violations.
+pub fn check_prefix(path: impl AsRef<Path>) -> Result<Checked, Vec<Violation>> {
+    let path = path.as_ref();
+    let io = |e: std::io::Error| {
+        vec![Violation {
+            line: 0,
+            rule: Rule::Io,
+            message: format!("cannot read {}: {e}", path.display()),
+        }]
+    };
+    let mut f = File::open(path).map_err(io)?;
+    let whole = last_newline(&mut f).map_err(io)?;
+    f.seek(SeekFrom::Start(0)).map_err(io)?;
+    let reader = BufReader::with_capacity(1 << 20, f.take(whole));
+    let (summary, cut) = checker::run_with(reader, true)?;
+    Ok(match cut {
+        None => Checked::Complete(summary),
+        Some(lines) => Checked::CutShort { lines, summary },
+    })
+}
+
+/// The length of the file up to and including its last newline (0 if none).
+fn last_newline(f: &mut File) -> std::io::Result<u64> {
+    let len = f.metadata()?.len();
+    let mut end = len;
+    let mut buf = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let chunk = &mut buf[..(end - start) as usize];
+        f.seek(SeekFrom::Start(start))?;
+        f.read_exact(chunk)?;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
 }
 
 /// Checks a trace held in memory (handy in tests).

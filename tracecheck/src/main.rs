@@ -1,25 +1,55 @@
-//! `tracecheck FILE.xml`: exit 0 if the trace is valid, 1 with one message per violation.
+//! `tracecheck [--prefix-ok] FILE.xml`: exit 0 if the trace is valid, 1 with one message per violation.
+//!
+//! A file that is well-formed and consistent up to a point and then simply stops (the
+//! JVM was killed, the disk filled) is named "cut short" rather than listed as invalid;
+//! with `--prefix-ok` such a readable prefix is accepted (exit 0).
 
 use std::process::ExitCode;
+use tracecheck::{Checked, Summary};
+
+fn describe(s: &Summary) -> String {
+    let entries: u64 = s.methods.values().map(|m| m.entries).sum();
+    format!(
+        "{} threads, {} classes, {} methods, {entries} method entries",
+        s.threads.len(),
+        s.classes.len(),
+        s.methods.len()
+    )
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [path] = args.as_slice() else {
-        eprintln!("usage: tracecheck FILE.xml");
-        return ExitCode::from(2);
+    let (prefix_ok, path) = match args.as_slice() {
+        [p] if p != "--prefix-ok" => (false, p),
+        [flag, p] if flag == "--prefix-ok" => (true, p),
+        _ => {
+            eprintln!("usage: tracecheck [--prefix-ok] FILE.xml");
+            return ExitCode::from(2);
+        }
     };
     match tracecheck::check(path) {
         Ok(summary) => {
-            let entries: u64 = summary.methods.values().map(|m| m.entries).sum();
-            println!(
-                "{path}: valid ({} threads, {} classes, {} methods, {entries} method entries)",
-                summary.threads.len(),
-                summary.classes.len(),
-                summary.methods.len()
-            );
+            println!("{path}: valid ({})", describe(&summary));
             ExitCode::SUCCESS
         }
         Err(violations) => {
+            // Only worth a second pass if the first one could be a cut.
+            if let Ok(Checked::CutShort { lines, summary }) = tracecheck::check_prefix(path) {
+                if prefix_ok {
+                    println!(
+                        "{path}: cut short after line {lines}: a readable prefix ({})",
+                        describe(&summary)
+                    );
+                    return ExitCode::SUCCESS;
+                }
+                eprintln!(
+                    "{path}: cut short after line {lines}: every element up to there is \
+                     well-formed and consistent, then the document stops before </TRACE> \
+                     ({}); --prefix-ok accepts it",
+                    describe(&summary)
+                );
+                return ExitCode::FAILURE;
+            }
             for v in &violations {
                 eprintln!("{path}:{v}");
             }

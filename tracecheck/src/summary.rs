@@ -112,6 +112,9 @@ pub struct Summary {
     pub contended_classes: BTreeMap<String, u64>,
     /// Per thread name.
     pub waits: BTreeMap<String, WaitStats>,
+    /// `methodEntry` count of each `methodDef`, per full method key, in method-id order:
+    /// a class defined by several loaders has one entry per definition.
+    pub method_defs: BTreeMap<String, Vec<u64>>,
     /// Distinct exception objects thrown (first `throw` of each object id while it is
     /// live), per class of the object (`""` when unknown).
     pub thrown: BTreeMap<String, u64>,

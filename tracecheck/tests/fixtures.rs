@@ -169,3 +169,58 @@ fn families_summary() {
         Some(&1)
     );
 }
+
+/// Every cut of a valid trace is a readable prefix ("cut short"), never "invalid";
+/// the whole file is complete; a cut of an invalid trace stays invalid.
+#[test]
+fn cut_short_prefixes() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let full = std::fs::read(dir.join("good-full.xml")).unwrap();
+    let scratch = std::env::temp_dir().join(format!("tracecheck-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let file = scratch.join("cut.xml");
+    // The last newline ends the document: cutting there is the whole trace.
+    let body_end = full.len() - 1;
+    // At, just after and between every line boundary (every byte is slow in debug).
+    let mut cuts: Vec<usize> = vec![0, 1];
+    let mut prev = 0;
+    for (i, _) in full.iter().enumerate().filter(|(_, &b)| b == b'\n') {
+        cuts.extend([i, i + 1, (prev + i) / 2]);
+        prev = i;
+    }
+    cuts.retain(|&c| c < body_end);
+    for cut in cuts {
+        std::fs::write(&file, &full[..cut]).unwrap();
+        match tracecheck::check_prefix(&file) {
+            Ok(tracecheck::Checked::CutShort { lines, .. }) => {
+                let whole_lines = full[..cut].iter().filter(|&&b| b == b'\n').count() as u64;
+                assert_eq!(lines, whole_lines, "cut at byte {cut}");
+            }
+            other => panic!("cut at byte {cut}: {other:?}"),
+        }
+        assert!(tracecheck::check(&file).is_err(), "cut at byte {cut}");
+    }
+    std::fs::write(&file, &full).unwrap();
+    assert!(matches!(
+        tracecheck::check_prefix(&file),
+        Ok(tracecheck::Checked::Complete(_))
+    ));
+    // A cut of a trace with an early violation is still invalid.
+    let bad = std::fs::read(dir.join("bad-exit-mismatch.xml")).unwrap();
+    std::fs::write(&file, &bad[..bad.len() - 40]).unwrap();
+    assert!(tracecheck::check_prefix(&file).is_err());
+    // The binary names it.
+    let bin = env!("CARGO_BIN_EXE_tracecheck");
+    std::fs::write(&file, &full[..full.len() / 2]).unwrap();
+    let plain = Command::new(bin).arg(&file).output().unwrap();
+    assert_eq!(plain.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&plain.stderr).contains("cut short after line"));
+    let ok = Command::new(bin)
+        .arg("--prefix-ok")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("cut short after line"));
+    let _ = std::fs::remove_dir_all(&scratch);
+}

@@ -14,6 +14,7 @@
 //! | `// jtrace-min-jdk: N`           | run only on JDKs with feature version >= N (e.g. 21) |
 //! | `// jtrace-compare-modes: no`    | skip the jvmti=bci story comparison (timing-dependent work) |
 //! | `// jtrace-javaagent: CLASS first` | also run a java.lang.instrument agent (Premain-Class CLASS, from the test classes), before (`first`) or after (`last`) jtrace |
+//! | `// jtrace-jvm-args: -Xmx48m ...` | extra JVM options before the class name (space-separated) |
 //!
 //! The program itself prints its ground truth as `EXPECT ...` lines (see `expect.rs`).
 
@@ -51,6 +52,8 @@ pub struct Case {
     /// A second, java.lang.instrument agent: its Premain-Class, and whether it comes
     /// before jtrace on the command line.
     pub javaagent: Option<(String, bool)>,
+    /// Extra JVM options (`// jtrace-jvm-args: -Xmx48m`), e.g. a small heap.
+    pub jvm_args: Vec<String>,
 }
 
 impl Case {
@@ -116,6 +119,7 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
         timeout: DEFAULT_TIMEOUT,
         min_jdk: 0,
         javaagent: None,
+        jvm_args: Vec::new(),
     };
     for (i, line) in text.lines().enumerate() {
         let Some(rest) = line.trim().strip_prefix("// jtrace-") else {
@@ -156,6 +160,7 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
                 };
                 case.javaagent = Some((class.to_string(), first));
             }
+            "jvm-args" => case.jvm_args = value.split_whitespace().map(str::to_string).collect(),
             _ => return Err(bad()),
         }
     }

@@ -34,6 +34,8 @@
 //! | `EXPECT prefix-calls PREFIX KEY N`     | entries of KEY on threads named PREFIX...      |
 //! | `EXPECT each-thread-calls PREFIX KEY N`| every thread named PREFIX... has N entries of KEY |
 //! | `EXPECT elements NAME N`               | number of NAME elements                        |
+//! | `EXPECT unloaded-count CLASS N`        | classUnload elements of classes named CLASS    |
+//! | `EXPECT per-def-calls KEY DEFS N`      | KEY has DEFS methodDefs, each with N entries   |
 //! | `EXPECT exit-code N`                   | the JVM's exit code                            |
 //!
 //! CLASS is a dotted class name (`java.lang.String`, `Outer$Inner`); for primitive arrays
@@ -218,6 +220,30 @@ pub fn check_line(
                 ))
             };
         }
+        ["per-def-calls", key, defs, n] => {
+            let (want_defs, want) = (num(defs)?, num(n)?);
+            let full: Vec<(&String, &Vec<u64>)> = s
+                .method_defs
+                .iter()
+                .filter(|(k, _)| {
+                    *k == key
+                        || (!key.contains('(')
+                            && k.strip_prefix(*key).is_some_and(|r| r.starts_with('(')))
+                })
+                .collect();
+            let counts: Vec<u64> = full.iter().flat_map(|(_, v)| v.iter().copied()).collect();
+            let off = counts.iter().filter(|&&c| c != want).count();
+            return if counts.len() as u64 == want_defs && off == 0 {
+                Ok(())
+            } else {
+                let total: u64 = counts.iter().sum();
+                Err(format!(
+                    "per-def-calls {key}: program says {want_defs} definitions with {want} entries each, \
+                     trace has {} definition(s), {off} with another count, {total} entries in all",
+                    counts.len()
+                ))
+            };
+        }
         _ => {}
     }
     let (what, want, got, cmp) = match w.as_slice() {
@@ -343,6 +369,12 @@ pub fn check_line(
             s.entries_by_thread(prefix, key).values().sum(),
             Cmp::Eq,
         ),
+        ["unloaded-count", c, n] => (
+            format!("unloaded-count {c}"),
+            num(n)?,
+            s.unloaded.iter().filter(|u| u == c).count() as u64,
+            Cmp::Eq,
+        ),
         ["elements", name, n] => (format!("elements {name}"), num(n)?, s.count(name), Cmp::Eq),
         _ => return Err(format!("unknown EXPECT line {line:?}")),
     };
@@ -431,5 +463,16 @@ mod tests {
         assert!(ok("gc-at-least 3").is_ok());
         assert!(ok("gc-at-least 4").is_err());
         assert!(ok("lines A.f -").is_ok());
+        assert!(ok("unloaded-count V 1").is_ok());
+        assert!(ok("unloaded-count V 2").is_err());
+        let mut s = s.clone();
+        s.method_defs.insert("V.f(I)I".to_string(), vec![1, 1, 1]);
+        s.classes.extend(["V".to_string(), "V".to_string()]);
+        let ok = |l: &str| check_line(l, Some(&s), None);
+        assert!(ok("per-def-calls V.f 3 1").is_ok());
+        assert!(ok("per-def-calls V.f(I)I 3 1").is_ok());
+        assert!(ok("per-def-calls V.f 2 1").is_err());
+        assert!(ok("per-def-calls V.f 3 2").is_err());
+        assert!(ok("classdefs V 2").is_ok());
     }
 }

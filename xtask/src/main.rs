@@ -1,4 +1,4 @@
-//! xtask: project automation (`cargo xtask test`, `demo`, `check`, `bench`, `corpus`); this file only dispatches.
+//! xtask: project automation (`cargo xtask test`, `demo`, `check`, `bench`, `corpus`, `stress`); this file only dispatches.
 
 mod bench;
 mod bench_loaders;
@@ -10,6 +10,7 @@ mod demo;
 mod expect;
 mod jdk;
 mod run;
+mod stress;
 mod test;
 mod util;
 
@@ -20,6 +21,8 @@ const USAGE: &str = "usage:
                                              unit tests, release build, Java tests on every JDK >= 17
   cargo xtask check FILE                     validate one trace (xmllint + tracecheck)
   cargo xtask corpus [--sample N]            rewrite every JDK/jar class, verify under -Xverify:all
+  cargo xtask stress [--quick] [CASE...]     stress suite (threads, exits, OOM, loaders, full disk,
+                                             SIGKILL, attaches, fuzzing) on every JDK >= 17
   cargo xtask demo                           build the agent, trace examples/Demo.java, summarise
   cargo xtask bench [--quick] [--families] [--jdk PATH]
                                              overhead (none/jvmti/bci), writer events/s, cost per event family
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
         Some("check") if args.len() == 2 => check::run(&args[1]),
         Some("demo") => demo::run(),
         Some("corpus") => corpus::run(&args[1..]),
+        Some("stress") => stress::run(&args[1..]),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

@@ -127,6 +127,7 @@ fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
         cmd.arg(format!("-javaagent:{}", jar.display()));
     }
     let mut child = cmd
+        .args(&job.case.jvm_args)
         .arg("-cp")
         .arg(job.classes)
         .arg(&job.case.name)

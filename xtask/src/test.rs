@@ -19,13 +19,48 @@ pub const MODES: &[&str] = &["jvmti", "bci"];
 /// JVMs run at the same time (the CI machines have two cores).
 pub const PARALLEL: usize = 2;
 
-struct Tally {
+/// PASS/FAIL lines and their count (shared with `cargo xtask stress`).
+#[derive(Default)]
+pub struct Tally {
     passed: usize,
     failed: usize,
+    /// Failures with a known cause being fixed elsewhere: printed, not counted.
+    known: usize,
 }
 
 impl Tally {
-    fn report(&mut self, ok: Result<(), String>, jdk: &str, what: &str) {
+    /// One stress case: its figure on success, its time either way.
+    pub fn stress(&mut self, v: crate::stress::Verdict, jdk: &str, name: &str, secs: f64) {
+        use crate::stress::Verdict;
+        match v {
+            Verdict::Pass(figure) => {
+                self.report(Ok(()), jdk, &format!("stress:{name} [{figure}] {secs:.1}s"))
+            }
+            Verdict::Fail(why) => self.report(Err(why), jdk, &format!("stress:{name} {secs:.1}s")),
+            Verdict::Skip(why) => println!("SKIP {jdk} stress:{name} ({why})"),
+            Verdict::Known(why) => {
+                self.known += 1;
+                println!(
+                    "KNOWN {jdk} stress:{name} {secs:.1}s ({})",
+                    why.replace('\n', " ")
+                );
+            }
+        }
+    }
+
+    /// Prints the final count; true when nothing failed.
+    pub fn finish(&self) -> bool {
+        if self.known > 0 {
+            println!(
+                "{} known failure(s) (KNOWN lines: causes being fixed elsewhere; not counted)",
+                self.known
+            );
+        }
+        println!("{} passed, {} failed", self.passed, self.failed);
+        self.failed == 0
+    }
+
+    pub fn report(&mut self, ok: Result<(), String>, jdk: &str, what: &str) {
         match ok {
             Ok(()) => {
                 self.passed += 1;
@@ -81,14 +116,8 @@ pub fn run(args: &[String]) -> bool {
     };
     let only: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     let root = util::root();
-    let mut tally = Tally {
-        passed: 0,
-        failed: 0,
-    };
-    let finish = |tally: &Tally| {
-        println!("{} passed, {} failed", tally.passed, tally.failed);
-        tally.failed == 0
-    };
+    let mut tally = Tally::default();
+    let finish = |tally: &Tally| tally.finish();
 
     // (a) unit tests, (b) the agent.
     if !skip_unit {
@@ -210,6 +239,8 @@ pub fn run(args: &[String]) -> bool {
     // The rewriter over a fixed sample of the JDKs' and /usr/share/java's classes.
     if only.is_empty() {
         tally.report(crate::corpus::ci_sample(), "-", "corpus-sample");
+        // The stress suite's quick subset (`cargo xtask stress --quick`).
+        crate::stress::ci(&mut tally, &agent);
     }
     finish(&tally)
 }

@@ -64,6 +64,8 @@ mod tracker;
 mod writer;
 
 #[cfg(test)]
+mod fuzz;
+#[cfg(test)]
 mod tests;
 
 use std::fmt;

@@ -1,0 +1,53 @@
+//! Stress programs that fit the test harness as they are: run through `run::run` (the same
+//! validation and EXPECT comparison as java-tests/) in the default mode, bci, under
+//! `-Xcheck:jni -Xverify:all`; the figure comes from the program's `FIGURE` line.
+
+use super::{figure, Ctx, Verdict};
+use crate::cases;
+use crate::run::{self, Job};
+use crate::util;
+
+/// Loads `stress/NAME.java`'s directives.
+pub fn case(name: &str) -> Result<cases::Case, String> {
+    cases::load(&util::root().join("stress").join(format!("{name}.java")))
+}
+
+pub fn run(ctx: &Ctx, name: &str) -> Verdict {
+    let case = match case(name) {
+        Ok(c) => c,
+        Err(e) => return Verdict::Fail(e),
+    };
+    let job = Job {
+        jdk: ctx.jdk,
+        mode: "bci",
+        case: &case,
+        classes: ctx.classes,
+        agent: ctx.agent,
+        dir: ctx.dir.clone(),
+    };
+    let result = run::run(&job);
+    let stdout = std::fs::read_to_string(ctx.dir.join("stdout.txt")).unwrap_or_default();
+    let fig = figure(&stdout).unwrap_or_else(|| "no figure".to_string());
+    match result {
+        Ok(()) => schema_range(name, &ctx.dir).unwrap_or(Verdict::Pass(fig)),
+        Err(e) => Verdict::Fail(format!("{e} [{fig}]")),
+    }
+}
+
+/// TPTP's traceEvents.xsd types `stackDepth` as `xsd:short`; docs/trace.dtd cannot say
+/// so, hence this check. Unbounded recursion goes past 32,767 frames on a default stack
+/// (issue 9, item 4): a known failure until the writer's fix for it merges, after which
+/// this passes by itself.
+fn schema_range(name: &str, dir: &std::path::Path) -> Option<Verdict> {
+    if name != "StressStackOverflow" {
+        return None;
+    }
+    let s = tracecheck::check(dir.join("trace.xml")).ok()?;
+    (s.max_depth > i16::MAX as u64).then(|| {
+        Verdict::Known(format!(
+            "every count exact, but stackDepth reaches {} > 32767, outside traceEvents.xsd's \
+             xsd:short (issue 9 item 4, being fixed in the writer)",
+            s.max_depth
+        ))
+    })
+}

@@ -16,7 +16,7 @@ public class StressAttachTarget {
 
     static boolean agentIn() {
         try {
-            Class.forName("jtrace.Tracker", false, null);
+            Class.forName("java.jtrace.Tracker", false, null);
             return true;
         } catch (ClassNotFoundException e) {
             return false;

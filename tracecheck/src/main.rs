@@ -11,8 +11,9 @@ fn main() -> ExitCode {
     match tracecheck::check(path) {
         Ok(summary) => {
             let entries: u64 = summary.methods.values().map(|m| m.entries).sum();
+            let elements: u64 = summary.elements.values().sum();
             println!(
-                "{path}: valid ({} threads, {} classes, {} methods, {entries} method entries)",
+                "{path}: valid ({} threads, {} classes, {} methods, {entries} method entries, {elements} elements)",
                 summary.threads.len(),
                 summary.classes.len(),
                 summary.methods.len()

@@ -1,4 +1,4 @@
-//! xtask: project automation (`cargo xtask test`, `demo`, `check`, `bench`, `corpus`); this file only dispatches.
+//! xtask: project automation (`cargo xtask test`, `demo`, `check`, `bench`, `corpus`, `realworld`); this file only dispatches.
 
 mod bench;
 mod cases;
@@ -8,6 +8,7 @@ mod corpus;
 mod demo;
 mod expect;
 mod jdk;
+mod realworld;
 mod run;
 mod test;
 mod util;
@@ -19,6 +20,9 @@ const USAGE: &str = "usage:
                                              unit tests, release build, Java tests on every JDK >= 17
   cargo xtask check FILE                     validate one trace (xmllint + tracecheck)
   cargo xtask corpus [--sample N]            rewrite every JDK/jar class, verify under -Xverify:all
+  cargo xtask realworld [--subset] [--jdk PATH] [--strict-repairs] [--keep] [CASE...]
+                                             real programs (Ant, Felix, Tomcat, JVM languages, javac...)
+                                             with and without the agent: same output, valid traces
   cargo xtask demo                           build the agent, trace examples/Demo.java, summarise
   cargo xtask bench [--quick] [--families] [--jdk PATH]
                                              overhead (none/jvmti/bci), writer events/s, cost per event family";
@@ -31,6 +35,7 @@ fn main() -> ExitCode {
         Some("check") if args.len() == 2 => check::run(&args[1]),
         Some("demo") => demo::run(),
         Some("corpus") => corpus::run(&args[1..]),
+        Some("realworld") => realworld::run(&args[1..]),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

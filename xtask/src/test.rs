@@ -211,5 +211,19 @@ pub fn run(args: &[String]) -> bool {
     if only.is_empty() {
         tally.report(crate::corpus::ci_sample(), "-", "corpus-sample");
     }
+    // Real programs with isolating class loaders (Ant, Felix), javac under include=*, and a
+    // JVM language: same output with the agent as without (`cargo xtask realworld --subset`).
+    if only.is_empty() {
+        crate::realworld::run_subset(&agent, &jdks, &mut |row| {
+            let what = format!("realworld/{}", row.case);
+            let result = match &row.outcome {
+                crate::realworld::Outcome::Pass => Ok(()),
+                crate::realworld::Outcome::Fail(w) => Err(w.clone()),
+                // The subset must run everywhere `.ci/run` runs: a skip is a failure here.
+                crate::realworld::Outcome::Skip(w) => Err(format!("not run: {w}")),
+            };
+            tally.report(result, &row.jdk, &what);
+        });
+    }
     finish(&tally)
 }

@@ -55,10 +55,13 @@ pub fn cases() -> Vec<Case> {
 /// `ant-optional` holds Ant's `<junit>` task, `junit4` the JUnit it runs.
 const ANT_PACKAGES: &[&str] = &["ant", "ant-optional", "junit4"];
 
-/// Ant ends with `Total time: N seconds`.
+/// Ant ends with `Total time: N seconds`; JUnit's brief formatter prints
+/// `Tests run: …, Time elapsed: N sec`.
 fn ant_mask(line: &str) -> String {
     if line.starts_with("Total time: ") {
         "Total time: (masked)".to_string()
+    } else if let Some((head, _)) = line.split_once(", Time elapsed: ") {
+        format!("{head}, Time elapsed: (masked)")
     } else {
         line.to_string()
     }

@@ -406,8 +406,9 @@ fn judge(
     Ok(())
 }
 
-/// The first line of the run with the agent (stdout, then stderr) that names an error or
-/// exception and that the run without it did not print: usually the reason it failed.
+/// The first line of the run with the agent (stdout, then stderr) that names an error, an
+/// exception or a failure and that the run without it did not print: usually the reason it
+/// failed (the agent's own lines are reported apart).
 fn first_new_error(base: &Captured, with: &Captured, plain: &Path, agent: &Path) -> String {
     let keep = |l: &str| l.to_string();
     let seen: std::collections::HashSet<String> = exec::normalise(&base.stdout, plain, keep)
@@ -417,7 +418,11 @@ fn first_new_error(base: &Captured, with: &Captured, plain: &Path, agent: &Path)
     exec::normalise(&with.stdout, agent, keep)
         .into_iter()
         .chain(exec::normalise(&with.stderr, agent, keep))
-        .find(|l| (l.contains("Error") || l.contains("Exception")) && !seen.contains(l))
+        .find(|l| {
+            !l.starts_with("jtrace:")
+                && (l.contains("Error") || l.contains("Exception") || l.contains(" failed"))
+                && !seen.contains(l)
+        })
         .map(|l| format!("first new error: {}", util::clip(l.trim(), 200)))
         .unwrap_or_else(|| format!("stderr: {}", with.stderr_tail()))
 }

@@ -216,13 +216,13 @@ pub fn run(args: &[String]) -> bool {
     if only.is_empty() {
         crate::realworld::run_subset(&agent, &jdks, &mut |row| {
             let what = format!("realworld/{}", row.case);
-            let result = match &row.outcome {
-                crate::realworld::Outcome::Pass => Ok(()),
-                crate::realworld::Outcome::Fail(w) => Err(w.clone()),
-                // The subset must run everywhere `.ci/run` runs: a skip is a failure here.
-                crate::realworld::Outcome::Skip(w) => Err(format!("not run: {w}")),
-            };
-            tally.report(result, &row.jdk, &what);
+            match &row.outcome {
+                crate::realworld::Outcome::Pass => tally.report(Ok(()), &row.jdk, &what),
+                crate::realworld::Outcome::Fail(w) => tally.report(Err(w.clone()), &row.jdk, &what),
+                // A program that fails on this JDK without the agent too (Debian's Ant
+                // launcher on JDK >= 24) tests nothing of the agent: said, not counted.
+                crate::realworld::Outcome::Skip(w) => println!("SKIP {} {what} ({w})", row.jdk),
+            }
         });
     }
     finish(&tally)

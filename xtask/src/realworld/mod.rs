@@ -289,8 +289,13 @@ pub fn run_case(
             return row;
         }
     }
+    // Preparing runs the program's own tools without the agent (scalac before the scala
+    // runner, say): if they fail, the program does not run on this JDK.
     if let Err(e) = (case.prepare)(&ctx, &input) {
-        row.outcome = Outcome::Fail(format!("prepare: {e}"));
+        row.outcome = Outcome::Skip(format!(
+            "preparing it without the agent failed on this JDK: {}",
+            util::clip(&e, 300)
+        ));
         return row;
     }
     let go = |dir: &Path, traced: Option<&Traced>| -> Result<Captured, String> {
@@ -316,14 +321,20 @@ pub fn run_case(
     std::fs::write(work.join("plain.stdout"), &base.stdout).ok();
     std::fs::write(work.join("plain.stderr"), &base.stderr).ok();
     if base.code != Some(0) || base.problem.is_some() {
+        let first_error = base
+            .stdout
+            .lines()
+            .chain(base.stderr.lines())
+            .find(|l| l.contains("Error") || l.contains("Exception") || l.contains("FAIL"))
+            .map(|l| util::clip(l.trim(), 200))
+            .unwrap_or_else(|| base.stderr_tail());
         row.outcome = Outcome::Skip(format!(
-            "fails without the agent on this JDK (exit {:?}{}): {}",
+            "fails without the agent on this JDK (exit {:?}{}): {first_error}",
             base.code,
             base.problem
                 .as_ref()
                 .map(|p| format!(", {p}"))
                 .unwrap_or_default(),
-            base.stderr_tail()
         ));
         return row;
     }
@@ -488,7 +499,11 @@ pub fn run_subset(agent: &Path, jdks: &[Jdk], report: &mut dyn FnMut(&Row)) {
     }
     for jdk in jdks {
         for (case, missing) in subset.iter().zip(&missing) {
-            let row = run_case(case, jdk, agent, &settings, missing);
+            let mut row = run_case(case, jdk, agent, &settings, missing);
+            // `.ci/run` installs the subset's packages: here a missing one is a failure.
+            if !missing.is_empty() {
+                row.outcome = Outcome::Fail(format!("missing: {}", missing.join("; ")));
+            }
             row.print_notes();
             report(&row);
         }

@@ -73,12 +73,53 @@ pub fn kill_group(pgid: u32) -> bool {
 /// Waits for `child` until `deadline`; kills its whole group if it is late. Afterwards any
 /// process it left in its group is killed too (and reported: a program must not leave
 /// processes behind). A pipe the caller took already reads as empty.
-pub fn finish(mut child: Child, deadline: Instant, started: Instant) -> Captured {
+pub fn finish(child: Child, deadline: Instant, started: Instant) -> Captured {
+    finish_watched(child, deadline, started, None)
+}
+
+/// The most trace a run may write before it is stopped: the machines share one disk, and a
+/// compiler traced in full writes tens of gigabytes in a minute (scalac: 33 GB).
+pub const MAX_TRACE_BYTES: u64 = 12 << 30;
+
+/// Bytes of the files directly in `dir`.
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// [`finish`], also stopping the program if the traces in `traces` outgrow
+/// [`MAX_TRACE_BYTES`].
+pub fn finish_watched(
+    mut child: Child,
+    deadline: Instant,
+    started: Instant,
+    traces: Option<&Path>,
+) -> Captured {
     let out = child.stdout.take().map(drain);
     let err = child.stderr.take().map(drain);
     let pgid = child.id();
     let mut problem = None;
+    let mut polls = 0u64;
     let status = loop {
+        polls += 1;
+        if let Some(dir) = traces.filter(|_| polls.is_multiple_of(50)) {
+            let bytes = dir_bytes(dir);
+            if bytes > MAX_TRACE_BYTES {
+                kill_group(pgid);
+                problem = Some(format!(
+                    "the trace outgrew {} after {:.0} s: stopped",
+                    super::human_bytes(bytes),
+                    started.elapsed().as_secs_f64()
+                ));
+                break child.wait().ok();
+            }
+        }
         match child.try_wait() {
             Ok(Some(s)) => break Some(s),
             Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(20)),
@@ -107,9 +148,14 @@ pub fn finish(mut child: Child, deadline: Instant, started: Instant) -> Captured
 
 /// Runs `cmd` to completion (or `timeout`), stdin closed.
 pub fn run(cmd: &mut Command, timeout: Duration) -> Captured {
+    run_watched(cmd, timeout, None)
+}
+
+/// [`run`], watching the size of the traces in `traces` (see [`finish_watched`]).
+pub fn run_watched(cmd: &mut Command, timeout: Duration, traces: Option<&Path>) -> Captured {
     let started = Instant::now();
     match spawn(cmd, Stdio::null()) {
-        Ok(child) => finish(child, started + timeout, started),
+        Ok(child) => finish_watched(child, started + timeout, started, traces),
         Err(e) => Captured {
             code: None,
             stdout: String::new(),

@@ -304,7 +304,11 @@ pub fn run_case(
             Runner::Command(f) => {
                 let mut cmd = f(&ctx, dir, traced)?;
                 cmd.current_dir(dir);
-                Ok(exec::run(&mut cmd, TIMEOUT))
+                Ok(exec::run_watched(
+                    &mut cmd,
+                    TIMEOUT,
+                    traced.map(|t| t.traces),
+                ))
             }
             Runner::Server(f) => f(&ctx, dir, traced),
         }
@@ -321,13 +325,19 @@ pub fn run_case(
     std::fs::write(work.join("plain.stdout"), &base.stdout).ok();
     std::fs::write(work.join("plain.stderr"), &base.stderr).ok();
     if base.code != Some(0) || base.problem.is_some() {
-        let first_error = base
+        let errors: Vec<&str> = base
             .stdout
             .lines()
             .chain(base.stderr.lines())
-            .find(|l| l.contains("Error") || l.contains("Exception") || l.contains("FAIL"))
-            .map(|l| util::clip(l.trim(), 200))
-            .unwrap_or_else(|| base.stderr_tail());
+            .filter(|l| l.contains("Error") || l.contains("Exception") || l.contains("FAIL"))
+            .map(str::trim)
+            .take(2)
+            .collect();
+        let first_error = if errors.is_empty() {
+            base.stderr_tail()
+        } else {
+            util::clip(&errors.join(" | "), 300)
+        };
         row.outcome = Outcome::Skip(format!(
             "fails without the agent on this JDK (exit {:?}{}): {first_error}",
             base.code,

@@ -436,13 +436,19 @@ fn first_new_error(base: &Captured, with: &Captured, plain: &Path, agent: &Path)
         .into_iter()
         .chain(exec::normalise(&base.stderr, plain, keep))
         .collect();
-    exec::normalise(&with.stdout, agent, keep)
+    let new: Vec<String> = exec::normalise(&with.stdout, agent, keep)
         .into_iter()
         .chain(exec::normalise(&with.stderr, agent, keep))
-        .find(|l| {
-            !l.starts_with("jtrace:")
-                && (l.contains("Error") || l.contains("Exception") || l.contains(" failed"))
-                && !seen.contains(l)
+        .filter(|l| !l.starts_with("jtrace:") && !seen.contains(l))
+        .collect();
+    // A thrown error's own line ("…Error: …") says more than a summary ("Tests run: …").
+    let thrown = new
+        .iter()
+        .find(|l| l.contains("Error:") || l.contains("Exception:"));
+    thrown
+        .or_else(|| {
+            new.iter()
+                .find(|l| l.contains("Error") || l.contains("Exception") || l.contains(" failed"))
         })
         .map(|l| format!("first new error: {}", util::clip(l.trim(), 200)))
         .unwrap_or_else(|| format!("stderr: {}", with.stderr_tail()))

@@ -391,17 +391,22 @@ fn judge(
     traces: &Path,
     row: &mut Row,
 ) -> Result<(), String> {
-    if let Some(p) = &with.problem {
-        return Err(format!("with agent: {p}"));
-    }
     let cause = || first_new_error(base, with, plain_dir, agent_dir);
+    let also = with
+        .problem
+        .as_ref()
+        .map(|p| format!(" ({p})"))
+        .unwrap_or_default();
     if with.code != base.code {
         return Err(format!(
-            "exit code {:?} with the agent, {:?} without; {}",
+            "exit code {:?} with the agent{also}, {:?} without; {}",
             with.code,
             base.code,
             cause()
         ));
+    }
+    if let Some(p) = &with.problem {
+        return Err(format!("with agent: {p}; {}", cause()));
     }
     exec::same_stdout(
         &exec::normalise(&base.stdout, plain_dir, case.mask),

@@ -10,10 +10,11 @@ use tracecheck::{Checked, Summary};
 fn describe(s: &Summary) -> String {
     let entries: u64 = s.methods.values().map(|m| m.entries).sum();
     format!(
-        "{} threads, {} classes, {} methods, {entries} method entries",
+        "{} threads, {} classes, {} methods, {entries} method entries, {} elements",
         s.threads.len(),
         s.classes.len(),
-        s.methods.len()
+        s.methods.len(),
+        s.elements.values().sum::<u64>()
     )
 }
 
@@ -30,6 +31,11 @@ fn main() -> ExitCode {
     match tracecheck::check(path) {
         Ok(summary) => {
             println!("{path}: valid ({})", describe(&summary));
+            let repairs = summary.repairs();
+            if !repairs.is_empty() {
+                // Valid, but not exact: what the agent had to repair or drop.
+                println!("{path}: repaired or dropped: {}", repairs.join(", "));
+            }
             ExitCode::SUCCESS
         }
         Err(violations) => {

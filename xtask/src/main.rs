@@ -1,4 +1,4 @@
-//! xtask: project automation (`cargo xtask test`, `demo`, `check`, `bench`, `corpus`, `stress`); this file only dispatches.
+//! xtask: project automation (`cargo xtask test`, `demo`, `check`, `bench`, `corpus`, `stress`, `realworld`); this file only dispatches.
 
 mod bench;
 mod bench_loaders;
@@ -9,6 +9,7 @@ mod corpus;
 mod demo;
 mod expect;
 mod jdk;
+mod realworld;
 mod run;
 mod stress;
 mod test;
@@ -23,6 +24,9 @@ const USAGE: &str = "usage:
   cargo xtask corpus [--sample N]            rewrite every JDK/jar class, verify under -Xverify:all
   cargo xtask stress [--quick] [CASE...]     stress suite (threads, exits, OOM, loaders, full disk,
                                              SIGKILL, attaches, fuzzing) on every JDK >= 17
+  cargo xtask realworld [--subset] [--jdk PATH] [--keep] [CASE...]
+                                             real programs (Ant, Felix, Tomcat, JVM languages, javac...)
+                                             with and without the agent: same output, valid traces
   cargo xtask demo                           build the agent, trace examples/Demo.java, summarise
   cargo xtask bench [--quick] [--families] [--jdk PATH]
                                              overhead (none/jvmti/bci), writer events/s, cost per event family
@@ -39,6 +43,7 @@ fn main() -> ExitCode {
         Some("demo") => demo::run(),
         Some("corpus") => corpus::run(&args[1..]),
         Some("stress") => stress::run(&args[1..]),
+        Some("realworld") => realworld::run(&args[1..]),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

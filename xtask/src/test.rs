@@ -242,5 +242,19 @@ pub fn run(args: &[String]) -> bool {
         // The stress suite's quick subset (`cargo xtask stress --quick`).
         crate::stress::ci(&mut tally, &agent);
     }
+    // Real programs with isolating class loaders (Ant, Felix), javac under include=*, and a
+    // JVM language: same output with the agent as without (`cargo xtask realworld --subset`).
+    if only.is_empty() {
+        crate::realworld::run_subset(&agent, &jdks, &mut |row| {
+            let what = format!("realworld/{}", row.case);
+            match &row.outcome {
+                crate::realworld::Outcome::Pass => tally.report(Ok(()), &row.jdk, &what),
+                crate::realworld::Outcome::Fail(w) => tally.report(Err(w.clone()), &row.jdk, &what),
+                // A program that fails on this JDK without the agent too (Debian's Ant
+                // launcher on JDK >= 24) tests nothing of the agent: said, not counted.
+                crate::realworld::Outcome::Skip(w) => println!("SKIP {} {what} ({w})", row.jdk),
+            }
+        });
+    }
     finish(&tally)
 }

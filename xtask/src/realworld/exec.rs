@@ -56,11 +56,7 @@ pub fn drain<R: Read + Send + 'static>(mut r: R) -> thread::JoinHandle<String> {
 /// SIGKILL to every process left in the group `pgid` (the group of a child we started);
 /// whether any was left.
 pub fn kill_group(pgid: u32) -> bool {
-    let alive = Command::new("kill")
-        .args(["-0", "--", &format!("-{pgid}")])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+    let alive = group_alive(pgid);
     if alive {
         let _ = Command::new("kill")
             .args(["-KILL", "--", &format!("-{pgid}")])
@@ -68,6 +64,26 @@ pub fn kill_group(pgid: u32) -> bool {
             .status();
     }
     alive
+}
+
+fn group_alive(pgid: u32) -> bool {
+    Command::new("kill")
+        .args(["-0", "--", &format!("-{pgid}")])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// After the program exited: whether it left processes behind (killed then). A child JVM
+/// the program ended on its way out (jshell's snippet JVM) may still be exiting, with or
+/// without the agent (which then closes its trace), so the group gets a grace period to
+/// go by itself first.
+fn left_behind(pgid: u32) -> bool {
+    let grace = Instant::now() + Duration::from_secs(10);
+    while group_alive(pgid) && Instant::now() < grace {
+        thread::sleep(Duration::from_millis(50));
+    }
+    kill_group(pgid)
 }
 
 /// Waits for `child` until `deadline`; kills its whole group if it is late. Afterwards any
@@ -134,8 +150,8 @@ pub fn finish_watched(
         }
     };
     let secs = started.elapsed().as_secs_f64();
-    if kill_group(pgid) && problem.is_none() {
-        problem = Some("left processes behind (killed)".to_string());
+    if left_behind(pgid) && problem.is_none() {
+        problem = Some("left processes behind (killed after a 10 s grace)".to_string());
     }
     Captured {
         code: status.and_then(exit_code),

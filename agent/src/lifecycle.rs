@@ -124,6 +124,9 @@ pub fn attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Result<(), LoadErr
         if crate::events::tracker::install(jvmti, jni) {
             crate::events::tracker::retransform_loaded(jvmti, jni);
         }
+        if agent().options.alloc == AllocMode::Exact {
+            crate::events::memory::arm_sampling(jvmti);
+        }
     });
     Ok(())
 }
@@ -353,6 +356,9 @@ pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
     }
     if agent().options.mode == Mode::Bci {
         crate::events::tracker::install(jvmti, jni);
+    }
+    if options.alloc != AllocMode::Off {
+        crate::events::memory::arm_sampling(jvmti);
     }
     if let Some(b) = threads::current(jvmti, thread) {
         b.write(record::tick_only(TAG_INIT_DONE, clock::ticks()).bytes());

@@ -22,6 +22,9 @@ const HEADER: [&str; 4] = ["node", "processCreate", "agentCreate", "traceStart"]
 /// Elements that may carry `threadIdRef="0"` ("no Java thread"): GC work runs on VM threads.
 const VM_THREAD_OK: &[&str] = &["gcStart", "gcFinish", "objFree", "objMove", "classUnload"];
 
+/// Largest `methodEntry@stackDepth` (traceEvents.xsd: `xsd:short`); deeper entries omit it.
+pub const MAX_STACK_DEPTH: u64 = i16::MAX as u64;
+
 /// Attributes `xmllint` requires (the `#REQUIRED` ones of docs/trace.dtd).
 const REQUIRED: &[(&str, &[&str])] = &[
     ("node", &["nodeId", "hostname", "ipaddress"]),
@@ -867,7 +870,8 @@ impl State {
         let el = "methodEntry";
         let method = self.req_u64(line, el, attrs, "methodIdRef");
         let ticket = self.req_u64(line, el, attrs, "ticket");
-        let depth = self.req_u64(line, el, attrs, "stackDepth");
+        // stackDepth is xsd:short: required up to 32767, absent on deeper frames.
+        let depth = self.opt_u64(line, el, attrs, "stackDepth");
         let class = self.req_u64(line, el, attrs, "classIdRef");
         let (Some(tid), Some(method), Some(ticket)) = (thread, method, ticket) else {
             return;
@@ -906,19 +910,29 @@ impl State {
                 ),
             );
         }
-        if let Some(d) = depth {
-            if d != expected_depth {
-                self.err(
-                    line,
-                    Rule::Nesting,
-                    format!("stackDepth=\"{d}\" but thread {tid} has {expected_depth} open frame(s) including this one"),
-                );
-            }
-            self.summary.max_depth = self.summary.max_depth.max(d);
+        match depth {
+            Some(d) if d != expected_depth => self.err(
+                line,
+                Rule::Nesting,
+                format!("stackDepth=\"{d}\" but thread {tid} has {expected_depth} open frame(s) including this one"),
+            ),
+            Some(d) if d > MAX_STACK_DEPTH => self.err(
+                line,
+                Rule::Attribute,
+                format!("stackDepth=\"{d}\" exceeds {MAX_STACK_DEPTH} (xsd:short); deeper frames omit it"),
+            ),
+            None if expected_depth <= MAX_STACK_DEPTH => self.err(
+                line,
+                Rule::Attribute,
+                format!("<{el}> lacks attribute stackDepth (depth {expected_depth})"),
+            ),
+            _ => {}
         }
+        // The depth the nesting proves, whether or not the attribute could carry it.
+        self.summary.max_depth = self.summary.max_depth.max(expected_depth);
         if let Some(m) = self.methods.get_mut(&method) {
             m.stats.entries += 1;
-            m.stats.max_depth = m.stats.max_depth.max(depth.unwrap_or(expected_depth));
+            m.stats.max_depth = m.stats.max_depth.max(expected_depth);
         }
     }
 

@@ -4,7 +4,8 @@
 //! * definitions arrive on the same FIFO as chunks and are written when received, so
 //!   every id is defined before an element uses it;
 //! * each thread's records are replayed in order against that thread's open-frame
-//!   stack: `ticket` counts up per thread, `stackDepth` is the stack size, and an exit
+//!   stack: `ticket` counts up per thread, `stackDepth` is the stack size (omitted above
+//!   32767, the xsd:short range), and an exit
 //!   always closes the innermost frame (the writer never emits a mismatched exit);
 //! * times are converted with one fixed linear map and clamped so that they never go
 //!   backwards within a thread;
@@ -147,6 +148,9 @@ impl Threads {
 
 /// "No line reported yet in this frame."
 const NO_UNIT: u32 = u32::MAX;
+
+/// The largest `stackDepth` written: traceEvents.xsd types it `xsd:short`.
+pub const MAX_STACK_DEPTH: u64 = i16::MAX as u64;
 
 struct MethodState {
     cid: u32,
@@ -524,8 +528,13 @@ impl<W: Write> Writer<W> {
         o.bytes(b"\"");
         o.padded(&m.ids);
         o.digits(ticket);
-        o.bytes(b"\" stackDepth=\"");
-        o.digits(depth);
+        // traceEvents.xsd types stackDepth as xsd:short (the TPTP importer reads an
+        // int16): deeper frames leave the optional attribute out rather than write a
+        // value out of range. Nesting stays exact through the tickets.
+        if depth <= MAX_STACK_DEPTH {
+            o.bytes(b"\" stackDepth=\"");
+            o.digits(depth);
+        }
         o.end_quoted();
     }
 

@@ -53,7 +53,10 @@ pub struct Header {
 /// What the writer reports when it is done.
 #[derive(Debug, Default, Clone)]
 pub struct Stats {
+    /// Records replayed.
     pub events: u64,
+    /// Elements written, `TRACE` included.
+    pub elements: u64,
     pub bytes: u64,
     /// Exits that named no open frame of their thread (should be 0).
     pub mismatched_exits: u64,
@@ -229,7 +232,8 @@ impl<W: Write> Writer<W> {
 
     fn header(&mut self, h: &Header) {
         let o = &mut self.out;
-        o.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<TRACE>\n");
+        o.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<TRACE");
+        o.start_children();
         o.open("node");
         o.str("nodeId", &h.node_id);
         o.str("hostname", &h.hostname);
@@ -374,7 +378,7 @@ impl<W: Write> Writer<W> {
         if c.annotations.is_empty() {
             o.close();
         } else {
-            o.raw(">\n");
+            o.start_children();
             for (name, value) in &c.annotations {
                 o.open("annotation");
                 o.str("name", name);
@@ -725,7 +729,7 @@ impl<W: Write> Writer<W> {
         o.open("traceEnd");
         o.str("traceIdRef", &self.header_trace_id);
         o.time("time", end_ns);
-        o.raw(">\n");
+        o.start_children();
         o.open("annotation");
         o.str("name", "droppedRecordBytes");
         o.num("value", lost);
@@ -768,6 +772,7 @@ impl<W: Write> Writer<W> {
         o.raw("</TRACE>\n");
         o.finish();
         self.stats.bytes = o.bytes_written;
+        self.stats.elements = o.elements;
         self.stats.io_error = o.error.as_ref().map(|e| e.to_string());
     }
 

@@ -49,10 +49,13 @@ pub fn on_alloc(
     if jvmti.set_tag(object, obj as i64).is_err() {
         return;
     }
+    // Object arrays name their element class (TPTP's convention, isArray="2"); objects
+    // and primitive arrays their own class: `byte[]` etc. have a classDef of their own
+    // (sent when the mirror was first tagged), since TPTP's importer looks up
+    // classIdRef on every objAlloc and invents a class when it is missing.
     let cid = match tag.code {
-        0 => tag.cid,
         2 => tag.elem,
-        _ => 0,
+        _ => tag.cid,
     };
     b.write(
         Enc::new(record::TAG_ALLOC)

@@ -180,6 +180,10 @@ struct GcState {
     open: bool,
     finish: Option<u64>,
     heap: Option<(u64, u64)>,
+    /// The collector's thread id (0 until the first collection defines it) and the
+    /// time of its last element: gcStart/gcFinish name it (see `memory::gc_start`).
+    tid: u32,
+    last_ns: u64,
 }
 
 pub struct Writer<W: Write> {
@@ -723,6 +727,7 @@ impl<W: Write> Writer<W> {
             self.write_thread_end(tid, ns, true);
         }
         self.gc_close();
+        self.gc_thread_end(t);
         let end_ns = self.conv.to_unix_ns(t).max(self.max_time());
         let lost = buffer::lost_bytes();
         let o = &mut self.out;

@@ -7,6 +7,7 @@ mod compare;
 mod corpus;
 mod demo;
 mod expect;
+mod hygiene;
 mod jdk;
 mod run;
 mod test;

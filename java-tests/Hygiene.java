@@ -8,11 +8,12 @@
 
 public class Hygiene {
     static final Object lock = new Object();
-    static int calls;
+    // Both threads call work(): an atomic counter, not a racy int.
+    static final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
     static Object sink;
 
     static int work(int n) {
-        calls++;
+        calls.incrementAndGet();
         sink = new int[n + 1];
         try {
             if (n % 2 == 0) {
@@ -46,10 +47,10 @@ public class Hygiene {
         }
         t.join();
         System.gc();
-        System.out.println("EXPECT calls Hygiene.work " + calls);
+        System.out.println("EXPECT calls Hygiene.work " + calls.get());
         System.out.println("EXPECT thread-calls hygiene-worker Hygiene.work 10");
         System.out.println("EXPECT catches Hygiene.work 10");
-        System.out.println("EXPECT allocs - 10 " + calls);
+        System.out.println("EXPECT allocs - 10 " + calls.get());
         System.out.println("EXPECT waits hygiene-worker 1");
         System.out.println("EXPECT gc-at-least 1");
         System.out.println("EXPECT exit-code 0");

@@ -442,6 +442,10 @@ impl Jvmti {
         call!(self, SetHeapSamplingInterval, bytes)
     }
 
+    pub fn force_garbage_collection(self) -> Result<()> {
+        call!(self, ForceGarbageCollection)
+    }
+
     /// (index, id) of every extension event the JVM offers.
     pub fn extension_events(self) -> Result<Vec<(jint, String)>> {
         let mut n = 0;

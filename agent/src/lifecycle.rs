@@ -124,6 +124,9 @@ pub fn attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Result<(), LoadErr
         if crate::events::tracker::install(jvmti, jni) {
             crate::events::tracker::retransform_loaded(jvmti, jni);
         }
+        if agent().options.alloc == AllocMode::Exact {
+            crate::events::memory::arm_sampling(jvmti);
+        }
     });
     Ok(())
 }
@@ -354,6 +357,9 @@ pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
     if agent().options.mode == Mode::Bci {
         crate::events::tracker::install(jvmti, jni);
     }
+    if options.alloc != AllocMode::Off {
+        crate::events::memory::arm_sampling(jvmti);
+    }
     if let Some(b) = threads::current(jvmti, thread) {
         b.write(record::tick_only(TAG_INIT_DONE, clock::ticks()).bytes());
     }
@@ -389,40 +395,50 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
     let stats = done.and_then(|rx| rx.recv_timeout(Duration::from_secs(120)).ok());
     match stats {
         Some(s) => {
-            if let Some(e) = &s.io_error {
-                eprintln!(
-                    "jtrace: writing {} failed: {e}; the trace is incomplete",
-                    a.out_path
-                );
-            }
             let lost = buffer::lost_bytes();
-            let causes = [
-                (lost, "bytes of records lost"),
-                (s.mismatched_exits, "exits that matched no open frame"),
-                (s.undefined_method_records, "entries of undefined methods"),
-                (s.unknown_thread_records, "records of unknown threads"),
-            ];
-            let said: Vec<String> = causes
-                .iter()
-                .filter(|(n, _)| *n > 0)
-                .map(|(n, what)| format!("{n} {what}"))
-                .collect();
-            if !said.is_empty() {
-                eprintln!(
-                    "jtrace: {} (counted in the trace's traceEnd annotations)",
-                    said.join(", ")
-                );
-            }
             let skipped = a.skipped_classes.load(Ordering::Relaxed);
-            if skipped > 0 {
-                eprintln!(
-                    "jtrace: {skipped} classes could not be instrumented and were not traced"
-                );
-            }
+            eprintln!("{}", closing_line(&a.out_path, &s, lost, skipped));
         }
         None => eprintln!(
             "jtrace: the writer did not finish; {} may be incomplete",
             a.out_path
         ),
     }
+}
+
+/// The one line on stderr when the trace is closed: where it went, how big it is, and
+/// anything dropped or repaired (async-profiler and JFR say where their output went
+/// too). The size is the file's, read back, so it is what the user will find.
+fn closing_line(out_path: &str, s: &Stats, lost_bytes: u64, skipped_classes: u64) -> String {
+    let path = std::fs::canonicalize(out_path)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| out_path.to_string());
+    let size = std::fs::metadata(out_path).map_or(s.bytes, |m| m.len());
+    let mut line = match &s.io_error {
+        Some(e) => format!("jtrace: writing {path} failed ({e}); the trace is incomplete: "),
+        None => format!("jtrace: trace written to {path}: "),
+    };
+    line.push_str(&format!(
+        "{size} bytes, {} elements, {} events",
+        s.elements, s.events
+    ));
+    for (n, what) in [
+        (lost_bytes, "bytes of records dropped"),
+        (
+            s.unknown_thread_records,
+            "records of unknown threads dropped",
+        ),
+        (
+            s.undefined_method_records,
+            "entries of undefined methods dropped",
+        ),
+        (s.mismatched_exits, "exits naming no open frame ignored"),
+        (s.inferred_exits, "exits inferred"),
+        (skipped_classes, "classes left uninstrumented"),
+    ] {
+        if n > 0 {
+            line.push_str(&format!(", {n} {what}"));
+        }
+    }
+    line
 }

@@ -35,8 +35,16 @@ pub fn hostname() -> String {
 }
 
 /// The machine's IPv4 addresses (non-loopback first), comma separated.
+///
+/// Read from the kernel's local routes in /proc/net/fib_trie rather than with
+/// getifaddrs(3), which opens a netlink socket: the agent opens no socket at all
+/// (checked by `cargo xtask test`, step hygiene).
 pub fn ip_addresses() -> String {
-    let mut addrs: Vec<String> = os::ipv4_addresses().iter().map(|a| a.to_string()).collect();
+    let text = std::fs::read_to_string("/proc/net/fib_trie").unwrap_or_default();
+    let mut addrs: Vec<String> = local_addresses(&text)
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
     addrs.sort_by_key(|a| a.starts_with("127."));
     addrs.dedup();
     if addrs.is_empty() {
@@ -44,6 +52,26 @@ pub fn ip_addresses() -> String {
     } else {
         addrs.join(",")
     }
+}
+
+/// The addresses of /proc/net/fib_trie's `/32 host LOCAL` leaves (the addresses
+/// assigned to this host's interfaces), each once, in the order they appear.
+fn local_addresses(fib_trie: &str) -> Vec<std::net::Ipv4Addr> {
+    let mut out = Vec::new();
+    let mut last = None;
+    for line in fib_trie.lines() {
+        let t = line.trim_start();
+        if let Some(a) = t.strip_prefix("|-- ") {
+            last = a.trim().parse::<std::net::Ipv4Addr>().ok();
+        } else if t.starts_with("/32 host LOCAL") {
+            if let Some(a) = last {
+                if !out.contains(&a) {
+                    out.push(a);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Minutes west of GMT, as the TPTP `node@timezone` wants.
@@ -96,6 +124,22 @@ pub fn process_name() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fib_trie_local_addresses() {
+        let text = "Main:\n  +-- 0.0.0.0/0 3 0 5\n     |-- 0.0.0.0\n        /0 universe UNICAST\n\
+                    \x20    +-- 127.0.0.0/8 2 0 2\n           |-- 127.0.0.1\n              /32 host LOCAL\n\
+                    \x20       |-- 127.255.255.255\n           /32 link BROADCAST\n\
+                    \x20          |-- 192.0.2.0\n              /24 link UNICAST\n\
+                    \x20          |-- 192.0.2.2\n              /32 host LOCAL\n\
+                    Local:\n           |-- 192.0.2.2\n              /32 host LOCAL\n";
+        let v: Vec<String> = local_addresses(text)
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+        assert_eq!(v, vec!["127.0.0.1", "192.0.2.2"]);
+        assert!(local_addresses("").is_empty());
+    }
 
     #[test]
     fn uuid_shape() {

@@ -90,6 +90,8 @@ pub struct XmlOut<W: Write> {
     /// First I/O error seen; later writes are skipped.
     pub error: Option<std::io::Error>,
     pub bytes_written: u64,
+    /// Elements written (started), for the closing line on stderr.
+    pub elements: u64,
 }
 
 impl<W: Write> XmlOut<W> {
@@ -102,12 +104,19 @@ impl<W: Write> XmlOut<W> {
             sink,
             error: None,
             bytes_written: 0,
+            elements: 0,
         }
     }
 
     #[inline]
     pub fn raw(&mut self, s: &str) {
         self.buf.extend_from_slice(s.as_bytes());
+    }
+
+    /// Ends the start tag of an element that has children (`>` and a newline).
+    pub fn start_children(&mut self) {
+        self.elements += 1;
+        self.buf.extend_from_slice(b">\n");
     }
 
     /// Starts `<name`.
@@ -120,6 +129,7 @@ impl<W: Write> XmlOut<W> {
     /// Ends an empty element: `/>` and a newline; flushes when the buffer is large.
     #[inline]
     pub fn close(&mut self) {
+        self.elements += 1;
         self.buf.extend_from_slice(b"/>\n");
         if self.buf.len() >= FLUSH_AT {
             self.flush_buf();
@@ -216,6 +226,7 @@ impl<W: Write> XmlOut<W> {
     /// Ends an element written with `bytes`/`digits` (`"/>` and a newline).
     #[inline]
     pub fn end_quoted(&mut self) {
+        self.elements += 1;
         self.buf.extend_from_slice(b"\"/>\n");
         if self.buf.len() >= FLUSH_AT {
             self.flush_buf();

@@ -19,8 +19,26 @@ use std::io::BufRead;
 /// The elements that must open a trace, in this order.
 const HEADER: [&str; 4] = ["node", "processCreate", "agentCreate", "traceStart"];
 
-/// Elements that may carry `threadIdRef="0"` ("no Java thread"): GC work runs on VM threads.
-const VM_THREAD_OK: &[&str] = &["gcStart", "gcFinish", "objFree", "objMove", "classUnload"];
+/// Elements that may carry `threadIdRef="0"` ("no Java thread"): the VM reports frees and
+/// unloads from its own threads. gcStart/gcFinish are not among them: they must name a
+/// defined thread (jtrace defines one for the collector), because TPTP's importer looks
+/// up their `threadIdRef` and invents a thread when it finds none.
+const VM_THREAD_OK: &[&str] = &["objFree", "objMove", "classUnload"];
+
+/// `objAlloc@isArray` codes of primitive arrays, and the name of their class.
+const PRIMITIVE_ARRAYS: [(u64, &str); 8] = [
+    (4, "boolean[]"),
+    (5, "char[]"),
+    (6, "float[]"),
+    (7, "double[]"),
+    (8, "byte[]"),
+    (9, "short[]"),
+    (10, "int[]"),
+    (11, "long[]"),
+];
+
+/// Largest `methodEntry@stackDepth` (traceEvents.xsd: `xsd:short`); deeper entries omit it.
+pub const MAX_STACK_DEPTH: u64 = i16::MAX as u64;
 
 /// Attributes `xmllint` requires (the `#REQUIRED` ones of docs/trace.dtd).
 const REQUIRED: &[(&str, &[&str])] = &[
@@ -595,6 +613,33 @@ impl State {
             "objAlloc" => self.obj_alloc(line, attrs),
             "objDef" => self.obj_def(line, attrs),
             "objFree" | "objMove" | "classUnload" => self.gc_event(line, name, attrs, object),
+            "gcStart" | "gcFinish" if thread.is_none() && get(attrs, "threadIdRef").is_none() => {
+                self.err(
+                    line,
+                    Rule::Attribute,
+                    format!("<{name}> lacks threadIdRef (the collector's thread)"),
+                );
+                self.gc_bracket(line, name, attrs);
+            }
+            "gcStart" | "gcFinish" => self.gc_bracket(line, name, attrs),
+            "monContendedEnter" | "monContendedEntered" | "monWait" | "monWaited" => {
+                self.monitor(line, name, attrs, thread, object)
+            }
+            "methodCount" => self.method_count(line, attrs),
+            "traceEnd" => self.trace_end(line),
+            "agentDestroy" => self.agent_destroy(line),
+            "option" => {
+                if let (Some(k), Some(v)) = (get(attrs, "key"), get(attrs, "value")) {
+                    self.summary.options.insert(k.to_string(), v.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// gcStart/gcFinish: brackets do not nest, a gcFinish closes one, heap figures agree.
+    fn gc_bracket(&mut self, line: u64, name: &str, attrs: &Attrs) {
+        match name {
             "gcStart" => {
                 if let Some(l) = self.gc_open {
                     self.err(
@@ -622,17 +667,6 @@ impl State {
                     }
                 }
                 self.opt_u64(line, name, attrs, "usedObjects");
-            }
-            "monContendedEnter" | "monContendedEntered" | "monWait" | "monWaited" => {
-                self.monitor(line, name, attrs, thread, object)
-            }
-            "methodCount" => self.method_count(line, attrs),
-            "traceEnd" => self.trace_end(line),
-            "agentDestroy" => self.agent_destroy(line),
-            "option" => {
-                if let (Some(k), Some(v)) = (get(attrs, "key"), get(attrs, "value")) {
-                    self.summary.options.insert(k.to_string(), v.to_string());
-                }
             }
             _ => {}
         }
@@ -873,7 +907,8 @@ impl State {
         let el = "methodEntry";
         let method = self.req_u64(line, el, attrs, "methodIdRef");
         let ticket = self.req_u64(line, el, attrs, "ticket");
-        let depth = self.req_u64(line, el, attrs, "stackDepth");
+        // stackDepth is xsd:short: required up to 32767, absent on deeper frames.
+        let depth = self.opt_u64(line, el, attrs, "stackDepth");
         let class = self.req_u64(line, el, attrs, "classIdRef");
         let (Some(tid), Some(method), Some(ticket)) = (thread, method, ticket) else {
             return;
@@ -912,19 +947,29 @@ impl State {
                 ),
             );
         }
-        if let Some(d) = depth {
-            if d != expected_depth {
-                self.err(
-                    line,
-                    Rule::Nesting,
-                    format!("stackDepth=\"{d}\" but thread {tid} has {expected_depth} open frame(s) including this one"),
-                );
-            }
-            self.summary.max_depth = self.summary.max_depth.max(d);
+        match depth {
+            Some(d) if d != expected_depth => self.err(
+                line,
+                Rule::Nesting,
+                format!("stackDepth=\"{d}\" but thread {tid} has {expected_depth} open frame(s) including this one"),
+            ),
+            Some(d) if d > MAX_STACK_DEPTH => self.err(
+                line,
+                Rule::Attribute,
+                format!("stackDepth=\"{d}\" exceeds {MAX_STACK_DEPTH} (xsd:short); deeper frames omit it"),
+            ),
+            None if expected_depth <= MAX_STACK_DEPTH => self.err(
+                line,
+                Rule::Attribute,
+                format!("<{el}> lacks attribute stackDepth (depth {expected_depth})"),
+            ),
+            _ => {}
         }
+        // The depth the nesting proves, whether or not the attribute could carry it.
+        self.summary.max_depth = self.summary.max_depth.max(expected_depth);
         if let Some(m) = self.methods.get_mut(&method) {
             m.stats.entries += 1;
-            m.stats.max_depth = m.stats.max_depth.max(depth.unwrap_or(expected_depth));
+            m.stats.max_depth = m.stats.max_depth.max(expected_depth);
         }
     }
 
@@ -1093,13 +1138,23 @@ impl State {
                 Rule::Alloc,
                 format!("<objAlloc> isArray=\"{is_array}\" is not 0, 2 or 4..11"),
             );
-        } else if is_array >= 4 && class != 0 {
-            self.err(
-                line,
-                Rule::Alloc,
-                format!("<objAlloc> of a primitive array (isArray=\"{is_array}\") names class {class}; primitive arrays have no classIdRef"),
-            );
-        } else if is_array < 4 && class == 0 {
+        } else if let Some(&(_, want)) = PRIMITIVE_ARRAYS.iter().find(|(c, _)| *c == is_array) {
+            // A primitive array names its own class (`byte[]`, ...): TPTP's importer
+            // looks up classIdRef on every objAlloc.
+            let named = self.classes.get(&class).map(|c| c.name.as_str());
+            if named != Some(want) {
+                let found = match named {
+                    _ if class == 0 => "no classIdRef".to_string(),
+                    Some(n) => format!("class {class} ({n})"),
+                    None => format!("class {class}"),
+                };
+                self.err(
+                    line,
+                    Rule::Alloc,
+                    format!("<objAlloc> of a primitive array (isArray=\"{is_array}\") names {found}, not a classDef of {want}"),
+                );
+            }
+        } else if class == 0 {
             self.err(
                 line,
                 Rule::Alloc,
@@ -1135,9 +1190,12 @@ impl State {
                 self.err(line, Rule::Alloc, msg);
             }
         }
+        // Primitive arrays are summed under no class (EXPECT's `-`): the isArray code
+        // already says which type they are.
+        let key_class = if is_array >= 4 { 0 } else { class };
         let e: &mut AllocStats = self
             .alloc_by_class
-            .entry((class, is_array as u32))
+            .entry((key_class, is_array as u32))
             .or_default();
         e.count += 1;
         e.bytes += size;

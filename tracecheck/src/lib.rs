@@ -41,7 +41,7 @@ pub enum Rule {
     /// `time` is `\d+\.\d{9}` and never decreases within a thread.
     Time,
     /// Per thread: exits close the innermost entry; tickets increase; stackDepth is the
-    /// number of open frames; entry classIdRef is the method's class; frames are closed at
+    /// number of open frames (present up to 32767, absent beyond: `Attribute`); entry classIdRef is the method's class; frames are closed at
     /// threadEnd unless the thread ended after runtimeShutdown.
     Nesting,
     /// throw/line name an open frame of their thread, catch the innermost one.

@@ -104,7 +104,15 @@ fn summary_of_the_full_fixture() {
         s.lines_of("demo.Main.work").into_iter().collect::<Vec<_>>(),
         vec![12, 16]
     );
-    assert_eq!(s.thread_names(), vec!["main", "worker-1", "DestroyJavaVM"]);
+    assert_eq!(
+        s.thread_names(),
+        vec![
+            "main",
+            "worker-1",
+            "jtrace: garbage collector",
+            "DestroyJavaVM"
+        ]
+    );
     assert_eq!(s.threads[1].open_frames_at_end, 1);
     assert!(s.threads[1].ended_after_shutdown);
     assert_eq!(s.allocs_of("demo.Main", 0).count, 1);
@@ -130,7 +138,7 @@ fn binary_exit_codes() {
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("line 29: [nesting]"));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("line 30: [nesting]"));
 }
 
 #[test]
@@ -161,7 +169,7 @@ fn families_summary() {
         vec![20, 21, 23]
     );
     assert_eq!(s.threads_named("vt-"), 1);
-    assert_eq!(s.threads_named(""), 4);
+    assert_eq!(s.threads_named(""), 5); // with the collector's thread
     let by = s.entries_by_thread("vt-", "Fam.work");
     assert_eq!(by.get("vt-0"), Some(&1));
     assert_eq!(

@@ -8,6 +8,7 @@ mod compare;
 mod corpus;
 mod demo;
 mod expect;
+mod hygiene;
 mod jdk;
 mod realworld;
 mod run;

@@ -222,6 +222,52 @@ fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
     }
 }
 
+/// How the agent's one line at close starts when the trace was written completely.
+const CLOSING: &str = "jtrace: trace written to ";
+
+/// The agent says once on stderr where the trace went: `jtrace: trace written to PATH:
+/// N bytes, M elements, K events[, drops and repairs]`. PATH must be the trace's absolute
+/// path, N its size and M the number of elements in it (start tags, one per line).
+fn closing_line(stderr: &str, trace: &Path) -> Result<(), String> {
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with(CLOSING)).collect();
+    let [line] = lines[..] else {
+        return Err(format!(
+            "stderr has {} line(s) starting {CLOSING:?}, wanted exactly one",
+            lines.len()
+        ));
+    };
+    let path = std::fs::canonicalize(trace).map_err(|e| format!("{}: {e}", trace.display()))?;
+    let rest = line[CLOSING.len()..]
+        .strip_prefix(&format!("{}: ", path.display()))
+        .ok_or_else(|| format!("closing line names another file: {line:?}"))?;
+    let figures: Vec<&str> = rest.split(", ").collect();
+    let figure = |i: usize, unit: &str| -> Result<u64, String> {
+        figures
+            .get(i)
+            .and_then(|f| f.strip_suffix(unit))
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("closing line lacks the{unit} figure: {line:?}"))
+    };
+    let size = std::fs::metadata(trace).map_err(|e| e.to_string())?.len();
+    let text = std::fs::read_to_string(trace).map_err(|e| e.to_string())?;
+    let elements = text
+        .lines()
+        .filter(|l| l.starts_with('<') && !l.starts_with("</") && !l.starts_with("<?"))
+        .count() as u64;
+    if figure(0, " bytes")? != size {
+        return Err(format!(
+            "closing line says {line:?} but the file has {size} bytes"
+        ));
+    }
+    if figure(1, " elements")? != elements {
+        return Err(format!(
+            "closing line says {line:?} but the file has {elements} elements"
+        ));
+    }
+    figure(2, " events")?;
+    Ok(())
+}
+
 /// A `jtrace-stdout:` pattern matches its line exactly, or as a prefix if it ends with `*`.
 fn stdout_matches(pattern: &str, line: &str) -> bool {
     match pattern.strip_suffix('*') {
@@ -242,7 +288,11 @@ pub fn run(job: &Job) -> Result<(), String> {
     let done = execute(job, &trace)?;
     let code = exit_code(done.status);
     let stderr_tail = || {
-        let last = done.stderr.lines().rev().find(|l| !l.trim().is_empty());
+        let last = done
+            .stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty() && !l.starts_with(CLOSING));
         util::clip(last.unwrap_or(""), 160)
     };
 
@@ -309,6 +359,7 @@ pub fn run(job: &Job) -> Result<(), String> {
             return Err(format!("no trace written; stderr: {}", stderr_tail()));
         }
         util::xmllint(&trace).map_err(|e| format!("xmllint: {}", util::clip(&e, 300)))?;
+        closing_line(&done.stderr, &trace)?;
         match tracecheck::check(&trace) {
             // An exact trace repairs and drops nothing (see tracecheck::REPAIR_COUNTS).
             Ok(s) if !s.repairs().is_empty() => {
@@ -328,6 +379,9 @@ pub fn run(job: &Job) -> Result<(), String> {
             }
         }
     } else {
+        if let Some(l) = done.stderr.lines().find(|l| l.starts_with(CLOSING)) {
+            return Err(format!("no trace may be written, yet stderr says {l:?}"));
+        }
         let own_out = job
             .case
             .options

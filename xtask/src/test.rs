@@ -3,6 +3,7 @@
 
 use crate::cases::{self, Case};
 use crate::compare;
+use crate::hygiene;
 use crate::jdk::{self, Jdk};
 use crate::run::{self, Job};
 use crate::util;
@@ -233,6 +234,17 @@ pub fn run(args: &[String]) -> bool {
                 }
                 let what = format!("{}[jvmti=bci]", case.name);
                 tally.report(compare::same_story(&a, &b), &jdk.name, &what);
+            }
+        }
+    }
+    // Hygiene: umask, no socket, no file but `out` (xtask/src/hygiene.rs).
+    if only.is_empty() || only.iter().any(|o| o.as_str() == "hygiene") {
+        tally.report(hygiene::check_imports(&agent), "-", "hygiene-imports");
+        for (j, jdk) in jdks.iter().enumerate() {
+            for mode in &modes {
+                let dir = work.join(&jdk.name).join("hygiene");
+                let r = hygiene::run(jdk, mode, &classes[j], &agent, &dir);
+                tally.report(r, &jdk.name, &format!("hygiene[{mode}]"));
             }
         }
     }

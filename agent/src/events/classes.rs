@@ -396,7 +396,6 @@ fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Optio
     };
     let cid = ids::next_class();
     let tag = ClassTag { cid, code, elem };
-    jvmti.set_tag(klass, tag.encode()).ok()?;
     let sup = jni.superclass(klass);
     let superclass = if sup.is_null() {
         String::new()
@@ -438,6 +437,10 @@ fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Optio
         instrumented: false,
         annotations: Vec::new(),
     })]);
+    // Tagged only once the classDef is on the writer's FIFO: other threads read the
+    // tag without the DEFINING lock, and a record naming the class may reach the
+    // writer (in a chunk that thread sends) before a definition sent later.
+    jvmti.set_tag(klass, tag.encode()).ok()?;
     Some(tag)
 }
 

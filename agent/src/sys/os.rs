@@ -30,30 +30,6 @@ pub fn rdtsc() -> u64 {
     }
 }
 
-/// IPv4 addresses of the machine's interfaces.
-pub fn ipv4_addresses() -> Vec<std::net::Ipv4Addr> {
-    let mut out = Vec::new();
-    let mut ifap: *mut libc::ifaddrs = std::ptr::null_mut();
-    // SAFETY: getifaddrs allocates a list we walk read-only and free exactly once.
-    unsafe {
-        if libc::getifaddrs(&mut ifap) == 0 {
-            let mut p = ifap;
-            while !p.is_null() {
-                let a = (*p).ifa_addr;
-                if !a.is_null() && (*a).sa_family as i32 == libc::AF_INET {
-                    let sin = a as *const libc::sockaddr_in;
-                    out.push(std::net::Ipv4Addr::from(u32::from_be(
-                        (*sin).sin_addr.s_addr,
-                    )));
-                }
-                p = (*p).ifa_next;
-            }
-            libc::freeifaddrs(ifap);
-        }
-    }
-    out
-}
-
 /// Seconds east of UTC of the local time zone now.
 pub fn utc_offset_seconds() -> i64 {
     // SAFETY: time and localtime_r write only into values we own.

@@ -6,6 +6,10 @@
 //! and classUnload is therefore written between a gcStart and its gcFinish.
 
 use super::{Writer, NO_UNIT};
+
+/// `threadName` of the collector's thread (no Java thread has this name by accident:
+/// HotSpot's own GC threads are "VM Thread", "GC Thread#0", "G1 Conc#0", ...).
+pub const GC_THREAD_NAME: &str = "jtrace: garbage collector";
 use std::io::Write;
 
 impl<W: Write> Writer<W> {
@@ -72,11 +76,53 @@ impl<W: Write> Writer<W> {
 
     pub(super) fn gc_start(&mut self, t: u64) {
         self.gc_close();
-        let ns = self.conv.to_unix_ns(t);
+        let ns = self.gc_time(self.conv.to_unix_ns(t));
+        if self.gc.tid == 0 {
+            self.gc_thread_start(ns);
+        }
         self.gc.open = true;
         self.out.open("gcStart");
+        self.out.num("threadIdRef", self.gc.tid as u64);
         self.out.time("time", ns);
         self.out.close();
+    }
+
+    /// The collector's thread, defined just before the first gcStart. Collections run
+    /// on VM threads that have no `java.lang.Thread`, and TPTP's importer looks up
+    /// `threadIdRef` on every gcStart/gcFinish (inventing a thread `unknown0` when it
+    /// is absent), so the GC elements name this one thread instead. It takes its id
+    /// from the same counter as Java threads (never reused) and ends at the close of
+    /// the trace, after the last gcFinish.
+    fn gc_thread_start(&mut self, ns: u64) {
+        self.gc.tid = crate::ids::next_thread();
+        let o = &mut self.out;
+        o.open("threadStart");
+        o.num("threadId", self.gc.tid as u64);
+        o.time("time", ns);
+        o.str("threadName", GC_THREAD_NAME);
+        o.str("groupName", "");
+        o.str("parentName", "");
+        o.num("objIdRef", 0);
+        o.close();
+    }
+
+    /// The collector thread's threadEnd, at the close of the trace (if it was defined).
+    pub(super) fn gc_thread_end(&mut self, t: u64) {
+        if self.gc.tid == 0 {
+            return;
+        }
+        let ns = self.gc_time(self.conv.to_unix_ns(t).max(self.max_time()));
+        let o = &mut self.out;
+        o.open("threadEnd");
+        o.num("threadIdRef", self.gc.tid as u64);
+        o.time("time", ns);
+        o.close();
+    }
+
+    /// `ns`, not before the collector thread's last element: its times never go back.
+    fn gc_time(&mut self, ns: u64) -> u64 {
+        self.gc.last_ns = self.gc.last_ns.max(ns);
+        self.gc.last_ns
     }
 
     pub(super) fn gc_finish(&mut self, t: u64) {
@@ -91,10 +137,12 @@ impl<W: Write> Writer<W> {
             return;
         }
         let ns = self.gc.finish.take().unwrap_or_else(|| self.max_time());
+        let ns = self.gc_time(ns);
         let heap = self.gc.heap.take();
         self.gc.open = false;
         let o = &mut self.out;
         o.open("gcFinish");
+        o.num("threadIdRef", self.gc.tid as u64);
         o.time("time", ns);
         if let Some((total, used)) = heap {
             o.num("totalObjectSpace", total);

@@ -4,7 +4,8 @@
 //! * definitions arrive on the same FIFO as chunks and are written when received, so
 //!   every id is defined before an element uses it;
 //! * each thread's records are replayed in order against that thread's open-frame
-//!   stack: `ticket` counts up per thread, `stackDepth` is the stack size, and an exit
+//!   stack: `ticket` counts up per thread, `stackDepth` is the stack size (omitted above
+//!   32767, the xsd:short range), and an exit
 //!   always closes the innermost frame (the writer never emits a mismatched exit);
 //! * times are converted with one fixed linear map and clamped so that they never go
 //!   backwards within a thread;
@@ -52,7 +53,10 @@ pub struct Header {
 /// What the writer reports when it is done.
 #[derive(Debug, Default, Clone)]
 pub struct Stats {
+    /// Records replayed.
     pub events: u64,
+    /// Elements written, `TRACE` included.
+    pub elements: u64,
     pub bytes: u64,
     /// Exits that named no open frame of their thread (should be 0).
     pub mismatched_exits: u64,
@@ -151,6 +155,9 @@ impl Threads {
 /// "No line reported yet in this frame."
 const NO_UNIT: u32 = u32::MAX;
 
+/// The largest `stackDepth` written: traceEvents.xsd types it `xsd:short`.
+pub const MAX_STACK_DEPTH: u64 = i16::MAX as u64;
+
 struct MethodState {
     cid: u32,
     count: u64,
@@ -176,6 +183,10 @@ struct GcState {
     open: bool,
     finish: Option<u64>,
     heap: Option<(u64, u64)>,
+    /// The collector's thread id (0 until the first collection defines it) and the
+    /// time of its last element: gcStart/gcFinish name it (see `memory::gc_start`).
+    tid: u32,
+    last_ns: u64,
 }
 
 pub struct Writer<W: Write> {
@@ -231,7 +242,8 @@ impl<W: Write> Writer<W> {
 
     fn header(&mut self, h: &Header) {
         let o = &mut self.out;
-        o.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<TRACE>\n");
+        o.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<TRACE");
+        o.start_children();
         o.open("node");
         o.str("nodeId", &h.node_id);
         o.str("hostname", &h.hostname);
@@ -376,7 +388,7 @@ impl<W: Write> Writer<W> {
         if c.annotations.is_empty() {
             o.close();
         } else {
-            o.raw(">\n");
+            o.start_children();
             for (name, value) in &c.annotations {
                 o.open("annotation");
                 o.str("name", name);
@@ -530,8 +542,13 @@ impl<W: Write> Writer<W> {
         o.bytes(b"\"");
         o.padded(&m.ids);
         o.digits(ticket);
-        o.bytes(b"\" stackDepth=\"");
-        o.digits(depth);
+        // traceEvents.xsd types stackDepth as xsd:short (the TPTP importer reads an
+        // int16): deeper frames leave the optional attribute out rather than write a
+        // value out of range. Nesting stays exact through the tickets.
+        if depth <= MAX_STACK_DEPTH {
+            o.bytes(b"\" stackDepth=\"");
+            o.digits(depth);
+        }
         o.end_quoted();
     }
 
@@ -716,13 +733,14 @@ impl<W: Write> Writer<W> {
             self.write_thread_end(tid, ns, true);
         }
         self.gc_close();
+        self.gc_thread_end(t);
         let end_ns = self.conv.to_unix_ns(t).max(self.max_time());
         let lost = buffer::lost_bytes();
         let o = &mut self.out;
         o.open("traceEnd");
         o.str("traceIdRef", &self.header_trace_id);
         o.time("time", end_ns);
-        o.raw(">\n");
+        o.start_children();
         o.open("annotation");
         o.str("name", "droppedRecordBytes");
         o.num("value", lost);
@@ -773,6 +791,7 @@ impl<W: Write> Writer<W> {
         o.raw("</TRACE>\n");
         o.finish();
         self.stats.bytes = o.bytes_written;
+        self.stats.elements = o.elements;
         self.stats.io_error = o.error.as_ref().map(|e| e.to_string());
     }
 

@@ -57,14 +57,20 @@ pub fn cases() -> Vec<Case> {
             groovy_input,
             groovy_run,
         ),
-        case(
-            "scalac",
-            "Scala: scalac",
-            &["scala"],
-            false,
-            scala_input,
-            scalac,
-        ),
+        // Traced in full, scalac writes 33 GB in a minute, nearly all of it calls into
+        // the Scala library (collections, reflection internals): the compiler's own
+        // packages are traced, the library is not.
+        Case {
+            options: "exclude=scala.collection.*;scala.reflect.*;scala.runtime.*;scala.Predef*",
+            ..case(
+                "scalac",
+                "Scala: scalac (its library excluded)",
+                &["scala"],
+                false,
+                scala_input,
+                scalac,
+            )
+        },
         case(
             "scala",
             "Scala: the scala runner",

@@ -44,8 +44,6 @@ pub enum Verdict {
     /// Passed; the figure (threads, calls, seconds...) it measured.
     Pass(String),
     Fail(String),
-    /// Fails for a cause already known and being fixed elsewhere (named in the text).
-    Known(String),
     /// Could not run here (e.g. no permission to mount); the text says why.
     Skip(String),
 }

@@ -35,4 +35,3 @@ pub fn run(ctx: &Ctx, name: &str) -> Verdict {
         Err(e) => Verdict::Fail(format!("{e} [{fig}]")),
     }
 }
-

@@ -82,18 +82,37 @@ fn ant_input(ctx: &Ctx, dir: &Path) -> Result<(), String> {
 /// The Ant project with its classes compiled (by Ant, untraced).
 fn ant_compiled(ctx: &Ctx, dir: &Path) -> Result<(), String> {
     ant_input(ctx, dir)?;
-    let mut c = ctx.launcher("ant");
-    c.args(["-noinput", "compile"]).current_dir(dir);
+    let mut c = ant(ctx, None, "compile");
+    c.current_dir(dir);
     exec::prepare(&mut c, "ant compile")
 }
 
-/// `ant` with the agent in `ANT_OPTS`, which Ant's launcher script passes to the JVM.
+/// Where Debian installs Ant.
+const ANT_HOME: &str = "/usr/share/ant";
+
+/// `ant TARGET`, with the agent if traced. Debian's launcher script (the agent goes in
+/// `ANT_OPTS`, which it passes to the JVM) always adds `-Djava.security.manager=allow`,
+/// which JDK 24 and later refuse at start-up; there the JVM is started the way the
+/// script would, without that one option (Ant needs no security manager for a build).
 fn ant(ctx: &Ctx, traced: Option<&Traced>, target: &str) -> Command {
-    let mut c = ctx.launcher("ant");
-    c.args(["-noinput", target]);
-    if let Some(t) = traced {
-        c.env("ANT_OPTS", t.arg("ant"));
+    if ctx.jdk.feature < 24 {
+        let mut c = ctx.launcher("ant");
+        c.args(["-noinput", target]);
+        if let Some(t) = traced {
+            c.env("ANT_OPTS", t.arg("ant"));
+        }
+        return c;
     }
+    let mut c = Command::new(ctx.java());
+    c.env_remove("CLASSPATH");
+    if let Some(t) = traced {
+        c.arg(t.arg("ant"));
+    }
+    c.arg("-classpath")
+        .arg(format!("{ANT_HOME}/lib/ant-launcher.jar"))
+        .arg(format!("-Dant.home={ANT_HOME}"))
+        .arg(format!("-Dant.library.dir={ANT_HOME}/lib"))
+        .args(["org.apache.tools.ant.launch.Launcher", "-noinput", target]);
     c
 }
 

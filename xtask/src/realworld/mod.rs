@@ -225,7 +225,8 @@ pub struct Settings {
 fn agent_notes(stderr: &str) -> Vec<String> {
     stderr
         .lines()
-        .filter(|l| l.starts_with("jtrace:"))
+        // The closing line (where the trace went) is no news; the rest is.
+        .filter(|l| l.starts_with("jtrace:") && !l.starts_with("jtrace: trace written to "))
         .map(|l| util::clip(l.trim(), 200))
         .collect()
 }

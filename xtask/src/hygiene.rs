@@ -170,6 +170,12 @@ fn writable_files(pid: u32, into: &mut BTreeSet<String>) {
         if !target.starts_with('/') || target.starts_with("/dev/") {
             continue; // pipes, sockets, anonymous inodes, terminals
         }
+        if target.starts_with("/proc/") || target.starts_with("/sys/") {
+            // Kernel settings, not files: HotSpot itself writes
+            // /proc/self/coredump_filter at start-up, briefly enough that polling
+            // catches it in one run and not the other.
+            continue;
+        }
         let info = std::fs::read_to_string(format!(
             "/proc/{pid}/fdinfo/{}",
             e.file_name().to_string_lossy()

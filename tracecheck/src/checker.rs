@@ -753,7 +753,6 @@ impl State {
             .entry(name.clone())
             .or_default()
             .push(get(attrs, "classLoader").unwrap_or("").to_string());
-        self.summary.class_names.insert(id, name.clone());
         let num_methods = self.opt_u64(line, "classDef", attrs, "numMethods");
         self.classes.insert(
             id,
@@ -1530,16 +1529,6 @@ impl State {
             .drain(..)
             .chain(self.methods.drain().map(|(_, m)| m))
         {
-            if m.stats.entries > 0 {
-                let member = m.key.split_once('(').map_or(m.key.as_str(), |(k, _)| k);
-                let member = member.rsplit_once('.').map_or(member, |(_, n)| n);
-                let sig = &m.key[m.key.find('(').unwrap_or(m.key.len())..];
-                *self
-                    .summary
-                    .class_entries
-                    .entry((m.class, format!("{member}{sig}")))
-                    .or_default() += m.stats.entries;
-            }
             let s = self.summary.methods.entry(m.key).or_default();
             s.entries += m.stats.entries;
             s.exits += m.stats.exits;

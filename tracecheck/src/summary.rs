@@ -84,11 +84,6 @@ pub struct Summary {
     pub classes: Vec<String>,
     /// `classLoader` of each `classDef`, per dotted class name, in `classDef` order.
     pub class_loaders: BTreeMap<String, Vec<String>>,
-    /// `methodEntry` count per (classId, method key without the class): one class
-    /// name defined by several loaders (or redefined) has one entry per classId.
-    pub class_entries: BTreeMap<(u64, String), u64>,
-    /// Dotted class name of each classId.
-    pub class_names: BTreeMap<u64, String>,
     /// Numeric `annotation`s of `traceEnd` (the agent's own counts: dropped record
     /// bytes, repaired exits, records of undefined methods or unknown threads).
     pub end_counts: BTreeMap<String, u64>,

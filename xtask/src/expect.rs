@@ -27,7 +27,7 @@
 //! | `EXPECT unloaded CLASS`                | a classUnload of a class named CLASS           |
 //! | `EXPECT classdefs CLASS N`             | classDef elements named CLASS                  |
 //! | `EXPECT class-loader CLASS LOADER`     | every classDef of CLASS names LOADER           |
-//! | `EXPECT class-calls CLASS METHOD N,N`  | entries of METHOD per classDef of CLASS (a multiset) |
+//! | `EXPECT class-calls CLASS METHOD N,N`  | entries of each methodDef of CLASS.METHOD (a multiset) |
 //! | `EXPECT lines KEY L,L,...`             | exactly this set of line numbers in KEY        |
 //! | `EXPECT line-count KEY LINE N`         | line elements with that line_number in KEY     |
 //! | `EXPECT threads-named PREFIX N`        | threadStarts whose name starts with PREFIX     |
@@ -162,19 +162,14 @@ pub fn check_line(
             };
         }
         ["class-calls", c, method, l] => {
-            // Entries of METHOD (all overloads) per classDef of CLASS, sorted: one
-            // figure per class, however many loaders define that name.
+            // Entries of each methodDef of CLASS.METHOD, sorted: one figure per class
+            // definition (per loader) of a method without overloads.
+            let prefix = format!("{c}.{method}(");
             let mut got: Vec<u64> = s
-                .class_names
+                .method_defs
                 .iter()
-                .filter(|(_, n)| n.as_str() == *c)
-                .map(|(id, _)| {
-                    s.class_entries
-                        .iter()
-                        .filter(|((cid, m), _)| cid == id && m.split('(').next() == Some(*method))
-                        .map(|(_, n)| n)
-                        .sum()
-                })
+                .filter(|(k, _)| k.starts_with(&prefix))
+                .flat_map(|(_, v)| v.iter().copied())
                 .collect();
             got.sort_unstable();
             let mut want: Vec<u64> = l.split(',').map(num).collect::<Result<_, _>>()?;

@@ -188,10 +188,10 @@ pub(crate) unsafe extern "system" fn class_file_load_hook(
 pub(crate) unsafe extern "system" fn class_prepare(
     e: *mut jvmtiEnv,
     jni: *mut JNIEnv,
-    thread: jthread,
+    _thread: jthread,
     klass: jclass,
 ) {
-    guard((), || classes::on_prepare(env(e), Jni(jni), thread, klass))
+    guard((), || classes::on_prepare(env(e), Jni(jni), klass))
 }
 
 pub(crate) unsafe extern "system" fn method_entry(

@@ -17,7 +17,7 @@ use crate::lifecycle::{agent, log_once};
 use crate::linetable;
 use crate::options::{AllocMode, Mode};
 use crate::sys::jni::{jclass, jobject};
-use crate::sys::jvmti::{self as raw, jthread};
+use crate::sys::jvmti as raw;
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
@@ -233,7 +233,7 @@ fn on_redefine(
 
 /// The prepare event: the class is linked, no method of it has run yet on this
 /// thread. Binds the ids its load hook gave it to the class object.
-pub fn on_prepare(jvmti: Jvmti, jni: Jni, _thread: jthread, klass: jclass) {
+pub fn on_prepare(jvmti: Jvmti, jni: Jni, klass: jclass) {
     let Ok(sig) = jvmti.class_signature(klass) else {
         return;
     };

@@ -741,34 +741,23 @@ impl<W: Write> Writer<W> {
         o.str("traceIdRef", &self.header_trace_id);
         o.time("time", end_ns);
         o.start_children();
-        o.open("annotation");
-        o.str("name", "droppedRecordBytes");
-        o.num("value", lost);
-        o.close();
-        o.open("annotation");
-        o.str("name", "mismatchedExits");
-        o.num("value", self.stats.mismatched_exits);
-        o.close();
-        o.open("annotation");
-        o.str("name", "recordsOfUndefinedMethods");
-        o.num("value", self.stats.undefined_method_records);
-        o.close();
-        o.open("annotation");
-        o.str("name", "recordsOfUnknownThreads");
-        o.num("value", self.stats.unknown_thread_records);
-        o.close();
-        o.open("annotation");
-        o.str("name", "inferredExits");
-        o.num("value", self.stats.inferred_exits);
-        o.close();
-        o.open("annotation");
-        o.str("name", "instrumentedClasses");
-        o.num("value", self.instrumented_classes);
-        o.close();
-        o.open("annotation");
-        o.str("name", "uninstrumentedClasses");
-        o.num("value", self.untraced.len() as u64);
-        o.close();
+        for (name, value) in [
+            ("droppedRecordBytes", lost),
+            ("mismatchedExits", self.stats.mismatched_exits),
+            (
+                "recordsOfUndefinedMethods",
+                self.stats.undefined_method_records,
+            ),
+            ("recordsOfUnknownThreads", self.stats.unknown_thread_records),
+            ("inferredExits", self.stats.inferred_exits),
+            ("instrumentedClasses", self.instrumented_classes),
+            ("uninstrumentedClasses", self.untraced.len() as u64),
+        ] {
+            o.open("annotation");
+            o.str("name", name);
+            o.num("value", value);
+            o.close();
+        }
         for (name, why) in &self.untraced {
             o.open("annotation");
             o.str("name", "uninstrumentedClass");

@@ -44,6 +44,8 @@ fn header() -> Header {
         options: Vec::new(),
         exceptions: false,
         filters: Vec::new(),
+        method_filters: Vec::new(),
+        resumed: false,
     }
 }
 
@@ -56,6 +58,7 @@ fn defs(t: u64) -> Msg {
             name: "main".into(),
             group: "main".into(),
             parent: "system".into(),
+            before_trace: false,
         }),
         Def::Class(ClassDef {
             cid: CID,
@@ -129,7 +132,11 @@ fn run<W: Write>(sink: W, events: u64) -> (f64, u64, u64) {
     for data in data {
         w.handle(Msg::Chunk { tid: TID, data });
     }
-    w.handle(Msg::Finish { t: end, tid: None });
+    w.handle(Msg::Finish {
+        t: end,
+        tid: None,
+        shutdown: true,
+    });
     let _ = w.sink_mut().flush();
     let secs = start.elapsed().as_secs_f64();
     let stats = w.stats();

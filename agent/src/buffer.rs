@@ -23,7 +23,7 @@ use crate::record::MAX_RECORD;
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{compiler_fence, AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::SyncSender;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 /// Size of every chunk after a thread's first.
@@ -36,7 +36,9 @@ pub const QUEUE: usize = 256;
 /// Recycled chunks kept for reuse.
 const POOL_MAX: usize = 64;
 
-static SINK: OnceLock<SyncSender<Msg>> = OnceLock::new();
+/// The current trace's writer; None while no trace is recording. Replaced at each
+/// start (under the `live` registry's lock, see `live::restart`).
+static SINK: RwLock<Option<SyncSender<Msg>>> = RwLock::new(None);
 static STOPPING: AtomicBool = AtomicBool::new(false);
 /// membarrier(2) is registered: owners may take `busy` without a locked instruction.
 static ASYMMETRIC: AtomicBool = AtomicBool::new(false);
@@ -85,9 +87,23 @@ fn heavy_barrier() {
     }
 }
 
-/// Installs the writer's channel. Call once before any thread registers.
-pub fn set_sink(sink: SyncSender<Msg>) {
-    let _ = SINK.set(sink);
+/// Installs (or, with None, removes) the current trace's writer channel.
+pub fn set_sink(sink: Option<SyncSender<Msg>>) {
+    if let Ok(mut s) = SINK.write() {
+        *s = sink;
+    }
+}
+
+/// Recording begins (again): producers may write. The chunks were all taken by the
+/// previous `stop`, so nothing of an earlier trace is left in them.
+pub fn resume() {
+    LOST_BYTES.store(0, Ordering::SeqCst);
+    STOPPING.store(false, Ordering::SeqCst);
+}
+
+/// Loaded idle (`start=off`, `delay=`): nothing is recorded until `resume`.
+pub fn set_idle() {
+    STOPPING.store(true, Ordering::SeqCst);
 }
 
 /// Sends a message to the writer, waiting while its queue is full.
@@ -97,7 +113,10 @@ pub fn send(msg: Msg) {
         Msg::Chunks(v) => v.iter().map(|(_, d)| d.len() as u64).sum(),
         _ => 0,
     };
-    let ok = SINK.get().is_some_and(|s| s.send(msg).is_ok());
+    // A clone of the sender, not the lock, is held while waiting for room: a start
+    // that replaces the sink never waits behind a full queue.
+    let sink = SINK.read().ok().and_then(|s| s.clone());
+    let ok = sink.is_some_and(|s| s.send(msg).is_ok());
     if !ok {
         LOST_BYTES.fetch_add(lost, Ordering::Relaxed);
     }

@@ -16,6 +16,9 @@ pub struct ThreadDef {
     pub name: String,
     pub group: String,
     pub parent: String,
+    /// Alive before its trace started (re-sent, or found at a later start): frames it
+    /// entered earlier may return during the trace, with no entry in it.
+    pub before_trace: bool,
 }
 
 /// A class, sent when it is prepared.
@@ -91,5 +94,7 @@ pub enum Msg {
     Finish {
         t: u64,
         tid: Option<u32>,
+        /// The VM is shutting down (write runtimeShutdown); false for `jtrace stop`.
+        shutdown: bool,
     },
 }

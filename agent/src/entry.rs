@@ -84,12 +84,19 @@ pub unsafe extern "system" fn Agent_OnAttach(
             eprintln!("jtrace: attach: no JNI environment on the attaching thread; not tracing");
             return JNI_ERR;
         };
-        match lifecycle::attach(jvmti, jni, &opts) {
-            Ok(()) => JNI_OK,
-            Err(e) => {
-                eprint!("{}", e.0);
-                JNI_ERR
-            }
+        let (outcome, text) = jni.with_local_frame(64, || lifecycle::attach(jvmti, jni, &opts));
+        // The attach protocol carries only the return code: the text goes to the
+        // file the client named (it created it), and errors to the JVM's stderr too.
+        let reply_path = crate::control::parse(&opts).ok().and_then(|r| r.reply);
+        let delivered = reply_path.is_some_and(|p| crate::control::write_reply(&p, &text));
+        if outcome != crate::control::Outcome::Ok || !delivered {
+            eprintln!("{text}");
+        }
+        match outcome {
+            crate::control::Outcome::Ok => JNI_OK,
+            // Distinct codes: the client tells "refused" from "failed" without the text.
+            crate::control::Outcome::Refused => 1,
+            crate::control::Outcome::Error => JNI_ERR,
         }
     })
 }
@@ -248,6 +255,28 @@ pub(crate) unsafe extern "system" fn tracker_caught(
     guard((), || {
         let a = lifecycle::agent();
         exceptions::caught(a.jvmti, std::ptr::null_mut(), exc, mid as u32)
+    })
+}
+
+/// `java.jtrace.Tracker.control(String)`: the in-application switch (`jtrace.Trace`).
+/// Returns the outcome digit, a newline and the reply text.
+pub(crate) unsafe extern "system" fn tracker_control(
+    env: *mut JNIEnv,
+    _cls: jclass,
+    request: jobject,
+) -> jobject {
+    guard(std::ptr::null_mut(), || {
+        let jni = crate::jvmti::Jni(env);
+        let Some(req) = jni.string_utf(request) else {
+            return std::ptr::null_mut();
+        };
+        let (outcome, text) = match crate::control::parse(&req) {
+            Ok(r) => jni.with_local_frame(64, || {
+                lifecycle::control(lifecycle::agent().jvmti, jni, r.verb, &r.options)
+            }),
+            Err(e) => (crate::control::Outcome::Error, format!("jtrace: {e}")),
+        };
+        jni.new_string(&format!("{}\n{text}", outcome.digit()))
     })
 }
 

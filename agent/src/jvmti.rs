@@ -599,6 +599,38 @@ impl Jni {
         false
     }
 
+    /// A Java string's contents (modified UTF-8 read as UTF-8, lossily); None for null.
+    pub fn string_utf(self, s: jobject) -> Option<String> {
+        if s.is_null() {
+            return None;
+        }
+        // SAFETY: `s` is a live local reference to a java.lang.String (the tracker's
+        // `control(String)` signature guarantees it); the chars are released below.
+        unsafe {
+            let p = ((**self.0).v1_1.GetStringUTFChars)(self.0, s, std::ptr::null_mut());
+            if p.is_null() {
+                self.clear_exception();
+                return None;
+            }
+            let text = CStr::from_ptr(p).to_string_lossy().into_owned();
+            ((**self.0).v1_1.ReleaseStringUTFChars)(self.0, s, p);
+            Some(text)
+        }
+    }
+
+    /// A new Java string (a local reference; null if out of memory).
+    pub fn new_string(self, text: &str) -> jobject {
+        let Ok(c) = std::ffi::CString::new(text.replace('\0', " ")) else {
+            return std::ptr::null_mut();
+        };
+        // SAFETY: `c` is NUL-terminated and outlives the call.
+        let s = unsafe { ((**self.0).v1_1.NewStringUTF)(self.0, c.as_ptr()) };
+        if self.clear_exception() {
+            return std::ptr::null_mut();
+        }
+        s
+    }
+
     /// Defines a class in the bootstrap loader (null loader).
     pub fn define_class(self, name: &CStr, bytes: &[u8]) -> Option<jclass> {
         // SAFETY: `bytes` outlives the call; a null loader means the boot loader.

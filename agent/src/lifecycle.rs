@@ -2,32 +2,29 @@
 
 use crate::buffer;
 use crate::clock;
-use crate::defs::Msg;
+use crate::control::{self, Outcome, Reply, Verb};
 use crate::events::threads;
 use crate::ids::IdTable;
 use crate::jvmti::{Jni, Jvmti};
-use crate::options::{self, AllocMode, Mode, Options};
+use crate::options::{self, AllocMode, Mode, Options, StartMode};
 use crate::record::{self, TAG_INIT_DONE};
-use crate::session;
+use crate::recording;
 use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities, jvmtiEventCallbacks};
-use crate::writer::{self, Header, Stats, Writer};
+use crate::writer::Stats;
 use std::collections::HashSet;
-use std::fs::File;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver};
 use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
 
 /// Everything the callbacks share. Created once at load and never freed: callbacks
 /// may still run during and after VM death.
 pub struct Agent {
     pub jvmti: Jvmti,
+    /// The options the agent was loaded with (a later trace may change its output
+    /// and filters: `recording::filters`).
     pub options: Options,
-    pub out_path: String,
     method_table: OnceLock<IdTable>,
     tracker_ready: AtomicBool,
     skipped_classes: AtomicU64,
-    done: Mutex<Option<Receiver<Stats>>>,
     finished: AtomicBool,
 }
 
@@ -84,24 +81,99 @@ pub struct LoadError(pub String);
 /// Agent_OnLoad: everything that can fail with a user-facing message happens here,
 /// before the JVM runs any Java code.
 pub fn load(jvmti: Jvmti, option_string: &str) -> Result<(), LoadError> {
-    let options =
+    let mut options =
         options::parse(option_string).map_err(|e| LoadError(options::error_report(&e)))?;
     if options.help {
         eprint!("{}", options::help_text());
         std::process::exit(0);
     }
-    start(jvmti, options)
+    recording::read_filter_file(&mut options).map_err(LoadError)?;
+    start(jvmti, options)?;
+    if agent().options.start == StartMode::On && agent().options.delay_ms == 0 {
+        let (outcome, text) = recording::begin(&agent().options, None);
+        if outcome != Outcome::Ok {
+            return Err(LoadError(format!("{text}\n")));
+        }
+    } else {
+        buffer::set_idle();
+    }
+    enable_events(jvmti, &agent().options)
 }
 
-/// Agent_OnAttach: the same checks and set-up as at load, then what VM init would
-/// have done, and every already-loaded traced class rewritten in place.
-pub fn attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Result<(), LoadError> {
+/// Agent_OnAttach: a plain load (`jtrace attach`, `jcmd JVMTI.agent_load`) or, once
+/// the agent is loaded, a control request (`jtrace start/stop/status`): see
+/// `control`. The reply is what the client prints.
+pub fn attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Reply {
+    let req = match control::parse(option_string) {
+        Ok(r) => r,
+        Err(e) => return (Outcome::Error, format!("jtrace: {e}")),
+    };
     if AGENT.get().is_some() {
-        return Err(LoadError(
-            "jtrace: already loaded in this JVM; one trace per JVM\n".to_string(),
-        ));
+        return control(jvmti, jni, req.verb, &req.options);
     }
-    let options =
+    match req.verb {
+        Verb::Load => {}
+        Verb::Status => {
+            return (
+                Outcome::Refused,
+                "jtrace: the agent is not loaded in this JVM".to_string(),
+            )
+        }
+        Verb::Start | Verb::Stop => {
+            return (
+                Outcome::Refused,
+                "jtrace: the agent is not loaded in this JVM; load it with jtrace attach PID"
+                    .to_string(),
+            )
+        }
+    }
+    match first_attach(jvmti, jni, &req.options) {
+        Ok(r) => r,
+        Err(e) => (Outcome::Error, e.0.trim_end().to_string()),
+    }
+}
+
+/// A control request to the loaded agent (from a client, or from `jtrace.Trace`).
+pub fn control(jvmti: Jvmti, jni: Jni, verb: Verb, raw: &str) -> Reply {
+    if vm_dead() {
+        return (
+            Outcome::Refused,
+            "jtrace: the JVM is shutting down".to_string(),
+        );
+    }
+    match verb {
+        Verb::Load => (
+            Outcome::Refused,
+            "jtrace: already loaded in this JVM; use jtrace start/stop/status PID".to_string(),
+        ),
+        Verb::Status => recording::status(),
+        Verb::Stop => recording::stop(false, None),
+        Verb::Start => {
+            let o = match recording::trace_options(raw) {
+                Ok(o) => o,
+                Err(e) => return (Outcome::Error, e.trim_end().to_string()),
+            };
+            if recording::tracing() {
+                // Refused before any timer is set: nothing changes.
+                return recording::begin(&o, Some((jvmti, jni)));
+            }
+            if o.delay_ms > 0 {
+                recording::schedule_delayed_start(&o);
+                return (
+                    Outcome::Ok,
+                    format!("jtrace: the trace starts in {} ms", o.delay_ms),
+                );
+            }
+            recording::begin(&o, Some((jvmti, jni)))
+        }
+    }
+}
+
+/// The first attach: the same checks and set-up as at load, then what VM init would
+/// have done, and every already-loaded class the filters select rewritten in place.
+fn first_attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Result<Reply, LoadError> {
+    let began = std::time::Instant::now();
+    let mut options =
         options::parse(option_string).map_err(|e| LoadError(options::error_report(&e)))?;
     if options.help {
         // Attached to a running application: print, but never stop it.
@@ -115,35 +187,50 @@ pub fn attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Result<(), LoadErr
                 .to_string(),
         ));
     }
+    recording::read_filter_file(&mut options).map_err(LoadError)?;
     start(jvmti, options)?;
+    let o = &agent().options;
+    let mut reply = if o.start == StartMode::On && o.delay_ms == 0 {
+        // The writer is created before any event is enabled: if the file cannot be
+        // made, the attach fails with nothing running.
+        let (outcome, text) = recording::begin(o, None);
+        if outcome != Outcome::Ok {
+            return Err(LoadError(text));
+        }
+        text
+    } else {
+        buffer::set_idle();
+        "jtrace: loaded idle".to_string()
+    };
+    enable_events(jvmti, o)?;
+    let mut retransformed = 0;
     jni.with_local_frame(64, || {
-        threads::register_all(jvmti);
-        if agent().options.gc {
+        threads::register_all(jvmti, false);
+        if o.gc {
             crate::events::memory::start_heap_thread();
         }
         if crate::events::tracker::install(jvmti, jni) {
-            crate::events::tracker::retransform_loaded(jvmti, jni);
+            retransformed = crate::events::tracker::retransform_loaded(jvmti, jni);
         }
-        if agent().options.alloc == AllocMode::Exact {
+        if o.alloc == AllocMode::Exact {
             crate::events::memory::arm_sampling(jvmti);
         }
     });
-    Ok(())
+    if o.start == StartMode::On && o.delay_ms > 0 {
+        recording::schedule_delayed_start(o);
+        reply = format!("jtrace: loaded idle; the trace starts in {} ms", o.delay_ms);
+    }
+    reply.push_str(&format!(
+        " ({retransformed} loaded classes instrumented; attach took {:.2} s)",
+        began.elapsed().as_secs_f64()
+    ));
+    Ok((Outcome::Ok, reply))
 }
 
-/// Everything common to load and attach: output file, capabilities, writer, events.
+/// Everything common to load and attach: capabilities, the agent, (not yet) events.
 fn start(jvmti: Jvmti, options: Options) -> Result<(), LoadError> {
     clock::init();
     buffer::init();
-    let start_ns = clock::real_ns();
-    let out_path = options::expand_out(&options.out, std::process::id(), start_ns / 1_000_000_000);
-    let file = File::create(&out_path).map_err(|e| {
-        LoadError(format!(
-            "jtrace: cannot write the trace to out={out_path}: {e}\n\
-             jtrace: give a writable path, e.g. out=/tmp/trace-%p.xml\n"
-        ))
-    })?;
-
     let version = jvmti.version().unwrap_or(0);
     if version < raw::JVMTI_VERSION_11 {
         return Err(LoadError(format!(
@@ -151,58 +238,36 @@ fn start(jvmti: Jvmti, options: Options) -> Result<(), LoadError> {
         )));
     }
     add_capabilities(jvmti, &options)?;
-
-    let header = Header {
-        node_id: session::uuid(),
-        hostname: session::hostname(),
-        ipaddress: session::ip_addresses(),
-        timezone_minutes_west: session::timezone_minutes_west(),
-        boot_ns: session::boot_ns(),
-        process_id: session::uuid(),
-        pid: std::process::id(),
-        process_name: session::process_name(),
-        command_line: session::command_line(),
-        process_start_ns: session::process_start_ns().unwrap_or(start_ns),
-        agent_id: session::uuid(),
-        agent_parameters: options.raw.clone(),
-        trace_id: session::uuid(),
-        start_ns,
-        options: options.effective(),
-        exceptions: options.exceptions,
-        filters: options
-            .filters
-            .iter()
-            .map(|f| {
-                let e = f.echo();
-                (e.pattern, e.generic_pattern, e.mode)
-            })
-            .collect(),
-    };
-    let (tx, rx) = mpsc::sync_channel::<Msg>(buffer::QUEUE);
-    let (done_tx, done_rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .name("jtrace-writer".into())
-        .spawn(move || {
-            let sink = std::io::BufWriter::with_capacity(1 << 20, file);
-            let w = Writer::new(sink, &header, clock::Converter::calibrate());
-            let stats = writer::run(w, rx, clock::ticks);
-            let _ = done_tx.send(stats);
-        })
-        .map_err(|e| LoadError(format!("jtrace: cannot start the writer thread: {e}\n")))?;
-    buffer::set_sink(tx);
-
     let _ = AGENT.set(Agent {
         jvmti,
         options,
-        out_path,
         method_table: OnceLock::new(),
         tracker_ready: AtomicBool::new(false),
         skipped_classes: AtomicU64::new(0),
-        done: Mutex::new(Some(done_rx)),
         finished: AtomicBool::new(false),
     });
-    enable_events(jvmti, &agent().options)?;
     Ok(())
+}
+
+/// Whether VM death has begun: no trace may start any more.
+pub fn vm_dead() -> bool {
+    AGENT
+        .get()
+        .is_some_and(|a| a.finished.load(Ordering::SeqCst))
+}
+
+/// Whether classes are being rewritten with probes (mode=bci, tracker installed).
+pub fn bci_ready() -> bool {
+    AGENT
+        .get()
+        .is_some_and(|a| a.options.mode == Mode::Bci && a.tracker_ready())
+}
+
+/// Classes the rewriter had to leave alone so far.
+pub fn skipped_classes() -> u64 {
+    AGENT
+        .get()
+        .map_or(0, |a| a.skipped_classes.load(Ordering::Relaxed))
 }
 
 fn add_capabilities(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
@@ -343,7 +408,7 @@ fn enable_events(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
 
 /// VMInit: the VM is ready; give every live thread an id and mark the moment.
 pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
-    threads::register_all(jvmti);
+    threads::register_all(jvmti, false);
     let options = &agent().options;
     if options.mode == Mode::Jvmti && options.lines {
         // HotSpot only honours single stepping enabled in the live phase.
@@ -363,6 +428,9 @@ pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
     if let Some(b) = threads::current(jvmti, thread) {
         b.write(record::tick_only(TAG_INIT_DONE, clock::ticks()).bytes());
     }
+    if options.start == StartMode::On && options.delay_ms > 0 {
+        recording::schedule_delayed_start(options);
+    }
 }
 
 /// VMDeath (also reached from Agent_OnUnload if VMDeath never came): record the
@@ -372,7 +440,6 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
     if a.finished.swap(true, Ordering::SeqCst) {
         return;
     }
-    let t = clock::ticks();
     let tid = if thread.is_null() {
         None
     } else {
@@ -389,27 +456,15 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
     ] {
         let _ = jvmti.set_event(false, e);
     }
-    buffer::stop(Duration::from_millis(500));
-    buffer::send(Msg::Finish { t, tid });
-    let done = a.done.lock().ok().and_then(|mut d| d.take());
-    let stats = done.and_then(|rx| rx.recv_timeout(Duration::from_secs(120)).ok());
-    match stats {
-        Some(s) => {
-            let lost = buffer::lost_bytes();
-            let skipped = a.skipped_classes.load(Ordering::Relaxed);
-            eprintln!("{}", closing_line(&a.out_path, &s, lost, skipped));
-        }
-        None => eprintln!(
-            "jtrace: the writer did not finish; {} may be incomplete",
-            a.out_path
-        ),
+    if recording::tracing() {
+        eprintln!("{}", recording::stop(true, tid).1);
     }
 }
 
 /// The one line on stderr when the trace is closed: where it went, how big it is, and
 /// anything dropped or repaired (async-profiler and JFR say where their output went
 /// too). The size is the file's, read back, so it is what the user will find.
-fn closing_line(out_path: &str, s: &Stats, lost_bytes: u64, skipped_classes: u64) -> String {
+pub fn closing_line(out_path: &str, s: &Stats, lost_bytes: u64, skipped_classes: u64) -> String {
     let path = std::fs::canonicalize(out_path)
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| out_path.to_string());

@@ -80,6 +80,8 @@ impl FilterMode {
 pub struct FilterRule {
     /// As written, with its `*`.
     pub pattern: String,
+    /// Method name pattern (TPTP filter files); `None` means every method.
+    pub method: Option<String>,
     pub mode: FilterMode,
 }
 
@@ -98,22 +100,38 @@ impl FilterRule {
     fn new(pattern: &str, mode: FilterMode) -> FilterRule {
         FilterRule {
             pattern: pattern.to_string(),
+            method: None,
             mode,
         }
     }
 
     /// Whether this rule's pattern matches a dotted class name.
     pub fn matches(&self, dotted_class_name: &str) -> bool {
-        let p = self.pattern.as_str();
-        if p == "*" {
-            true
-        } else if let Some(suffix) = p.strip_prefix('*') {
-            dotted_class_name.ends_with(suffix)
-        } else if let Some(prefix) = p.strip_suffix('*') {
-            dotted_class_name.starts_with(prefix)
-        } else {
-            dotted_class_name == p
-        }
+        wildcard_match(&self.pattern, dotted_class_name)
+    }
+
+    /// Whether the rule covers every method of the classes it matches.
+    pub fn all_methods(&self) -> bool {
+        self.method.as_deref().is_none_or(|m| m == "*")
+    }
+
+    /// Whether this rule matches method `method` of class `dotted_class_name`.
+    pub fn matches_method(&self, dotted_class_name: &str, method: &str) -> bool {
+        self.matches(dotted_class_name)
+            && self
+                .method
+                .as_deref()
+                .is_none_or(|m| wildcard_match(m, method))
+    }
+
+    /// The rule as a line of a TPTP filter file (`CLASS METHOD MODE`).
+    pub fn file_line(&self) -> String {
+        format!(
+            "{} {} {}",
+            self.pattern,
+            self.method.as_deref().unwrap_or("*"),
+            self.mode.as_str().to_ascii_uppercase()
+        )
     }
 
     /// TPTP's naming is from the wildcard's point of view: a trailing `*` means the
@@ -138,6 +156,28 @@ impl FilterRule {
     }
 }
 
+/// A pattern with an optional `*` at its start, at its end, or alone.
+fn wildcard_match(p: &str, name: &str) -> bool {
+    if p == "*" {
+        true
+    } else if let Some(suffix) = p.strip_prefix('*') {
+        name.ends_with(suffix)
+    } else if let Some(prefix) = p.strip_suffix('*') {
+        name.starts_with(prefix)
+    } else {
+        name == p
+    }
+}
+
+/// Whether the trace starts with the agent (`start=on`, the default) or waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartMode {
+    /// Tracing from load (or from attach).
+    On,
+    /// Loaded idle: nothing is traced until `jtrace start` or `jtrace.Trace.start`.
+    Off,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// The option string as given (`""` if none).
@@ -153,6 +193,17 @@ pub struct Options {
     pub exceptions: bool,
     pub lines: bool,
     pub help: bool,
+    pub start: StartMode,
+    /// Milliseconds to wait before the trace starts (JFR's `delay`).
+    pub delay_ms: u64,
+    /// Milliseconds after which the trace stops on its own; 0: until stopped (JFR's `duration`).
+    pub duration_ms: u64,
+    /// A TPTP filter file (`filters=FILE`): its rules come before include/exclude.
+    /// Read by the caller (`apply_filter_file`), so that parsing stays pure.
+    pub filters_file: Option<String>,
+    /// The user's own rules (from the filter file, include and exclude), before the
+    /// JDK excludes and the catch-all are appended.
+    pub user_rules: Vec<FilterRule>,
 }
 
 impl Default for Options {
@@ -168,6 +219,11 @@ impl Default for Options {
             exceptions: true,
             lines: false,
             help: false,
+            start: StartMode::On,
+            delay_ms: 0,
+            duration_ms: 0,
+            filters_file: None,
+            user_rules: Vec::new(),
         }
     }
 }
@@ -187,7 +243,12 @@ impl Options {
                     "exceptions" => on_off(self.exceptions),
                     "lines" => on_off(self.lines),
                     "help" => on_off(self.help),
-                    // Filters are echoed as <filter> elements, not <option>.
+                    "start" => on_off(self.start == StartMode::On),
+                    "delay" => format!("{}ms", self.delay_ms),
+                    "duration" => format!("{}ms", self.duration_ms),
+
+                    // Filters (include, exclude, the filter file's rules) are echoed
+                    // as <filter> elements, not <option>.
                     _ => return None,
                 };
                 Some((k.key, v))
@@ -201,10 +262,31 @@ impl Options {
         if dotted_class_name.starts_with(SELF_PACKAGE_PREFIX) {
             return false;
         }
+        // A class is instrumented if some method of it may be traced: the first
+        // class-wide rule decides, unless a method rule before it includes something.
+        for r in self.filters.iter().filter(|r| r.matches(dotted_class_name)) {
+            if r.all_methods() {
+                return r.mode == FilterMode::Include;
+            }
+            if r.mode == FilterMode::Include {
+                return true;
+            }
+        }
+        true
+    }
+
+    /// Whether method `method` (its Java name: `<init>` for constructors) of a traced
+    /// class is traced: the first rule matching both class and method wins.
+    pub fn is_method_traced(&self, dotted_class_name: &str, method: &str) -> bool {
         self.filters
             .iter()
-            .find(|r| r.matches(dotted_class_name))
+            .find(|r| r.matches_method(dotted_class_name, method))
             .is_none_or(|r| r.mode == FilterMode::Include)
+    }
+
+    /// Whether any rule names methods (then each method is checked, not just the class).
+    pub fn has_method_rules(&self) -> bool {
+        self.filters.iter().any(|r| !r.all_methods())
     }
 }
 
@@ -244,7 +326,7 @@ struct KeyInfo {
 const KEYS: &[KeyInfo] = &[
     KeyInfo {
         key: "out",
-        values: "PATH (%p = pid, %t = start time yyyyMMdd-HHmmss UTC, %% = %)",
+        values: "PATH (%p = pid, %t = start time yyyyMMdd-HHmmss UTC, %n = trace number, %% = %)",
         default: DEFAULT_OUT,
         what: "trace file to write",
     },
@@ -295,6 +377,30 @@ const KEYS: &[KeyInfo] = &[
         values: "on, off",
         default: "off",
         what: "one event per executed source line",
+    },
+    KeyInfo {
+        key: "filters",
+        values: "FILE (TPTP filter file: CLASS METHOD INCLUDE|EXCLUDE per line)",
+        default: "(none)",
+        what: "filter rules read from a file, before include/exclude",
+    },
+    KeyInfo {
+        key: "start",
+        values: "on, off",
+        default: "on",
+        what: "off: load idle; trace only after jtrace start or jtrace.Trace.start",
+    },
+    KeyInfo {
+        key: "delay",
+        values: "DURATION (500ms, 30s, 5m, 1h, 1d; 0 = none)",
+        default: "0",
+        what: "wait this long before the trace starts",
+    },
+    KeyInfo {
+        key: "duration",
+        values: "DURATION (500ms, 30s, 5m, 1h, 1d; 0 = until stopped)",
+        default: "0",
+        what: "stop the trace after this long (the JVM goes on)",
     },
     KeyInfo {
         key: "help",
@@ -455,6 +561,23 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
                     }
                 }
             }
+            "filters" => {
+                if value.is_empty() {
+                    errors.push(bad_value());
+                } else {
+                    opts.filters_file = Some(value.to_string());
+                }
+            }
+            "start" => match value {
+                "on" => opts.start = StartMode::On,
+                "off" => opts.start = StartMode::Off,
+                _ => errors.push(bad_value()),
+            },
+            "delay" | "duration" => match parse_duration_ms(value) {
+                Some(ms) if key == "delay" => opts.delay_ms = ms,
+                Some(ms) => opts.duration_ms = ms,
+                None => errors.push(bad_value()),
+            },
             "alloc" => match parse_alloc(value) {
                 Some(a) => opts.alloc = a,
                 None => errors.push(bad_value()),
@@ -483,7 +606,15 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
         }
     }
 
+    if opts.start == StartMode::Off && opts.delay_ms > 0 {
+        errors.push(OptionError::new(
+            "start=off and delay= contradict each other: delay starts the trace on its own \
+             (give one of them)"
+                .to_string(),
+        ));
+    }
     if errors.is_empty() {
+        opts.user_rules = user_rules.clone();
         opts.filters = rules_in_force(user_rules);
         Ok(opts)
     } else {
@@ -501,7 +632,7 @@ fn check_out_template(t: &str) -> Result<(), String> {
     while let Some(c) = chars.next() {
         if c == '%' {
             match chars.next() {
-                Some('p' | 't' | '%') => {}
+                Some('p' | 't' | 'n' | '%') => {}
                 Some(other) => return Err(format!("unknown escape \"%{other}\"")),
                 None => return Err("lone \"%\" at the end".to_string()),
             }
@@ -536,6 +667,105 @@ fn check_pattern(p: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A duration in JFR's spelling (`500ms`, `30s`, `5m`, `2h`, `1d`; `0` alone), in ms.
+pub fn parse_duration_ms(v: &str) -> Option<u64> {
+    if v == "0" {
+        return Some(0);
+    }
+    let digits_end = v.bytes().position(|b| !b.is_ascii_digit())?;
+    let (digits, unit) = v.split_at(digits_end);
+    if digits.is_empty() {
+        return None;
+    }
+    let n: u64 = digits.parse().ok()?;
+    let scale = match unit {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return None,
+    };
+    n.checked_mul(scale)
+}
+
+/// Adds the rules of a TPTP filter file (`text`, read from `path` by the caller) in
+/// front of the include/exclude rules. One rule per line: `CLASS METHOD MODE`, with
+/// `*` wildcards and MODE `INCLUDE` or `EXCLUDE`; blank lines and lines starting
+/// with `#` are skipped. Every bad line is reported with its number.
+pub fn apply_filter_file(
+    opts: &mut Options,
+    path: &str,
+    text: &str,
+) -> Result<(), Vec<OptionError>> {
+    let mut rules = Vec::new();
+    let mut errors = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = |why: String| {
+            OptionError::new(format!(
+                "{path}:{}: {why} in \"{line}\" (valid: CLASS METHOD INCLUDE|EXCLUDE, \
+                 e.g. com.foo.* * INCLUDE or com.foo.Bar get* EXCLUDE)",
+                i + 1
+            ))
+        };
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [class, method, mode] = fields[..] else {
+            errors.push(bad(format!("{} fields, expected 3", fields.len())));
+            continue;
+        };
+        let mode = match mode.to_ascii_uppercase().as_str() {
+            "INCLUDE" => FilterMode::Include,
+            "EXCLUDE" => FilterMode::Exclude,
+            _ => {
+                errors.push(bad(format!("mode \"{mode}\" is not INCLUDE or EXCLUDE")));
+                continue;
+            }
+        };
+        if let Err(why) = check_pattern(class) {
+            errors.push(bad(format!("class pattern \"{class}\": {why}")));
+            continue;
+        }
+        if let Err(why) = check_method_pattern(method) {
+            errors.push(bad(format!("method pattern \"{method}\": {why}")));
+            continue;
+        }
+        rules.push(FilterRule {
+            pattern: class.to_string(),
+            method: (method != "*").then(|| method.to_string()),
+            mode,
+        });
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    rules.append(&mut opts.user_rules);
+    opts.user_rules = rules.clone();
+    opts.filters = rules_in_force(rules);
+    Ok(())
+}
+
+fn check_method_pattern(p: &str) -> Result<(), String> {
+    if p == "*" {
+        return Ok(());
+    }
+    let stars = p.matches('*').count();
+    let lead = p.starts_with('*');
+    let trail = p.ends_with('*');
+    if (lead && trail) || stars > usize::from(lead) + usize::from(trail) {
+        return Err("'*' may be only the first or the last character".to_string());
+    }
+    if p.contains(['.', '/', '(', ';']) {
+        return Err(
+            "a method pattern is a name (get*, run), without class or signature".to_string(),
+        );
+    }
+    Ok(())
+}
+
 fn parse_alloc(v: &str) -> Option<AllocMode> {
     match v {
         "off" => return Some(AllocMode::Off),
@@ -558,7 +788,7 @@ fn parse_alloc(v: &str) -> Option<AllocMode> {
 
 /// Expand the output template. Unknown escapes are kept verbatim ([`parse`] already
 /// rejects them; this stays total so it can never fail at trace-open time).
-pub fn expand_out(template: &str, pid: u32, start_unix_secs: u64) -> String {
+pub fn expand_out(template: &str, pid: u32, start_unix_secs: u64, seq: u32) -> String {
     let mut out = String::with_capacity(template.len() + 16);
     let mut chars = template.chars();
     while let Some(c) = chars.next() {
@@ -569,6 +799,7 @@ pub fn expand_out(template: &str, pid: u32, start_unix_secs: u64) -> String {
         match chars.next() {
             Some('p') => out.push_str(&pid.to_string()),
             Some('t') => out.push_str(&utc_stamp(start_unix_secs)),
+            Some('n') => out.push_str(&seq.to_string()),
             Some('%') => out.push('%'),
             Some(other) => {
                 out.push('%');
@@ -755,7 +986,7 @@ mod tests {
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("\"foo\""));
         assert!(e[0]
-            .contains("out, mode, include, exclude, alloc, gc, monitors, exceptions, lines, help"));
+            .contains("out, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, help"));
         // Keys are case-sensitive; a key without '=' is still a key.
         assert_eq!(errs("GC=on").len(), 1);
         assert_eq!(errs("verbose").len(), 1);
@@ -963,6 +1194,9 @@ mod tests {
             ("monitors", "on".into()),
             ("exceptions", "on".into()),
             ("lines", "on".into()),
+            ("start", "on".into()),
+            ("delay", "0ms".into()),
+            ("duration", "0ms".into()),
             ("help", "off".into()),
         ];
         assert_eq!(eff, expect);
@@ -985,6 +1219,8 @@ mod tests {
                 "mode" => "mode=bci".to_string(),
                 "include" | "exclude" => format!("{}=a.*", k.key),
                 "alloc" => "alloc=exact".to_string(),
+                "filters" => "filters=f.txt".to_string(),
+                "delay" | "duration" => format!("{}=30s", k.key),
                 _ => format!("{}=on", k.key),
             };
             assert!(parse(&item).is_ok(), "{item}");
@@ -1002,13 +1238,71 @@ mod tests {
     }
 
     #[test]
+    fn durations_in_jfr_spelling() {
+        assert_eq!(parse_duration_ms("500ms"), Some(500));
+        assert_eq!(parse_duration_ms("30s"), Some(30_000));
+        assert_eq!(parse_duration_ms("2m"), Some(120_000));
+        assert_eq!(parse_duration_ms("1h"), Some(3_600_000));
+        assert_eq!(parse_duration_ms("1d"), Some(86_400_000));
+        assert_eq!(parse_duration_ms("0"), Some(0));
+        for bad in ["", "30", "s", "1.5s", "-1s", "10 s", "5sec"] {
+            assert_eq!(parse_duration_ms(bad), None, "{bad}");
+        }
+        let o = parse("delay=2s,duration=500ms").unwrap();
+        assert_eq!((o.delay_ms, o.duration_ms), (2000, 500));
+        assert!(errs("start=off,delay=1s")[0].contains("contradict"));
+        assert!(errs("duration=forever")[0].contains("500ms"));
+        assert_eq!(parse("start=off").unwrap().start, StartMode::Off);
+    }
+
+    #[test]
+    fn filter_files_with_method_rules() {
+        let mut o = parse("include=b.*").unwrap();
+        let text =
+            "# comment\n\na.Hot fib INCLUDE\na.Hot * EXCLUDE\na.* get* exclude\na.* * INCLUDE\n";
+        apply_filter_file(&mut o, "f.txt", text).unwrap();
+        assert!(o.is_traced("a.Hot"), "a method rule includes fib");
+        assert!(o.is_method_traced("a.Hot", "fib"));
+        assert!(!o.is_method_traced("a.Hot", "main"));
+        assert!(o.is_traced("a.Other"));
+        assert!(!o.is_method_traced("a.Other", "getX"));
+        assert!(o.is_method_traced("a.Other", "run"));
+        assert!(o.is_traced("b.X"), "include= rules follow the file's");
+        assert!(!o.is_traced("c.X"));
+        assert!(o.has_method_rules());
+        assert_eq!(o.filters[0].file_line(), "a.Hot fib INCLUDE");
+    }
+
+    #[test]
+    fn bad_filter_files_name_file_and_line() {
+        let mut o = parse("").unwrap();
+        let e = apply_filter_file(
+            &mut o,
+            "f.txt",
+            "a.* * INCLUDE\na.B\nc/D * EXCLUDE\nx * MAYBE\n",
+        )
+        .unwrap_err();
+        let e: Vec<String> = e.into_iter().map(|e| e.message).collect();
+        assert_eq!(e.len(), 3, "{e:?}");
+        assert!(
+            e[0].starts_with("f.txt:2: 1 fields, expected 3"),
+            "{}",
+            e[0]
+        );
+        assert!(e[1].starts_with("f.txt:3: class pattern"), "{}", e[1]);
+        assert!(e[2].starts_with("f.txt:4: mode \"MAYBE\""), "{}", e[2]);
+        assert_eq!(o, parse("").unwrap(), "nothing applied");
+    }
+
+    #[test]
     fn expand_out_escapes() {
-        assert_eq!(expand_out("jtrace-%p.xml", 4242, 0), "jtrace-4242.xml");
-        assert_eq!(expand_out("t-%t.xml", 1, 0), "t-19700101-000000.xml");
-        assert_eq!(expand_out("100%%-%p", 7, 0), "100%-7");
-        assert_eq!(expand_out("%x%", 7, 0), "%x%");
-        assert_eq!(expand_out("plain", 7, 0), "plain");
-        assert_eq!(expand_out("%p%p", 12, 0), "1212");
+        assert_eq!(expand_out("jtrace-%p.xml", 4242, 0, 1), "jtrace-4242.xml");
+        assert_eq!(expand_out("t-%t.xml", 1, 0, 1), "t-19700101-000000.xml");
+        assert_eq!(expand_out("100%%-%p", 7, 0, 1), "100%-7");
+        assert_eq!(expand_out("%x%", 7, 0, 1), "%x%");
+        assert_eq!(expand_out("plain", 7, 0, 1), "plain");
+        assert_eq!(expand_out("t-%n.xml", 7, 0, 3), "t-3.xml");
+        assert_eq!(expand_out("%p%p", 12, 0, 1), "1212");
     }
 
     #[test]
@@ -1038,9 +1332,9 @@ mod tests {
         ) {
             if let Ok(o) = parse(&s) {
                 // Successful parses are internally consistent.
-                prop_assert_eq!(o.effective().len(), 8);
+                prop_assert_eq!(o.effective().len(), 11);
                 prop_assert_eq!(&o.filters.last().unwrap().pattern, "*");
-                let _ = expand_out(&o.out, 1, 0);
+                let _ = expand_out(&o.out, 1, 0, 1);
             }
         }
 

@@ -4,7 +4,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "jtrace", version, about = "Read, render and analyse jtrace traces")]
+#[command(
+    name = "jtrace",
+    version,
+    about = "Read, render and analyse jtrace traces"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -15,12 +15,14 @@ pub const TRACKER: &str = "java/jtrace/Tracker";
 
 /// (name, descriptor) of the tracker methods, in the order the agent
 /// registers them with `RegisterNatives`.
-pub const TRACKER_METHODS: [(&str, &str); 5] = [
+pub const TRACKER_METHODS: [(&str, &str); 6] = [
     ("enter", "(I)V"),
     ("exit", "(I)V"),
     ("unwind", "(Ljava/lang/Throwable;I)V"),
     ("caught", "(Ljava/lang/Throwable;I)V"),
     ("line", "(II)V"),
+    // The in-application switch (`jtrace.Trace`): a control request, its reply.
+    ("control", "(Ljava/lang/String;)Ljava/lang/String;"),
 ];
 
 const ACC_PUBLIC: u16 = 0x0001;
@@ -101,6 +103,6 @@ mod tests {
             .collect();
         assert_eq!(m[0], ("enter", "(I)V", 0x0109, false));
         assert_eq!(m[4], ("line", "(II)V", 0x0109, false));
-        assert_eq!(m.len(), 5);
+        assert_eq!(m.len(), 6);
     }
 }

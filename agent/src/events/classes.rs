@@ -57,7 +57,25 @@ fn fresh_method_ids(info: &ClassInfo, first_mid: u32) -> Vec<Option<u32>> {
 }
 
 /// Rewrites a parsed class with probes; None (logged, counted) if it cannot be.
-fn rewrite(bytes: &[u8], method_ids: &[Option<u32>], dotted: &str) -> Option<Vec<u8>> {
+/// Methods that method-level filter rules exclude get no probes.
+fn rewrite(
+    bytes: &[u8],
+    info: &ClassInfo,
+    method_ids: &[Option<u32>],
+    dotted: &str,
+) -> Option<Vec<u8>> {
+    let f = crate::recording::filters();
+    let selected: Vec<Option<u32>>;
+    let method_ids = if f.has_method_rules() {
+        selected = method_ids
+            .iter()
+            .zip(&info.methods)
+            .map(|(id, m)| id.filter(|_| f.is_method_traced(dotted, &m.name)))
+            .collect();
+        &selected[..]
+    } else {
+        method_ids
+    };
     let plan = ProbePlan {
         tracker: TRACKER,
         method_ids,
@@ -93,7 +111,7 @@ fn prepare_pending(
     });
     let mut new_bytes = None;
     if a.options.mode == Mode::Bci && a.tracker_ready() {
-        new_bytes = rewrite(bytes, &fresh_method_ids(&info, first_mid), dotted);
+        new_bytes = rewrite(bytes, &info, &fresh_method_ids(&info, first_mid), dotted);
     }
     let mut p = Pending::new(info, cid, first_mid);
     p.instrumented = new_bytes.is_some();
@@ -128,7 +146,7 @@ pub fn on_load(
         return None;
     }
     let dotted = name.replace('/', ".");
-    if !a.options.is_traced(&dotted) {
+    if !crate::recording::filters().is_traced(&dotted) {
         return None;
     }
     let info = match classfile::parse_info(bytes) {
@@ -206,7 +224,7 @@ fn on_redefine(
     if let Some(t) = tag {
         if let Some(method_ids) = identity::live_method_ids(t.cid, &info) {
             return if bci {
-                rewrite(bytes, &method_ids, dotted)
+                rewrite(bytes, &info, &method_ids, dotted)
             } else {
                 None
             };
@@ -336,6 +354,7 @@ static CLASS_METHODS: Mutex<Option<HashMap<u32, Vec<usize>>>> = Mutex::new(None)
 /// The class is unloaded: its ids, jmethodIDs and line units are forgotten (nothing
 /// of it stays in the agent). Called from ObjectFree: no JNI.
 pub fn forget(cid: u32) {
+    crate::live::class_unloaded(cid);
     let mids = identity::remove_live(cid);
     let ids = CLASS_METHODS
         .lock()
@@ -421,22 +440,25 @@ fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Optio
         .class_methods(klass)
         .map_or(0, |m| m.as_slice().len() as u32);
     let tid = threads::current(jvmti, std::ptr::null_mut()).map_or(0, |b| b.tid);
-    crate::buffer::send_defs(vec![Def::Class(ClassDef {
+    crate::live::send_class(
         cid,
-        tid,
-        t: clock::ticks(),
-        name: java_name(&sig),
-        source: String::new(),
-        superclass,
-        interfaces,
-        loader: loader_name(jvmti, jni, klass),
-        access: jvmti.class_modifiers(klass).unwrap_or(0) as u16,
-        static_fields,
-        instance_fields,
-        num_methods,
-        instrumented: false,
-        annotations: Vec::new(),
-    })]);
+        vec![Def::Class(ClassDef {
+            cid,
+            tid,
+            t: clock::ticks(),
+            name: java_name(&sig),
+            source: String::new(),
+            superclass,
+            interfaces,
+            loader: loader_name(jvmti, jni, klass),
+            access: jvmti.class_modifiers(klass).unwrap_or(0) as u16,
+            static_fields,
+            instance_fields,
+            num_methods,
+            instrumented: false,
+            annotations: Vec::new(),
+        })],
+    );
     // Tagged only once the classDef is on the writer's FIFO: other threads read the
     // tag without the DEFINING lock, and a record naming the class may reach the
     // writer (in a chunk that thread sends) before a definition sent later.
@@ -592,7 +614,7 @@ fn send_defs(p: &Pending, tid: u32, loader: &str, class_def: bool) {
             },
         }));
     }
-    crate::buffer::send_defs(defs);
+    crate::live::send_class(p.cid, defs);
 }
 
 #[cfg(test)]

@@ -143,6 +143,7 @@ pub fn on_object_free(tag: i64) {
 /// Reports a class unloaded (its classUnload is written in the current or next
 /// collection's bracket).
 pub fn class_unloaded(cid: u32) {
+    crate::live::class_unloaded(cid);
     buffer::vm_write(
         Enc::new(record::TAG_CLASS_UNLOAD)
             .u32(cid)
@@ -170,8 +171,13 @@ pub fn start_heap_thread() {
                     .unwrap_or_else(|e| e.into_inner());
                 let now = *g;
                 drop(g);
-                if buffer::is_stopping() {
+                // Between traces the thread waits for the next one; it ends with the VM.
+                if crate::lifecycle::vm_dead() {
                     return;
+                }
+                if buffer::is_stopping() {
+                    seen = now;
+                    continue;
                 }
                 if now != seen {
                     seen = now;

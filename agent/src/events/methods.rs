@@ -11,8 +11,10 @@ use crate::sys::jvmti::jthread;
 /// Writes an (entry | exit) record for method id `mid` on the current thread.
 #[inline(always)]
 pub fn record(jvmti: Jvmti, thread: jthread, tag: u8, mid: u32) {
-    if let Some(b) = threads::current(jvmti, thread) {
-        b.write(&record::id_tick(tag, mid, clock::ticks()));
+    let written = threads::current(jvmti, thread)
+        .is_some_and(|b| b.write(&record::id_tick(tag, mid, clock::ticks())));
+    if !written && tag == TAG_ENTRY {
+        crate::counts::untraced_entry(mid);
     }
 }
 
@@ -52,8 +54,17 @@ fn probe_buffer() -> Option<&'static crate::buffer::ThreadBuf> {
 /// Probe: a traced method was entered or returned (bci mode).
 #[inline(always)]
 pub fn probe(tag: u8, mid: i32) {
-    if let Some(b) = probe_buffer() {
-        b.write(&record::id_tick(tag, mid as u32, clock::ticks()));
+    // Between traces only entries are counted (for methodCount); nothing is written.
+    if crate::buffer::is_stopping() {
+        if tag == TAG_ENTRY {
+            crate::counts::untraced_entry(mid as u32);
+        }
+        return;
+    }
+    let written =
+        probe_buffer().is_some_and(|b| b.write(&record::id_tick(tag, mid as u32, clock::ticks())));
+    if !written && tag == TAG_ENTRY {
+        crate::counts::untraced_entry(mid as u32);
     }
 }
 

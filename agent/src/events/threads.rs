@@ -7,7 +7,7 @@
 
 use crate::buffer::{self, ThreadBuf};
 use crate::clock;
-use crate::defs::{Def, Msg, ThreadDef};
+use crate::defs::{Def, ThreadDef};
 use crate::ids;
 use crate::jvmti::Jvmti;
 use crate::record;
@@ -83,13 +83,14 @@ fn register_current(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf>
         buffer::adopt(b);
         return Some(b);
     }
-    let b = define(jvmti, thread)?;
+    let b = define(jvmti, thread, false)?;
     buffer::adopt(b);
     Some(b)
 }
 
 /// Gives `thread` an id and a buffer and sends its threadStart. Registry lock held.
-fn define(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
+/// `before_trace`: the thread was running before the trace started.
+fn define(jvmti: Jvmti, thread: jthread, before_trace: bool) -> Option<&'static ThreadBuf> {
     let info = jvmti.thread_info(thread).ok()?;
     let tid = ids::next_thread();
     let b = buffer::register(tid);
@@ -115,8 +116,9 @@ fn define(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
         name: info.name,
         group: info.group,
         parent: info.parent_group,
+        before_trace,
     }));
-    buffer::send(Msg::Defs(defs));
+    crate::live::send_thread(tid, defs);
     Some(b)
 }
 
@@ -128,20 +130,21 @@ pub fn define_other(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf>
     let _guard = REGISTRY.lock().ok()?;
     match jvmti.thread_local(thread) {
         Ok(p) if !p.is_null() => Some(buffer::from_raw(p)),
-        Ok(_) => define(jvmti, thread),
+        Ok(_) => define(jvmti, thread, false),
         Err(_) => None,
     }
 }
 
-/// Registers every live thread that has no id yet (at VM init, and at attach).
-pub fn register_all(jvmti: Jvmti) {
+/// Registers every live thread that has no id yet (at VM init, at attach, and when a
+/// trace starts later: then `before_trace`, their frames may predate the trace).
+pub fn register_all(jvmti: Jvmti, before_trace: bool) {
     let Ok(threads) = jvmti.all_threads() else {
         return;
     };
     let Ok(_guard) = REGISTRY.lock() else { return };
     for &t in threads.as_slice() {
         if matches!(jvmti.thread_local(t), Ok(p) if p.is_null()) {
-            let _ = define(jvmti, t);
+            let _ = define(jvmti, t, before_trace);
         }
     }
 }
@@ -150,6 +153,7 @@ pub fn register_all(jvmti: Jvmti) {
 pub fn end(jvmti: Jvmti, thread: jthread) {
     if let Some(b) = current(jvmti, thread) {
         b.write(record::tick_only(record::TAG_THREAD_END, clock::ticks()).bytes());
+        crate::live::thread_ended(b.tid);
         buffer::close_current();
     }
 }

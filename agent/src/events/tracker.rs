@@ -8,6 +8,8 @@ use crate::classfile;
 use crate::events::classes::{self, TRACKER};
 use crate::jvmti::{GlobalRef, Jni, Jvmti};
 use crate::lifecycle::{agent, log_once};
+use crate::options::Options;
+use crate::sys::jni::jclass;
 use crate::sys::jni::JNINativeMethod;
 use std::ffi::c_void;
 use std::sync::OnceLock;
@@ -25,7 +27,7 @@ pub fn install(jvmti: Jvmti, jni: Jni) -> bool {
         log_once("cannot define the tracker class; methods are not traced (mode=bci)");
         return false;
     };
-    let natives: [(&std::ffi::CStr, &std::ffi::CStr, *mut c_void); 5] = [
+    let natives: [(&std::ffi::CStr, &std::ffi::CStr, *mut c_void); 6] = [
         (
             c"enter",
             c"(I)V",
@@ -43,6 +45,11 @@ pub fn install(jvmti: Jvmti, jni: Jni) -> bool {
             crate::entry::tracker_caught as *mut c_void,
         ),
         (c"line", c"(II)V", crate::entry::tracker_line as *mut c_void),
+        (
+            c"control",
+            c"(Ljava/lang/String;)Ljava/lang/String;",
+            crate::entry::tracker_control as *mut c_void,
+        ),
     ];
     let methods: Vec<JNINativeMethod> = natives
         .iter()
@@ -136,13 +143,26 @@ pub fn grant_access(jvmti: Jvmti, jni: Jni, klass: crate::sys::jni::jclass) {
     }
 }
 
-/// After attach: rewrites every loaded class the filter traces (each gets its
-/// definitions then, from its load hook).
-pub fn retransform_loaded(jvmti: Jvmti, jni: Jni) {
+/// After attach: rewrites every loaded class the filters select (each gets its
+/// definitions then, from its load hook). Returns how many were rewritten.
+pub fn retransform_loaded(jvmti: Jvmti, jni: Jni) -> usize {
+    let f = crate::recording::filters();
+    retransform_where(jvmti, jni, |name| f.is_traced(name))
+}
+
+/// A trace starts with other filters: rewrites every loaded class that either the
+/// old or the new filters select (probes added, removed or changed per method).
+pub fn retransform_changed(jvmti: Jvmti, jni: Jni, old: &Options, new: &Options) -> usize {
+    retransform_where(jvmti, jni, |name| {
+        old.is_traced(name) || new.is_traced(name)
+    })
+}
+
+/// Retransforms the loaded, modifiable classes whose dotted name `select` accepts.
+fn retransform_where(jvmti: Jvmti, jni: Jni, select: impl Fn(&str) -> bool) -> usize {
     let Ok(loaded) = jvmti.loaded_classes() else {
-        return;
+        return 0;
     };
-    let a = agent();
     let mut todo = Vec::new();
     for &k in loaded.as_slice() {
         let Ok(sig) = jvmti.class_signature(k) else {
@@ -151,18 +171,39 @@ pub fn retransform_loaded(jvmti: Jvmti, jni: Jni) {
         let Some(name) = sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) else {
             continue; // arrays and primitives
         };
-        if name != TRACKER && a.options.is_traced(&name.replace('/', ".")) && jvmti.is_modifiable(k)
-        {
+        if name != TRACKER && select(&name.replace('/', ".")) && jvmti.is_modifiable(k) {
             grant_access(jvmti, jni, k);
             todo.push(k);
         }
     }
-    for k in todo {
-        if let Err(e) = jvmti.retransform(&[k]) {
-            a.count_skipped();
-            log_once(&format!("cannot retransform a loaded class: {e}"));
+    retransform_batched(jvmti, &todo, "cannot retransform a loaded class")
+}
+
+/// Classes per RetransformClasses call. Each call is one VM operation (a safepoint,
+/// and deoptimisation of what depends on the classes), so one call per class made
+/// attaching to a server with 1,300 loaded classes take 10-25 s.
+const BATCH: usize = 512;
+
+/// Retransforms `classes` in batches; a batch the JVM refuses is retried one class at
+/// a time, so that one class it cannot take does not cost the others their probes.
+fn retransform_batched(jvmti: Jvmti, classes: &[jclass], what: &str) -> usize {
+    let mut done = 0;
+    for batch in classes.chunks(BATCH) {
+        if jvmti.retransform(batch).is_ok() {
+            done += batch.len();
+            continue;
+        }
+        for &k in batch {
+            match jvmti.retransform(&[k]) {
+                Ok(()) => done += 1,
+                Err(e) => {
+                    agent().count_skipped();
+                    log_once(&format!("{what}: {e}"));
+                }
+            }
         }
     }
+    done
 }
 
 /// Rewrites the traced classes whose load hook ran before the tracker was ready.
@@ -185,13 +226,9 @@ fn retransform_early(jvmti: Jvmti, jni: Jni) {
             todo.push(k);
         }
     }
-    // One class at a time: a class the JVM refuses must not stop the others.
-    for k in todo {
-        if let Err(e) = jvmti.retransform(&[k]) {
-            agent().count_skipped();
-            log_once(&format!(
-                "cannot retransform a class loaded before VM init: {e}"
-            ));
-        }
-    }
+    retransform_batched(
+        jvmti,
+        &todo,
+        "cannot retransform a class loaded before VM init",
+    );
 }

@@ -57,6 +57,7 @@ pub fn ended(jvmti: Jvmti, vthread: jthread) {
     if let Some(b) = buffer_of(jvmti, vthread) {
         switch_to(b);
         b.write(record::tick_only(record::TAG_THREAD_END, clock::ticks()).bytes());
+        crate::live::thread_ended(b.tid);
         buffer::close_current();
     }
     switch_back();

@@ -172,9 +172,10 @@ impl<W: Write> Writer<W> {
         // now instead of at the end).
         for mid in class.methods {
             if let Some(m) = self.methods.get_mut(mid as usize).and_then(|m| m.take()) {
+                let count = self.total_count(mid, m.count);
                 self.out.open("methodCount");
                 self.out.num("methodIdRef", mid as u64);
-                self.out.num("count", m.count);
+                self.out.num("count", count);
                 self.out.close();
             }
         }

@@ -48,6 +48,13 @@ pub struct Header {
     /// Write throw/catch elements (option `exceptions`).
     pub exceptions: bool,
     pub filters: Vec<(String, &'static str, &'static str)>,
+    /// Method-level filter rules (`CLASS METHOD MODE`), echoed as `option` elements
+    /// with key `methodFilter` (the `filter` element names classes only).
+    pub method_filters: Vec<String>,
+    /// The trace starts in a running JVM whose classes already carry probes: threads
+    /// may return from frames entered before it, and objects named earlier are defined
+    /// when first named.
+    pub resumed: bool,
 }
 
 /// What the writer reports when it is done.
@@ -68,6 +75,9 @@ pub struct Stats {
     /// Entries naming a method id that was never defined (should be 0: a class's
     /// definitions reach the writer before any record of its methods).
     pub undefined_method_records: u64,
+    /// Exits, unwinds and catches of frames entered before the trace started (threads
+    /// alive at its start): not written, as their entries are not in the document.
+    pub earlier_frame_exits: u64,
     pub io_error: Option<String>,
 }
 
@@ -86,6 +96,8 @@ struct ThreadState {
     next_ticket: u64,
     last_ns: u64,
     ended: bool,
+    /// Alive before the trace started (see `Stats::earlier_frame_exits`).
+    before_trace: bool,
     /// The VM ended this thread while it was still inside traced methods (the
     /// thread that calls System.exit gets its ThreadEnd just before VM death):
     /// its threadEnd is written at close, after runtimeShutdown.
@@ -214,6 +226,11 @@ pub struct Writer<W: Write> {
     instrumented_classes: u64,
     stats: Stats,
     closed: bool,
+    resumed: bool,
+    /// A method's `methodCount` from the entries this trace counted (default: those).
+    count_source: Option<Box<dyn FnMut(u32, u64) -> u64 + Send>>,
+    /// Sum over methods of methodCount minus this trace's entries.
+    outside_counts: u64,
 }
 
 impl<W: Write> Writer<W> {
@@ -235,6 +252,9 @@ impl<W: Write> Writer<W> {
             instrumented_classes: 0,
             stats: Stats::default(),
             closed: false,
+            resumed: header.resumed,
+            count_source: None,
+            outside_counts: 0,
         };
         w.header(header);
         w
@@ -278,6 +298,12 @@ impl<W: Write> Writer<W> {
             o.str("value", v);
             o.close();
         }
+        for rule in &h.method_filters {
+            o.open("option");
+            o.str("key", "methodFilter");
+            o.str("value", rule);
+            o.close();
+        }
         for (pattern, generic, mode) in &h.filters {
             o.open("filter");
             o.str("pattern", pattern);
@@ -313,8 +339,8 @@ impl<W: Write> Writer<W> {
                     buffer::recycle(data);
                 }
             }
-            Msg::Finish { t, tid } => {
-                self.finish(t, tid);
+            Msg::Finish { t, tid, shutdown } => {
+                self.finish(t, tid, shutdown);
                 return false;
             }
         }
@@ -338,10 +364,12 @@ impl<W: Write> Writer<W> {
                 entry_prefix: padded(&format!("<methodEntry threadIdRef=\"{}\" time=\"", t.tid)),
                 exit_prefix: padded(&format!("<methodExit threadIdRef=\"{}\"", t.tid)),
                 line_prefix: padded(&format!("<line threadId=\"{}\" time=\"", t.tid)),
+                before_trace: t.before_trace,
                 ..ThreadState::default()
             },
         );
         let ns = self.stamp(t.tid, t.t);
+        self.resumed_obj(t.obj);
         let o = &mut self.out;
         o.open("threadStart");
         o.num("threadId", t.tid as u64);
@@ -564,7 +592,11 @@ impl<W: Write> Writer<W> {
         let ns = self.stamp(tid, t);
         let ts = self.threads.get_mut(&tid).expect("checked in chunk");
         let Some(pos) = ts.stack.iter().rposition(|&(m, _, _)| m == mid) else {
-            self.stats.mismatched_exits += 1;
+            if ts.before_trace {
+                self.stats.earlier_frame_exits += 1;
+            } else {
+                self.stats.mismatched_exits += 1;
+            }
             return;
         };
         let above: Vec<(u32, u64, u32)> = ts.stack.drain(pos + 1..).rev().collect();
@@ -641,6 +673,7 @@ impl<W: Write> Writer<W> {
         if !self.exceptions {
             return;
         }
+        self.resumed_obj(obj);
         let o = &mut self.out;
         o.open(name);
         o.num("threadIdRef", tid as u64);
@@ -696,7 +729,7 @@ impl<W: Write> Writer<W> {
 
     /// Closes the document: runtimeShutdown, threads still alive end now, then
     /// traceEnd, the method counts and agentDestroy.
-    pub fn finish(&mut self, t: u64, shutdown_tid: Option<u32>) {
+    pub fn finish(&mut self, t: u64, shutdown_tid: Option<u32>, shutdown: bool) {
         if self.closed {
             return;
         }
@@ -706,6 +739,7 @@ impl<W: Write> Writer<W> {
         }
         self.release_thread_ends();
         match shutdown_tid.filter(|tid| self.threads.get(tid).is_some_and(|s| !s.ended)) {
+            _ if !shutdown => {}
             Some(tid) => self.simple(tid, "runtimeShutdown", t),
             None => {
                 let ns = self.conv.to_unix_ns(t).max(self.max_time());
@@ -736,6 +770,13 @@ impl<W: Write> Writer<W> {
         self.gc_thread_end(t);
         let end_ns = self.conv.to_unix_ns(t).max(self.max_time());
         let lost = buffer::lost_bytes();
+        let mut counts = Vec::new();
+        for mid in 0..self.methods.len() {
+            if let Some(m) = &self.methods[mid] {
+                let own = m.count;
+                counts.push((mid, self.total_count(mid as u32, own)));
+            }
+        }
         let o = &mut self.out;
         o.open("traceEnd");
         o.str("traceIdRef", &self.header_trace_id);
@@ -750,6 +791,8 @@ impl<W: Write> Writer<W> {
             ),
             ("recordsOfUnknownThreads", self.stats.unknown_thread_records),
             ("inferredExits", self.stats.inferred_exits),
+            ("exitsOfEarlierFrames", self.stats.earlier_frame_exits),
+            ("invocationsOutsideTrace", self.outside_counts),
             ("instrumentedClasses", self.instrumented_classes),
             ("uninstrumentedClasses", self.untraced.len() as u64),
         ] {
@@ -765,13 +808,11 @@ impl<W: Write> Writer<W> {
             o.close();
         }
         o.raw("</traceEnd>\n");
-        for (mid, m) in self.methods.iter().enumerate() {
-            if let Some(m) = m {
-                o.open("methodCount");
-                o.num("methodIdRef", mid as u64);
-                o.num("count", m.count);
-                o.close();
-            }
+        for (mid, count) in counts {
+            o.open("methodCount");
+            o.num("methodIdRef", mid as u64);
+            o.num("count", count);
+            o.close();
         }
         o.open("agentDestroy");
         o.str("agentIdRef", &self.header_agent_id);
@@ -782,6 +823,37 @@ impl<W: Write> Writer<W> {
         self.stats.bytes = o.bytes_written;
         self.stats.elements = o.elements;
         self.stats.io_error = o.error.as_ref().map(|e| e.to_string());
+    }
+
+    /// Where `methodCount` comes from: `f(method id, entries this trace counted)`
+    /// gives the count to write (the agent adds invocations made outside traces).
+    pub fn set_count_source(&mut self, f: Box<dyn FnMut(u32, u64) -> u64 + Send>) {
+        self.count_source = Some(f);
+    }
+
+    /// A method's methodCount; what exceeds this trace's own entries is summed up
+    /// for traceEnd's `invocationsOutsideTrace` (written before any count at close,
+    /// so an unloading class's early count is included only if it came earlier).
+    fn total_count(&mut self, mid: u32, own: u64) -> u64 {
+        let total = match &mut self.count_source {
+            Some(f) => f(mid, own).max(own),
+            None => own,
+        };
+        self.outside_counts += total - own;
+        total
+    }
+
+    /// An object named by an element of a resumed trace may come from before it: it
+    /// is defined first (objDef) if this document has not defined it.
+    fn resumed_obj(&mut self, obj: u64) {
+        if self.resumed && obj != 0 && !self.live_objects.contains(&obj) {
+            self.obj_def(obj);
+        }
+    }
+
+    /// Records replayed and bytes written so far.
+    pub fn progress(&self) -> (u64, u64) {
+        (self.stats.events, self.out.bytes_written)
     }
 
     fn max_time(&self) -> u64 {
@@ -808,7 +880,7 @@ pub fn run<W: Write>(
             return w.stats();
         }
     }
-    w.finish(shutdown_tick(), None);
+    w.finish(shutdown_tick(), None, true);
     w.stats()
 }
 

@@ -30,6 +30,7 @@ impl<W: Write> Writer<W> {
         } else {
             0
         };
+        self.resumed_obj(obj);
         let o = &mut self.out;
         o.open("monContendedEnter");
         o.num("threadIdRef", tid as u64);
@@ -41,6 +42,7 @@ impl<W: Write> Writer<W> {
 
     pub(super) fn mon_simple(&mut self, tid: u32, name: &str, obj: u64, t: u64) {
         let ns = self.stamp(tid, t);
+        self.resumed_obj(obj);
         let o = &mut self.out;
         o.open(name);
         o.num("threadIdRef", tid as u64);
@@ -54,6 +56,7 @@ impl<W: Write> Writer<W> {
         if let Some(ts) = self.threads.get_mut(&tid) {
             ts.wait_ns = Some(ns);
         }
+        self.resumed_obj(obj);
         let o = &mut self.out;
         o.open("monWait");
         o.num("threadIdRef", tid as u64);
@@ -73,6 +76,7 @@ impl<W: Write> Writer<W> {
             return;
         };
         let waited_ms = ns.saturating_sub(began) / 1_000_000;
+        self.resumed_obj(obj);
         let o = &mut self.out;
         o.open("monWaited");
         o.num("threadIdRef", tid as u64);

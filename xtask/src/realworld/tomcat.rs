@@ -223,7 +223,13 @@ fn jcmd_attach(ctx: &Ctx, pid: u32, t: &Traced) -> Result<(), String> {
         .arg("JVMTI.agent_load")
         .arg(t.agent)
         .arg(format!("\"{}\"", t.options_for("tomcat-attached")));
+    let began = Instant::now();
     let out = exec::run(&mut c, Duration::from_secs(60));
+    // The figure issue 12 is about: how long the running server waits for the agent.
+    println!(
+        "    tomcat-attach: agent loaded in {:.2} s",
+        began.elapsed().as_secs_f64()
+    );
     if out.stdout.contains("return code: 0") {
         Ok(())
     } else {

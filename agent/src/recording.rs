@@ -1,0 +1,450 @@
+//! The recording state machine: idle or tracing, one trace (one document) at a time, started and stopped by the control requests, the in-application switch and the delay/duration timers.
+//!
+//! ```text
+//!            begin (start=on at load or attach; jtrace start; Trace.start; delay over)
+//!   Idle ───────────────────────────────────────────────────────────────► Tracing(n)
+//!    ▲                                                                      │
+//!    └──────────── stop (jtrace stop; Trace.stop; duration over; VM death) ─┘
+//! ```
+//!
+//! Probes stay in the classes while idle: recording is switched by the buffers' stop
+//! flag, and an unrecorded entry is counted (`counts`). Each trace has its own file
+//! (`%n` = its number), writer thread and filters; ids stay the same across traces
+//! and every live thread and class is re-defined at the head of each document
+//! (`live::restart`). Control requests are serialised by the state's lock.
+
+use crate::buffer;
+use crate::clock;
+use crate::control::{Outcome, Reply};
+use crate::defs::Msg;
+use crate::events::threads;
+use crate::jvmti::{Jni, Jvmti};
+use crate::lifecycle::{agent, log_once};
+use crate::options::{self, Options};
+use crate::session;
+use crate::writer::{Header, Stats, Writer};
+use std::fs::File;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+/// Figures of the running trace, published by its writer after each message.
+#[derive(Default)]
+struct Progress {
+    events: AtomicU64,
+    bytes: AtomicU64,
+}
+
+struct Session {
+    seq: u32,
+    out_path: String,
+    done: Receiver<Stats>,
+    progress: Arc<Progress>,
+    started: Instant,
+}
+
+#[derive(Default)]
+struct State {
+    /// Number of the last trace begun (the first is 1).
+    seq: u32,
+    session: Option<Session>,
+    /// The closing line of the last trace that ended.
+    last: Option<String>,
+    /// A start is scheduled (delay=): its options' out template, for status.
+    delayed: bool,
+}
+
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+/// The filters of the current (or last) trace: the load hook and retransformation
+/// read them. None until the first trace's options are known (then the load options).
+static FILTERS: RwLock<Option<Arc<Options>>> = RwLock::new(None);
+
+/// The options whose filters decide what is instrumented now.
+pub fn filters() -> Arc<Options> {
+    if let Some(f) = FILTERS.read().ok().and_then(|f| f.clone()) {
+        return f;
+    }
+    Arc::new(agent().options.clone())
+}
+
+fn set_filters(o: &Options) {
+    if let Ok(mut f) = FILTERS.write() {
+        *f = Some(Arc::new(o.clone()));
+    }
+}
+
+fn with_state<T>(f: impl FnOnce(&mut State) -> T) -> T {
+    let mut g = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    f(g.get_or_insert_with(State::default))
+}
+
+/// Options a trace may change; the rest are fixed when the agent loads (they decide
+/// capabilities, events and how classes are rewritten).
+const PER_TRACE: [&str; 7] = [
+    "out", "include", "exclude", "filters", "delay", "duration", "start",
+];
+
+/// The options of a trace started by a control request: the load options with this
+/// request's per-trace keys. Refuses keys that are fixed at load.
+pub fn trace_options(raw: &str) -> Result<Options, String> {
+    let base = &agent().options;
+    let mut o = options::parse(raw).map_err(|e| options::error_report(&e))?;
+    read_filter_file(&mut o)?;
+    let fixed: Vec<&str> = raw
+        .split(',')
+        .filter_map(|i| i.split('=').next())
+        .filter(|k| !k.is_empty() && !PER_TRACE.contains(k))
+        .collect();
+    if !fixed.is_empty() {
+        return Err(format!(
+            "jtrace: {} cannot change between traces (fixed when the agent loaded: {}); \
+             a trace may set only {}\n",
+            fixed.join(", "),
+            base.raw,
+            PER_TRACE.join(", ")
+        ));
+    }
+    let mut merged = base.clone();
+    merged.raw = raw.to_string();
+    merged.out = o.out;
+    merged.filters = o.filters;
+    merged.user_rules = o.user_rules;
+    merged.filters_file = o.filters_file;
+    merged.delay_ms = o.delay_ms;
+    merged.duration_ms = o.duration_ms;
+    merged.start = o.start;
+    Ok(merged)
+}
+
+/// Reads `filters=FILE` into the options; the error names the file and line.
+pub fn read_filter_file(o: &mut Options) -> Result<(), String> {
+    let Some(path) = o.filters_file.clone() else {
+        return Ok(());
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("jtrace: cannot read the filter file filters={path}: {e}\n"))?;
+    options::apply_filter_file(o, &path, &text).map_err(|e| {
+        let mut s = String::from("jtrace: invalid filter file:\n");
+        for x in e {
+            s.push_str(&format!("  - {x}\n"));
+        }
+        s
+    })
+}
+
+/// Starts trace number n+1 with `o`'s output and filters. `live`: the JVM is running
+/// (not Agent_OnLoad): threads alive now are registered as running before the trace,
+/// and classes whose instrumentation the new filters change are retransformed.
+pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
+    with_state(|st| {
+        if let Some(s) = &st.session {
+            return (
+                Outcome::Refused,
+                format!(
+                    "jtrace: already tracing (trace {} to {}); stop it first with jtrace stop",
+                    s.seq, s.out_path
+                ),
+            );
+        }
+        let seq = st.seq + 1;
+        let start_ns = clock::real_ns();
+        let out_path =
+            options::expand_out(&o.out, std::process::id(), start_ns / 1_000_000_000, seq);
+        let file = match File::create(&out_path) {
+            Ok(f) => f,
+            Err(e) => {
+                return (
+                    Outcome::Error,
+                    format!(
+                        "jtrace: cannot write the trace to out={out_path}: {e}\n\
+                         jtrace: give a writable path, e.g. out=/tmp/trace-%p.xml"
+                    ),
+                )
+            }
+        };
+        let header = header(o, start_ns, live.is_some());
+        let (tx, rx) = mpsc::sync_channel::<Msg>(buffer::QUEUE);
+        let (done_tx, done_rx) = mpsc::channel();
+        let progress = Arc::new(Progress::default());
+        let p = progress.clone();
+        let spawned = std::thread::Builder::new()
+            .name("jtrace-writer".into())
+            .spawn(move || {
+                let sink = std::io::BufWriter::with_capacity(1 << 20, file);
+                let mut w = Writer::new(sink, &header, clock::Converter::calibrate());
+                w.set_count_source(Box::new(|mid, traced| {
+                    let total = crate::counts::total(mid, traced);
+                    crate::counts::carry(mid, traced);
+                    total
+                }));
+                let stats = run_writer(w, rx, &p);
+                let _ = done_tx.send(stats);
+            });
+        if let Err(e) = spawned {
+            let _ = std::fs::remove_file(&out_path);
+            return (
+                Outcome::Error,
+                format!("jtrace: cannot start the writer thread: {e}"),
+            );
+        }
+        let old = filters();
+        set_filters(o);
+        st.seq = seq;
+        st.delayed = false;
+        let t0 = Instant::now();
+        crate::live::restart(|| buffer::set_sink(Some(tx)));
+        buffer::resume();
+        let mut note = String::new();
+        if let Some((jvmti, jni)) = live {
+            threads::register_all(jvmti, true);
+            if old.filters != o.filters && crate::lifecycle::bci_ready() {
+                let n = crate::events::tracker::retransform_changed(jvmti, jni, &old, o);
+                note = format!(
+                    "; {n} classes retransformed for the new filters in {:.2} s",
+                    t0.elapsed().as_secs_f64()
+                );
+            }
+        }
+        st.session = Some(Session {
+            seq,
+            out_path: out_path.clone(),
+            done: done_rx,
+            progress,
+            started: Instant::now(),
+        });
+        if o.duration_ms > 0 {
+            schedule(o.duration_ms, Timer::Stop(seq));
+        }
+        let abs = absolute(&out_path);
+        let limit = if o.duration_ms > 0 {
+            format!(" for {} ms", o.duration_ms)
+        } else {
+            String::new()
+        };
+        (
+            Outcome::Ok,
+            format!("jtrace: trace {seq} started{limit}: writing {abs}{note}"),
+        )
+    })
+}
+
+fn header(o: &Options, start_ns: u64, live: bool) -> Header {
+    Header {
+        node_id: session::uuid(),
+        hostname: session::hostname(),
+        ipaddress: session::ip_addresses(),
+        timezone_minutes_west: session::timezone_minutes_west(),
+        boot_ns: session::boot_ns(),
+        process_id: session::uuid(),
+        pid: std::process::id(),
+        process_name: session::process_name(),
+        command_line: session::command_line(),
+        process_start_ns: session::process_start_ns().unwrap_or(start_ns),
+        agent_id: session::uuid(),
+        agent_parameters: o.raw.clone(),
+        trace_id: session::uuid(),
+        start_ns,
+        options: o.effective(),
+        exceptions: o.exceptions,
+        filters: o
+            .filters
+            .iter()
+            .filter(|f| f.all_methods())
+            .map(|f| {
+                let e = f.echo();
+                (e.pattern, e.generic_pattern, e.mode)
+            })
+            .collect(),
+        method_filters: o
+            .filters
+            .iter()
+            .filter(|f| !f.all_methods())
+            .map(|f| f.file_line())
+            .collect(),
+        resumed: live,
+    }
+}
+
+/// The writer loop of one trace, publishing its figures for `status`.
+fn run_writer<W: std::io::Write>(
+    mut w: Writer<W>,
+    rx: Receiver<Msg>,
+    progress: &Progress,
+) -> Stats {
+    while let Ok(msg) = rx.recv() {
+        let more = w.handle(msg);
+        let (events, bytes) = w.progress();
+        progress.events.store(events, Ordering::Relaxed);
+        progress.bytes.store(bytes, Ordering::Relaxed);
+        if !more {
+            return w.stats();
+        }
+    }
+    w.finish(clock::ticks(), None, true);
+    w.stats()
+}
+
+/// Ends the current trace: every record taken, the document closed as at VM death
+/// (`shutdown`: it is VM death, write runtimeShutdown), the writer waited for.
+/// `tid`: the thread asking (runtimeShutdown names it).
+pub fn stop(shutdown: bool, tid: Option<u32>) -> Reply {
+    with_state(|st| {
+        let Some(s) = st.session.take() else {
+            return (
+                Outcome::Refused,
+                "jtrace: not tracing; nothing to stop (start a trace with jtrace start)"
+                    .to_string(),
+            );
+        };
+        let t = clock::ticks();
+        buffer::stop(Duration::from_millis(500));
+        buffer::send(Msg::Finish { t, tid, shutdown });
+        buffer::set_sink(None);
+        let line = match s.done.recv_timeout(Duration::from_secs(120)) {
+            Ok(stats) => {
+                let lost = buffer::lost_bytes();
+                let skipped = crate::lifecycle::skipped_classes();
+                crate::lifecycle::closing_line(&s.out_path, &stats, lost, skipped)
+            }
+            Err(_) => format!(
+                "jtrace: the writer did not finish; {} may be incomplete",
+                s.out_path
+            ),
+        };
+        let line = format!("{line} (trace {})", s.seq);
+        st.last = Some(line.clone());
+        (Outcome::Ok, line)
+    })
+}
+
+/// Whether a trace is recording.
+pub fn tracing() -> bool {
+    with_state(|st| st.session.is_some())
+}
+
+/// What `jtrace status` prints: one `key: value` per line.
+pub fn status() -> Reply {
+    with_state(|st| {
+        let a = agent();
+        let mut s = format!(
+            "jtrace {} loaded in pid {} (mode={})\n",
+            env!("CARGO_PKG_VERSION"),
+            std::process::id(),
+            a.options.mode.as_str()
+        );
+        match &st.session {
+            Some(x) => {
+                s.push_str(&format!(
+                    "state: tracing\ntrace: {}\nfile: {}\nseconds: {:.1}\nevents: {}\nbytes: {}",
+                    x.seq,
+                    absolute(&x.out_path),
+                    x.started.elapsed().as_secs_f64(),
+                    x.progress.events.load(Ordering::Relaxed),
+                    x.progress.bytes.load(Ordering::Relaxed)
+                ));
+            }
+            None => {
+                s.push_str("state: idle");
+                if st.delayed {
+                    s.push_str(" (a delayed start is scheduled)");
+                }
+                s.push_str(&format!("\ntraces: {}", st.seq));
+                if let Some(l) = &st.last {
+                    s.push_str(&format!("\nlast: {l}"));
+                }
+            }
+        }
+        (Outcome::Ok, s)
+    })
+}
+
+fn absolute(path: &str) -> String {
+    std::path::absolute(path)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| path.to_string())
+}
+
+// ------------------------------------------------------------------ timers
+
+enum Timer {
+    /// Start a trace with these options (delay=).
+    Start(Box<Options>),
+    /// Stop trace number n if it is still the current one (duration=).
+    Stop(u32),
+}
+
+static TIMERS: Mutex<Vec<(Instant, Timer)>> = Mutex::new(Vec::new());
+static TIMER_CV: Condvar = Condvar::new();
+static TIMER_THREAD: std::sync::Once = std::sync::Once::new();
+
+/// Runs `timer` after `ms` on the agent's control thread (attached to the JVM as a
+/// daemon and never traced), started on first use.
+fn schedule(ms: u64, timer: Timer) {
+    if let Ok(mut t) = TIMERS.lock() {
+        t.push((Instant::now() + Duration::from_millis(ms), timer));
+    }
+    TIMER_CV.notify_all();
+    TIMER_THREAD.call_once(|| {
+        let spawned = std::thread::Builder::new()
+            .name("jtrace-control".into())
+            .spawn(timer_loop);
+        if spawned.is_err() {
+            log_once("cannot start the control thread; delay= and duration= do nothing");
+        }
+    });
+}
+
+/// Schedules the first trace after `delay=` (the JVM must be live: VM init or attach).
+pub fn schedule_delayed_start(o: &Options) {
+    with_state(|st| st.delayed = true);
+    schedule(o.delay_ms, Timer::Start(Box::new(o.clone())));
+}
+
+fn timer_loop() {
+    threads::mark_agent_thread();
+    let Some(jni) = crate::jvmti::attach_current_as_daemon(c"jtrace-control") else {
+        log_once("cannot attach the control thread; delay= and duration= do nothing");
+        return;
+    };
+    loop {
+        let due = {
+            let Ok(mut t) = TIMERS.lock() else { return };
+            loop {
+                let now = Instant::now();
+                if let Some(i) = t.iter().position(|(at, _)| *at <= now) {
+                    break t.swap_remove(i).1;
+                }
+                let wait = t
+                    .iter()
+                    .map(|(at, _)| *at - now)
+                    .min()
+                    .unwrap_or(Duration::from_secs(3600));
+                t = TIMER_CV
+                    .wait_timeout(t, wait)
+                    .map(|(g, _)| g)
+                    .unwrap_or_else(|e| e.into_inner().0);
+            }
+        };
+        if crate::lifecycle::vm_dead() {
+            return;
+        }
+        let jvmti = agent().jvmti;
+        let line = match due {
+            Timer::Start(o) => {
+                let mut o = *o;
+                o.delay_ms = 0;
+                jni.with_local_frame(64, || begin(&o, Some((jvmti, jni))).1)
+            }
+            Timer::Stop(seq) => {
+                if with_state(|st| st.session.as_ref().map(|s| s.seq)) != Some(seq) {
+                    continue;
+                }
+                stop(false, None).1
+            }
+        };
+        // The application's stderr hears of a trace that started or ended on its own.
+        eprintln!("{line}");
+    }
+}

@@ -74,8 +74,11 @@ pub unsafe extern "system" fn Agent_OnAttach(
     guard(JNI_ERR, || {
         // SAFETY: the JVM passes a NUL-terminated option string or null.
         let opts = unsafe { c_string(options) };
+        // A control request reaches the loaded agent: it keeps using its own
+        // environment (a new one would have none of its capabilities).
+        let existing = lifecycle::try_agent().map(|a| a.jvmti);
         // SAFETY: `vm` is the JavaVM the JVM passed to us.
-        let Some(jvmti) = (unsafe { Jvmti::from_vm(vm) }) else {
+        let Some(jvmti) = existing.or_else(|| unsafe { Jvmti::from_vm(vm) }) else {
             eprintln!("jtrace: this JVM offers no JVMTI environment; not tracing");
             return JNI_ERR;
         };
@@ -86,10 +89,10 @@ pub unsafe extern "system" fn Agent_OnAttach(
         };
         let (outcome, text) = jni.with_local_frame(64, || lifecycle::attach(jvmti, jni, &opts));
         // The attach protocol carries only the return code: the text goes to the
-        // file the client named (it created it), and errors to the JVM's stderr too.
+        // file the client named (it created it), or else (jcmd) to the JVM's stderr.
         let reply_path = crate::control::parse(&opts).ok().and_then(|r| r.reply);
         let delivered = reply_path.is_some_and(|p| crate::control::write_reply(&p, &text));
-        if outcome != crate::control::Outcome::Ok || !delivered {
+        if !delivered {
             eprintln!("{text}");
         }
         match outcome {

@@ -457,7 +457,7 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
         let _ = jvmti.set_event(false, e);
     }
     if recording::tracing() {
-        eprintln!("{}", recording::stop(true, tid).1);
+        recording::stop(true, tid);
     }
 }
 

@@ -290,7 +290,20 @@ fn run_writer<W: std::io::Write>(
 /// (`shutdown`: it is VM death, write runtimeShutdown), the writer waited for.
 /// `tid`: the thread asking (runtimeShutdown names it).
 pub fn stop(shutdown: bool, tid: Option<u32>) -> Reply {
+    with_state(|st| stop_locked(st, shutdown, tid))
+}
+
+/// Stops trace `seq` if it is still the one running (its duration is over).
+fn stop_if(seq: u32) {
     with_state(|st| {
+        if st.session.as_ref().is_some_and(|s| s.seq == seq) {
+            stop_locked(st, false, None);
+        }
+    });
+}
+
+fn stop_locked(st: &mut State, shutdown: bool, tid: Option<u32>) -> Reply {
+    {
         let Some(s) = st.session.take() else {
             return (
                 Outcome::Refused,
@@ -313,10 +326,11 @@ pub fn stop(shutdown: bool, tid: Option<u32>) -> Reply {
                 s.out_path
             ),
         };
-        let line = format!("{line} (trace {})", s.seq);
+        // The application's stderr says where each trace went, as at VM death.
+        eprintln!("{line}");
         st.last = Some(line.clone());
         (Outcome::Ok, line)
-    })
+    }
 }
 
 /// Whether a trace is recording.
@@ -431,20 +445,17 @@ fn timer_loop() {
             return;
         }
         let jvmti = agent().jvmti;
-        let line = match due {
+        match due {
             Timer::Start(o) => {
                 let mut o = *o;
                 o.delay_ms = 0;
-                jni.with_local_frame(64, || begin(&o, Some((jvmti, jni))).1)
+                let line = jni.with_local_frame(64, || begin(&o, Some((jvmti, jni))).1);
+                // The application's stderr hears of a trace that started on its own.
+                eprintln!("{line}");
             }
             Timer::Stop(seq) => {
-                if with_state(|st| st.session.as_ref().map(|s| s.seq)) != Some(seq) {
-                    continue;
-                }
-                stop(false, None).1
+                stop_if(seq);
             }
-        };
-        // The application's stderr hears of a trace that started or ended on its own.
-        eprintln!("{line}");
+        }
     }
 }

@@ -1,5 +1,7 @@
 //! The `jtrace` command: parses the command line and dispatches to one module per subcommand.
 
+mod control;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -15,11 +17,25 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Load the agent into a running JVM (options as for -agentpath).
+    Attach(control::AttachArgs),
+    /// Start a new trace in a JVM where the agent is loaded.
+    Start(control::StartArgs),
+    /// End the current trace; the JVM goes on.
+    Stop(control::PidArg),
+    /// Whether the agent is loaded, tracing or idle, and the trace's file and figures.
+    Status(control::PidArg),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result: Result<(), String> = match cli.command {};
+    let result: Result<(), String> = match cli.command {
+        Command::Attach(a) => control::attach(&a),
+        Command::Start(a) => control::start(&a),
+        Command::Stop(a) => control::stop(&a),
+        Command::Status(a) => control::status(&a),
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {

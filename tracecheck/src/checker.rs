@@ -152,6 +152,8 @@ struct Method {
 }
 
 struct State {
+    /// Sum over methodCount elements of count minus the method's entries.
+    counts_outside: u64,
     violations: Vec<Violation>,
     phase: Phase,
     node_id: Option<String>,
@@ -183,6 +185,7 @@ struct State {
 impl State {
     fn new() -> State {
         State {
+            counts_outside: 0,
             violations: Vec::new(),
             phase: Phase::Header(0),
             node_id: None,
@@ -1444,12 +1447,14 @@ impl State {
         let Some(count) = count else { return };
         m.stats.method_count = Some(count);
         let entries = m.stats.entries;
-        if count != entries {
+        if count < entries {
             let msg = format!(
-                "<methodCount> count=\"{count}\" for {} but the trace has {entries} methodEntry element(s) for it (rule: count == entries)",
+                "<methodCount> count=\"{count}\" for {} but the trace has {entries} methodEntry element(s) for it (rule: count >= entries)",
                 self.method_name(id)
             );
             self.err(line, Rule::MethodCount, msg);
+        } else {
+            self.counts_outside += count - entries;
         }
     }
 
@@ -1479,6 +1484,19 @@ impl State {
     }
 
     fn agent_destroy(&mut self, line: u64) {
+        let declared = self
+            .summary
+            .end_counts
+            .get("invocationsOutsideTrace")
+            .copied()
+            .unwrap_or(0);
+        if declared != self.counts_outside {
+            let msg = format!(
+                "methodCount elements exceed the methods' entries by {} in all, but traceEnd declares invocationsOutsideTrace={declared}",
+                self.counts_outside
+            );
+            self.err(line, Rule::MethodCount, msg);
+        }
         let mut missing: Vec<u64> = self
             .methods
             .iter()

@@ -49,8 +49,10 @@ pub enum Rule {
     /// objFree/objMove/classUnload inside gcStart..gcFinish; gcStart and gcFinish alternate;
     /// gcFinish usedObjectSpace <= totalObjectSpace.
     Gc,
-    /// Exactly one methodCount per method, and its count equals the number of methodEntry
-    /// elements of that method ("count == entries": jtrace counts only traced entries).
+    /// Exactly one methodCount per method, never fewer than the methodEntry elements of
+    /// that method; what the counts exceed the entries by, summed over methods, is
+    /// traceEnd's `invocationsOutsideTrace` annotation (0 when absent): invocations
+    /// made while no trace recorded (`jtrace stop`/`start`, `start=off`, `delay=`).
     MethodCount,
     /// monContendedEntered follows monContendedEnter (same thread and object);
     /// monWaited follows monWait; a thread never contends with itself (threadOwner);

@@ -17,6 +17,9 @@ use std::sync::Mutex;
 
 static REGISTRY: Mutex<()> = Mutex::new(());
 
+/// Names of the agent's JVM-attached threads.
+const AGENT_THREAD_NAMES: [&str; 2] = ["jtrace-heap", "jtrace-control"];
+
 /// Thread id by the object id of its java.lang.Thread.
 static THREAD_OBJECTS: Mutex<Option<HashMap<u64, u32>>> = Mutex::new(None);
 
@@ -92,6 +95,10 @@ fn register_current(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf>
 /// `before_trace`: the thread was running before the trace started.
 fn define(jvmti: Jvmti, thread: jthread, before_trace: bool) -> Option<&'static ThreadBuf> {
     let info = jvmti.thread_info(thread).ok()?;
+    // The agent's own threads (found by a later start's enumeration) are never traced.
+    if AGENT_THREAD_NAMES.contains(&info.name.as_str()) {
+        return None;
+    }
     let tid = ids::next_thread();
     let b = buffer::register(tid);
     jvmti.set_thread_local(thread, buffer::to_raw(b)).ok()?;

@@ -1,0 +1,95 @@
+// The in-application switch of the jtrace agent: trace just the code under test.
+package jtrace;
+
+import java.lang.reflect.Method;
+
+/**
+ * Starts and stops jtrace traces from inside the application (tests, benchmarks).
+ *
+ * <p>Every method is a no-op returning {@code false} when the JVM runs without the
+ * jtrace agent, so calls can stay in the code. With the agent (loaded with
+ * {@code -agentpath:libjtrace.so=start=off,...} or attached with {@code jtrace attach}):
+ *
+ * <pre>
+ *   jtrace.Trace.start("out=/tmp/block-%n.xml");
+ *   codeUnderTest();
+ *   jtrace.Trace.stop();
+ * </pre>
+ *
+ * <p>The agent reaches this class through {@code java.jtrace.Tracker}, a class it defines
+ * in the boot loader; classes in package {@code jtrace} are never traced.
+ */
+public final class Trace {
+    private Trace() {}
+
+    /** The agent's {@code control(String)} native, or null without the agent. */
+    private static final Method CONTROL = find();
+
+    private static Method find() {
+        try {
+            Class<?> tracker = Class.forName("java.jtrace.Tracker", false, null);
+            return tracker.getMethod("control", String.class);
+        } catch (ReflectiveOperationException | LinkageError | SecurityException e) {
+            return null;
+        }
+    }
+
+    /** Whether the jtrace agent is loaded in this JVM. */
+    public static boolean available() {
+        return CONTROL != null;
+    }
+
+    /**
+     * Starts a new trace. {@code options} are the per-trace agent options
+     * ({@code out}, {@code include}, {@code exclude}, {@code filters}, {@code delay},
+     * {@code duration}; "" keeps those the agent was loaded with).
+     *
+     * @return true if a trace started; false without the agent or while a trace is
+     *     already running
+     * @throws IllegalArgumentException if the agent rejects the options
+     */
+    public static boolean start(String options) {
+        return call("jtrace-control=start," + (options == null ? "" : options));
+    }
+
+    /**
+     * Ends the current trace: the file is complete when this returns.
+     *
+     * @return true if a trace was stopped; false without the agent or when none was running
+     */
+    public static boolean stop() {
+        return call("jtrace-control=stop");
+    }
+
+    /** The agent's status text ({@code state: tracing|idle}, file, figures), or null without it. */
+    public static String status() {
+        String r = raw("jtrace-control=status");
+        return r == null ? null : r.substring(Math.min(2, r.length()));
+    }
+
+    private static boolean call(String request) {
+        String r = raw(request);
+        if (r == null || r.isEmpty()) {
+            return false;
+        }
+        switch (r.charAt(0)) {
+            case '0':
+                return true;
+            case '2':
+                throw new IllegalArgumentException(r.substring(Math.min(2, r.length())));
+            default:
+                return false;
+        }
+    }
+
+    private static String raw(String request) {
+        if (CONTROL == null) {
+            return null;
+        }
+        try {
+            return (String) CONTROL.invoke(null, request);
+        } catch (ReflectiveOperationException e) {
+            return null;
+        }
+    }
+}

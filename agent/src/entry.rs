@@ -89,10 +89,11 @@ pub unsafe extern "system" fn Agent_OnAttach(
         };
         let (outcome, text) = jni.with_local_frame(64, || lifecycle::attach(jvmti, jni, &opts));
         // The attach protocol carries only the return code: the text goes to the
-        // file the client named (it created it), or else (jcmd) to the JVM's stderr.
+        // file the client named (it created it); a failure is said on the JVM's
+        // stderr when there is no such file (jcmd), a success stays silent as before.
         let reply_path = crate::control::parse(&opts).ok().and_then(|r| r.reply);
         let delivered = reply_path.is_some_and(|p| crate::control::write_reply(&p, &text));
-        if !delivered {
+        if !delivered && outcome != crate::control::Outcome::Ok {
             eprintln!("{text}");
         }
         match outcome {

@@ -193,19 +193,22 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
         set_filters(o);
         st.seq = seq;
         st.delayed = false;
-        let t0 = Instant::now();
-        crate::live::restart(|| buffer::set_sink(Some(tx)));
-        buffer::resume();
         let mut note = String::new();
         if let Some((jvmti, jni)) = live {
-            threads::register_all(jvmti, true);
+            // Still idle: code running under the old filters records nothing here.
             if old.filters != o.filters && crate::lifecycle::bci_ready() {
+                let t0 = Instant::now();
                 let n = crate::events::tracker::retransform_changed(jvmti, jni, &old, o);
                 note = format!(
                     "; {n} classes retransformed for the new filters in {:.2} s",
                     t0.elapsed().as_secs_f64()
                 );
             }
+        }
+        crate::live::restart(|| buffer::set_sink(Some(tx)));
+        buffer::resume();
+        if let Some((jvmti, _)) = live {
+            threads::register_all(jvmti, true);
         }
         st.session = Some(Session {
             seq,

@@ -5,6 +5,7 @@ mod bench_loaders;
 mod cases;
 mod check;
 mod compare;
+mod control;
 mod corpus;
 mod demo;
 mod expect;
@@ -28,6 +29,7 @@ const USAGE: &str = "usage:
   cargo xtask realworld [--subset] [--jdk PATH] [--keep] [CASE...]
                                              real programs (Ant, Felix, Tomcat, JVM languages, javac...)
                                              with and without the agent: same output, valid traces
+  cargo xtask jar                            build the Java API (jtrace.Trace) into target/release/jtrace.jar
   cargo xtask demo                           build the agent, trace examples/Demo.java, summarise
   cargo xtask bench [--quick] [--families] [--jdk PATH]
                                              overhead (none/jvmti/bci), writer events/s, cost per event family
@@ -42,6 +44,16 @@ fn main() -> ExitCode {
         Some("bench-loaders") => bench_loaders::run_cmd(&args[1..]),
         Some("check") if args.len() == 2 => check::run(&args[1]),
         Some("demo") => demo::run(),
+        Some("jar") => match control::build_jar() {
+            Ok(j) => {
+                println!("built {}", j.display());
+                true
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                false
+            }
+        },
         Some("corpus") => corpus::run(&args[1..]),
         Some("stress") => stress::run(&args[1..]),
         Some("realworld") => realworld::run(&args[1..]),

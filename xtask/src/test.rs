@@ -60,6 +60,14 @@ impl Tally {
     }
 }
 
+/// `cargo ARGS`, as a result.
+pub fn cargo_status(args: &[&str]) -> Result<(), String> {
+    status(
+        util::cargo().args(args),
+        &format!("cargo {}", args.join(" ")),
+    )
+}
+
 fn status(cmd: &mut Command, what: &str) -> Result<(), String> {
     match cmd.status() {
         Ok(s) if s.success() => Ok(()),
@@ -232,6 +240,11 @@ pub fn run(args: &[String]) -> bool {
                 tally.report(r, &jdk.name, &format!("hygiene[{mode}]"));
             }
         }
+    }
+    // Controlling a running JVM: jtrace attach/start/stop/status, start=off and the
+    // jtrace.Trace switch, delay/duration, filter files (xtask/src/control.rs).
+    if only.is_empty() || only.iter().any(|o| o.as_str() == "control") {
+        crate::control::run(&mut tally, &agent, &jdks);
     }
     // The rewriter over a fixed sample of the JDKs' and /usr/share/java's classes.
     if only.is_empty() {

@@ -15,7 +15,7 @@ mod harness;
 mod kill;
 mod oom;
 mod optfuzz;
-mod proc;
+pub(crate) mod proc;
 
 use crate::jdk::{self, Jdk};
 use crate::test::Tally;

@@ -1,0 +1,566 @@
+//! `cargo xtask test`, step control: `jtrace attach/start/stop/status`, `start=off` with the `jtrace.Trace` switch, `delay=`/`duration=`, TPTP filter files, and every refusal, on each JDK (java-tests/control/).
+//!
+//! Also builds the Java API jar (`cargo xtask jar`: target/release/jtrace.jar).
+
+use crate::jdk::Jdk;
+use crate::stress::proc::Proc;
+use crate::stress::validate;
+use crate::test::Tally;
+use crate::util;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// How long a JVM may take to print `ready`.
+const READY: Duration = Duration::from_secs(60);
+
+/// `cargo xtask jar`: compiles java-api/ into target/release/jtrace.jar (Java 11
+/// bytecode, the oldest JDK the agent runs on). Uses the first JDK found.
+pub fn build_jar() -> Result<PathBuf, String> {
+    let root = util::root();
+    let jdk = crate::jdk::discover()
+        .into_iter()
+        .next()
+        .ok_or("no JDK under /usr/lib/jvm")?;
+    let classes = root.join("target/xtask/jtrace-api");
+    let _ = std::fs::remove_dir_all(&classes);
+    std::fs::create_dir_all(&classes).map_err(|e| e.to_string())?;
+    run_tool(
+        Command::new(jdk.javac())
+            .args(["--release", "11", "-d"])
+            .arg(&classes)
+            .arg(root.join("java-api/jtrace/Trace.java")),
+        "javac jtrace.Trace",
+    )?;
+    let jar = root.join("target/release/jtrace.jar");
+    std::fs::create_dir_all(root.join("target/release")).map_err(|e| e.to_string())?;
+    run_tool(
+        Command::new(jdk.home.join("bin/jar"))
+            .arg("cf")
+            .arg(&jar)
+            .arg("-C")
+            .arg(&classes)
+            .arg("."),
+        "jar",
+    )?;
+    Ok(jar)
+}
+
+fn run_tool(cmd: &mut Command, what: &str) -> Result<(), String> {
+    let o = cmd
+        .output()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} failed: {}",
+            util::clip(
+                &String::from_utf8_lossy(&o.stderr).replace('\n', " | "),
+                300
+            )
+        ))
+    }
+}
+
+/// What every case needs.
+struct Ctx<'a> {
+    jdk: &'a Jdk,
+    agent: &'a Path,
+    jtrace: &'a Path,
+    jar: &'a Path,
+    classes: PathBuf,
+    dir: PathBuf,
+}
+
+impl Ctx<'_> {
+    fn java(&self, agent_options: Option<&str>, main: &[&str]) -> Command {
+        let mut c = Command::new(self.jdk.java());
+        if let Some(o) = agent_options {
+            c.arg(format!("-agentpath:{}={o}", self.agent.display()));
+        }
+        c.arg("-cp")
+            .arg(format!("{}:{}", self.classes.display(), self.jar.display()))
+            .args(main);
+        c
+    }
+
+    /// Runs `jtrace ARGS` from `cwd`: (exit code, stdout + stderr).
+    fn jtrace(&self, args: &[&str], cwd: &Path) -> (i32, String) {
+        match Command::new(self.jtrace)
+            .args(args)
+            .current_dir(cwd)
+            .output()
+        {
+            Ok(o) => (
+                o.status.code().unwrap_or(-1),
+                format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&o.stdout),
+                    String::from_utf8_lossy(&o.stderr)
+                ),
+            ),
+            Err(e) => (-1, format!("cannot run jtrace: {e}")),
+        }
+    }
+
+    /// `jtrace ARGS` must exit with `code` (0, or any non-zero for `1`) saying `says`.
+    fn expect(&self, args: &[&str], ok: bool, says: &str) -> Result<String, String> {
+        let (code, text) = self.jtrace(args, &self.dir);
+        if (code == 0) != ok || !text.contains(says) {
+            return Err(format!(
+                "jtrace {}: exit {code}, expected {} saying {says:?}; said: {}",
+                args.join(" "),
+                if ok { "0" } else { "non-zero" },
+                util::clip(&text.replace('\n', " | "), 300)
+            ));
+        }
+        Ok(text)
+    }
+}
+
+/// Entries of `Class.method` (short key) in a valid trace, and its methodCount.
+fn figures(s: &tracecheck::Summary, key: &str) -> (u64, u64) {
+    s.methods
+        .iter()
+        .filter(|(k, _)| k.starts_with(&format!("{key}(")))
+        .fold((0, 0), |(e, c), (_, m)| {
+            (e + m.entries, c + m.method_count.unwrap_or(0))
+        })
+}
+
+/// A valid trace with nothing repaired or dropped.
+fn exact(trace: &Path) -> Result<tracecheck::Summary, String> {
+    let s = validate(trace).map_err(|e| format!("{}: {e}", trace.display()))?;
+    let r = s.repairs();
+    if !r.is_empty() {
+        return Err(format!("{}: repairs {}", trace.display(), r.join(", ")));
+    }
+    Ok(s)
+}
+
+fn busy(ctx: &Ctx, cmd: Command) -> Result<Proc, String> {
+    let p = Proc::spawn(cmd, &ctx.dir)?;
+    if !p.wait_line("ready", READY) {
+        return Err("Busy never printed ready".to_string());
+    }
+    // Let it reach its loop.
+    std::thread::sleep(Duration::from_millis(300));
+    Ok(p)
+}
+
+/// Ends Busy (its flag file) and checks it finished as without the agent.
+fn finish_busy(ctx: &Ctx, p: Proc) -> Result<String, String> {
+    std::fs::write(ctx.dir.join("flag"), b"").map_err(|e| e.to_string())?;
+    let done = p.finish(Duration::from_secs(60));
+    std::fs::write(ctx.dir.join("stderr.txt"), &done.stderr).ok();
+    if done.timed_out || done.code() != Some(0) || done.stdout != "ready\ndone true true\n" {
+        return Err(format!(
+            "Busy did not end normally: exit {:?}, stdout {:?}, stderr {}",
+            done.code(),
+            done.stdout,
+            done.stderr_tail()
+        ));
+    }
+    Ok(done.stderr)
+}
+
+/// attach, status, refusals, stop, start with another out and a filter file, stop.
+fn attach_stop_start(ctx: &Ctx) -> Result<String, String> {
+    let p = busy(ctx, ctx.java(None, &["Busy", "flag"]))?;
+    let pid = p.pid().to_string();
+    let pid = pid.as_str();
+    let d = ctx.dir.display().to_string();
+    ctx.expect(&["status", pid], true, "state: not loaded")?;
+    let t0 = Instant::now();
+    ctx.expect(
+        &["attach", pid, &format!("out={d}/first-%n.xml,include=Busy")],
+        true,
+        "trace 1 started",
+    )?;
+    let attach_s = t0.elapsed().as_secs_f64();
+    std::thread::sleep(Duration::from_millis(400));
+    let st = ctx.expect(&["status", pid], true, "state: tracing")?;
+    if !st.contains(&format!("file: {d}/first-1.xml")) || st.contains("events: 0\n") {
+        return Err(format!("status while tracing: {st}"));
+    }
+    ctx.expect(&["attach", pid], false, "already loaded")?;
+    ctx.expect(&["start", pid], false, "already tracing")?;
+    ctx.expect(&["stop", pid], true, "trace written to")?;
+    ctx.expect(&["status", pid], true, "state: idle")?;
+    ctx.expect(&["stop", pid], false, "not tracing")?;
+    ctx.expect(
+        &["start", pid, "mode=jvmti"],
+        false,
+        "cannot change between traces",
+    )?;
+    // Relative paths are the caller's (jtrace runs in dir/cli, the JVM in dir).
+    let cli = ctx.dir.join("cli");
+    std::fs::create_dir_all(&cli).map_err(|e| e.to_string())?;
+    std::fs::write(
+        cli.join("filters.txt"),
+        "# other() only\nBusy work EXCLUDE\nBusy * INCLUDE\n",
+    )
+    .map_err(|e| e.to_string())?;
+    let (code, text) = ctx.jtrace(
+        &["start", pid, "out=second-%n.xml,filters=filters.txt"],
+        &cli,
+    );
+    if code != 0 || !text.contains(&format!("{}/second-2.xml", cli.display())) {
+        return Err(format!("second start: exit {code}: {text}"));
+    }
+    std::thread::sleep(Duration::from_millis(400));
+    ctx.expect(&["stop", pid], true, "second-2.xml")?;
+    let stderr = finish_busy(ctx, p)?;
+    if stderr.matches("jtrace: trace written to").count() != 2 {
+        return Err(format!("the JVM's stderr should name 2 traces: {stderr}"));
+    }
+    let first = exact(&ctx.dir.join("first-1.xml"))?;
+    let second = exact(&cli.join("second-2.xml"))?;
+    let (w1, c1) = figures(&first, "Busy.work");
+    let (o1, _) = figures(&first, "Busy.other");
+    let (w2, c2) = figures(&second, "Busy.work");
+    let (o2, _) = figures(&second, "Busy.other");
+    // methodCount: every call since the class was instrumented, up to the close.
+    if w1 == 0 || o1 != w1 || w2 != 0 || o2 == 0 || c1 < w1 || c2 < c1 {
+        return Err(format!(
+            "counts: trace 1 work {w1} (methodCount {c1}) other {o1}; trace 2 work {w2} (methodCount {c2}) other {o2}"
+        ));
+    }
+    Ok(format!(
+        "attach {attach_s:.2}s; trace 1: {w1} work+other calls; trace 2: {o2} other, 0 work"
+    ))
+}
+
+/// start=off plus jtrace.Trace around a known block: exactly its calls; and the API
+/// is a no-op without the agent.
+fn java_switch(ctx: &Ctx) -> Result<String, String> {
+    let plain = ctx
+        .java(None, &["Switch"])
+        .current_dir(&ctx.dir)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let out = String::from_utf8_lossy(&plain.stdout);
+    if out != "false false 670\n" || !plain.status.success() {
+        return Err(format!("without the agent: {out:?} {}", plain.status));
+    }
+    let d = ctx.dir.display();
+    let o = ctx
+        .java(
+            Some(&format!("start=off,out={d}/never.xml")),
+            &["Switch", &format!("{d}/block-%n.xml")],
+        )
+        .current_dir(&ctx.dir)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let out = String::from_utf8_lossy(&o.stdout);
+    if out != "true true 670\n" || !o.status.success() {
+        return Err(format!(
+            "with start=off: {out:?} {}: {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
+    if ctx.dir.join("never.xml").exists() {
+        return Err("start=off wrote the load-time out file".to_string());
+    }
+    let s = exact(&ctx.dir.join("block-1.xml"))?;
+    let (fib, count) = figures(&s, "Switch.fib");
+    let (main, main_count) = figures(&s, "Switch.main");
+    // fib(15) inside: 1973 calls; fib(10) before: 177.
+    if (fib, count, main, main_count) != (1973, 2150, 0, 1) {
+        return Err(format!(
+            "block trace: fib {fib} entries (1973 expected), methodCount {count} (2150), main {main}/{main_count} (0/1)"
+        ));
+    }
+    Ok("1973 fib calls of the block, methodCount 2150".to_string())
+}
+
+/// filters= with method rules gives exact counts; a bad file is refused with its line,
+/// at load (the JVM does not start) and at attach (the JVM goes on).
+fn filter_files(ctx: &Ctx) -> Result<String, String> {
+    let d = ctx.dir.display();
+    let good = ctx.dir.join("good.txt");
+    let bad = ctx.dir.join("bad.txt");
+    std::fs::write(&good, "Switch fib INCLUDE\nSwitch * EXCLUDE\n").map_err(|e| e.to_string())?;
+    std::fs::write(&bad, "Switch fib INCLUDE\nSwitch fib\n").map_err(|e| e.to_string())?;
+    let o = ctx
+        .java(
+            Some(&format!("filters={},out={d}/filtered.xml", good.display())),
+            &["Switch"],
+        )
+        .current_dir(&ctx.dir)
+        .output()
+        .map_err(|e| e.to_string())?;
+    // Traced from the start, so Trace.start is refused and Trace.stop ends the trace.
+    if !o.status.success() || o.stdout != b"false true 670\n" {
+        return Err(format!(
+            "filtered run: {} {:?}",
+            o.status,
+            String::from_utf8_lossy(&o.stdout)
+        ));
+    }
+    let s = exact(&ctx.dir.join("filtered.xml"))?;
+    let (fib, count) = figures(&s, "Switch.fib");
+    let (main, main_count) = figures(&s, "Switch.main");
+    // fib(10) and fib(15) before Trace.stop: 177 + 1973; main has no probes.
+    if (fib, count, main, main_count) != (2150, 2150, 0, 0) {
+        return Err(format!(
+            "filtered: fib {fib}/{count} (2150/2150 expected), main {main}/{main_count} (0/0)"
+        ));
+    }
+    if s.options.get("methodFilter").map(String::as_str) != Some("Switch * EXCLUDE")
+        && s.options.get("methodFilter").map(String::as_str) != Some("Switch fib INCLUDE")
+    {
+        return Err(format!("method rules not echoed: {:?}", s.options));
+    }
+    let o = ctx
+        .java(
+            Some(&format!("filters={},out={d}/bad.xml", bad.display())),
+            &["Switch"],
+        )
+        .current_dir(&ctx.dir)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let err = String::from_utf8_lossy(&o.stderr);
+    let line2 = format!("{}:2:", bad.display());
+    // (HotSpot itself then prints "Error occurred during initialization of VM" on stdout.)
+    if o.status.success() || !err.contains(&line2) {
+        return Err(format!("bad filter file at load: {} {err}", o.status));
+    }
+    let p = busy(ctx, ctx.java(None, &["Busy", "flag"]))?;
+    let pid = p.pid().to_string();
+    ctx.expect(
+        &["attach", &pid, &format!("filters={}", bad.display())],
+        false,
+        &line2,
+    )?;
+    ctx.expect(&["status", &pid], true, "state: not loaded")?;
+    finish_busy(ctx, p)?;
+    Ok("fib 2150/2150, main untraced; bad file refused at line 2".to_string())
+}
+
+/// delay= then duration=: the trace starts and ends on its own, the JVM goes on.
+fn delay_duration(ctx: &Ctx) -> Result<String, String> {
+    let d = ctx.dir.display();
+    let p = busy(
+        ctx,
+        ctx.java(
+            Some(&format!("delay=300ms,duration=400ms,out={d}/timed.xml")),
+            &["Busy", "flag"],
+        ),
+    )?;
+    let pid = p.pid().to_string();
+    std::thread::sleep(Duration::from_millis(1200));
+    ctx.expect(&["status", &pid], true, "state: idle")?;
+    let stderr = finish_busy(ctx, p)?;
+    if !stderr.contains("trace 1 started for 400 ms") || !stderr.contains("trace written to") {
+        return Err(format!("stderr: {stderr}"));
+    }
+    let s = exact(&ctx.dir.join("timed.xml"))?;
+    let (w, _) = figures(&s, "Busy.work");
+    if w == 0 || s.runtime_shutdown {
+        return Err(format!(
+            "timed trace: {w} work entries, runtimeShutdown {}",
+            s.runtime_shutdown
+        ));
+    }
+    Ok(format!("{w} work calls in 400 ms after 300 ms"))
+}
+
+/// Not a JVM, no such process: clear message, non-zero exit, nothing harmed.
+fn not_a_jvm(ctx: &Ctx) -> Result<String, String> {
+    let mut sleeper = Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let pid = sleeper.id().to_string();
+    let r = ctx
+        .expect(&["attach", &pid], false, "not a HotSpot JVM")
+        .and_then(|_| ctx.expect(&["stop", &pid], false, "not a HotSpot JVM"));
+    std::thread::sleep(Duration::from_millis(100));
+    let alive = sleeper.try_wait().map(|s| s.is_none()).unwrap_or(false);
+    let _ = sleeper.kill();
+    let _ = sleeper.wait();
+    r?;
+    if !alive {
+        return Err("the non-JVM process died".to_string());
+    }
+    ctx.expect(&["status", "999999999"], false, "no process")?;
+    Ok("refused, process unharmed".to_string())
+}
+
+/// The JVM runs as another user in another directory; jtrace attaches as root.
+fn other_user(ctx: &Ctx) -> Result<Option<String>, String> {
+    use std::os::unix::process::CommandExt;
+    // Our effective uid, from /proc/self/status (no FFI in xtask).
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let euid = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .and_then(|v| v.split_whitespace().nth(1).map(str::to_string));
+    if euid.as_deref() != Some("0") {
+        return Ok(None);
+    }
+    const USER: &str = "jtrace-ctl";
+    let id = |flag: &str| {
+        Command::new("id")
+            .args([flag, USER])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .trim()
+                    .parse::<u32>()
+                    .ok()
+            })
+    };
+    if id("-u").is_none() {
+        run_tool(
+            Command::new("useradd").args(["--system", "--no-create-home", USER]),
+            "useradd",
+        )?;
+    }
+    let (uid, gid) = (id("-u").ok_or("no uid")?, id("-g").ok_or("no gid")?);
+    let home = ctx.dir.join("elsewhere");
+    std::fs::create_dir_all(&home).map_err(|e| e.to_string())?;
+    std::os::unix::fs::chown(&home, Some(uid), Some(gid)).map_err(|e| e.to_string())?;
+    let mut cmd = ctx.java(None, &["Busy", "flag"]);
+    cmd.uid(uid).gid(gid);
+    let p = Proc::spawn(cmd, &home)?;
+    if !p.wait_line("ready", READY) {
+        return Err("Busy (other user) never printed ready".to_string());
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = p.pid().to_string();
+    let h = home.display();
+    ctx.expect(
+        &["attach", &pid, &format!("out={h}/user-%n.xml,include=Busy")],
+        true,
+        "trace 1 started",
+    )?;
+    std::thread::sleep(Duration::from_millis(300));
+    ctx.expect(&["status", &pid], true, "state: tracing")?;
+    ctx.expect(&["stop", &pid], true, "trace written to")?;
+    std::fs::write(home.join("flag"), b"").map_err(|e| e.to_string())?;
+    let done = p.finish(Duration::from_secs(60));
+    if done.code() != Some(0) || done.stdout != "ready\ndone true true\n" {
+        return Err(format!(
+            "Busy (other user) did not end normally: {:?} {}",
+            done.code(),
+            done.stderr_tail()
+        ));
+    }
+    let trace = home.join("user-1.xml");
+    let owner =
+        std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&trace).map_err(|e| e.to_string())?);
+    if owner != uid {
+        return Err(format!("the trace belongs to uid {owner}, not {uid}"));
+    }
+    let s = exact(&trace)?;
+    let leftovers: Vec<String> =
+        std::fs::read_dir(format!("/proc/{}/root/tmp", std::process::id()))
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| {
+                        n.starts_with(".jtrace-reply")
+                            || n.starts_with(&format!(".attach_pid{pid}"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+    if !leftovers.is_empty() {
+        return Err(format!("files left in /tmp: {leftovers:?}"));
+    }
+    Ok(Some(format!(
+        "uid {uid}: {} work calls",
+        figures(&s, "Busy.work").0
+    )))
+}
+
+/// Runs every control case on every JDK; PASS/FAIL lines into `tally`.
+pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
+    let root = util::root();
+    let built = crate::test::cargo_status(&["build", "--release", "--quiet", "-p", "jtrace-cli"])
+        .and_then(|()| build_jar());
+    let jar = match built {
+        Ok(j) => j,
+        Err(e) => {
+            tally.report(Err(e), "-", "control-build");
+            return;
+        }
+    };
+    let jtrace = root.join("target/release/jtrace");
+    for jdk in jdks {
+        let work = root.join("target/xtask").join(&jdk.name).join("control");
+        let _ = std::fs::remove_dir_all(&work);
+        let classes = work.join("classes");
+        let compiled = std::fs::create_dir_all(&classes)
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                let mut c = Command::new(jdk.javac());
+                c.arg("-cp").arg(&jar).arg("-d").arg(&classes);
+                for f in ["Busy.java", "Switch.java"] {
+                    c.arg(root.join("java-tests/control").join(f));
+                }
+                run_tool(&mut c, "javac java-tests/control")
+            });
+        if let Err(e) = compiled {
+            tally.report(Err(e), &jdk.name, "control-javac");
+            continue;
+        }
+        type Case = fn(&Ctx) -> Result<String, String>;
+        let cases: [(&str, Case); 5] = [
+            ("attach-stop-start", attach_stop_start),
+            ("java-switch", java_switch),
+            ("filter-files", filter_files),
+            ("delay-duration", delay_duration),
+            ("not-a-jvm", not_a_jvm),
+        ];
+        for (name, case) in cases {
+            let dir = work.join(name);
+            let _ = std::fs::create_dir_all(&dir);
+            let ctx = Ctx {
+                jdk,
+                agent,
+                jtrace: &jtrace,
+                jar: &jar,
+                classes: classes.clone(),
+                dir,
+            };
+            let t = Instant::now();
+            let r = case(&ctx);
+            let secs = t.elapsed().as_secs_f64();
+            let what = match &r {
+                Ok(f) => format!("control:{name} [{f}] {secs:.1}s"),
+                Err(_) => format!("control:{name} {secs:.1}s"),
+            };
+            tally.report(r.map(|_| ()), &jdk.name, &what);
+        }
+        let dir = work.join("other-user");
+        let _ = std::fs::create_dir_all(&dir);
+        let ctx = Ctx {
+            jdk,
+            agent,
+            jtrace: &jtrace,
+            jar: &jar,
+            classes: classes.clone(),
+            dir,
+        };
+        let t = Instant::now();
+        match other_user(&ctx) {
+            Ok(None) => println!(
+                "SKIP {} control:other-user (not root: cannot create a user to run the JVM as)",
+                jdk.name
+            ),
+            Ok(Some(f)) => tally.report(
+                Ok(()),
+                &jdk.name,
+                &format!("control:other-user [{f}] {:.1}s", t.elapsed().as_secs_f64()),
+            ),
+            Err(e) => tally.report(Err(e), &jdk.name, "control:other-user"),
+        }
+    }
+}

@@ -1,13 +1,12 @@
 //! jtrace agent: a JVMTI agent that writes an exact TPTP trace.
 //!
-//! Data flow: JVM callback or bytecode probe → `record` into the thread's `buffer`
-//! → chunks over a bounded channel → `writer` thread → `xml` → trace file.
+//! Data flow: JVM callback or bytecode probe → `trace::record` into the thread's `buffer`
+//! → chunks over a bounded channel → `sink` thread → `.jtr` and/or `trace::render` → file.
 //! See docs/ARCHITECTURE.md.
 
 pub mod buffer;
 pub mod classfile;
 pub mod clock;
-pub mod defs;
 pub mod entry;
 pub mod events;
 pub mod ids;
@@ -15,8 +14,6 @@ pub mod jvmti;
 pub mod lifecycle;
 pub mod linetable;
 pub mod options;
-pub mod record;
 pub mod session;
+pub mod sink;
 pub mod sys;
-pub mod writer;
-pub mod xml;

@@ -2,21 +2,21 @@
 
 use crate::buffer;
 use crate::clock;
-use crate::defs::Msg;
 use crate::events::threads;
 use crate::ids::IdTable;
 use crate::jvmti::{Jni, Jvmti};
 use crate::options::{self, AllocMode, Mode, Options};
-use crate::record::{self, TAG_INIT_DONE};
 use crate::session;
+use crate::sink::{self, Summary};
 use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities, jvmtiEventCallbacks};
-use crate::writer::{self, Header, Stats, Writer};
 use std::collections::HashSet;
-use std::fs::File;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
+use trace::defs::Msg;
+use trace::header::Header;
+use trace::record::{self, TAG_INIT_DONE};
 
 /// Everything the callbacks share. Created once at load and never freed: callbacks
 /// may still run during and after VM death.
@@ -27,7 +27,7 @@ pub struct Agent {
     method_table: OnceLock<IdTable>,
     tracker_ready: AtomicBool,
     skipped_classes: AtomicU64,
-    done: Mutex<Option<Receiver<Stats>>>,
+    done: Mutex<Option<Receiver<Summary>>>,
     finished: AtomicBool,
 }
 
@@ -137,9 +137,13 @@ fn start(jvmti: Jvmti, options: Options) -> Result<(), LoadError> {
     buffer::init();
     let start_ns = clock::real_ns();
     let out_path = options::expand_out(&options.out, std::process::id(), start_ns / 1_000_000_000);
-    let file = File::create(&out_path).map_err(|e| {
+    let jtr_path = options
+        .jtr
+        .as_deref()
+        .map(|t| options::expand_out(t, std::process::id(), start_ns / 1_000_000_000));
+    let files = sink::create(&out_path, jtr_path.as_deref()).map_err(|e| {
         LoadError(format!(
-            "jtrace: cannot write the trace to out={out_path}: {e}\n\
+            "jtrace: cannot write the trace to {e}\n\
              jtrace: give a writable path, e.g. out=/tmp/trace-%p.xml\n"
         ))
     })?;
@@ -165,29 +169,31 @@ fn start(jvmti: Jvmti, options: Options) -> Result<(), LoadError> {
         process_start_ns: session::process_start_ns().unwrap_or(start_ns),
         agent_id: session::uuid(),
         agent_parameters: options.raw.clone(),
+        agent_version: env!("CARGO_PKG_VERSION").to_string(),
         trace_id: session::uuid(),
         start_ns,
-        options: options.effective(),
+        options: options
+            .effective()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+        gc_thread_id: if options.gc {
+            crate::ids::next_thread()
+        } else {
+            0
+        },
         exceptions: options.exceptions,
         filters: options
             .filters
             .iter()
             .map(|f| {
                 let e = f.echo();
-                (e.pattern, e.generic_pattern, e.mode)
+                (e.pattern, e.generic_pattern.to_string(), e.mode.to_string())
             })
             .collect(),
     };
     let (tx, rx) = mpsc::sync_channel::<Msg>(buffer::QUEUE);
-    let (done_tx, done_rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .name("jtrace-writer".into())
-        .spawn(move || {
-            let sink = std::io::BufWriter::with_capacity(1 << 20, file);
-            let w = Writer::new(sink, &header, clock::Converter::calibrate());
-            let stats = writer::run(w, rx, clock::ticks);
-            let _ = done_tx.send(stats);
-        })
+    let done_rx = sink::spawn(files, header, rx)
         .map_err(|e| LoadError(format!("jtrace: cannot start the writer thread: {e}\n")))?;
     buffer::set_sink(tx);
 
@@ -390,7 +396,11 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
         let _ = jvmti.set_event(false, e);
     }
     buffer::stop(Duration::from_millis(500));
-    buffer::send(Msg::Finish { t, tid });
+    buffer::send(Msg::Finish {
+        t,
+        tid,
+        dropped_bytes: buffer::lost_bytes(),
+    });
     let done = a.done.lock().ok().and_then(|mut d| d.take());
     let stats = done.and_then(|rx| rx.recv_timeout(Duration::from_secs(120)).ok());
     match stats {
@@ -409,7 +419,8 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
 /// The one line on stderr when the trace is closed: where it went, how big it is, and
 /// anything dropped or repaired (async-profiler and JFR say where their output went
 /// too). The size is the file's, read back, so it is what the user will find.
-fn closing_line(out_path: &str, s: &Stats, lost_bytes: u64, skipped_classes: u64) -> String {
+fn closing_line(out_path: &str, sum: &Summary, lost_bytes: u64, skipped_classes: u64) -> String {
+    let s = &sum.stats;
     let path = std::fs::canonicalize(out_path)
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| out_path.to_string());
@@ -418,10 +429,14 @@ fn closing_line(out_path: &str, s: &Stats, lost_bytes: u64, skipped_classes: u64
         Some(e) => format!("jtrace: writing {path} failed ({e}); the trace is incomplete: "),
         None => format!("jtrace: trace written to {path}: "),
     };
-    line.push_str(&format!(
-        "{size} bytes, {} elements, {} events",
-        s.elements, s.events
-    ));
+    if sum.jtr_only {
+        line.push_str(&format!("{size} bytes, {} events", s.events));
+    } else {
+        line.push_str(&format!(
+            "{size} bytes, {} elements, {} events",
+            s.elements, s.events
+        ));
+    }
     for (n, what) in [
         (lost_bytes, "bytes of records dropped"),
         (
@@ -439,6 +454,9 @@ fn closing_line(out_path: &str, s: &Stats, lost_bytes: u64, skipped_classes: u64
         if n > 0 {
             line.push_str(&format!(", {n} {what}"));
         }
+    }
+    if let Some(e) = &sum.jtr_error {
+        line.push_str(&format!(" (writing the .jtr records failed: {e})"));
     }
     line
 }

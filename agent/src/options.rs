@@ -144,6 +144,8 @@ pub struct Options {
     pub raw: String,
     /// Output path template (`%p`, `%t`, `%%`), see [`expand_out`].
     pub out: String,
+    /// Also keep the compact records here (`jtr=PATH`, same escapes as `out`).
+    pub jtr: Option<String>,
     pub mode: Mode,
     /// The full ordered rule list in force: user rules, JDK excludes, catch-all.
     pub filters: Vec<FilterRule>,
@@ -160,6 +162,7 @@ impl Default for Options {
         Options {
             raw: String::new(),
             out: DEFAULT_OUT.to_string(),
+            jtr: None,
             mode: DEFAULT_MODE,
             filters: rules_in_force(Vec::new()),
             alloc: AllocMode::Off,
@@ -180,6 +183,7 @@ impl Options {
             .filter_map(|k| {
                 let v = match k.key {
                     "out" => self.out.clone(),
+                    "jtr" => self.jtr.clone()?,
                     "mode" => self.mode.as_str().to_string(),
                     "alloc" => self.alloc.value(),
                     "gc" => on_off(self.gc),
@@ -246,7 +250,14 @@ const KEYS: &[KeyInfo] = &[
         key: "out",
         values: "PATH (%p = pid, %t = start time yyyyMMdd-HHmmss UTC, %% = %)",
         default: DEFAULT_OUT,
-        what: "trace file to write",
+        what: "trace file to write: .jtr = compact records (render with `jtrace xml`), \
+               .xml.gz / .xml.zst = compressed XML, anything else = XML",
+    },
+    KeyInfo {
+        key: "jtr",
+        values: "PATH (same escapes as out)",
+        default: "(none)",
+        what: "also keep the compact records (.jtr) beside an XML out",
     },
     KeyInfo {
         key: "mode",
@@ -427,10 +438,11 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
             ))
         };
         match key {
-            "out" => match check_out_template(value) {
-                Ok(()) => opts.out = value.to_string(),
+            "out" | "jtr" => match check_out_template(value) {
+                Ok(()) if key == "out" => opts.out = value.to_string(),
+                Ok(()) => opts.jtr = Some(value.to_string()),
                 Err(why) => errors.push(OptionError::new(format!(
-                    "bad value \"{value}\" for option \"out\": {why} (valid: {})",
+                    "bad value \"{value}\" for option \"{key}\": {why} (valid: {})",
                     info.values
                 ))),
             },
@@ -480,6 +492,20 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
             _ => errors.push(OptionError::new(format!(
                 "option \"{key}\" is not implemented"
             ))),
+        }
+    }
+
+    if let Some(jtr) = &opts.jtr {
+        if trace::compress::Format::from_path(&opts.out) == trace::compress::Format::Jtr {
+            errors.push(OptionError::new(format!(
+                "option \"jtr={jtr}\" keeps the records beside an XML trace, but out={} \
+                 is already a .jtr (valid: out=PATH.xml with jtr=PATH.jtr, or out=PATH.jtr alone)",
+                opts.out
+            )));
+        } else if *jtr == opts.out {
+            errors.push(OptionError::new(format!(
+                "options \"out\" and \"jtr\" name the same file {jtr} (valid: two different paths)"
+            )));
         }
     }
 
@@ -754,8 +780,9 @@ mod tests {
         let e = errs("foo=bar");
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("\"foo\""));
-        assert!(e[0]
-            .contains("out, mode, include, exclude, alloc, gc, monitors, exceptions, lines, help"));
+        assert!(e[0].contains(
+            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, help"
+        ));
         // Keys are case-sensitive; a key without '=' is still a key.
         assert_eq!(errs("GC=on").len(), 1);
         assert_eq!(errs("verbose").len(), 1);
@@ -982,6 +1009,7 @@ mod tests {
             let item = match k.key {
                 "help" => "help".to_string(),
                 "out" => "out=x".to_string(),
+                "jtr" => "jtr=x.jtr".to_string(),
                 "mode" => "mode=bci".to_string(),
                 "include" | "exclude" => format!("{}=a.*", k.key),
                 "alloc" => "alloc=exact".to_string(),

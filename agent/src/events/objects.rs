@@ -4,11 +4,11 @@
 //! ObjectFree callback can tell a freed object from an unloaded class.
 
 use crate::buffer;
-use crate::defs::{Def, Msg};
 use crate::jvmti::Jvmti;
 use crate::sys::jni::jobject;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use trace::defs::{Def, Msg};
 
 /// Tags with this bit name a class mirror, not an object (see `ClassTag`).
 pub const CLASS_TAG_BIT: i64 = 1 << 62;

@@ -1,4 +1,4 @@
-//! The writer thread: turns definitions and per-thread record chunks into the TPTP XML document, deriving tickets, depths and counts.
+//! The TPTP XML renderer: turns definitions and per-thread record chunks into the TPTP XML document, deriving tickets, depths and counts.
 //!
 //! Invariants it maintains (see docs/ARCHITECTURE.md):
 //! * definitions arrive on the same FIFO as chunks and are written when received, so
@@ -11,9 +11,9 @@
 //!   backwards within a thread;
 //! * the document is closed exactly once, on `Msg::Finish` or when every sender is gone.
 
-use crate::buffer;
 use crate::clock::Converter;
 use crate::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
+pub use crate::header::Header;
 use crate::record::{self, Reader, Rec};
 use crate::xml::{Padded, XmlOut};
 
@@ -26,29 +26,6 @@ use std::collections::{HashMap, HashSet};
 mod memory;
 mod sync;
 use std::io::Write;
-use std::sync::mpsc::Receiver;
-
-/// The session-level facts written at the top of the document.
-pub struct Header {
-    pub node_id: String,
-    pub hostname: String,
-    pub ipaddress: String,
-    pub timezone_minutes_west: i64,
-    pub boot_ns: u64,
-    pub process_id: String,
-    pub pid: u32,
-    pub process_name: String,
-    pub command_line: String,
-    pub process_start_ns: u64,
-    pub agent_id: String,
-    pub agent_parameters: String,
-    pub trace_id: String,
-    pub start_ns: u64,
-    pub options: Vec<(&'static str, String)>,
-    /// Write throw/catch elements (option `exceptions`).
-    pub exceptions: bool,
-    pub filters: Vec<(String, &'static str, &'static str)>,
-}
 
 /// What the writer reports when it is done.
 #[derive(Debug, Default, Clone)]
@@ -189,7 +166,7 @@ struct GcState {
     last_ns: u64,
 }
 
-pub struct Writer<W: Write> {
+pub struct Renderer<W: Write> {
     out: XmlOut<W>,
     conv: Converter,
     threads: Threads,
@@ -208,17 +185,20 @@ pub struct Writer<W: Write> {
     held_ends: Vec<(u32, u64)>,
     header_trace_id: String,
     header_agent_id: String,
+    gc_thread_id: u32,
     exceptions: bool,
     /// Classes left untouched by the rewriter: (name, why).
     untraced: Vec<(String, String)>,
     instrumented_classes: u64,
+    /// Extra traceEnd annotations (e.g. `recordingCutShort` from a `.jtr` cut short).
+    notes: Vec<(&'static str, u64)>,
     stats: Stats,
     closed: bool,
 }
 
-impl<W: Write> Writer<W> {
+impl<W: Write> Renderer<W> {
     pub fn new(sink: W, header: &Header, conv: Converter) -> Self {
-        let mut w = Writer {
+        let mut w = Renderer {
             out: XmlOut::new(sink),
             conv,
             threads: Threads::default(),
@@ -230,9 +210,11 @@ impl<W: Write> Writer<W> {
             held_ends: Vec::new(),
             header_trace_id: header.trace_id.clone(),
             header_agent_id: header.agent_id.clone(),
+            gc_thread_id: header.gc_thread_id,
             exceptions: header.exceptions,
             untraced: Vec::new(),
             instrumented_classes: 0,
+            notes: Vec::new(),
             stats: Stats::default(),
             closed: false,
         };
@@ -264,7 +246,7 @@ impl<W: Write> Writer<W> {
         o.str("processIdRef", &h.process_id);
         o.str("agentName", "jtrace");
         o.str("agentParameters", &h.agent_parameters);
-        o.str("version", env!("CARGO_PKG_VERSION"));
+        o.str("version", &h.agent_version);
         o.time("time", h.start_ns);
         o.close();
         o.open("traceStart");
@@ -296,7 +278,9 @@ impl<W: Write> Writer<W> {
         }
     }
 
-    pub fn handle(&mut self, msg: Msg) -> bool {
+    /// Renders one message; false once the document is closed. Chunks are handed to
+    /// `recycle` when rendered (the agent reuses their memory).
+    pub fn handle(&mut self, msg: Msg, mut recycle: impl FnMut(Vec<u8>)) -> bool {
         match msg {
             Msg::Defs(defs) => {
                 for d in defs {
@@ -305,16 +289,20 @@ impl<W: Write> Writer<W> {
             }
             Msg::Chunk { tid, data } => {
                 self.chunk(tid, &data);
-                buffer::recycle(data);
+                recycle(data);
             }
             Msg::Chunks(chunks) => {
                 for (tid, data) in chunks {
                     self.chunk(tid, &data);
-                    buffer::recycle(data);
+                    recycle(data);
                 }
             }
-            Msg::Finish { t, tid } => {
-                self.finish(t, tid);
+            Msg::Finish {
+                t,
+                tid,
+                dropped_bytes,
+            } => {
+                self.finish(t, tid, dropped_bytes);
                 return false;
             }
         }
@@ -696,7 +684,7 @@ impl<W: Write> Writer<W> {
 
     /// Closes the document: runtimeShutdown, threads still alive end now, then
     /// traceEnd, the method counts and agentDestroy.
-    pub fn finish(&mut self, t: u64, shutdown_tid: Option<u32>) {
+    pub fn finish(&mut self, t: u64, shutdown_tid: Option<u32>, dropped_bytes: u64) {
         if self.closed {
             return;
         }
@@ -735,14 +723,13 @@ impl<W: Write> Writer<W> {
         self.gc_close();
         self.gc_thread_end(t);
         let end_ns = self.conv.to_unix_ns(t).max(self.max_time());
-        let lost = buffer::lost_bytes();
         let o = &mut self.out;
         o.open("traceEnd");
         o.str("traceIdRef", &self.header_trace_id);
         o.time("time", end_ns);
         o.start_children();
         for (name, value) in [
-            ("droppedRecordBytes", lost),
+            ("droppedRecordBytes", dropped_bytes),
             ("mismatchedExits", self.stats.mismatched_exits),
             (
                 "recordsOfUndefinedMethods",
@@ -752,7 +739,10 @@ impl<W: Write> Writer<W> {
             ("inferredExits", self.stats.inferred_exits),
             ("instrumentedClasses", self.instrumented_classes),
             ("uninstrumentedClasses", self.untraced.len() as u64),
-        ] {
+        ]
+        .into_iter()
+        .chain(self.notes.iter().copied())
+        {
             o.open("annotation");
             o.str("name", name);
             o.num("value", value);
@@ -784,6 +774,11 @@ impl<W: Write> Writer<W> {
         self.stats.io_error = o.error.as_ref().map(|e| e.to_string());
     }
 
+    /// Adds a numeric annotation to traceEnd (written at `finish`).
+    pub fn annotate(&mut self, name: &'static str, value: u64) {
+        self.notes.push((name, value));
+    }
+
     fn max_time(&self) -> u64 {
         self.threads.values().map(|s| s.last_ns).max().unwrap_or(0)
     }
@@ -795,21 +790,11 @@ impl<W: Write> Writer<W> {
     pub fn sink_mut(&mut self) -> &mut W {
         self.out.sink_mut()
     }
-}
 
-/// Runs the writer loop until Finish (or until every sender is gone).
-pub fn run<W: Write>(
-    mut w: Writer<W>,
-    rx: Receiver<Msg>,
-    shutdown_tick: impl Fn() -> u64,
-) -> Stats {
-    while let Ok(msg) = rx.recv() {
-        if !w.handle(msg) {
-            return w.stats();
-        }
+    /// The sink, after `finish` (or `handle` of a finish message) closed the document.
+    pub fn into_sink(self) -> W {
+        self.out.into_sink()
     }
-    w.finish(shutdown_tick(), None);
-    w.stats()
 }
 
 fn visibility(access: u16) -> &'static str {

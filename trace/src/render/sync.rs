@@ -1,9 +1,9 @@
-//! Writer side of the monitor family: contended enter/entered, wait/waited (with the time actually waited).
+//! Renderer side of the monitor family: contended enter/entered, wait/waited (with the time actually waited).
 
-use super::Writer;
+use super::Renderer;
 use std::io::Write;
 
-impl<W: Write> Writer<W> {
+impl<W: Write> Renderer<W> {
     /// A contended enter whose owner is not known yet: held until its MonOwner.
     pub(super) fn mon_enter(&mut self, tid: u32, obj: u64, t: u64) {
         let ns = self.stamp(tid, t);

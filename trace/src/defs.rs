@@ -38,7 +38,7 @@ pub struct ClassDef {
     /// Rewritten with probes (mode=bci).
     pub instrumented: bool,
     /// Probekit strings (`methodNames`, `methodLineTables`) for traced classes.
-    pub annotations: Vec<(&'static str, String)>,
+    pub annotations: Vec<(String, String)>,
 }
 
 /// A method of a class, sent right after its class.
@@ -91,5 +91,7 @@ pub enum Msg {
     Finish {
         t: u64,
         tid: Option<u32>,
+        /// Bytes of records that never reached the writer (`droppedRecordBytes`).
+        dropped_bytes: u64,
     },
 }

@@ -114,8 +114,16 @@ pub fn run(args: &[String]) -> bool {
         tally.report(r, "-", "unit-tests");
     }
     let build = status(
-        util::cargo().args(["build", "--release", "--quiet", "-p", "jtrace"]),
-        "cargo build --release -p jtrace",
+        util::cargo().args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "jtrace",
+            "-p",
+            "jtrace-cli",
+        ]),
+        "cargo build --release -p jtrace -p jtrace-cli",
     );
     let build_ok = build.is_ok();
     tally.report(build, "-", "agent-build");

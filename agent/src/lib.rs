@@ -16,4 +16,5 @@ pub mod linetable;
 pub mod options;
 pub mod session;
 pub mod sink;
+pub mod spool;
 pub mod sys;

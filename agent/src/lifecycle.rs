@@ -11,7 +11,7 @@ use crate::sink::{self, Summary};
 use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities, jvmtiEventCallbacks};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 use trace::defs::Msg;
@@ -27,7 +27,7 @@ pub struct Agent {
     method_table: OnceLock<IdTable>,
     tracker_ready: AtomicBool,
     skipped_classes: AtomicU64,
-    done: Mutex<Option<Receiver<Summary>>>,
+    done: Mutex<Option<sink::Running>>,
     finished: AtomicBool,
 }
 
@@ -193,7 +193,8 @@ fn start(jvmti: Jvmti, options: Options) -> Result<(), LoadError> {
             .collect(),
     };
     let (tx, rx) = mpsc::sync_channel::<Msg>(buffer::QUEUE);
-    let done_rx = sink::spawn(files, header, rx)
+    let spill = std::path::PathBuf::from(format!("{out_path}.spill"));
+    let running = sink::spawn(files, header, rx, spill)
         .map_err(|e| LoadError(format!("jtrace: cannot start the writer thread: {e}\n")))?;
     buffer::set_sink(tx);
 
@@ -204,7 +205,7 @@ fn start(jvmti: Jvmti, options: Options) -> Result<(), LoadError> {
         method_table: OnceLock::new(),
         tracker_ready: AtomicBool::new(false),
         skipped_classes: AtomicU64::new(0),
-        done: Mutex::new(Some(done_rx)),
+        done: Mutex::new(Some(running)),
         finished: AtomicBool::new(false),
     });
     enable_events(jvmti, &agent().options)?;
@@ -401,8 +402,8 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
         tid,
         dropped_bytes: buffer::lost_bytes(),
     });
-    let done = a.done.lock().ok().and_then(|mut d| d.take());
-    let stats = done.and_then(|rx| rx.recv_timeout(Duration::from_secs(120)).ok());
+    let running = a.done.lock().ok().and_then(|mut d| d.take());
+    let stats = running.and_then(|r| wait_for_sink(&r, &a.out_path));
     match stats {
         Some(s) => {
             let lost = buffer::lost_bytes();
@@ -413,6 +414,43 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
             "jtrace: the writer did not finish; {} may be incomplete",
             a.out_path
         ),
+    }
+}
+
+/// Waits until the sink has closed every file. The XML renderer may still be behind
+/// the recording (records wait in the spool): the JVM waits as long as it makes
+/// progress, saying once on stderr how much is left, and gives up only after a minute
+/// without progress.
+fn wait_for_sink(r: &sink::Running, out_path: &str) -> Option<Summary> {
+    const STALL: Duration = Duration::from_secs(60);
+    let started = std::time::Instant::now();
+    let mut said = false;
+    let mut last = (0, std::time::Instant::now());
+    loop {
+        match r.done.recv_timeout(Duration::from_millis(500)) {
+            Ok(s) => return Some(s),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        let Some(sp) = &r.spool else {
+            if started.elapsed() > Duration::from_secs(120) {
+                return None;
+            }
+            continue;
+        };
+        let taken = sp.taken.load(Ordering::Relaxed);
+        if taken != last.0 {
+            last = (taken, std::time::Instant::now());
+        } else if last.1.elapsed() > STALL {
+            return None;
+        }
+        if !said && started.elapsed() > Duration::from_secs(2) {
+            said = true;
+            eprintln!(
+                "jtrace: finishing {out_path}: {} MB of records still to render as XML",
+                sp.pending_bytes() >> 20
+            );
+        }
     }
 }
 

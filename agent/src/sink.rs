@@ -1,14 +1,19 @@
 //! The sink thread: takes definitions and record chunks off the channel and writes the trace: the XML document (plain or compressed), the `.jtr` record stream, or both.
 //!
-//! The agent records JVM facts; only `trace::render` speaks TPTP. For `out=*.jtr` the
-//! thread only frames what arrives (no formatting), so the application's threads wait
-//! for the disk only when the channel is full.
+//! The agent records JVM facts; only `trace::render` speaks TPTP. The sink thread only
+//! frames what arrives (no formatting): for `out=*.jtr` that is all, for XML it hands
+//! each message to the spool, behind which a render thread writes the document. The
+//! application's threads wait only when the channel is full, which with the spool
+//! taking everything means only when the disk is.
 
 use crate::buffer;
-use crate::clock;
+use crate::clock::{self, Converter};
+use crate::spool::Spool;
 use std::fs::File;
 use std::io::BufWriter;
+use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver};
+use std::sync::Arc;
 use trace::compress::{Compressed, Format};
 use trace::defs::Msg;
 use trace::header::Header;
@@ -47,119 +52,154 @@ pub fn create(out_path: &str, jtr_path: Option<&str>) -> Result<Files, String> {
     })
 }
 
-/// Starts the sink thread; the receiver gets the summary once the document is closed
-/// and every file complete.
+type FileOut = BufWriter<File>;
+
+fn buffered(f: File) -> FileOut {
+    BufWriter::with_capacity(FILE_BUFFER, f)
+}
+
+/// The running sink: the summary arrives once every file is complete.
+pub struct Running {
+    pub done: Receiver<Summary>,
+    /// The spool of an XML trace (progress while the renderer catches up at exit).
+    pub spool: Option<Arc<Spool>>,
+}
+
+/// Starts the sink thread (and, for XML, the render thread behind the spool; `spill`
+/// is where the spool may keep records the renderer has not reached).
 pub fn spawn(
     files: Files,
     header: Header,
     rx: Receiver<Msg>,
-) -> std::io::Result<Receiver<Summary>> {
+    spill: PathBuf,
+) -> std::io::Result<Running> {
     let (done_tx, done_rx) = mpsc::channel();
+    let spool = (files.format != Format::Jtr).then(|| Spool::new(spill));
+    let sp = spool.clone();
     std::thread::Builder::new()
         .name("jtrace-writer".into())
         .spawn(move || {
-            let summary = run(files, &header, rx);
+            let summary = run(files, header, rx, sp);
             let _ = done_tx.send(summary);
         })?;
-    Ok(done_rx)
+    Ok(Running {
+        done: done_rx,
+        spool,
+    })
 }
 
-type FileOut = BufWriter<File>;
-
-/// The open outputs of one trace.
-struct Outputs {
-    xml: Option<Renderer<Compressed<FileOut>>>,
-    jtr: Option<JtrWriter<FileOut>>,
-    summary: Summary,
-}
-
-impl Outputs {
-    fn open(files: Files, header: &Header) -> Outputs {
-        let conv = clock::calibrate();
-        let mut summary = Summary::default();
-        let buffered = |f: File| BufWriter::with_capacity(FILE_BUFFER, f);
-        let mut open_jtr = |f: File| match JtrWriter::new(buffered(f), header, &conv) {
-            Ok(w) => Some(w),
-            Err(e) => {
-                summary.jtr_error = Some(e.to_string());
-                None
-            }
-        };
-        let (xml, jtr) = if files.format == Format::Jtr {
-            (None, open_jtr(files.out))
-        } else {
-            let jtr = files.jtr.and_then(&mut open_jtr);
-            match Compressed::new(buffered(files.out), files.format) {
-                Ok(s) => (Some(Renderer::new(s, header, conv)), jtr),
-                Err(e) => {
-                    summary.stats.io_error = Some(e.to_string());
-                    (None, jtr)
-                }
-            }
-        };
-        summary.jtr_only = files.format == Format::Jtr;
-        Outputs { xml, jtr, summary }
+/// The sink thread: frames every message into the `.jtr` (if any) and hands it to
+/// the spool (XML) or releases it (`.jtr` only).
+fn run(files: Files, header: Header, rx: Receiver<Msg>, spool: Option<Arc<Spool>>) -> Summary {
+    let conv = clock::calibrate();
+    let jtr_only = files.format == Format::Jtr;
+    let mut summary = Summary {
+        jtr_only,
+        ..Summary::default()
+    };
+    let (jtr_file, xml_file) = if jtr_only {
+        (Some(files.out), None)
+    } else {
+        (files.jtr, Some(files.out))
+    };
+    let mut jtr = None;
+    if let Some(f) = jtr_file {
+        match JtrWriter::new(buffered(f), &header, &conv) {
+            Ok(w) => jtr = Some(w),
+            Err(e) => summary.jtr_error = Some(e.to_string()),
+        }
     }
-
-    /// Writes one message to every output; true once it was the finish.
-    fn handle(&mut self, msg: Msg) -> bool {
-        if let Some(w) = self.jtr.as_mut() {
+    let mut render = None;
+    if let (Some(sp), Some(f)) = (spool.clone(), xml_file) {
+        let out = Compressed::new(buffered(f), files.format);
+        let h = header.clone();
+        match std::thread::Builder::new()
+            .name("jtrace-render".into())
+            .spawn(move || render_xml(out, &h, conv, &sp))
+        {
+            Ok(t) => render = Some(t),
+            Err(e) => summary.stats.io_error = Some(format!("cannot start the render thread: {e}")),
+        }
+    }
+    let queue = spool.as_ref().filter(|_| render.is_some());
+    loop {
+        let msg = match rx.recv() {
+            Ok(m) => m,
+            // Every sender is gone without a finish (the agent was unloaded): close anyway.
+            Err(_) => Msg::Finish {
+                t: clock::ticks(),
+                tid: None,
+                dropped_bytes: buffer::lost_bytes(),
+            },
+        };
+        if let Some(w) = jtr.as_mut() {
             if let Err(e) = w.write(&msg) {
-                self.summary.jtr_error.get_or_insert(e.to_string());
-                self.jtr = None;
+                summary.jtr_error.get_or_insert(e.to_string());
+                jtr = None;
             }
         }
         let is_finish = matches!(msg, Msg::Finish { .. });
-        match self.xml.as_mut() {
-            Some(r) => {
-                r.handle(msg, buffer::recycle);
-            }
-            None => count_and_recycle(msg, &mut self.summary.stats),
+        match queue {
+            Some(sp) => sp.push(msg),
+            None => count_and_recycle(msg, &mut summary.stats),
         }
-        is_finish
-    }
-
-    /// Completes every file (compressed streams get their trailers).
-    fn close(mut self) -> Summary {
-        let mut summary = std::mem::take(&mut self.summary);
-        if let Some(r) = self.xml {
-            let events = summary.stats.events;
-            summary.stats = r.stats();
-            summary.stats.events += events;
-            if let Err(e) = r.into_sink().finish() {
-                summary.stats.io_error.get_or_insert(e.to_string());
-            }
-        }
-        if let Some(w) = self.jtr {
-            if summary.jtr_only {
-                summary.stats.bytes = w.bytes();
-            }
-            if let Err(e) = w.into_inner().into_inner().map_err(|e| e.into_error()) {
-                summary.jtr_error.get_or_insert(e.to_string());
-            }
-        }
-        summary
-    }
-}
-
-fn run(files: Files, header: &Header, rx: Receiver<Msg>) -> Summary {
-    let mut outputs = Outputs::open(files, header);
-    let mut finished = false;
-    while let Ok(msg) = rx.recv() {
-        if outputs.handle(msg) {
-            finished = true;
+        if is_finish {
             break;
         }
     }
-    if !finished {
-        // Every sender is gone without a finish (the agent was unloaded): close anyway.
-        outputs.handle(Msg::Finish {
-            t: clock::ticks(),
-            tid: None,
-            dropped_bytes: buffer::lost_bytes(),
-        });
+    if let Some(sp) = &spool {
+        sp.close();
     }
-    outputs.close()
+    if let Some(w) = jtr {
+        if jtr_only {
+            summary.stats.bytes = w.bytes();
+        }
+        if let Err(e) = w.into_inner().into_inner().map_err(|e| e.into_error()) {
+            summary.jtr_error.get_or_insert(e.to_string());
+        }
+    }
+    if let Some(t) = render {
+        match t.join() {
+            Ok(stats) => summary.stats = stats,
+            Err(_) => summary.stats.io_error = Some("the XML renderer failed".to_string()),
+        }
+    }
+    if let Some(sp) = &spool {
+        sp.remove_spill();
+    }
+    summary
+}
+
+/// The render thread: XML from the spool until the finish, then the file completed.
+fn render_xml(
+    out: std::io::Result<Compressed<FileOut>>,
+    header: &Header,
+    conv: Converter,
+    spool: &Spool,
+) -> Stats {
+    let mut r = match out {
+        Ok(o) => Renderer::new(o, header, conv),
+        Err(e) => {
+            // Keep draining so the producer never waits on a renderer that is gone.
+            while let Some(m) = spool.pop() {
+                count_and_recycle(m, &mut Stats::default());
+            }
+            return Stats {
+                io_error: Some(e.to_string()),
+                ..Stats::default()
+            };
+        }
+    };
+    while let Some(msg) = spool.pop() {
+        if !r.handle(msg, buffer::recycle) {
+            break;
+        }
+    }
+    let mut stats = r.stats();
+    if let Err(e) = r.into_sink().finish() {
+        stats.io_error.get_or_insert(e.to_string());
+    }
+    stats
 }
 
 /// `.jtr` only: the records are not rendered, but the closing line still counts them.

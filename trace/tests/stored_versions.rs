@@ -16,7 +16,10 @@ fn check(name: &str, version: u16) {
     let done = trace::jtr::to_xml(&jtr[..], &mut xml).unwrap();
     assert!(done.cut_short.is_none(), "{name}: {:?}", done.cut_short);
     let got = String::from_utf8(xml).unwrap();
-    assert!(got == want, "{name}: rendering differs from the agent's XML");
+    assert!(
+        got == want,
+        "{name}: rendering differs from the agent's XML"
+    );
 }
 
 #[test]

@@ -129,6 +129,7 @@ fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
     }
     let mut child = cmd
         .args(&job.case.jvm_args)
+        .envs(job.case.env.iter().map(|(k, v)| (k, v)))
         .arg("-cp")
         .arg(job.classes)
         .arg(&job.case.name)
@@ -362,6 +363,13 @@ pub fn run(job: &Job) -> Result<(), String> {
         util::xmllint(&trace).map_err(|e| format!("xmllint: {}", util::clip(&e, 300)))?;
         closing_line(&done.stderr, &trace)?;
         same_as_rendered_jtr(job, &trace)?;
+        let spill = PathBuf::from(format!("{}.spill", trace.display()));
+        if spill.exists() {
+            return Err(format!(
+                "the spool's spill file {} was left behind",
+                spill.display()
+            ));
+        }
         match tracecheck::check(&trace) {
             // An exact trace repairs and drops nothing (see tracecheck::REPAIR_COUNTS).
             Ok(s) if !s.repairs().is_empty() => {

@@ -22,6 +22,8 @@ use std::io::{self, Read, Write};
 pub const MAGIC: [u8; 8] = *b"\x8aJTR\r\n\x1a\n";
 /// The format version this code writes. Readers accept every version up to this one.
 pub const VERSION: u16 = 1;
+/// Bytes of a block's kind and length.
+pub const BLOCK_HEAD: usize = 5;
 /// Bytes before the first block.
 const PREAMBLE: usize = MAGIC.len() + 2;
 /// No block is larger (a chunk is at most 64 KiB; definitions of one class are far
@@ -161,6 +163,34 @@ impl<W: Write> JtrWriter<W> {
     }
 }
 
+/// Appends `msg` as whole blocks (several chunks at once become one block each);
+/// returns the number of blocks. The spool of the agent uses the file's own block
+/// encoding for what it spills to disk.
+pub fn encode_blocks(msg: &Msg, out: &mut Vec<u8>) -> usize {
+    let mut w = JtrWriter {
+        out,
+        scratch: Vec::new(),
+        bytes: 0,
+    };
+    // Writing into a Vec cannot fail.
+    let _ = w.write(msg);
+    match msg {
+        Msg::Chunks(c) => c.len(),
+        _ => 1,
+    }
+}
+
+/// Decodes one block written by `encode_blocks` (its kind and body).
+pub fn decode_block(kind: u8, body: &[u8]) -> Result<Msg, String> {
+    let mut c = wire::Cursor::new(body);
+    match kind {
+        BLOCK_DEFS => decode_defs(&mut c).map(Msg::Defs),
+        BLOCK_CHUNK => decode_chunk(&mut c),
+        BLOCK_FINISH => decode_finish(&mut c),
+        k => Err(format!("unknown block kind {k}")),
+    }
+}
+
 /// Reads a `.jtr` stream back as the messages the agent sent.
 pub struct JtrReader<R: Read> {
     r: R,
@@ -269,14 +299,8 @@ impl<R: Read> JtrReader<R> {
             }
             return Ok(None);
         };
-        let mut c = wire::Cursor::new(&self.body);
-        let msg = match kind {
-            BLOCK_DEFS => decode_defs(&mut c).map(Msg::Defs),
-            BLOCK_CHUNK => decode_chunk(&mut c),
-            BLOCK_FINISH => decode_finish(&mut c),
-            k => Err(format!("unknown block kind {k}")),
-        }
-        .map_err(|why| JtrError::Corrupt { offset: at, why })?;
+        let msg =
+            decode_block(kind, &self.body).map_err(|why| JtrError::Corrupt { offset: at, why })?;
         Ok(Some(msg))
     }
 

@@ -315,6 +315,11 @@ const KEYS: &[KeyInfo] = &[
     },
 ];
 
+/// Every option key, in table order (docs/OPTIONS.md is checked against it).
+pub fn keys() -> Vec<&'static str> {
+    KEYS.iter().map(|k| k.key).collect()
+}
+
 fn key_list() -> String {
     KEYS.iter().map(|k| k.key).collect::<Vec<_>>().join(", ")
 }

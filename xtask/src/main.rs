@@ -1,4 +1,4 @@
-//! xtask: project automation (`cargo xtask test`, `demo`, `check`, `bench`, `corpus`, `stress`, `realworld`); this file only dispatches.
+//! xtask: project automation (`cargo xtask test`, `tidy`, `demo`, `check`, `bench`, `corpus`, `stress`, `realworld`); this file only dispatches.
 
 mod bench;
 mod bench_loaders;
@@ -14,6 +14,7 @@ mod realworld;
 mod run;
 mod stress;
 mod test;
+mod tidy;
 mod util;
 
 use std::process::ExitCode;
@@ -21,6 +22,8 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   cargo xtask test [--skip-unit] [--modes=jvmti,bci] [CASE...]
                                              unit tests, release build, Java tests on every JDK >= 17
+  cargo xtask tidy                           //! lines, unsafe only where allowed, OPTIONS.md, fmt,
+                                             clippy -D warnings, rustdoc -D warnings
   cargo xtask check FILE                     validate one trace (xmllint + tracecheck)
   cargo xtask corpus [--sample N]            rewrite every JDK/jar class, verify under -Xverify:all
   cargo xtask stress [--quick] [CASE...]     stress suite (threads, exits, OOM, loaders, full disk,
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
         Some("bench-loaders") => bench_loaders::run_cmd(&args[1..]),
         Some("check") if args.len() == 2 => check::run(&args[1]),
         Some("demo") => demo::run(),
+        Some("tidy") => tidy::run(),
         Some("corpus") => corpus::run(&args[1..]),
         Some("stress") => stress::run(&args[1..]),
         Some("realworld") => realworld::run(&args[1..]),

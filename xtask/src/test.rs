@@ -105,8 +105,9 @@ pub fn run(args: &[String]) -> bool {
     let mut tally = Tally::default();
     let finish = |tally: &Tally| tally.finish();
 
-    // (a) unit tests, (b) the agent.
+    // (a) unit tests and the repository's rules, (b) the agent.
     if !skip_unit {
+        crate::tidy::run_into(&mut tally);
         let r = status(
             util::cargo().args(["test", "--workspace", "--quiet"]),
             "cargo test --workspace",

@@ -18,13 +18,13 @@
 //! (an `xchg` per record on x86). Steals are what keeps each allocation ahead of the
 //! free that the GC will report for it.
 
-use crate::defs::Msg;
-use crate::record::MAX_RECORD;
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{compiler_fence, AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Mutex, RwLock};
 use std::time::{Duration, Instant};
+use trace::defs::Msg;
+use trace::record::MAX_RECORD;
 
 /// Size of every chunk after a thread's first.
 pub const CHUNK: usize = 64 * 1024;
@@ -350,7 +350,7 @@ static VM_STREAM: Mutex<Vec<u8>> = Mutex::new(Vec::new());
 /// Sends definitions made on the current thread, after that thread's earlier records:
 /// its buffer is flushed first, so that in the document a definition stamped with
 /// this thread's id and time never precedes the thread's earlier events.
-pub fn send_defs(defs: Vec<crate::defs::Def>) {
+pub fn send_defs(defs: Vec<trace::defs::Def>) {
     if let Some(b) = current() {
         b.flush();
     }

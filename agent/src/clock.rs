@@ -1,4 +1,4 @@
-//! Event timestamps: a raw tick read on the hot path (TSC, no system call) and its conversion to Unix nanoseconds in the writer.
+//! Event timestamps: a raw tick read on the hot path (TSC, no system call) and its conversion map, measured once.
 //!
 //! Callbacks store raw ticks. With an invariant TSC (`constant_tsc` and `nonstop_tsc`
 //! in /proc/cpuinfo) a tick is one `rdtsc` (about 15 ns here); otherwise it is
@@ -10,6 +10,7 @@ use crate::sys::os::{clock_ns, rdtsc, CLOCK_MONOTONIC, CLOCK_REALTIME};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
+pub use trace::clock::Converter;
 
 static USE_TSC: AtomicBool = AtomicBool::new(false);
 static ANCHOR: OnceLock<Anchor> = OnceLock::new();
@@ -67,47 +68,27 @@ pub fn init() {
     });
 }
 
-/// Converts ticks to Unix nanoseconds. Built by the writer once; fixed afterwards.
-pub struct Converter {
-    base_ticks: u64,
-    base_real_ns: u64,
-    /// nanoseconds per tick as a 32.32 fixed-point number.
-    mult: u128,
-}
-
-impl Converter {
-    /// Measures the tick rate against CLOCK_MONOTONIC, sleeping out the rest of the
-    /// calibration window if the agent started less than that ago.
-    pub fn calibrate() -> Converter {
-        init();
-        let a = ANCHOR.get().expect("clock::init ran");
-        if !USE_TSC.load(Ordering::Relaxed) {
-            return Converter {
-                base_ticks: a.ticks,
-                base_real_ns: a.real_ns,
-                mult: 1 << 32,
-            };
-        }
-        let elapsed = clock_ns(CLOCK_MONOTONIC).saturating_sub(a.mono_ns);
-        if let Some(rest) = (CALIBRATION.as_nanos() as u64).checked_sub(elapsed) {
-            std::thread::sleep(Duration::from_nanos(rest));
-        }
-        let t = rdtsc();
-        let m = clock_ns(CLOCK_MONOTONIC);
-        let dt = t.saturating_sub(a.ticks).max(1) as u128;
-        let dm = m.saturating_sub(a.mono_ns) as u128;
-        Converter {
-            base_ticks: a.ticks,
-            base_real_ns: a.real_ns,
-            mult: (dm << 32) / dt,
-        }
+/// Measures the tick rate against CLOCK_MONOTONIC, sleeping out the rest of the
+/// calibration window if the agent started less than that ago. Called once per trace,
+/// by the thread that renders or records it (never on an application thread).
+pub fn calibrate() -> Converter {
+    init();
+    let a = ANCHOR.get().expect("clock::init ran");
+    if !USE_TSC.load(Ordering::Relaxed) {
+        return Converter::nanoseconds(a.ticks, a.real_ns);
     }
-
-    /// Unix nanoseconds of a tick; ticks before the anchor clamp to it.
-    #[inline]
-    pub fn to_unix_ns(&self, ticks: u64) -> u64 {
-        let d = ticks.saturating_sub(self.base_ticks) as u128;
-        self.base_real_ns + ((d * self.mult) >> 32) as u64
+    let elapsed = clock_ns(CLOCK_MONOTONIC).saturating_sub(a.mono_ns);
+    if let Some(rest) = (CALIBRATION.as_nanos() as u64).checked_sub(elapsed) {
+        std::thread::sleep(Duration::from_nanos(rest));
+    }
+    let t = rdtsc();
+    let m = clock_ns(CLOCK_MONOTONIC);
+    let dt = t.saturating_sub(a.ticks).max(1) as u128;
+    let dm = m.saturating_sub(a.mono_ns) as u128;
+    Converter {
+        base_ticks: a.ticks,
+        base_real_ns: a.real_ns,
+        mult: ((dm << 32) / dt).min(u64::MAX as u128) as u64,
     }
 }
 
@@ -118,7 +99,7 @@ mod tests {
     #[test]
     fn conversion_is_monotonic_and_close_to_real_time() {
         init();
-        let c = Converter::calibrate();
+        let c = calibrate();
         let t1 = ticks();
         std::thread::sleep(Duration::from_millis(20));
         let t2 = ticks();

@@ -1,10 +1,11 @@
 //! Invocation counts made outside a trace, so that `methodCount` keeps TPTP's meaning across traces: every invocation since the class was instrumented, traced or not.
 //!
-//! While a trace records, the writer counts the entries it replays (no shared
+//! While a trace records, its renderer counts the entries it replays (no shared
 //! counter on the hot path). An entry that is not recorded (no trace is running, or
-//! the trace is stopping) is counted here instead, by its probe. Each trace's writer
-//! adds what earlier traces counted (`carried`) and what was counted here, and hands
-//! its own counts on when it closes. So every invocation is counted exactly once.
+//! the trace is stopping) is counted here instead, by its probe. A trace's finish
+//! carries the count base (`base`: counted here plus what earlier traces counted),
+//! which the renderer adds to its own entries, and the renderer's own counts are
+//! carried on when it is done. So every invocation is counted exactly once.
 //!
 //! Tables are indexed by method id (dense from 1) in lazily allocated segments, so a
 //! lookup is two array indexes and no lock.
@@ -40,11 +41,24 @@ pub fn untraced_entry(mid: u32) {
     }
 }
 
-/// The method's count since it was instrumented, given the entries the closing
-/// trace counted itself.
-pub fn total(mid: u32, traced: u64) -> u64 {
-    let get = |t| slot(t, mid, false).map_or(0, |c| c.load(Ordering::Relaxed));
-    get(&CARRIED) + traced + get(&UNTRACED)
+/// Every method's invocations outside the trace that is closing: counted between
+/// traces, plus the entries earlier traces counted (method id, count; zeros left out).
+pub fn base() -> Vec<(u32, u64)> {
+    let mut v = Vec::new();
+    for (seg, (u, c)) in UNTRACED.iter().zip(CARRIED.iter()).enumerate() {
+        let (u, c) = (u.get(), c.get());
+        if u.is_none() && c.is_none() {
+            continue;
+        }
+        for i in 0..SEGMENT {
+            let get = |t: Option<&Box<[AtomicU64]>>| t.map_or(0, |t| t[i].load(Ordering::Relaxed));
+            let n = get(u) + get(c);
+            if n > 0 {
+                v.push(((seg * SEGMENT + i) as u32, n));
+            }
+        }
+    }
+    v
 }
 
 /// A trace closed having counted `traced` entries of `mid`: later traces include them.
@@ -63,15 +77,15 @@ mod tests {
     #[test]
     fn counts_add_up_across_traces() {
         let mid = 70_000;
-        assert_eq!(total(mid, 5), 5);
+        assert!(!base().iter().any(|&(m, _)| m == mid));
         carry(mid, 5);
         untraced_entry(mid);
         untraced_entry(mid);
-        assert_eq!(total(mid, 3), 10);
-        assert_eq!(
-            total(u32::MAX, 1),
-            1,
-            "ids beyond the table still count their own"
+        assert!(base().contains(&(mid, 7)));
+        untraced_entry(u32::MAX);
+        assert!(
+            !base().iter().any(|&(m, _)| m == u32::MAX),
+            "beyond the table"
         );
     }
 }

@@ -6,7 +6,6 @@
 use crate::events::{classes, exceptions, memory, methods, monitors, vthreads};
 use crate::jvmti::{Jni, Jvmti};
 use crate::lifecycle::{self, log_once};
-use crate::record::{TAG_ENTRY, TAG_EXIT};
 use crate::sys::jni::{
     jclass, jint, jlong, jmethodID, jobject, jvalue, JNIEnv, JavaVM, JNI_ERR, JNI_OK,
 };
@@ -14,6 +13,7 @@ use crate::sys::jvmti::{jboolean, jlocation, jthread, jvmtiEnv};
 use crate::sys::os::c_string;
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use trace::record::{TAG_ENTRY, TAG_EXIT};
 
 /// Runs `f`, turning a panic into a one-time message and `fallback`.
 #[inline(always)]

@@ -1,7 +1,7 @@
 //! jtrace agent: a JVMTI agent that writes an exact TPTP trace.
 //!
-//! Data flow: JVM callback or bytecode probe → `record` into the thread's `buffer`
-//! → chunks over a bounded channel → `writer` thread → `xml` → trace file.
+//! Data flow: JVM callback or bytecode probe → `trace::record` into the thread's `buffer`
+//! → chunks over a bounded channel → `sink` thread → `.jtr` and/or `trace::render` → file.
 //! See docs/ARCHITECTURE.md.
 
 pub mod buffer;
@@ -9,7 +9,6 @@ pub mod classfile;
 pub mod clock;
 pub mod control;
 pub mod counts;
-pub mod defs;
 pub mod entry;
 pub mod events;
 pub mod ids;
@@ -18,9 +17,8 @@ pub mod lifecycle;
 pub mod linetable;
 pub mod live;
 pub mod options;
-pub mod record;
 pub mod recording;
 pub mod session;
+pub mod sink;
+pub mod spool;
 pub mod sys;
-pub mod writer;
-pub mod xml;

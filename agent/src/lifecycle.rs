@@ -7,13 +7,15 @@ use crate::events::threads;
 use crate::ids::IdTable;
 use crate::jvmti::{Jni, Jvmti};
 use crate::options::{self, AllocMode, Mode, Options, StartMode};
-use crate::record::{self, TAG_INIT_DONE};
 use crate::recording;
+use crate::sink::{self, Summary};
 use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities, jvmtiEventCallbacks};
-use crate::writer::Stats;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
 use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+use trace::record::{self, TAG_INIT_DONE};
 
 /// Everything the callbacks share. Created once at load and never freed: callbacks
 /// may still run during and after VM death.
@@ -461,10 +463,53 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
     }
 }
 
+/// Waits until the sink has closed every file. The XML renderer may still be behind
+/// the recording (records wait in the spool): the JVM waits as long as it makes
+/// progress, saying once on stderr how much is left, and gives up only after a minute
+/// without progress.
+pub fn wait_for_sink(r: &sink::Running, out_path: &str) -> Option<Summary> {
+    const STALL: Duration = Duration::from_secs(60);
+    let started = std::time::Instant::now();
+    let mut said = false;
+    let mut last = (0, std::time::Instant::now());
+    loop {
+        match r.done.recv_timeout(Duration::from_millis(500)) {
+            Ok(s) => return Some(s),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        let Some(sp) = &r.spool else {
+            if started.elapsed() > Duration::from_secs(120) {
+                return None;
+            }
+            continue;
+        };
+        let taken = sp.taken.load(Ordering::Relaxed);
+        if taken != last.0 {
+            last = (taken, std::time::Instant::now());
+        } else if last.1.elapsed() > STALL {
+            return None;
+        }
+        if !said && started.elapsed() > Duration::from_secs(2) {
+            said = true;
+            eprintln!(
+                "jtrace: finishing {out_path}: {} MB of records still to render as XML",
+                sp.pending_bytes() >> 20
+            );
+        }
+    }
+}
+
 /// The one line on stderr when the trace is closed: where it went, how big it is, and
 /// anything dropped or repaired (async-profiler and JFR say where their output went
 /// too). The size is the file's, read back, so it is what the user will find.
-pub fn closing_line(out_path: &str, s: &Stats, lost_bytes: u64, skipped_classes: u64) -> String {
+pub fn closing_line(
+    out_path: &str,
+    sum: &Summary,
+    lost_bytes: u64,
+    skipped_classes: u64,
+) -> String {
+    let s = &sum.stats;
     let path = std::fs::canonicalize(out_path)
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| out_path.to_string());
@@ -473,10 +518,14 @@ pub fn closing_line(out_path: &str, s: &Stats, lost_bytes: u64, skipped_classes:
         Some(e) => format!("jtrace: writing {path} failed ({e}); the trace is incomplete: "),
         None => format!("jtrace: trace written to {path}: "),
     };
-    line.push_str(&format!(
-        "{size} bytes, {} elements, {} events",
-        s.elements, s.events
-    ));
+    if sum.jtr_only {
+        line.push_str(&format!("{size} bytes, {} events", s.events));
+    } else {
+        line.push_str(&format!(
+            "{size} bytes, {} elements, {} events",
+            s.elements, s.events
+        ));
+    }
     for (n, what) in [
         (lost_bytes, "bytes of records dropped"),
         (
@@ -494,6 +543,9 @@ pub fn closing_line(out_path: &str, s: &Stats, lost_bytes: u64, skipped_classes:
         if n > 0 {
             line.push_str(&format!(", {n} {what}"));
         }
+    }
+    if let Some(e) = &sum.jtr_error {
+        line.push_str(&format!(" (writing the .jtr records failed: {e})"));
     }
     line
 }

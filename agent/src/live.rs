@@ -7,9 +7,9 @@
 
 use crate::buffer;
 use crate::clock;
-use crate::defs::{Def, Msg};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
+use trace::defs::{Def, Msg};
 
 #[derive(Default)]
 struct Registry {
@@ -77,15 +77,20 @@ pub fn restart(install: impl FnOnce()) {
     let t = clock::ticks();
     let mut defs = Vec::new();
     for d in r.threads.values().flatten() {
-        defs.push(match d {
+        match d {
             Def::Thread(td) => {
+                // Its Thread object first (threadStart names it), whatever defined it.
+                if td.obj != 0 {
+                    defs.push(Def::Object(td.obj));
+                }
                 let mut td = td.clone();
                 td.t = t;
                 td.before_trace = true;
-                Def::Thread(td)
+                defs.push(Def::Thread(td));
             }
-            other => other.clone(),
-        });
+            Def::Object(_) => {}
+            other => defs.push(other.clone()),
+        }
     }
     let mut cids: Vec<&u32> = r.classes.keys().collect();
     cids.sort_unstable();

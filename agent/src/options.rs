@@ -184,6 +184,8 @@ pub struct Options {
     pub raw: String,
     /// Output path template (`%p`, `%t`, `%%`), see [`expand_out`].
     pub out: String,
+    /// Also keep the compact records here (`jtr=PATH`, same escapes as `out`).
+    pub jtr: Option<String>,
     pub mode: Mode,
     /// The full ordered rule list in force: user rules, JDK excludes, catch-all.
     pub filters: Vec<FilterRule>,
@@ -211,6 +213,7 @@ impl Default for Options {
         Options {
             raw: String::new(),
             out: DEFAULT_OUT.to_string(),
+            jtr: None,
             mode: DEFAULT_MODE,
             filters: rules_in_force(Vec::new()),
             alloc: AllocMode::Off,
@@ -236,6 +239,7 @@ impl Options {
             .filter_map(|k| {
                 let v = match k.key {
                     "out" => self.out.clone(),
+                    "jtr" => self.jtr.clone()?,
                     "mode" => self.mode.as_str().to_string(),
                     "alloc" => self.alloc.value(),
                     "gc" => on_off(self.gc),
@@ -328,7 +332,14 @@ const KEYS: &[KeyInfo] = &[
         key: "out",
         values: "PATH (%p = pid, %t = start time yyyyMMdd-HHmmss UTC, %n = trace number, %% = %)",
         default: DEFAULT_OUT,
-        what: "trace file to write",
+        what: "trace file to write: .jtr = compact records (render with `jtrace xml`), \
+               .xml.gz / .xml.zst = compressed XML, anything else = XML",
+    },
+    KeyInfo {
+        key: "jtr",
+        values: "PATH (same escapes as out)",
+        default: "(none)",
+        what: "also keep the compact records (.jtr) beside an XML out",
     },
     KeyInfo {
         key: "mode",
@@ -409,6 +420,11 @@ const KEYS: &[KeyInfo] = &[
         what: "print this table; the JVM does not start",
     },
 ];
+
+/// Every option key, in table order (docs/OPTIONS.md is checked against it).
+pub fn keys() -> Vec<&'static str> {
+    KEYS.iter().map(|k| k.key).collect()
+}
 
 fn key_list() -> String {
     KEYS.iter().map(|k| k.key).collect::<Vec<_>>().join(", ")
@@ -533,10 +549,11 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
             ))
         };
         match key {
-            "out" => match check_out_template(value) {
-                Ok(()) => opts.out = value.to_string(),
+            "out" | "jtr" => match check_out_template(value) {
+                Ok(()) if key == "out" => opts.out = value.to_string(),
+                Ok(()) => opts.jtr = Some(value.to_string()),
                 Err(why) => errors.push(OptionError::new(format!(
-                    "bad value \"{value}\" for option \"out\": {why} (valid: {})",
+                    "bad value \"{value}\" for option \"{key}\": {why} (valid: {})",
                     info.values
                 ))),
             },
@@ -613,6 +630,20 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
                 .to_string(),
         ));
     }
+    if let Some(jtr) = &opts.jtr {
+        if trace::compress::Format::from_path(&opts.out) == trace::compress::Format::Jtr {
+            errors.push(OptionError::new(format!(
+                "option \"jtr={jtr}\" keeps the records beside an XML trace, but out={} \
+                 is already a .jtr (valid: out=PATH.xml with jtr=PATH.jtr, or out=PATH.jtr alone)",
+                opts.out
+            )));
+        } else if *jtr == opts.out {
+            errors.push(OptionError::new(format!(
+                "options \"out\" and \"jtr\" name the same file {jtr} (valid: two different paths)"
+            )));
+        }
+    }
+
     if errors.is_empty() {
         opts.user_rules = user_rules.clone();
         opts.filters = rules_in_force(user_rules);
@@ -985,8 +1016,9 @@ mod tests {
         let e = errs("foo=bar");
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("\"foo\""));
-        assert!(e[0]
-            .contains("out, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, help"));
+        assert!(e[0].contains(
+            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, help"
+        ));
         // Keys are case-sensitive; a key without '=' is still a key.
         assert_eq!(errs("GC=on").len(), 1);
         assert_eq!(errs("verbose").len(), 1);
@@ -1216,6 +1248,7 @@ mod tests {
             let item = match k.key {
                 "help" => "help".to_string(),
                 "out" => "out=x".to_string(),
+                "jtr" => "jtr=x.jtr".to_string(),
                 "mode" => "mode=bci".to_string(),
                 "include" | "exclude" => format!("{}=a.*", k.key),
                 "alloc" => "alloc=exact".to_string(),

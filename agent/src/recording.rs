@@ -16,31 +16,23 @@
 use crate::buffer;
 use crate::clock;
 use crate::control::{Outcome, Reply};
-use crate::defs::Msg;
 use crate::events::threads;
 use crate::jvmti::{Jni, Jvmti};
 use crate::lifecycle::{agent, log_once};
 use crate::options::{self, Options};
 use crate::session;
-use crate::writer::{Header, Stats, Writer};
-use std::fs::File;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver};
+use crate::sink;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
-
-/// Figures of the running trace, published by its writer after each message.
-#[derive(Default)]
-struct Progress {
-    events: AtomicU64,
-    bytes: AtomicU64,
-}
+use trace::defs::Msg;
+use trace::header::Header;
 
 struct Session {
     seq: u32,
     out_path: String,
-    done: Receiver<Stats>,
-    progress: Arc<Progress>,
+    running: sink::Running,
     started: Instant,
 }
 
@@ -152,43 +144,36 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
         let start_ns = clock::real_ns();
         let out_path =
             options::expand_out(&o.out, std::process::id(), start_ns / 1_000_000_000, seq);
-        let file = match File::create(&out_path) {
+        let secs = start_ns / 1_000_000_000;
+        let jtr_path = o
+            .jtr
+            .as_deref()
+            .map(|t| options::expand_out(t, std::process::id(), secs, seq));
+        let files = match sink::create(&out_path, jtr_path.as_deref()) {
             Ok(f) => f,
             Err(e) => {
                 return (
                     Outcome::Error,
                     format!(
-                        "jtrace: cannot write the trace to out={out_path}: {e}\n\
+                        "jtrace: cannot write the trace to {e}\n\
                          jtrace: give a writable path, e.g. out=/tmp/trace-%p.xml"
                     ),
                 )
             }
         };
-        let header = header(o, start_ns, live.is_some());
+        let header = header(o, start_ns);
         let (tx, rx) = mpsc::sync_channel::<Msg>(buffer::QUEUE);
-        let (done_tx, done_rx) = mpsc::channel();
-        let progress = Arc::new(Progress::default());
-        let p = progress.clone();
-        let spawned = std::thread::Builder::new()
-            .name("jtrace-writer".into())
-            .spawn(move || {
-                let sink = std::io::BufWriter::with_capacity(1 << 20, file);
-                let mut w = Writer::new(sink, &header, clock::Converter::calibrate());
-                w.set_count_source(Box::new(|mid, traced| {
-                    let total = crate::counts::total(mid, traced);
-                    crate::counts::carry(mid, traced);
-                    total
-                }));
-                let stats = run_writer(w, rx, &p);
-                let _ = done_tx.send(stats);
-            });
-        if let Err(e) = spawned {
-            let _ = std::fs::remove_file(&out_path);
-            return (
-                Outcome::Error,
-                format!("jtrace: cannot start the writer thread: {e}"),
-            );
-        }
+        let spill = std::path::PathBuf::from(format!("{out_path}.spill"));
+        let running = match sink::spawn(files, header, rx, spill) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = std::fs::remove_file(&out_path);
+                return (
+                    Outcome::Error,
+                    format!("jtrace: cannot start the writer thread: {e}"),
+                );
+            }
+        };
         let old = filters();
         set_filters(o);
         st.seq = seq;
@@ -205,6 +190,7 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
                 );
             }
         }
+        crate::events::objects::new_trace();
         crate::live::restart(|| buffer::set_sink(Some(tx)));
         buffer::resume();
         if let Some((jvmti, _)) = live {
@@ -213,8 +199,7 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
         st.session = Some(Session {
             seq,
             out_path: out_path.clone(),
-            done: done_rx,
-            progress,
+            running,
             started: Instant::now(),
         });
         if o.duration_ms > 0 {
@@ -233,7 +218,20 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
     })
 }
 
-fn header(o: &Options, start_ns: u64, live: bool) -> Header {
+fn header(o: &Options, start_ns: u64) -> Header {
+    let mut options: Vec<(String, String)> = o
+        .effective()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    // Method rules have no place in the `filter` element (classes only): each is an
+    // `option` with key methodFilter, as the filter file's line.
+    options.extend(
+        o.filters
+            .iter()
+            .filter(|f| !f.all_methods())
+            .map(|f| ("methodFilter".to_string(), f.file_line())),
+    );
     Header {
         node_id: session::uuid(),
         hostname: session::hostname(),
@@ -247,9 +245,12 @@ fn header(o: &Options, start_ns: u64, live: bool) -> Header {
         process_start_ns: session::process_start_ns().unwrap_or(start_ns),
         agent_id: session::uuid(),
         agent_parameters: o.raw.clone(),
+        agent_version: env!("CARGO_PKG_VERSION").to_string(),
         trace_id: session::uuid(),
         start_ns,
-        options: o.effective(),
+        options,
+        // Each trace defines its own collector thread, with an id of its own.
+        gc_thread_id: if o.gc { crate::ids::next_thread() } else { 0 },
         exceptions: o.exceptions,
         filters: o
             .filters
@@ -257,36 +258,10 @@ fn header(o: &Options, start_ns: u64, live: bool) -> Header {
             .filter(|f| f.all_methods())
             .map(|f| {
                 let e = f.echo();
-                (e.pattern, e.generic_pattern, e.mode)
+                (e.pattern, e.generic_pattern.to_string(), e.mode.to_string())
             })
             .collect(),
-        method_filters: o
-            .filters
-            .iter()
-            .filter(|f| !f.all_methods())
-            .map(|f| f.file_line())
-            .collect(),
-        resumed: live,
     }
-}
-
-/// The writer loop of one trace, publishing its figures for `status`.
-fn run_writer<W: std::io::Write>(
-    mut w: Writer<W>,
-    rx: Receiver<Msg>,
-    progress: &Progress,
-) -> Stats {
-    while let Ok(msg) = rx.recv() {
-        let more = w.handle(msg);
-        let (events, bytes) = w.progress();
-        progress.events.store(events, Ordering::Relaxed);
-        progress.bytes.store(bytes, Ordering::Relaxed);
-        if !more {
-            return w.stats();
-        }
-    }
-    w.finish(clock::ticks(), None, true);
-    w.stats()
 }
 
 /// Ends the current trace: every record taken, the document closed as at VM death
@@ -316,15 +291,24 @@ fn stop_locked(st: &mut State, shutdown: bool, tid: Option<u32>) -> Reply {
         };
         let t = clock::ticks();
         buffer::stop(Duration::from_millis(500));
-        buffer::send(Msg::Finish { t, tid, shutdown });
+        buffer::send(Msg::Finish {
+            t,
+            tid,
+            dropped_bytes: buffer::lost_bytes(),
+            shutdown,
+            count_base: crate::counts::base(),
+        });
         buffer::set_sink(None);
-        let line = match s.done.recv_timeout(Duration::from_secs(120)) {
-            Ok(stats) => {
+        let line = match crate::lifecycle::wait_for_sink(&s.running, &s.out_path) {
+            Some(summary) => {
+                for &(mid, n) in &summary.stats.method_counts {
+                    crate::counts::carry(mid, n);
+                }
                 let lost = buffer::lost_bytes();
                 let skipped = crate::lifecycle::skipped_classes();
-                crate::lifecycle::closing_line(&s.out_path, &stats, lost, skipped)
+                crate::lifecycle::closing_line(&s.out_path, &summary, lost, skipped)
             }
-            Err(_) => format!(
+            None => format!(
                 "jtrace: the writer did not finish; {} may be incomplete",
                 s.out_path
             ),
@@ -353,13 +337,13 @@ pub fn status() -> Reply {
         );
         match &st.session {
             Some(x) => {
+                let bytes = std::fs::metadata(&x.out_path).map_or(0, |m| m.len());
                 s.push_str(&format!(
-                    "state: tracing\ntrace: {}\nfile: {}\nseconds: {:.1}\nevents: {}\nbytes: {}",
+                    "state: tracing\ntrace: {}\nfile: {}\nseconds: {:.1}\nevents: {}\nbytes: {bytes}",
                     x.seq,
                     absolute(&x.out_path),
                     x.started.elapsed().as_secs_f64(),
-                    x.progress.events.load(Ordering::Relaxed),
-                    x.progress.bytes.load(Ordering::Relaxed)
+                    x.running.events.load(Ordering::Relaxed),
                 ));
             }
             None => {

@@ -1,6 +1,7 @@
 //! The `jtrace` command: parses the command line and dispatches to one module per subcommand.
 
 mod control;
+mod xml;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,6 +27,8 @@ enum Command {
     Stop(control::PidArg),
     /// Whether the agent is loaded, tracing or idle, and the trace's file and figures.
     Status(control::PidArg),
+    /// Render a `.jtr` record file as the TPTP XML document (`-o trace.xml[.gz|.zst]`).
+    Xml(xml::Args),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
         Command::Start(a) => control::start(&a),
         Command::Stop(a) => control::stop(&a),
         Command::Status(a) => control::status(&a),
+        Command::Xml(args) => xml::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

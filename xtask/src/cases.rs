@@ -15,6 +15,7 @@
 //! | `// jtrace-compare-modes: no`    | skip the jvmti=bci story comparison (timing-dependent work) |
 //! | `// jtrace-javaagent: CLASS first` | also run a java.lang.instrument agent (Premain-Class CLASS, from the test classes), before (`first`) or after (`last`) jtrace |
 //! | `// jtrace-jvm-args: -Xmx48m ...` | extra JVM options before the class name (space-separated) |
+//! | `// jtrace-env: K=V ...` | extra environment variables of the JVM (space-separated) |
 //!
 //! The program itself prints its ground truth as `EXPECT ...` lines (see `expect.rs`).
 
@@ -54,6 +55,8 @@ pub struct Case {
     pub javaagent: Option<(String, bool)>,
     /// Extra JVM options (`// jtrace-jvm-args: -Xmx48m`), e.g. a small heap.
     pub jvm_args: Vec<String>,
+    /// Extra environment of the JVM (`// jtrace-env: K=V K=V`).
+    pub env: Vec<(String, String)>,
 }
 
 impl Case {
@@ -120,6 +123,7 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
         min_jdk: 0,
         javaagent: None,
         jvm_args: Vec::new(),
+        env: Vec::new(),
     };
     for (i, line) in text.lines().enumerate() {
         let Some(rest) = line.trim().strip_prefix("// jtrace-") else {
@@ -161,6 +165,14 @@ pub fn parse(name: &str, text: &str) -> Result<Case, String> {
                 case.javaagent = Some((class.to_string(), first));
             }
             "jvm-args" => case.jvm_args = value.split_whitespace().map(str::to_string).collect(),
+            "env" => {
+                for kv in value.split_whitespace() {
+                    let (k, v) = kv
+                        .split_once('=')
+                        .ok_or_else(|| format!("{name}: jtrace-env item {kv:?} is not K=V"))?;
+                    case.env.push((k.to_string(), v.to_string()));
+                }
+            }
             _ => return Err(bad()),
         }
     }

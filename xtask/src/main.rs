@@ -1,4 +1,4 @@
-//! xtask: project automation (`cargo xtask test`, `demo`, `check`, `bench`, `corpus`, `stress`, `realworld`); this file only dispatches.
+//! xtask: project automation (`cargo xtask test`, `tidy`, `demo`, `check`, `bench`, `corpus`, `stress`, `realworld`); this file only dispatches.
 
 mod bench;
 mod bench_loaders;
@@ -15,6 +15,7 @@ mod realworld;
 mod run;
 mod stress;
 mod test;
+mod tidy;
 mod util;
 
 use std::process::ExitCode;
@@ -22,6 +23,8 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   cargo xtask test [--skip-unit] [--modes=jvmti,bci] [CASE...]
                                              unit tests, release build, Java tests on every JDK >= 17
+  cargo xtask tidy                           //! lines, unsafe only where allowed, OPTIONS.md, fmt,
+                                             clippy -D warnings, rustdoc -D warnings
   cargo xtask check FILE                     validate one trace (xmllint + tracecheck)
   cargo xtask corpus [--sample N]            rewrite every JDK/jar class, verify under -Xverify:all
   cargo xtask stress [--quick] [CASE...]     stress suite (threads, exits, OOM, loaders, full disk,
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
                 false
             }
         },
+        Some("tidy") => tidy::run(),
         Some("corpus") => corpus::run(&args[1..]),
         Some("stress") => stress::run(&args[1..]),
         Some("realworld") => realworld::run(&args[1..]),

@@ -23,13 +23,14 @@ pub struct Job<'a> {
     pub dir: PathBuf,
 }
 
-/// The agent option string for a job: `out=` (unless the case sets its own), `mode=`,
-/// then the case's options.
+/// The agent option string for a job: `out=` and `jtr=` beside it (unless the case
+/// sets its own `out`), `mode=`, then the case's options.
 pub fn agent_options(case: &Case, mode: &str, trace: &Path) -> String {
     let mut opts = Vec::new();
     let own_out = case.options.split(',').any(|o| o.starts_with("out="));
     if !own_out {
         opts.push(format!("out={}", trace.display()));
+        opts.push(format!("jtr={}", trace.with_extension("jtr").display()));
     }
     opts.push(format!("mode={mode}"));
     if !case.options.is_empty() {
@@ -128,6 +129,7 @@ fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
     }
     let mut child = cmd
         .args(&job.case.jvm_args)
+        .envs(job.case.env.iter().map(|(k, v)| (k, v)))
         .arg("-cp")
         .arg(job.classes)
         .arg(&job.case.name)
@@ -360,6 +362,14 @@ pub fn run(job: &Job) -> Result<(), String> {
         }
         util::xmllint(&trace).map_err(|e| format!("xmllint: {}", util::clip(&e, 300)))?;
         closing_line(&done.stderr, &trace)?;
+        same_as_rendered_jtr(job, &trace)?;
+        let spill = PathBuf::from(format!("{}.spill", trace.display()));
+        if spill.exists() {
+            return Err(format!(
+                "the spool's spill file {} was left behind",
+                spill.display()
+            ));
+        }
         match tracecheck::check(&trace) {
             // An exact trace repairs and drops nothing (see tracecheck::REPAIR_COUNTS).
             Ok(s) if !s.repairs().is_empty() => {
@@ -429,6 +439,52 @@ pub fn run(job: &Job) -> Result<(), String> {
     Ok(())
 }
 
+/// The run's `.jtr` (written beside the XML with `jtr=`), rendered by `jtrace xml`,
+/// must be the agent's own XML byte for byte: one renderer, two places it runs.
+fn same_as_rendered_jtr(job: &Job, trace: &Path) -> Result<(), String> {
+    let jtr = trace.with_extension("jtr");
+    if !jtr.is_file() {
+        // A case with its own out= keeps no records beside it.
+        return Ok(());
+    }
+    let rendered = job.dir.join("rendered.xml");
+    let jtrace = job.agent.with_file_name("jtrace");
+    let out = Command::new(&jtrace)
+        .arg("xml")
+        .arg(&jtr)
+        .arg("-o")
+        .arg(&rendered)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", jtrace.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "jtrace xml {}: {}",
+            jtr.display(),
+            util::clip(String::from_utf8_lossy(&out.stderr).trim(), 300)
+        ));
+    }
+    let (a, b) = (
+        std::fs::read(trace).map_err(|e| e.to_string())?,
+        std::fs::read(&rendered).map_err(|e| e.to_string())?,
+    );
+    if a != b {
+        let at = a
+            .iter()
+            .zip(&b)
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.len().min(b.len()));
+        let line = a[..at].iter().filter(|&&c| c == b'\n').count() + 1;
+        return Err(format!(
+            "jtrace xml of the run's .jtr differs from the agent's XML at line {line} \
+             (byte {at}; {} vs {} bytes)",
+            a.len(),
+            b.len()
+        ));
+    }
+    let _ = std::fs::remove_file(&rendered);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -439,7 +495,7 @@ mod tests {
         let t = Path::new("/tmp/t.xml");
         assert_eq!(
             agent_options(&case, "jvmti", t),
-            "out=/tmp/t.xml,mode=jvmti"
+            "out=/tmp/t.xml,jtr=/tmp/t.jtr,mode=jvmti"
         );
         case.options = "out=/x/y.xml,alloc=exact".to_string();
         assert_eq!(

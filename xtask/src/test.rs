@@ -113,8 +113,9 @@ pub fn run(args: &[String]) -> bool {
     let mut tally = Tally::default();
     let finish = |tally: &Tally| tally.finish();
 
-    // (a) unit tests, (b) the agent.
+    // (a) unit tests and the repository's rules, (b) the agent.
     if !skip_unit {
+        crate::tidy::run_into(&mut tally);
         let r = status(
             util::cargo().args(["test", "--workspace", "--quiet"]),
             "cargo test --workspace",
@@ -122,8 +123,16 @@ pub fn run(args: &[String]) -> bool {
         tally.report(r, "-", "unit-tests");
     }
     let build = status(
-        util::cargo().args(["build", "--release", "--quiet", "-p", "jtrace"]),
-        "cargo build --release -p jtrace",
+        util::cargo().args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "jtrace",
+            "-p",
+            "jtrace-cli",
+        ]),
+        "cargo build --release -p jtrace -p jtrace-cli",
     );
     let build_ok = build.is_ok();
     tally.report(build, "-", "agent-build");

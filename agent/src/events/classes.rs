@@ -7,7 +7,6 @@
 
 use crate::classfile::{self, ClassInfo, ProbePlan};
 use crate::clock;
-use crate::defs::{ClassDef, Def, MethodDef};
 use crate::events::identity::{self, Pending};
 use crate::events::objects::{ClassTag, CLASS_TAG_BIT};
 use crate::events::{threads, tracker};
@@ -20,6 +19,7 @@ use crate::sys::jni::{jclass, jobject};
 use crate::sys::jvmti as raw;
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
+use trace::defs::{ClassDef, Def, MethodDef};
 
 pub use crate::classfile::TRACKER;
 
@@ -533,7 +533,7 @@ fn dotted_from_signature(sig: &str) -> String {
 /// The class's Probekit `methodNames` and `methodLineTables` strings: per method in
 /// class-file order, the line of each executable unit (a method without code or line
 /// information is one unit on line 0).
-fn probekit_strings(info: &ClassInfo) -> Vec<(&'static str, String)> {
+fn probekit_strings(info: &ClassInfo) -> Vec<(String, String)> {
     let names = linetable::method_names(
         info.methods
             .iter()
@@ -545,8 +545,8 @@ fn probekit_strings(info: &ClassInfo) -> Vec<(&'static str, String)> {
         .map(|m| m.units.iter().map(|&(_, l)| l as u32).collect())
         .collect();
     vec![
-        ("methodNames", names),
-        ("methodLineTables", linetable::encode(&tables)),
+        ("methodNames".to_string(), names),
+        ("methodLineTables".to_string(), linetable::encode(&tables)),
     ]
 }
 

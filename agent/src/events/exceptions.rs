@@ -10,10 +10,10 @@ use crate::clock;
 use crate::events::{objects, threads};
 use crate::jvmti::Jvmti;
 use crate::lifecycle::agent;
-use crate::record::{self, TAG_CATCH, TAG_EXIT_EXC};
 use crate::sys::jni::{jmethodID, jobject};
 use crate::sys::jvmti::jthread;
 use std::cell::Cell;
+use trace::record::{self, TAG_CATCH, TAG_EXIT_EXC};
 
 thread_local! {
     /// Object id of the exception in flight on this thread (jvmti mode).

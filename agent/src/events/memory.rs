@@ -16,11 +16,11 @@ use crate::events::objects::{self, ClassTag, CLASS_TAG_BIT};
 use crate::events::{classes, threads};
 use crate::jvmti::{Jni, Jvmti};
 use crate::lifecycle::{agent, log_once};
-use crate::record::{self, Enc};
 use crate::sys::jni::{jclass, jobject};
 use crate::sys::jvmti::jthread;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
+use trace::record::{self, Enc};
 
 /// SampledObjectAlloc: an object was allocated on `thread`.
 pub fn on_alloc(

@@ -4,9 +4,9 @@ use crate::clock;
 use crate::events::threads;
 use crate::jvmti::Jvmti;
 use crate::lifecycle::agent;
-use crate::record::{self, TAG_ENTRY, TAG_EXIT, TAG_EXIT_EXC};
 use crate::sys::jni::jmethodID;
 use crate::sys::jvmti::jthread;
+use trace::record::{self, TAG_ENTRY, TAG_EXIT, TAG_EXIT_EXC};
 
 /// Writes an (entry | exit) record for method id `mid` on the current thread.
 #[inline(always)]

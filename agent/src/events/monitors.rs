@@ -3,9 +3,9 @@
 use crate::clock;
 use crate::events::{objects, threads};
 use crate::jvmti::Jvmti;
-use crate::record::{self, Enc};
 use crate::sys::jni::jobject;
 use crate::sys::jvmti::jthread;
+use trace::record::{self, Enc};
 
 /// The agent's id of a thread, 0 if it has none. (Through the Thread object's tag:
 /// JVMTI thread-local storage of another thread is not readable while it runs.)

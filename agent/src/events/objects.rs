@@ -4,11 +4,12 @@
 //! ObjectFree callback can tell a freed object from an unloaded class.
 
 use crate::buffer;
-use crate::defs::{Def, Msg};
 use crate::jvmti::Jvmti;
 use crate::sys::jni::jobject;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use trace::defs::{Def, Msg};
 
 /// Tags with this bit name a class mirror, not an object (see `ClassTag`).
 pub const CLASS_TAG_BIT: i64 = 1 << 62;
@@ -41,6 +42,27 @@ impl ClassTag {
 }
 
 static NEXT_OBJECT: AtomicU64 = AtomicU64::new(1);
+/// The first object id given during the current trace: an object named with an
+/// older id was defined in an earlier document, and is defined again (once) in this
+/// one when it is first named (`jtrace stop` then `start`).
+static TRACE_FIRST: AtomicU64 = AtomicU64::new(0);
+static REDEFINED: Mutex<Option<HashSet<u64>>> = Mutex::new(None);
+
+/// A new trace begins: objects named so far are not defined in its document.
+pub fn new_trace() {
+    if let Ok(mut r) = REDEFINED.lock() {
+        *r = None;
+    }
+    TRACE_FIRST.store(NEXT_OBJECT.load(Ordering::SeqCst), Ordering::SeqCst);
+}
+
+/// An existing id: whether the current document still needs its objDef.
+fn needs_def(id: u64) -> bool {
+    id < TRACE_FIRST.load(Ordering::Relaxed)
+        && REDEFINED
+            .lock()
+            .is_ok_and(|mut r| r.get_or_insert_with(HashSet::new).insert(id))
+}
 /// Serialises first tagging, so two threads naming one object agree on its id.
 static TAGGING: Mutex<()> = Mutex::new(());
 
@@ -59,14 +81,15 @@ pub fn id_of(jvmti: Jvmti, obj: jobject) -> u64 {
     id
 }
 
-/// The id of `obj` and whether it was given just now (then the caller must send its
-/// `Def::Object` before anything names it). (0, false) for null or untaggable.
+/// The id of `obj` and whether the caller must send its `Def::Object` before anything
+/// names it (it was given just now, or in an earlier trace's time). (0, false) for
+/// null or untaggable.
 pub fn tag(jvmti: Jvmti, obj: jobject) -> (u64, bool) {
     if obj.is_null() {
         return (0, false);
     }
     match jvmti.get_tag(obj) {
-        Ok(t) if t > 0 && t & CLASS_TAG_BIT == 0 => return (t as u64, false),
+        Ok(t) if t > 0 && t & CLASS_TAG_BIT == 0 => return (t as u64, needs_def(t as u64)),
         Ok(0) => {}
         _ => return (0, false),
     }

@@ -7,13 +7,13 @@
 
 use crate::buffer::{self, ThreadBuf};
 use crate::clock;
-use crate::defs::{Def, ThreadDef};
 use crate::ids;
 use crate::jvmti::Jvmti;
-use crate::record;
 use crate::sys::jvmti::jthread;
 use std::collections::HashMap;
 use std::sync::Mutex;
+use trace::defs::{Def, ThreadDef};
+use trace::record;
 
 static REGISTRY: Mutex<()> = Mutex::new(());
 

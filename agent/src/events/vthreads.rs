@@ -12,10 +12,10 @@ use crate::clock;
 use crate::events::threads;
 use crate::jvmti::Jvmti;
 use crate::lifecycle::log_once;
-use crate::record;
 use crate::sys::jvmti::jthread;
 use std::cell::Cell;
 use std::ffi::c_void;
+use trace::record;
 
 thread_local! {
     /// The carrier's own buffer while a virtual thread is mounted on this OS thread.

@@ -1,9 +1,9 @@
-//! Writer side of the monitor family: contended enter/entered, wait/waited (with the time actually waited).
+//! Renderer side of the monitor family: contended enter/entered, wait/waited (with the time actually waited).
 
-use super::Writer;
+use super::Renderer;
 use std::io::Write;
 
-impl<W: Write> Writer<W> {
+impl<W: Write> Renderer<W> {
     /// A contended enter whose owner is not known yet: held until its MonOwner.
     pub(super) fn mon_enter(&mut self, tid: u32, obj: u64, t: u64) {
         let ns = self.stamp(tid, t);
@@ -30,7 +30,6 @@ impl<W: Write> Writer<W> {
         } else {
             0
         };
-        self.resumed_obj(obj);
         let o = &mut self.out;
         o.open("monContendedEnter");
         o.num("threadIdRef", tid as u64);
@@ -42,7 +41,6 @@ impl<W: Write> Writer<W> {
 
     pub(super) fn mon_simple(&mut self, tid: u32, name: &str, obj: u64, t: u64) {
         let ns = self.stamp(tid, t);
-        self.resumed_obj(obj);
         let o = &mut self.out;
         o.open(name);
         o.num("threadIdRef", tid as u64);
@@ -56,7 +54,6 @@ impl<W: Write> Writer<W> {
         if let Some(ts) = self.threads.get_mut(&tid) {
             ts.wait_ns = Some(ns);
         }
-        self.resumed_obj(obj);
         let o = &mut self.out;
         o.open("monWait");
         o.num("threadIdRef", tid as u64);
@@ -76,7 +73,6 @@ impl<W: Write> Writer<W> {
             return;
         };
         let waited_ms = ns.saturating_sub(began) / 1_000_000;
-        self.resumed_obj(obj);
         let o = &mut self.out;
         o.open("monWaited");
         o.num("threadIdRef", tid as u64);

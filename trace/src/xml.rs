@@ -261,6 +261,11 @@ impl<W: Write> XmlOut<W> {
         }
     }
 
+    /// The sink, once `finish` has flushed everything into it.
+    pub fn into_sink(self) -> W {
+        self.sink
+    }
+
     pub fn sink_mut(&mut self) -> &mut W {
         &mut self.sink
     }

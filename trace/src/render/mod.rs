@@ -1,4 +1,4 @@
-//! The writer thread: turns definitions and per-thread record chunks into the TPTP XML document, deriving tickets, depths and counts.
+//! The TPTP XML renderer: turns definitions and per-thread record chunks into the TPTP XML document, deriving tickets, depths and counts.
 //!
 //! Invariants it maintains (see docs/ARCHITECTURE.md):
 //! * definitions arrive on the same FIFO as chunks and are written when received, so
@@ -11,9 +11,9 @@
 //!   backwards within a thread;
 //! * the document is closed exactly once, on `Msg::Finish` or when every sender is gone.
 
-use crate::buffer;
 use crate::clock::Converter;
 use crate::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
+pub use crate::header::Header;
 use crate::record::{self, Reader, Rec};
 use crate::xml::{Padded, XmlOut};
 
@@ -26,36 +26,6 @@ use std::collections::{HashMap, HashSet};
 mod memory;
 mod sync;
 use std::io::Write;
-use std::sync::mpsc::Receiver;
-
-/// The session-level facts written at the top of the document.
-pub struct Header {
-    pub node_id: String,
-    pub hostname: String,
-    pub ipaddress: String,
-    pub timezone_minutes_west: i64,
-    pub boot_ns: u64,
-    pub process_id: String,
-    pub pid: u32,
-    pub process_name: String,
-    pub command_line: String,
-    pub process_start_ns: u64,
-    pub agent_id: String,
-    pub agent_parameters: String,
-    pub trace_id: String,
-    pub start_ns: u64,
-    pub options: Vec<(&'static str, String)>,
-    /// Write throw/catch elements (option `exceptions`).
-    pub exceptions: bool,
-    pub filters: Vec<(String, &'static str, &'static str)>,
-    /// Method-level filter rules (`CLASS METHOD MODE`), echoed as `option` elements
-    /// with key `methodFilter` (the `filter` element names classes only).
-    pub method_filters: Vec<String>,
-    /// The trace starts in a running JVM whose classes already carry probes: threads
-    /// may return from frames entered before it, and objects named earlier are defined
-    /// when first named.
-    pub resumed: bool,
-}
 
 /// What the writer reports when it is done.
 #[derive(Debug, Default, Clone)]
@@ -78,6 +48,9 @@ pub struct Stats {
     /// Exits, unwinds and catches of frames entered before the trace started (threads
     /// alive at its start): not written, as their entries are not in the document.
     pub earlier_frame_exits: u64,
+    /// Each method's entries in this trace (method id, count), filled at the close:
+    /// the agent carries them into later traces' `methodCount`.
+    pub method_counts: Vec<(u32, u64)>,
     pub io_error: Option<String>,
 }
 
@@ -201,7 +174,7 @@ struct GcState {
     last_ns: u64,
 }
 
-pub struct Writer<W: Write> {
+pub struct Renderer<W: Write> {
     out: XmlOut<W>,
     conv: Converter,
     threads: Threads,
@@ -220,22 +193,26 @@ pub struct Writer<W: Write> {
     held_ends: Vec<(u32, u64)>,
     header_trace_id: String,
     header_agent_id: String,
+    gc_thread_id: u32,
     exceptions: bool,
     /// Classes left untouched by the rewriter: (name, why).
     untraced: Vec<(String, String)>,
     instrumented_classes: u64,
+    /// Extra traceEnd annotations (e.g. `recordingCutShort` from a `.jtr` cut short).
+    notes: Vec<(&'static str, u64)>,
     stats: Stats,
     closed: bool,
-    resumed: bool,
-    /// A method's `methodCount` from the entries this trace counted (default: those).
-    count_source: Option<Box<dyn FnMut(u32, u64) -> u64 + Send>>,
+    /// Invocations per method made outside this trace (from the finish).
+    count_base: HashMap<u32, u64>,
     /// Sum over methods of methodCount minus this trace's entries.
     outside_counts: u64,
+    /// The finish is VM death (runtimeShutdown written), not `jtrace stop`.
+    shutdown: bool,
 }
 
-impl<W: Write> Writer<W> {
+impl<W: Write> Renderer<W> {
     pub fn new(sink: W, header: &Header, conv: Converter) -> Self {
-        let mut w = Writer {
+        let mut w = Renderer {
             out: XmlOut::new(sink),
             conv,
             threads: Threads::default(),
@@ -247,14 +224,16 @@ impl<W: Write> Writer<W> {
             held_ends: Vec::new(),
             header_trace_id: header.trace_id.clone(),
             header_agent_id: header.agent_id.clone(),
+            gc_thread_id: header.gc_thread_id,
             exceptions: header.exceptions,
             untraced: Vec::new(),
             instrumented_classes: 0,
+            notes: Vec::new(),
             stats: Stats::default(),
             closed: false,
-            resumed: header.resumed,
-            count_source: None,
+            count_base: HashMap::new(),
             outside_counts: 0,
+            shutdown: true,
         };
         w.header(header);
         w
@@ -284,7 +263,7 @@ impl<W: Write> Writer<W> {
         o.str("processIdRef", &h.process_id);
         o.str("agentName", "jtrace");
         o.str("agentParameters", &h.agent_parameters);
-        o.str("version", env!("CARGO_PKG_VERSION"));
+        o.str("version", &h.agent_version);
         o.time("time", h.start_ns);
         o.close();
         o.open("traceStart");
@@ -296,12 +275,6 @@ impl<W: Write> Writer<W> {
             o.open("option");
             o.str("key", k);
             o.str("value", v);
-            o.close();
-        }
-        for rule in &h.method_filters {
-            o.open("option");
-            o.str("key", "methodFilter");
-            o.str("value", rule);
             o.close();
         }
         for (pattern, generic, mode) in &h.filters {
@@ -322,7 +295,9 @@ impl<W: Write> Writer<W> {
         }
     }
 
-    pub fn handle(&mut self, msg: Msg) -> bool {
+    /// Renders one message; false once the document is closed. Chunks are handed to
+    /// `recycle` when rendered (the agent reuses their memory).
+    pub fn handle(&mut self, msg: Msg, mut recycle: impl FnMut(Vec<u8>)) -> bool {
         match msg {
             Msg::Defs(defs) => {
                 for d in defs {
@@ -331,16 +306,24 @@ impl<W: Write> Writer<W> {
             }
             Msg::Chunk { tid, data } => {
                 self.chunk(tid, &data);
-                buffer::recycle(data);
+                recycle(data);
             }
             Msg::Chunks(chunks) => {
                 for (tid, data) in chunks {
                     self.chunk(tid, &data);
-                    buffer::recycle(data);
+                    recycle(data);
                 }
             }
-            Msg::Finish { t, tid, shutdown } => {
-                self.finish(t, tid, shutdown);
+            Msg::Finish {
+                t,
+                tid,
+                dropped_bytes,
+                shutdown,
+                count_base,
+            } => {
+                self.count_base = count_base.into_iter().collect();
+                self.shutdown = shutdown;
+                self.finish(t, tid, dropped_bytes);
                 return false;
             }
         }
@@ -369,7 +352,6 @@ impl<W: Write> Writer<W> {
             },
         );
         let ns = self.stamp(t.tid, t.t);
-        self.resumed_obj(t.obj);
         let o = &mut self.out;
         o.open("threadStart");
         o.num("threadId", t.tid as u64);
@@ -673,7 +655,6 @@ impl<W: Write> Writer<W> {
         if !self.exceptions {
             return;
         }
-        self.resumed_obj(obj);
         let o = &mut self.out;
         o.open(name);
         o.num("threadIdRef", tid as u64);
@@ -729,7 +710,7 @@ impl<W: Write> Writer<W> {
 
     /// Closes the document: runtimeShutdown, threads still alive end now, then
     /// traceEnd, the method counts and agentDestroy.
-    pub fn finish(&mut self, t: u64, shutdown_tid: Option<u32>, shutdown: bool) {
+    pub fn finish(&mut self, t: u64, shutdown_tid: Option<u32>, dropped_bytes: u64) {
         if self.closed {
             return;
         }
@@ -739,7 +720,7 @@ impl<W: Write> Writer<W> {
         }
         self.release_thread_ends();
         match shutdown_tid.filter(|tid| self.threads.get(tid).is_some_and(|s| !s.ended)) {
-            _ if !shutdown => {}
+            _ if !self.shutdown => {}
             Some(tid) => self.simple(tid, "runtimeShutdown", t),
             None => {
                 let ns = self.conv.to_unix_ns(t).max(self.max_time());
@@ -769,11 +750,11 @@ impl<W: Write> Writer<W> {
         self.gc_close();
         self.gc_thread_end(t);
         let end_ns = self.conv.to_unix_ns(t).max(self.max_time());
-        let lost = buffer::lost_bytes();
         let mut counts = Vec::new();
         for mid in 0..self.methods.len() {
             if let Some(m) = &self.methods[mid] {
                 let own = m.count;
+                self.stats.method_counts.push((mid as u32, own));
                 counts.push((mid, self.total_count(mid as u32, own)));
             }
         }
@@ -783,7 +764,7 @@ impl<W: Write> Writer<W> {
         o.time("time", end_ns);
         o.start_children();
         for (name, value) in [
-            ("droppedRecordBytes", lost),
+            ("droppedRecordBytes", dropped_bytes),
             ("mismatchedExits", self.stats.mismatched_exits),
             (
                 "recordsOfUndefinedMethods",
@@ -791,11 +772,22 @@ impl<W: Write> Writer<W> {
             ),
             ("recordsOfUnknownThreads", self.stats.unknown_thread_records),
             ("inferredExits", self.stats.inferred_exits),
-            ("exitsOfEarlierFrames", self.stats.earlier_frame_exits),
-            ("invocationsOutsideTrace", self.outside_counts),
             ("instrumentedClasses", self.instrumented_classes),
             ("uninstrumentedClasses", self.untraced.len() as u64),
-        ] {
+        ]
+        .into_iter()
+        // Only in a trace started while the JVM ran (jtrace stop/start, start=off,
+        // delay=): the counts of what happened outside it.
+        .chain(
+            [
+                ("exitsOfEarlierFrames", self.stats.earlier_frame_exits),
+                ("invocationsOutsideTrace", self.outside_counts),
+            ]
+            .into_iter()
+            .filter(|&(_, v)| v > 0),
+        )
+        .chain(self.notes.iter().copied())
+        {
             o.open("annotation");
             o.str("name", name);
             o.num("value", value);
@@ -825,35 +817,19 @@ impl<W: Write> Writer<W> {
         self.stats.io_error = o.error.as_ref().map(|e| e.to_string());
     }
 
-    /// Where `methodCount` comes from: `f(method id, entries this trace counted)`
-    /// gives the count to write (the agent adds invocations made outside traces).
-    pub fn set_count_source(&mut self, f: Box<dyn FnMut(u32, u64) -> u64 + Send>) {
-        self.count_source = Some(f);
-    }
-
-    /// A method's methodCount; what exceeds this trace's own entries is summed up
-    /// for traceEnd's `invocationsOutsideTrace` (written before any count at close,
-    /// so an unloading class's early count is included only if it came earlier).
+    /// A method's methodCount: this trace's entries plus the invocations made outside
+    /// it (the finish's count base); the excess is summed for traceEnd's
+    /// `invocationsOutsideTrace`. A class unloaded during the trace is counted at its
+    /// unload, before the finish brings the base: its count is its own entries.
     fn total_count(&mut self, mid: u32, own: u64) -> u64 {
-        let total = match &mut self.count_source {
-            Some(f) => f(mid, own).max(own),
-            None => own,
-        };
-        self.outside_counts += total - own;
-        total
+        let extra = self.count_base.get(&mid).copied().unwrap_or(0);
+        self.outside_counts += extra;
+        own + extra
     }
 
-    /// An object named by an element of a resumed trace may come from before it: it
-    /// is defined first (objDef) if this document has not defined it.
-    fn resumed_obj(&mut self, obj: u64) {
-        if self.resumed && obj != 0 && !self.live_objects.contains(&obj) {
-            self.obj_def(obj);
-        }
-    }
-
-    /// Records replayed and bytes written so far.
-    pub fn progress(&self) -> (u64, u64) {
-        (self.stats.events, self.out.bytes_written)
+    /// Adds a numeric annotation to traceEnd (written at `finish`).
+    pub fn annotate(&mut self, name: &'static str, value: u64) {
+        self.notes.push((name, value));
     }
 
     fn max_time(&self) -> u64 {
@@ -867,21 +843,11 @@ impl<W: Write> Writer<W> {
     pub fn sink_mut(&mut self) -> &mut W {
         self.out.sink_mut()
     }
-}
 
-/// Runs the writer loop until Finish (or until every sender is gone).
-pub fn run<W: Write>(
-    mut w: Writer<W>,
-    rx: Receiver<Msg>,
-    shutdown_tick: impl Fn() -> u64,
-) -> Stats {
-    while let Ok(msg) = rx.recv() {
-        if !w.handle(msg) {
-            return w.stats();
-        }
+    /// The sink, after `finish` (or `handle` of a finish message) closed the document.
+    pub fn into_sink(self) -> W {
+        self.out.into_sink()
     }
-    w.finish(shutdown_tick(), None, true);
-    w.stats()
 }
 
 fn visibility(access: u16) -> &'static str {

@@ -1,18 +1,18 @@
-//! Writer side of the memory families: objAlloc/objDef, GC brackets with heap figures, objFree and classUnload.
+//! Renderer side of the memory families: objAlloc/objDef, GC brackets with heap figures, objFree and classUnload.
 //!
 //! Frees and unloads reach the writer after their collection finished (the VM posts
 //! ObjectFree from its service thread), so a collection's bracket stays open, with its
 //! gcFinish held back, until the next gcStart or the end of the trace. Every objFree
 //! and classUnload is therefore written between a gcStart and its gcFinish.
 
-use super::{Writer, NO_UNIT};
+use super::{Renderer, NO_UNIT};
 
 /// `threadName` of the collector's thread (no Java thread has this name by accident:
 /// HotSpot's own GC threads are "VM Thread", "GC Thread#0", "G1 Conc#0", ...).
 pub const GC_THREAD_NAME: &str = "jtrace: garbage collector";
 use std::io::Write;
 
-impl<W: Write> Writer<W> {
+impl<W: Write> Renderer<W> {
     pub(super) fn obj_def(&mut self, obj: u64) {
         if obj == 0 || !self.live_objects.insert(obj) {
             return;
@@ -91,10 +91,11 @@ impl<W: Write> Writer<W> {
     /// on VM threads that have no `java.lang.Thread`, and TPTP's importer looks up
     /// `threadIdRef` on every gcStart/gcFinish (inventing a thread `unknown0` when it
     /// is absent), so the GC elements name this one thread instead. It takes its id
-    /// from the same counter as Java threads (never reused) and ends at the close of
+    /// from the same counter as Java threads (never reused; the agent reserves it at the
+    /// start, `Header::gc_thread_id`) and ends at the close of
     /// the trace, after the last gcFinish.
     fn gc_thread_start(&mut self, ns: u64) {
-        self.gc.tid = crate::ids::next_thread();
+        self.gc.tid = self.gc_thread_id;
         let o = &mut self.out;
         o.open("threadStart");
         o.num("threadId", self.gc.tid as u64);

@@ -301,6 +301,11 @@ impl Iterator for Reader<'_> {
     }
 }
 
+/// Records in a chunk (up to its first malformed byte).
+pub fn count(data: &[u8]) -> u64 {
+    Reader::new(data).count() as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,23 +1,31 @@
 //! Writer micro-benchmark: how many entry/exit records per second the writer turns into XML on one core.
 //!
-//! Feeds the real `jtrace::writer::Writer` exactly what the agent feeds it: one thread
+//! Feeds the real `trace::render::Renderer` exactly what the agent feeds it: one thread
 //! definition, one class with 10 methods, then method entry/exit records (a depth-10
 //! recursion, like the MooBench workload) in 64 KiB chunks. The chunks are built before
 //! the clock starts, so only the writer is measured: record decoding, ticket/depth
 //! bookkeeping, time conversion, XML formatting and the writes.
 //!
-//! Usage: `cargo run --release -p jtrace --example writer_bench -- [EVENTS] [FILE]`
+//! Usage: `cargo run --release -p trace --example writer_bench -- [EVENTS] [FILE]`
 //! (defaults: 20000000 events, file `/tmp/jtrace-writer-bench.xml`, deleted afterwards).
 //! Prints one `writer_bench` line per sink (`std::io::sink()`, then the file).
 
-use jtrace::buffer::CHUNK;
-use jtrace::clock::{self, Converter};
-use jtrace::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
-use jtrace::record::{id_tick, TAG_ENTRY, TAG_EXIT};
-use jtrace::writer::{Header, Writer};
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use trace::clock::Converter;
+use trace::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
+use trace::record::{id_tick, TAG_ENTRY, TAG_EXIT};
+use trace::render::{Header, Renderer};
+
+/// The agent's chunk size (`jtrace::buffer::CHUNK`).
+const CHUNK: usize = 64 * 1024;
+
+fn real_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
 
 const TID: u32 = 1;
 const CID: u32 = 1;
@@ -31,21 +39,21 @@ fn header() -> Header {
         hostname: "localhost".into(),
         ipaddress: "127.0.0.1".into(),
         timezone_minutes_west: 0,
-        boot_ns: clock::real_ns(),
+        boot_ns: real_ns(),
         process_id: "process".into(),
         pid: std::process::id(),
         process_name: "writer_bench".into(),
         command_line: "writer_bench".into(),
-        process_start_ns: clock::real_ns(),
+        process_start_ns: real_ns(),
         agent_id: "agent".into(),
         agent_parameters: String::new(),
+        agent_version: "bench".into(),
         trace_id: "trace".into(),
-        start_ns: clock::real_ns(),
+        start_ns: real_ns(),
         options: Vec::new(),
+        gc_thread_id: 0,
         exceptions: false,
         filters: Vec::new(),
-        method_filters: Vec::new(),
-        resumed: false,
     }
 }
 
@@ -122,21 +130,31 @@ fn chunks(events: u64, t0: u64) -> Vec<Vec<u8>> {
 
 /// Runs the writer over the chunks into `sink`; returns (seconds, bytes written, events).
 fn run<W: Write>(sink: W, events: u64) -> (f64, u64, u64) {
-    let conv = Converter::calibrate();
-    let t0 = clock::ticks();
+    // Ticks are nanoseconds here; the agent's TSC map costs the same multiply.
+    let conv = Converter {
+        base_ticks: 0,
+        base_real_ns: real_ns(),
+        mult: 3 << 30,
+    };
+    let t0 = 1_000;
     let data = chunks(events, t0);
     let end = t0 + events * TICK_STEP + 1;
     let start = Instant::now();
-    let mut w = Writer::new(sink, &header(), conv);
-    w.handle(defs(t0));
+    let mut w = Renderer::new(sink, &header(), conv);
+    w.handle(defs(t0), drop);
     for data in data {
-        w.handle(Msg::Chunk { tid: TID, data });
+        w.handle(Msg::Chunk { tid: TID, data }, drop);
     }
-    w.handle(Msg::Finish {
-        t: end,
-        tid: None,
-        shutdown: true,
-    });
+    w.handle(
+        Msg::Finish {
+            t: end,
+            tid: None,
+            dropped_bytes: 0,
+            shutdown: true,
+            count_base: Vec::new(),
+        },
+        drop,
+    );
     let _ = w.sink_mut().flush();
     let secs = start.elapsed().as_secs_f64();
     let stats = w.stats();
@@ -176,7 +194,6 @@ fn main() {
         .next()
         .map(PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join("jtrace-writer-bench.xml"));
-    clock::init();
 
     report("null", run(std::io::sink(), events));
 

@@ -41,7 +41,7 @@ pub struct ClassDef {
     /// Rewritten with probes (mode=bci).
     pub instrumented: bool,
     /// Probekit strings (`methodNames`, `methodLineTables`) for traced classes.
-    pub annotations: Vec<(&'static str, String)>,
+    pub annotations: Vec<(String, String)>,
 }
 
 /// A method of a class, sent right after its class.
@@ -94,7 +94,14 @@ pub enum Msg {
     Finish {
         t: u64,
         tid: Option<u32>,
-        /// The VM is shutting down (write runtimeShutdown); false for `jtrace stop`.
+        /// Bytes of records that never reached the writer (`droppedRecordBytes`).
+        dropped_bytes: u64,
+        /// The VM is shutting down (write runtimeShutdown); false for `jtrace stop`,
+        /// which ends a trace while the JVM goes on.
         shutdown: bool,
+        /// Invocations of methods made outside this trace (between traces, or counted
+        /// by earlier traces): added to the trace's own entries in `methodCount`,
+        /// which counts every invocation since the class was instrumented.
+        count_base: Vec<(u32, u64)>,
     },
 }

@@ -1,0 +1,240 @@
+//! The sink thread: takes definitions and record chunks off the channel and writes the trace: the XML document (plain or compressed), the `.jtr` record stream, or both.
+//!
+//! The agent records JVM facts; only `trace::render` speaks TPTP. The sink thread only
+//! frames what arrives (no formatting): for `out=*.jtr` that is all, for XML it hands
+//! each message to the spool, behind which a render thread writes the document. The
+//! application's threads wait only when the channel is full, which with the spool
+//! taking everything means only when the disk is.
+
+use crate::buffer;
+use crate::clock::{self, Converter};
+use crate::spool::Spool;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::Arc;
+use trace::compress::{Compressed, Format};
+use trace::defs::Msg;
+use trace::header::Header;
+use trace::jtr::JtrWriter;
+use trace::record;
+use trace::render::{Renderer, Stats};
+
+/// Write buffer of each output file.
+const FILE_BUFFER: usize = 1 << 20;
+
+/// The trace files, created at load so that a bad path is refused before the JVM runs.
+pub struct Files {
+    format: Format,
+    out: File,
+    jtr: Option<File>,
+}
+
+/// What the sink thread reports when the trace is closed.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Renderer figures (`events` is counted for `.jtr` output too).
+    pub stats: Stats,
+    /// The main output is `.jtr` (no elements counted).
+    pub jtr_only: bool,
+    /// Why writing the `.jtr` stream (main or beside) failed, if it did.
+    pub jtr_error: Option<String>,
+}
+
+/// Creates the output file(s).
+pub fn create(out_path: &str, jtr_path: Option<&str>) -> Result<Files, String> {
+    let create = |p: &str| File::create(p).map_err(|e| format!("{p}: {e}"));
+    Ok(Files {
+        format: Format::from_path(out_path),
+        out: create(out_path)?,
+        jtr: jtr_path.map(create).transpose()?,
+    })
+}
+
+type FileOut = BufWriter<File>;
+
+fn buffered(f: File) -> FileOut {
+    BufWriter::with_capacity(FILE_BUFFER, f)
+}
+
+/// The running sink: the summary arrives once every file is complete.
+pub struct Running {
+    pub done: Receiver<Summary>,
+    /// Records received so far (`jtrace status`).
+    pub events: Arc<AtomicU64>,
+    /// The spool of an XML trace (progress while the renderer catches up at exit).
+    pub spool: Option<Arc<Spool>>,
+}
+
+/// Starts the sink thread (and, for XML, the render thread behind the spool; `spill`
+/// is where the spool may keep records the renderer has not reached).
+pub fn spawn(
+    files: Files,
+    header: Header,
+    rx: Receiver<Msg>,
+    spill: PathBuf,
+) -> std::io::Result<Running> {
+    let (done_tx, done_rx) = mpsc::channel();
+    let spool = (files.format != Format::Jtr).then(|| Spool::new(spill));
+    let sp = spool.clone();
+    let events = Arc::new(AtomicU64::new(0));
+    let ev = events.clone();
+    std::thread::Builder::new()
+        .name("jtrace-writer".into())
+        .spawn(move || {
+            let summary = run(files, header, rx, sp, &ev);
+            let _ = done_tx.send(summary);
+        })?;
+    Ok(Running {
+        done: done_rx,
+        events,
+        spool,
+    })
+}
+
+/// The sink thread: frames every message into the `.jtr` (if any) and hands it to
+/// the spool (XML) or releases it (`.jtr` only).
+fn run(
+    files: Files,
+    header: Header,
+    rx: Receiver<Msg>,
+    spool: Option<Arc<Spool>>,
+    events: &AtomicU64,
+) -> Summary {
+    let conv = clock::calibrate();
+    let jtr_only = files.format == Format::Jtr;
+    let mut summary = Summary {
+        jtr_only,
+        ..Summary::default()
+    };
+    let (jtr_file, xml_file) = if jtr_only {
+        (Some(files.out), None)
+    } else {
+        (files.jtr, Some(files.out))
+    };
+    let mut jtr = None;
+    if let Some(f) = jtr_file {
+        match JtrWriter::new(buffered(f), &header, &conv) {
+            Ok(w) => jtr = Some(w),
+            Err(e) => summary.jtr_error = Some(e.to_string()),
+        }
+    }
+    let mut render = None;
+    if let (Some(sp), Some(f)) = (spool.clone(), xml_file) {
+        let out = Compressed::new(buffered(f), files.format);
+        let h = header.clone();
+        match std::thread::Builder::new()
+            .name("jtrace-render".into())
+            .spawn(move || render_xml(out, &h, conv, &sp))
+        {
+            Ok(t) => render = Some(t),
+            Err(e) => summary.stats.io_error = Some(format!("cannot start the render thread: {e}")),
+        }
+    }
+    let queue = spool.as_ref().filter(|_| render.is_some());
+    loop {
+        let msg = match rx.recv() {
+            Ok(m) => m,
+            // Every sender is gone without a finish (the agent was unloaded): close anyway.
+            Err(_) => Msg::Finish {
+                t: clock::ticks(),
+                tid: None,
+                dropped_bytes: buffer::lost_bytes(),
+                shutdown: true,
+                count_base: Vec::new(),
+            },
+        };
+        if let Some(w) = jtr.as_mut() {
+            if let Err(e) = w.write(&msg) {
+                summary.jtr_error.get_or_insert(e.to_string());
+                jtr = None;
+            }
+        }
+        let received = match &msg {
+            Msg::Chunk { data, .. } => record::count(data),
+            Msg::Chunks(c) => c.iter().map(|(_, d)| record::count(d)).sum(),
+            _ => 0,
+        };
+        events.fetch_add(received, Ordering::Relaxed);
+        let is_finish = matches!(msg, Msg::Finish { .. });
+        match queue {
+            Some(sp) => sp.push(msg),
+            None => count_and_recycle(msg, &mut summary.stats),
+        }
+        if is_finish {
+            break;
+        }
+    }
+    if let Some(sp) = &spool {
+        sp.close();
+    }
+    if let Some(w) = jtr {
+        if jtr_only {
+            summary.stats.bytes = w.bytes();
+        }
+        if let Err(e) = w.into_inner().into_inner().map_err(|e| e.into_error()) {
+            summary.jtr_error.get_or_insert(e.to_string());
+        }
+    }
+    if let Some(t) = render {
+        match t.join() {
+            Ok(stats) => summary.stats = stats,
+            Err(_) => summary.stats.io_error = Some("the XML renderer failed".to_string()),
+        }
+    }
+    if let Some(sp) = &spool {
+        sp.remove_spill();
+    }
+    summary
+}
+
+/// The render thread: XML from the spool until the finish, then the file completed.
+fn render_xml(
+    out: std::io::Result<Compressed<FileOut>>,
+    header: &Header,
+    conv: Converter,
+    spool: &Spool,
+) -> Stats {
+    let mut r = match out {
+        Ok(o) => Renderer::new(o, header, conv),
+        Err(e) => {
+            // Keep draining so the producer never waits on a renderer that is gone.
+            while let Some(m) = spool.pop() {
+                count_and_recycle(m, &mut Stats::default());
+            }
+            return Stats {
+                io_error: Some(e.to_string()),
+                ..Stats::default()
+            };
+        }
+    };
+    while let Some(msg) = spool.pop() {
+        if !r.handle(msg, buffer::recycle) {
+            break;
+        }
+    }
+    let mut stats = r.stats();
+    if let Err(e) = r.into_sink().finish() {
+        stats.io_error.get_or_insert(e.to_string());
+    }
+    stats
+}
+
+/// `.jtr` only: the records are not rendered, but the closing line still counts them.
+fn count_and_recycle(msg: Msg, stats: &mut Stats) {
+    match msg {
+        Msg::Chunk { data, .. } => {
+            stats.events += record::count(&data);
+            buffer::recycle(data);
+        }
+        Msg::Chunks(chunks) => {
+            for (_, data) in chunks {
+                stats.events += record::count(&data);
+                buffer::recycle(data);
+            }
+        }
+        Msg::Defs(_) | Msg::Finish { .. } => {}
+    }
+}

@@ -1,0 +1,87 @@
+//! `jtrace xml`: renders a `.jtr` record file as the TPTP XML document the agent would have written (plain, `.gz` or `.zst` by the output's name).
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use trace::compress::{Compressed, Format};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The `.jtr` file written by the agent (`out=trace.jtr` or `jtr=...`).
+    input: PathBuf,
+    /// Where to write the XML: `.xml`, `.xml.gz` or `.xml.zst` by name, `-` for stdout
+    /// [default: the input with `.xml` in place of `.jtr`].
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+/// The default output: `trace.jtr` -> `trace.xml`.
+fn default_output(input: &Path) -> PathBuf {
+    input.with_extension("xml")
+}
+
+pub fn run(args: Args) -> Result<(), String> {
+    let input = &args.input;
+    let file = File::open(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+    let output = args.output.unwrap_or_else(|| default_output(input));
+    if output == *input {
+        return Err(format!(
+            "the output {} would overwrite the input; give another with -o",
+            output.display()
+        ));
+    }
+    let format = Format::from_path(&output.to_string_lossy());
+    if format == Format::Jtr {
+        return Err(format!(
+            "the output {} is a .jtr name; `jtrace xml` writes XML (.xml, .xml.gz, .xml.zst)",
+            output.display()
+        ));
+    }
+    let to_stdout = output.as_os_str() == "-";
+    let sink: Box<dyn Write> = if to_stdout {
+        Box::new(std::io::stdout().lock())
+    } else {
+        let f =
+            File::create(&output).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+        Box::new(f)
+    };
+    let out = Compressed::new(BufWriter::with_capacity(1 << 20, sink), format)
+        .map_err(|e| format!("{}: {e}", output.display()))?;
+    let mut out = Some(out);
+    let done = trace::jtr::to_xml(BufReader::with_capacity(1 << 20, file), WriteRef(&mut out))
+        .map_err(|e| format!("{}: {e}", input.display()))?;
+    out.take()
+        .expect("writer kept")
+        .finish()
+        .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    if let Some(why) = &done.cut_short {
+        eprintln!(
+            "jtrace: warning: {} was cut short ({why}); rendered up to its last whole block, \
+             open frames closed at the end",
+            input.display()
+        );
+    }
+    if !to_stdout {
+        eprintln!(
+            "jtrace: wrote {}: {} events, {} elements",
+            output.display(),
+            done.stats.events,
+            done.stats.elements
+        );
+    }
+    Ok(())
+}
+
+/// Lends the compressed writer to the renderer, which takes its sink by value, so that
+/// the stream can still be finished (its trailer written) afterwards.
+struct WriteRef<'a, W: Write>(&'a mut Option<W>);
+
+impl<W: Write> Write for WriteRef<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.as_mut().map_or(Ok(0), |w| w.write(buf))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.as_mut().map_or(Ok(()), |w| w.flush())
+    }
+}

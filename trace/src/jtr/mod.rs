@@ -1,0 +1,349 @@
+//! The `.jtr` compact trace file: a versioned header, then self-delimiting blocks carrying the agent's messages (definitions, raw record chunks, finish) as they arrived.
+//!
+//! Layout (docs/JTR_FORMAT.md): `MAGIC`, the format version (u16 LE), then blocks of
+//! `kind: u8, length: u32 LE, body`. The first block is the session header with the
+//! clock map. A block is written whole or not at all from the reader's point of view:
+//! a file cut short (SIGKILL, full disk) is read up to its last whole block, and
+//! rendering it closes the document as the agent would have at that point.
+
+mod body;
+mod wire;
+
+use crate::clock::Converter;
+use crate::defs::Msg;
+use crate::header::Header;
+use crate::render::{Renderer, Stats};
+use body::*;
+use std::fmt;
+use std::io::{self, Read, Write};
+
+/// The first 8 bytes of every `.jtr` file (PNG-style: a high byte, a name, CR LF, ^Z, LF,
+/// so a text-mode transfer or a wrong tool shows at once).
+pub const MAGIC: [u8; 8] = *b"\x8aJTR\r\n\x1a\n";
+/// The format version this code writes. Readers accept every version up to this one.
+pub const VERSION: u16 = 1;
+/// Bytes of a block's kind and length.
+pub const BLOCK_HEAD: usize = 5;
+/// Bytes before the first block.
+const PREAMBLE: usize = MAGIC.len() + 2;
+/// No block is larger (a chunk is at most 64 KiB; definitions of one class are far
+/// below this): a larger length means a corrupt file, not an allocation to attempt.
+const MAX_BLOCK: u32 = 1 << 28;
+
+/// Why a `.jtr` file cannot be read.
+#[derive(Debug)]
+pub enum JtrError {
+    Io(io::Error),
+    /// Not a `.jtr` file at all.
+    NotJtr,
+    /// Written by a newer jtrace.
+    Version(u16),
+    /// A block that cannot be decoded: its offset and what was wrong.
+    Corrupt {
+        offset: u64,
+        why: String,
+    },
+}
+
+impl fmt::Display for JtrError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JtrError::Io(e) => write!(f, "{e}"),
+            JtrError::NotJtr => write!(f, "not a jtrace .jtr file (no JTR header)"),
+            JtrError::Version(v) => write!(
+                f,
+                ".jtr format version {v} is newer than this jtrace reads (up to {VERSION}); \
+                 use a newer jtrace"
+            ),
+            JtrError::Corrupt { offset, why } => {
+                write!(f, "corrupt block at byte {offset}: {why}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for JtrError {}
+
+impl From<io::Error> for JtrError {
+    fn from(e: io::Error) -> Self {
+        JtrError::Io(e)
+    }
+}
+
+/// Writes a `.jtr` stream: what the agent's sink thread does with each message.
+pub struct JtrWriter<W: Write> {
+    out: W,
+    scratch: Vec<u8>,
+    bytes: u64,
+}
+
+impl<W: Write> JtrWriter<W> {
+    /// Writes the preamble and the header block.
+    pub fn new(out: W, header: &Header, conv: &Converter) -> io::Result<Self> {
+        let mut w = JtrWriter {
+            out,
+            scratch: Vec::with_capacity(4096),
+            bytes: 0,
+        };
+        w.out.write_all(&MAGIC)?;
+        w.out.write_all(&VERSION.to_le_bytes())?;
+        w.bytes = PREAMBLE as u64;
+        encode_header(&mut w.scratch, header, conv);
+        w.flush_scratch(BLOCK_HEADER)?;
+        Ok(w)
+    }
+
+    fn block_head(&mut self, kind: u8, len: usize) -> io::Result<()> {
+        let mut head = [0u8; 5];
+        head[0] = kind;
+        head[1..].copy_from_slice(&(len as u32).to_le_bytes());
+        self.out.write_all(&head)?;
+        self.bytes += 5 + len as u64;
+        Ok(())
+    }
+
+    fn flush_scratch(&mut self, kind: u8) -> io::Result<()> {
+        let body = std::mem::take(&mut self.scratch);
+        let r = self
+            .block_head(kind, body.len())
+            .and_then(|_| self.out.write_all(&body));
+        self.scratch = body;
+        self.scratch.clear();
+        r
+    }
+
+    fn chunk(&mut self, tid: u32, data: &[u8]) -> io::Result<()> {
+        self.scratch.clear();
+        encode_chunk_head(&mut self.scratch, tid);
+        self.block_head(BLOCK_CHUNK, self.scratch.len() + data.len())?;
+        self.out.write_all(&self.scratch)?;
+        self.out.write_all(data)
+    }
+
+    /// Appends one message. Several chunks at once become one block each (a reader
+    /// replays them in the same order, which renders the same document).
+    pub fn write(&mut self, msg: &Msg) -> io::Result<()> {
+        match msg {
+            Msg::Defs(defs) => {
+                self.scratch.clear();
+                encode_defs(&mut self.scratch, defs);
+                self.flush_scratch(BLOCK_DEFS)
+            }
+            Msg::Chunk { tid, data } => self.chunk(*tid, data),
+            Msg::Chunks(chunks) => {
+                for (tid, data) in chunks {
+                    self.chunk(*tid, data)?;
+                }
+                Ok(())
+            }
+            Msg::Finish { .. } => {
+                self.scratch.clear();
+                encode_finish(&mut self.scratch, msg);
+                self.flush_scratch(BLOCK_FINISH)?;
+                self.out.flush()
+            }
+        }
+    }
+
+    /// Bytes written so far (preamble included).
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+/// Appends `msg` as whole blocks (several chunks at once become one block each);
+/// returns the number of blocks. The spool of the agent uses the file's own block
+/// encoding for what it spills to disk.
+pub fn encode_blocks(msg: &Msg, out: &mut Vec<u8>) -> usize {
+    let mut w = JtrWriter {
+        out,
+        scratch: Vec::new(),
+        bytes: 0,
+    };
+    // Writing into a Vec cannot fail.
+    let _ = w.write(msg);
+    match msg {
+        Msg::Chunks(c) => c.len(),
+        _ => 1,
+    }
+}
+
+/// Decodes one block written by `encode_blocks` (its kind and body).
+pub fn decode_block(kind: u8, body: &[u8]) -> Result<Msg, String> {
+    let mut c = wire::Cursor::new(body);
+    match kind {
+        BLOCK_DEFS => decode_defs(&mut c).map(Msg::Defs),
+        BLOCK_CHUNK => decode_chunk(&mut c),
+        BLOCK_FINISH => decode_finish(&mut c),
+        k => Err(format!("unknown block kind {k}")),
+    }
+}
+
+/// Reads a `.jtr` stream back as the messages the agent sent.
+pub struct JtrReader<R: Read> {
+    r: R,
+    /// The session facts of the header block.
+    pub header: Header,
+    /// The clock map of the header block.
+    pub conv: Converter,
+    /// The file's format version.
+    pub version: u16,
+    offset: u64,
+    body: Vec<u8>,
+    /// Why the stream ended before a finish block, once it has.
+    cut_short: Option<String>,
+}
+
+/// Reads exactly `buf.len()` bytes, or reports how many were there before the end.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+impl<R: Read> JtrReader<R> {
+    /// Checks the preamble and reads the header block.
+    pub fn open(mut r: R) -> Result<Self, JtrError> {
+        let mut pre = [0u8; PREAMBLE];
+        if read_full(&mut r, &mut pre)? < PREAMBLE || pre[..8] != MAGIC {
+            return Err(JtrError::NotJtr);
+        }
+        let version = u16::from_le_bytes([pre[8], pre[9]]);
+        if version == 0 || version > VERSION {
+            return Err(JtrError::Version(version));
+        }
+        let mut me = JtrReader {
+            r,
+            header: Header::default(),
+            conv: Converter::nanoseconds(0, 0),
+            version,
+            offset: PREAMBLE as u64,
+            body: Vec::new(),
+            cut_short: None,
+        };
+        let at = me.offset;
+        match me.block()? {
+            Some(BLOCK_HEADER) => {}
+            _ => {
+                return Err(JtrError::Corrupt {
+                    offset: at,
+                    why: "the file does not start with a header block".into(),
+                })
+            }
+        }
+        let (h, conv) = decode_header(&mut wire::Cursor::new(&me.body))
+            .map_err(|why| JtrError::Corrupt { offset: at, why })?;
+        me.header = h;
+        me.conv = conv;
+        Ok(me)
+    }
+
+    /// Reads the next whole block into `body`; None at the end of the data (a partial
+    /// block at the end is the end, noted in `cut_short`).
+    fn block(&mut self) -> Result<Option<u8>, JtrError> {
+        let mut head = [0u8; 5];
+        let n = read_full(&mut self.r, &mut head)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if n < head.len() {
+            self.cut_short = Some(format!("a block header cut short at byte {}", self.offset));
+            return Ok(None);
+        }
+        let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
+        if len > MAX_BLOCK {
+            return Err(JtrError::Corrupt {
+                offset: self.offset,
+                why: format!("block length {len}"),
+            });
+        }
+        self.body.resize(len as usize, 0);
+        let got = read_full(&mut self.r, &mut self.body)?;
+        if got < len as usize {
+            self.cut_short = Some(format!(
+                "the block at byte {} cut short ({got} of {len} bytes)",
+                self.offset
+            ));
+            return Ok(None);
+        }
+        self.offset += 5 + len as u64;
+        Ok(Some(head[0]))
+    }
+
+    /// The next message; None once the stream ends (after a finish block, or where
+    /// the file was cut short: see `cut_short`).
+    pub fn next_msg(&mut self) -> Result<Option<Msg>, JtrError> {
+        let at = self.offset;
+        let Some(kind) = self.block()? else {
+            if self.cut_short.is_none() {
+                self.cut_short = Some(format!("no finish block (the file ends at byte {at})"));
+            }
+            return Ok(None);
+        };
+        let msg =
+            decode_block(kind, &self.body).map_err(|why| JtrError::Corrupt { offset: at, why })?;
+        Ok(Some(msg))
+    }
+
+    /// Why the stream ended without a finish block (None if it had one or is not
+    /// read to its end yet).
+    pub fn cut_short(&self) -> Option<&str> {
+        self.cut_short.as_deref()
+    }
+}
+
+/// What rendering a `.jtr` gave.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    pub stats: Stats,
+    /// Set when the file ended without its finish block: where and how.
+    pub cut_short: Option<String>,
+}
+
+/// Renders a `.jtr` stream as the TPTP XML document the agent would have written for
+/// the same run. A stream cut short is rendered up to its last whole block and then
+/// closed (open frames ended, counts written, a `recordingCutShort` annotation).
+pub fn to_xml<R: Read, W: Write>(jtr: R, xml: W) -> Result<Rendered, JtrError> {
+    let mut r = JtrReader::open(jtr)?;
+    let mut out = Renderer::new(xml, &r.header, r.conv);
+    loop {
+        match r.next_msg()? {
+            Some(msg) => {
+                if !out.handle(msg, drop) {
+                    break;
+                }
+            }
+            None => {
+                out.annotate("recordingCutShort", 1);
+                out.finish(0, None, 0);
+                break;
+            }
+        }
+    }
+    let stats = out.stats();
+    if let Some(e) = &stats.io_error {
+        return Err(JtrError::Io(io::Error::other(e.clone())));
+    }
+    Ok(Rendered {
+        stats,
+        cut_short: r.cut_short().map(str::to_string),
+    })
+}
+
+#[cfg(test)]
+mod tests;

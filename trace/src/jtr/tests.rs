@@ -1,0 +1,233 @@
+//! `.jtr` round trips: a stream written and read back renders the same document as the messages rendered directly; cut-short and foreign files.
+
+use super::*;
+use crate::defs::{ClassDef, Def, MethodDef, ThreadDef};
+use crate::record::{id_obj_tick, id_tick, TAG_ENTRY, TAG_EXIT, TAG_EXIT_EXC, TAG_THREAD_END};
+
+fn header() -> (Header, Converter) {
+    let h = Header {
+        node_id: "n".into(),
+        hostname: "h".into(),
+        ipaddress: "127.0.0.1".into(),
+        timezone_minutes_west: -60,
+        boot_ns: 1,
+        process_id: "p".into(),
+        pid: 42,
+        process_name: "java".into(),
+        command_line: "java Main".into(),
+        process_start_ns: 2,
+        agent_id: "a".into(),
+        agent_parameters: "out=x.jtr".into(),
+        agent_version: "0.1.0".into(),
+        trace_id: "t".into(),
+        start_ns: 3,
+        options: vec![("mode".into(), "bci".into())],
+        gc_thread_id: 9,
+        exceptions: true,
+        filters: vec![("java.".into(), "suffix".into(), "exclude".into())],
+    };
+    let conv = Converter {
+        base_ticks: 1000,
+        base_real_ns: 1_716_203_600_000_000_000,
+        mult: 3 << 30,
+    };
+    (h, conv)
+}
+
+fn messages() -> Vec<Msg> {
+    let mut d = vec![
+        Def::Thread(ThreadDef {
+            tid: 1,
+            obj: 7,
+            t: 1001,
+            name: "main".into(),
+            group: "main".into(),
+            parent: "system".into(),
+            before_trace: false,
+        }),
+        Def::Class(ClassDef {
+            cid: 1,
+            tid: 1,
+            t: 1002,
+            name: "Main".into(),
+            source: "Main.java".into(),
+            superclass: "java.lang.Object".into(),
+            interfaces: vec!["java.lang.Runnable".into()],
+            loader: "app".into(),
+            access: 0x21,
+            static_fields: 1,
+            instance_fields: 2,
+            num_methods: 2,
+            instrumented: true,
+            annotations: vec![("methodNames".into(), "a()V+b()V".into())],
+        }),
+        Def::Untraced("Odd".into(), "too big".into()),
+    ];
+    for mid in 1..=2 {
+        d.push(Def::Method(MethodDef {
+            mid,
+            cid: 1,
+            name: format!("m{mid}"),
+            signature: "()V".into(),
+            access: 0x9,
+            exceptions: vec!["java.io.IOException".into()],
+            lines: Some((10, 20)),
+            line_table: vec![(0, 10), (4, 11)],
+            unit_lines: vec![10, 11],
+            alloc_sites: vec![4],
+        }));
+    }
+    let mut data = Vec::new();
+    data.extend_from_slice(&id_tick(TAG_ENTRY, 1, 1010));
+    data.extend_from_slice(&id_tick(TAG_ENTRY, 2, 1011));
+    data.extend_from_slice(&id_tick(TAG_EXIT, 2, 1012));
+    data.extend_from_slice(id_obj_tick(TAG_EXIT_EXC, 1, 5, 1013).bytes());
+    let mut more = Vec::new();
+    more.extend_from_slice(&id_tick(TAG_ENTRY, 1, 1020));
+    vec![
+        Msg::Defs(d),
+        Msg::Chunk { tid: 1, data },
+        Msg::Chunks(vec![
+            (1, more),
+            (
+                1,
+                crate::record::tick_only(TAG_THREAD_END, 1030)
+                    .bytes()
+                    .to_vec(),
+            ),
+        ]),
+        Msg::Finish {
+            t: 1040,
+            tid: None,
+            dropped_bytes: 3,
+            shutdown: true,
+            count_base: Vec::new(),
+        },
+    ]
+}
+
+fn direct_xml() -> Vec<u8> {
+    let (h, conv) = header();
+    let mut r = Renderer::new(Vec::new(), &h, conv);
+    for m in messages() {
+        r.handle(m, drop);
+    }
+    r.sink_mut().clone()
+}
+
+fn jtr_bytes() -> Vec<u8> {
+    let (h, conv) = header();
+    let mut w = JtrWriter::new(Vec::new(), &h, &conv).unwrap();
+    for m in messages() {
+        w.write(&m).unwrap();
+    }
+    assert_eq!(w.bytes() as usize, w.into_inner().len());
+    let mut w = JtrWriter::new(Vec::new(), &h, &conv).unwrap();
+    for m in messages() {
+        w.write(&m).unwrap();
+    }
+    w.into_inner()
+}
+
+#[test]
+fn header_round_trips() {
+    let (h, conv) = header();
+    let bytes = jtr_bytes();
+    let r = JtrReader::open(&bytes[..]).unwrap();
+    assert_eq!(r.header, h);
+    assert_eq!(r.conv, conv);
+    assert_eq!(r.version, VERSION);
+}
+
+#[test]
+fn rendering_a_jtr_gives_the_direct_document() {
+    let mut xml = Vec::new();
+    let done = to_xml(&jtr_bytes()[..], &mut xml).unwrap();
+    assert!(done.cut_short.is_none());
+    let direct = direct_xml();
+    assert_eq!(
+        String::from_utf8(xml).unwrap(),
+        String::from_utf8(direct).unwrap()
+    );
+}
+
+#[test]
+fn every_cut_renders_a_closed_document_without_panicking() {
+    let full = jtr_bytes();
+    for cut in 0..full.len() {
+        let mut xml = Vec::new();
+        match to_xml(&full[..cut], &mut xml) {
+            Ok(done) => {
+                assert!(done.cut_short.is_some(), "cut at {cut} not noticed");
+                let text = String::from_utf8(xml).unwrap();
+                assert!(text.ends_with("</TRACE>\n"), "cut at {cut}");
+                assert!(text.contains("recordingCutShort"));
+            }
+            // Only a cut inside the preamble or header block is fatal.
+            Err(JtrError::NotJtr) | Err(JtrError::Corrupt { .. }) => {
+                assert!(cut < 200, "cut {cut}")
+            }
+            Err(e) => panic!("cut at {cut}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn foreign_and_future_files_are_refused() {
+    assert!(matches!(
+        to_xml(&b"<?xml version"[..], Vec::new()),
+        Err(JtrError::NotJtr)
+    ));
+    let mut future = jtr_bytes();
+    future[8] = 99;
+    let e = to_xml(&future[..], Vec::new()).unwrap_err();
+    assert!(matches!(e, JtrError::Version(99)), "{e}");
+    assert!(e.to_string().contains("newer"));
+}
+
+#[test]
+fn corrupt_bodies_are_errors() {
+    let mut bad = jtr_bytes();
+    // The first block after the header is the definitions: break its first kind byte.
+    let hlen = u32::from_le_bytes(bad[11..15].try_into().unwrap()) as usize;
+    let defs_body = 10 + 5 + hlen + 5;
+    bad[defs_body] = 77;
+    let e = to_xml(&bad[..], Vec::new()).unwrap_err();
+    assert!(e.to_string().contains("unknown definition kind 77"), "{e}");
+}
+
+/// A later trace's pieces (`jtrace stop`/`start`): a thread alive before the trace and
+/// a finish that is not VM death and carries a count base survive the round trip.
+#[test]
+fn later_trace_pieces_round_trip() {
+    use super::body::{decode_defs, decode_finish, encode_defs, encode_finish};
+    use super::wire::Cursor;
+    let t = ThreadDef {
+        tid: 3,
+        before_trace: true,
+        ..ThreadDef::default()
+    };
+    let mut out = Vec::new();
+    encode_defs(&mut out, &[Def::Thread(t)]);
+    match &decode_defs(&mut Cursor::new(&out)).unwrap()[..] {
+        [Def::Thread(back)] => assert!(back.before_trace && back.tid == 3),
+        other => panic!("{other:?}"),
+    }
+    let finish = Msg::Finish {
+        t: 9,
+        tid: Some(2),
+        dropped_bytes: 0,
+        shutdown: false,
+        count_base: vec![(4, 17), (5, 1)],
+    };
+    let mut out = Vec::new();
+    encode_finish(&mut out, &finish);
+    match decode_finish(&mut Cursor::new(&out)).unwrap() {
+        Msg::Finish {
+            shutdown,
+            count_base,
+            ..
+        } => assert!(!shutdown && count_base == vec![(4, 17), (5, 1)]),
+        other => panic!("{other:?}"),
+    }
+}

@@ -1,0 +1,15 @@
+//! jtrace's trace library: the record layout, the clock map, the `.jtr` codec and the TPTP XML renderer.
+//!
+//! Shared by the agent (which records and, for `out=*.xml`, renders) and the `jtrace`
+//! command (which renders `.jtr` files and reads traces). It knows nothing of JVMTI,
+//! threads or files it was not handed as `Read`/`Write`. Data flow and invariants:
+//! docs/ARCHITECTURE.md.
+
+pub mod clock;
+pub mod compress;
+pub mod defs;
+pub mod header;
+pub mod jtr;
+pub mod record;
+pub mod render;
+pub mod xml;

@@ -1,0 +1,33 @@
+//! Every `.jtr` format version ever written stays readable: stored files of each version, recorded by the agent, render to the XML the agent wrote in the same run.
+//!
+//! When the format changes, bump `jtr::VERSION`, keep these files and add new ones
+//! (`vN-*.jtr` with the agent's `vN-*.xml`, from `cargo xtask test`'s scratch
+//! directories: every Java case writes both).
+
+use std::path::Path;
+
+fn check(name: &str, version: u16) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let jtr = std::fs::read(dir.join(format!("{name}.jtr"))).unwrap();
+    let want = std::fs::read_to_string(dir.join(format!("{name}.xml"))).unwrap();
+    let r = trace::jtr::JtrReader::open(&jtr[..]).unwrap();
+    assert_eq!(r.version, version, "{name}");
+    let mut xml = Vec::new();
+    let done = trace::jtr::to_xml(&jtr[..], &mut xml).unwrap();
+    assert!(done.cut_short.is_none(), "{name}: {:?}", done.cut_short);
+    let got = String::from_utf8(xml).unwrap();
+    assert!(
+        got == want,
+        "{name}: rendering differs from the agent's XML"
+    );
+}
+
+#[test]
+fn version_1_exceptions() {
+    check("v1-exceptions", 1);
+}
+
+#[test]
+fn version_1_monitors() {
+    check("v1-monitors", 1);
+}

@@ -1,0 +1,216 @@
+//! `cargo xtask tidy` (and a step of `cargo xtask test`): the repository keeps its promises: a `//!` line opens every Rust file, `unsafe` only where allowed, docs/OPTIONS.md matches the option table, and fmt, clippy and rustdoc are clean.
+
+use crate::test::Tally;
+use crate::util;
+use std::path::Path;
+use std::process::Command;
+
+/// The only files that may contain `unsafe` code: the FFI and buffer modules of the
+/// agent (docs/ARCHITECTURE.md says why each needs it), the attach client's system
+/// calls, and the hygiene test's seccomp filter (set between fork and exec).
+const UNSAFE_ALLOWED: &[&str] = &[
+    "agent/src/buffer.rs",
+    "agent/src/entry.rs",
+    "agent/src/jvmti.rs",
+    "agent/src/sys/",
+    "cli/src/control/sys.rs",
+    "xtask/src/hygiene.rs",
+];
+
+/// The Rust files of the repository (tracked by git, so build output never counts).
+fn rust_files(root: &Path) -> Result<Vec<String>, String> {
+    let out = Command::new("git")
+        .args([
+            "ls-files",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+            "*.rs",
+        ])
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "git ls-files: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect())
+}
+
+/// Does this line use `unsafe` as code (not in a comment or a string)?
+fn unsafe_code(line: &str) -> bool {
+    // The code before any comment, without what is inside string literals.
+    let code = line
+        .split("//")
+        .next()
+        .unwrap_or("")
+        .split('"')
+        .step_by(2)
+        .collect::<Vec<_>>()
+        .join(" ");
+    [
+        "unsafe {",
+        "unsafe fn",
+        "unsafe impl",
+        "unsafe extern",
+        "unsafe trait",
+    ]
+    .iter()
+    .any(|k| code.contains(k))
+}
+
+/// The file rules; one message per broken rule.
+pub fn check_files(root: &Path) -> Vec<String> {
+    let files = match rust_files(root) {
+        Ok(f) => f,
+        Err(e) => return vec![e],
+    };
+    let mut bad = Vec::new();
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(root.join(&f)) else {
+            continue;
+        };
+        if !text.starts_with("//!") {
+            bad.push(format!(
+                "{f}: does not open with a `//!` line saying what it is"
+            ));
+        }
+        let allowed = UNSAFE_ALLOWED.iter().any(|a| f.starts_with(a));
+        if !allowed {
+            if let Some((n, _)) = text.lines().enumerate().find(|(_, l)| unsafe_code(l)) {
+                bad.push(format!(
+                    "{f}:{}: `unsafe` outside the modules allowed it (xtask/src/tidy.rs)",
+                    n + 1
+                ));
+            }
+        }
+    }
+    bad.extend(check_options_doc(root));
+    bad
+}
+
+/// docs/OPTIONS.md's option table has one row per key of the agent's table, no more.
+fn check_options_doc(root: &Path) -> Vec<String> {
+    let doc = match std::fs::read_to_string(root.join("docs/OPTIONS.md")) {
+        Ok(d) => d,
+        Err(e) => return vec![format!("docs/OPTIONS.md: {e}")],
+    };
+    let table = doc
+        .split("## Option table")
+        .nth(1)
+        .and_then(|t| t.split("\n## ").next())
+        .unwrap_or("");
+    let documented: Vec<&str> = table
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .collect();
+    let keys = jtrace::options::keys();
+    let mut bad = Vec::new();
+    for k in &keys {
+        if !documented.contains(k) {
+            bad.push(format!(
+                "docs/OPTIONS.md: option `{k}` has no row in the option table"
+            ));
+        }
+    }
+    for d in &documented {
+        if !keys.contains(d) {
+            bad.push(format!(
+                "docs/OPTIONS.md: row `{d}` is not an option of the agent"
+            ));
+        }
+    }
+    bad
+}
+
+fn tool(cmd: &mut Command, what: &str) -> Result<(), String> {
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(6)
+        .collect();
+    Err(format!("{what} failed: {}", first.join(" | ")))
+}
+
+/// Every tidy check, each reported as a PASS/FAIL line.
+pub fn run_into(tally: &mut Tally) {
+    let root = util::root();
+    let bad = check_files(&root);
+    let files = if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(bad.join("; "))
+    };
+    tally.report(files, "-", "tidy:files");
+    tally.report(
+        tool(
+            util::cargo().args(["fmt", "--all", "--check"]),
+            "cargo fmt --check",
+        ),
+        "-",
+        "tidy:fmt",
+    );
+    tally.report(
+        tool(
+            util::cargo().args(["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"]),
+            "cargo clippy --all-targets -- -D warnings",
+        ),
+        "-",
+        "tidy:clippy",
+    );
+    tally.report(
+        tool(
+            util::cargo()
+                .args(["doc", "--quiet", "--no-deps", "--workspace"])
+                .env("RUSTDOCFLAGS", "-D warnings"),
+            "cargo doc (RUSTDOCFLAGS=-D warnings)",
+        ),
+        "-",
+        "tidy:doc",
+    );
+}
+
+/// `cargo xtask tidy`.
+pub fn run() -> bool {
+    let mut tally = Tally::default();
+    run_into(&mut tally);
+    tally.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsafe_is_found_in_code_not_in_comments() {
+        assert!(unsafe_code("    unsafe { f() }"));
+        assert!(unsafe_code("pub unsafe fn f() {}"));
+        assert!(!unsafe_code("// unsafe { f() } is not here"));
+        assert!(!unsafe_code("//! no `unsafe` in this crate"));
+        // Spelt in two pieces so that this file's own text has no such line.
+        assert!(!unsafe_code(concat!("let s = \"uns", "afe { x }\";")));
+    }
+
+    #[test]
+    fn this_repository_is_tidy() {
+        let bad = check_files(&util::root());
+        assert!(bad.is_empty(), "{bad:#?}");
+    }
+}

@@ -262,6 +262,11 @@ pub(crate) unsafe extern "system" fn tracker_caught(
     })
 }
 
+/// `count0(id)`: an entry between traces (`counts=all`): counted for methodCount.
+pub(crate) unsafe extern "system" fn tracker_count(_env: *mut JNIEnv, _cls: jclass, mid: jint) {
+    guard((), || crate::counts::untraced_entry(mid as u32))
+}
+
 /// `java.jtrace.Tracker.control(String)`: the in-application switch (`jtrace.Trace`).
 /// Returns the outcome digit, a newline and the reply text.
 pub(crate) unsafe extern "system" fn tracker_control(

@@ -650,6 +650,21 @@ impl Jni {
         }
     }
 
+    /// Sets a static boolean field of `class` (false if the field is not found).
+    pub fn set_static_boolean(self, class: jclass, name: &CStr, value: bool) -> bool {
+        // SAFETY: `class` is a live reference; the field is looked up with its
+        // descriptor "Z", so the setter matches its type.
+        unsafe {
+            let f = ((**self.0).v1_1.GetStaticFieldID)(self.0, class, name.as_ptr(), c"Z".as_ptr());
+            if f.is_null() {
+                self.clear_exception();
+                return false;
+            }
+            ((**self.0).v1_1.SetStaticBooleanField)(self.0, class, f, value);
+        }
+        !self.clear_exception()
+    }
+
     pub fn register_natives(self, class: jclass, methods: &[JNINativeMethod]) -> bool {
         // SAFETY: `methods` holds valid C strings and function pointers with the declared signatures.
         let rc = unsafe {

@@ -206,6 +206,8 @@ pub struct Options {
     /// The user's own rules (from the filter file, include and exclude), before the
     /// JDK excludes and the catch-all are appended.
     pub user_rules: Vec<FilterRule>,
+    /// `counts=all`: between traces, entries still call the agent to be counted.
+    pub counts_all: bool,
 }
 
 impl Default for Options {
@@ -227,6 +229,7 @@ impl Default for Options {
             duration_ms: 0,
             filters_file: None,
             user_rules: Vec::new(),
+            counts_all: true,
         }
     }
 }
@@ -250,6 +253,7 @@ impl Options {
                     "start" => on_off(self.start == StartMode::On),
                     "delay" => format!("{}ms", self.delay_ms),
                     "duration" => format!("{}ms", self.duration_ms),
+                    "counts" => if self.counts_all { "all" } else { "traced" }.to_string(),
 
                     // Filters (include, exclude, the filter file's rules) are echoed
                     // as <filter> elements, not <option>.
@@ -412,6 +416,12 @@ const KEYS: &[KeyInfo] = &[
         values: "DURATION (500ms, 30s, 5m, 1h, 1d; 0 = until stopped)",
         default: "0",
         what: "stop the trace after this long (the JVM goes on)",
+    },
+    KeyInfo {
+        key: "counts",
+        values: "all, traced",
+        default: "all",
+        what: "methodCount: every invocation (all) or traced ones; traced: probes cost a field read between traces",
     },
     KeyInfo {
         key: "help",
@@ -585,6 +595,11 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
                     opts.filters_file = Some(value.to_string());
                 }
             }
+            "counts" => match value {
+                "all" => opts.counts_all = true,
+                "traced" => opts.counts_all = false,
+                _ => errors.push(bad_value()),
+            },
             "start" => match value {
                 "on" => opts.start = StartMode::On,
                 "off" => opts.start = StartMode::Off,
@@ -1017,7 +1032,7 @@ mod tests {
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("\"foo\""));
         assert!(e[0].contains(
-            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, help"
+            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, counts, help"
         ));
         // Keys are case-sensitive; a key without '=' is still a key.
         assert_eq!(errs("GC=on").len(), 1);
@@ -1229,6 +1244,7 @@ mod tests {
             ("start", "on".into()),
             ("delay", "0ms".into()),
             ("duration", "0ms".into()),
+            ("counts", "all".into()),
             ("help", "off".into()),
         ];
         assert_eq!(eff, expect);
@@ -1254,6 +1270,7 @@ mod tests {
                 "alloc" => "alloc=exact".to_string(),
                 "filters" => "filters=f.txt".to_string(),
                 "delay" | "duration" => format!("{}=30s", k.key),
+                "counts" => "counts=traced".to_string(),
                 _ => format!("{}=on", k.key),
             };
             assert!(parse(&item).is_ok(), "{item}");
@@ -1365,7 +1382,7 @@ mod tests {
         ) {
             if let Ok(o) = parse(&s) {
                 // Successful parses are internally consistent.
-                prop_assert_eq!(o.effective().len(), 11);
+                prop_assert_eq!(o.effective().len(), 12);
                 prop_assert_eq!(&o.filters.last().unwrap().pattern, "*");
                 let _ = expand_out(&o.out, 1, 0, 1);
             }

@@ -74,8 +74,8 @@ fn with_state<T>(f: impl FnOnce(&mut State) -> T) -> T {
 
 /// Options a trace may change; the rest are fixed when the agent loads (they decide
 /// capabilities, events and how classes are rewritten).
-const PER_TRACE: [&str; 7] = [
-    "out", "include", "exclude", "filters", "delay", "duration", "start",
+const PER_TRACE: [&str; 8] = [
+    "out", "jtr", "include", "exclude", "filters", "delay", "duration", "start",
 ];
 
 /// The options of a trace started by a control request: the load options with this
@@ -101,6 +101,7 @@ pub fn trace_options(raw: &str) -> Result<Options, String> {
     let mut merged = base.clone();
     merged.raw = raw.to_string();
     merged.out = o.out;
+    merged.jtr = o.jtr;
     merged.filters = o.filters;
     merged.user_rules = o.user_rules;
     merged.filters_file = o.filters_file;
@@ -193,6 +194,7 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
         crate::events::objects::new_trace();
         crate::live::restart(|| buffer::set_sink(Some(tx)));
         buffer::resume();
+        crate::events::tracker::set_recording(true);
         if let Some((jvmti, _)) = live {
             threads::register_all(jvmti, true);
         }
@@ -290,6 +292,7 @@ fn stop_locked(st: &mut State, shutdown: bool, tid: Option<u32>) -> Reply {
             );
         };
         let t = clock::ticks();
+        crate::events::tracker::set_recording(false);
         buffer::stop(Duration::from_millis(500));
         buffer::send(Msg::Finish {
             t,

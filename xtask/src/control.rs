@@ -273,7 +273,26 @@ fn java_switch(ctx: &Ctx) -> Result<String, String> {
             "block trace: fib {fib} entries (1973 expected), methodCount {count} (2150), main {main}/{main_count} (0/1)"
         ));
     }
-    Ok("1973 fib calls of the block, methodCount 2150".to_string())
+    // counts=traced: probes cost a field read between traces, and count nothing there.
+    let o = ctx
+        .java(
+            Some("start=off,counts=traced"),
+            &["Switch", &format!("{d}/traced-%n.xml")],
+        )
+        .current_dir(&ctx.dir)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if o.stdout != b"true true 670\n" || !o.status.success() {
+        return Err(format!("counts=traced: {}", o.status));
+    }
+    let s = exact(&ctx.dir.join("traced-1.xml"))?;
+    if figures(&s, "Switch.fib") != (1973, 1973) {
+        return Err(format!(
+            "counts=traced: fib {:?}, (1973, 1973) expected",
+            figures(&s, "Switch.fib")
+        ));
+    }
+    Ok("1973 fib calls of the block, methodCount 2150 (1973 with counts=traced)".to_string())
 }
 
 /// filters= with method rules gives exact counts; a bad file is refused with its line,

@@ -71,7 +71,9 @@ mod tests;
 use std::fmt;
 
 pub use instrument::instrument;
-pub use tracker::{tracker_class, TRACKER, TRACKER_METHODS};
+pub use tracker::{
+    gated_tracker_class, tracker_class, GATED_NATIVES, SWITCH_FIELD, TRACKER, TRACKER_METHODS,
+};
 
 /// Summary of a class, for the agent's method and class tables.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,6 +14,22 @@ use crate::sys::jni::JNINativeMethod;
 use std::ffi::c_void;
 use std::sync::OnceLock;
 
+/// The tracker class (its `on` switch is set at each start and stop).
+static TRACKER_CLASS: OnceLock<GlobalRef> = OnceLock::new();
+
+/// Turns the probes' switch on or off (a volatile static field of the tracker that
+/// every gated probe reads). Needs a thread attached to the JVM; before the tracker
+/// exists there is nothing to switch (`install` sets it).
+pub fn set_recording(on: bool) {
+    let (Some(class), Some(jni)) = (TRACKER_CLASS.get(), crate::jvmti::jni_of_current()) else {
+        return;
+    };
+    let name = std::ffi::CString::new(classfile::SWITCH_FIELD).expect("no NUL");
+    if !jni.set_static_boolean(class.0, &name, on) {
+        log_once("cannot switch the tracker's probes; they keep calling the agent");
+    }
+}
+
 /// The tracker's module (the boot loader's unnamed module).
 static TRACKER_MODULE: OnceLock<GlobalRef> = OnceLock::new();
 
@@ -21,48 +37,47 @@ static TRACKER_MODULE: OnceLock<GlobalRef> = OnceLock::new();
 /// before it existed. Returns false (and says why, once) if any step fails: the run
 /// then continues untraced rather than risk the application.
 pub fn install(jvmti: Jvmti, jni: Jni) -> bool {
-    let bytes = classfile::tracker_class(TRACKER, 52);
+    let count_idle = agent().options.counts_all;
+    let bytes = classfile::gated_tracker_class(TRACKER, count_idle);
     let name = std::ffi::CString::new(TRACKER).expect("no NUL in the tracker's name");
     let Some(class) = jni.define_class(&name, &bytes) else {
         log_once("cannot define the tracker class; methods are not traced (mode=bci)");
         return false;
     };
-    let natives: [(&std::ffi::CStr, &std::ffi::CStr, *mut c_void); 6] = [
-        (
-            c"enter",
-            c"(I)V",
-            crate::entry::tracker_enter as *mut c_void,
-        ),
-        (c"exit", c"(I)V", crate::entry::tracker_exit as *mut c_void),
-        (
-            c"unwind",
-            c"(Ljava/lang/Throwable;I)V",
-            crate::entry::tracker_unwind as *mut c_void,
-        ),
-        (
-            c"caught",
-            c"(Ljava/lang/Throwable;I)V",
-            crate::entry::tracker_caught as *mut c_void,
-        ),
-        (c"line", c"(II)V", crate::entry::tracker_line as *mut c_void),
-        (
-            c"control",
-            c"(Ljava/lang/String;)Ljava/lang/String;",
-            crate::entry::tracker_control as *mut c_void,
-        ),
+    // In GATED_NATIVES order.
+    let functions: [*mut c_void; 7] = [
+        crate::entry::tracker_enter as *mut c_void,
+        crate::entry::tracker_exit as *mut c_void,
+        crate::entry::tracker_unwind as *mut c_void,
+        crate::entry::tracker_caught as *mut c_void,
+        crate::entry::tracker_line as *mut c_void,
+        crate::entry::tracker_count as *mut c_void,
+        crate::entry::tracker_control as *mut c_void,
     ];
-    let methods: Vec<JNINativeMethod> = natives
+    let names: Vec<(std::ffi::CString, std::ffi::CString)> = classfile::GATED_NATIVES
         .iter()
-        .map(|(n, s, f)| JNINativeMethod {
+        .map(|(n, d)| {
+            (
+                std::ffi::CString::new(*n).expect("no NUL"),
+                std::ffi::CString::new(*d).expect("no NUL"),
+            )
+        })
+        .collect();
+    let methods: Vec<JNINativeMethod> = names
+        .iter()
+        .zip(functions)
+        .map(|((n, s), f)| JNINativeMethod {
             name: n.as_ptr() as *mut _,
             signature: s.as_ptr() as *mut _,
-            fnPtr: *f,
+            fnPtr: f,
         })
         .collect();
     if !jni.register_natives(class, &methods) {
         log_once("cannot bind the tracker's natives; methods are not traced (mode=bci)");
         return false;
     }
+    let _ = TRACKER_CLASS.set(GlobalRef(jni.new_global(class)));
+    set_recording(crate::recording::tracing());
     let module = jni.module_of(class);
     if !module.is_null() {
         warm_module_reads(jni, module);

@@ -132,12 +132,12 @@ fn request(jvm: &Jvm, lib: &str, control: &str, options: &str) -> Result<(), Str
     }
 }
 
-/// `out=` and `filters=` relative to where jtrace runs, not to the JVM's directory.
+/// `out=`, `jtr=` and `filters=` relative to where jtrace runs, not to the JVM's directory.
 fn absolute_paths(options: &str) -> String {
     options
         .split(',')
         .map(|item| match item.split_once('=') {
-            Some((k @ ("out" | "filters"), v)) if !v.is_empty() && !v.starts_with('/') => {
+            Some((k @ ("out" | "jtr" | "filters"), v)) if !v.is_empty() && !v.starts_with('/') => {
                 format!(
                     "{k}={}",
                     hotspot::absolute(std::path::Path::new(v)).display()

@@ -1447,7 +1447,18 @@ impl State {
         let Some(count) = count else { return };
         m.stats.method_count = Some(count);
         let entries = m.stats.entries;
-        if count < entries {
+        // Invocations outside the trace are only possible when traceEnd declares them.
+        let declared = self
+            .summary
+            .end_counts
+            .contains_key("invocationsOutsideTrace");
+        if !declared && count != entries {
+            let msg = format!(
+                "<methodCount> count=\"{count}\" for {} but the trace has {entries} methodEntry element(s) for it (rule: count == entries, as traceEnd declares no invocationsOutsideTrace)",
+                self.method_name(id)
+            );
+            self.err(line, Rule::MethodCount, msg);
+        } else if count < entries {
             let msg = format!(
                 "<methodCount> count=\"{count}\" for {} but the trace has {entries} methodEntry element(s) for it (rule: count >= entries)",
                 self.method_name(id)
@@ -1490,7 +1501,9 @@ impl State {
             .get("invocationsOutsideTrace")
             .copied()
             .unwrap_or(0);
-        if declared != self.counts_outside {
+        if self.summary.end_counts.contains_key("invocationsOutsideTrace")
+            && declared != self.counts_outside
+        {
             let msg = format!(
                 "methodCount elements exceed the methods' entries by {} in all, but traceEnd declares invocationsOutsideTrace={declared}",
                 self.counts_outside

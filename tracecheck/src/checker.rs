@@ -1501,7 +1501,10 @@ impl State {
             .get("invocationsOutsideTrace")
             .copied()
             .unwrap_or(0);
-        if self.summary.end_counts.contains_key("invocationsOutsideTrace")
+        if self
+            .summary
+            .end_counts
+            .contains_key("invocationsOutsideTrace")
             && declared != self.counts_outside
         {
             let msg = format!(

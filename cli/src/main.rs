@@ -1,5 +1,6 @@
 //! The `jtrace` command: parses the command line and dispatches to one module per subcommand.
 
+mod pipe;
 mod xml;
 
 use clap::{Parser, Subcommand};

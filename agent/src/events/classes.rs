@@ -469,24 +469,10 @@ fn internal_name(sig: &str) -> String {
     }
 }
 
-/// A JNI class signature as a Java name, for messages: `Ljava/lang/String;` →
-/// `java.lang.String`, `[I` → `int[]`, `[[Ljava/lang/Object;` → `java.lang.Object[][]`.
+/// A JNI class signature as a Java name, for messages (`Ljava/lang/String;` →
+/// `java.lang.String`, `[I` → `int[]`): the renderer's spelling.
 pub fn java_name(sig: &str) -> String {
-    let dims = sig.chars().take_while(|&c| c == '[').count();
-    let base = &sig[dims..];
-    let name = match base {
-        "Z" => "boolean".to_string(),
-        "C" => "char".to_string(),
-        "F" => "float".to_string(),
-        "D" => "double".to_string(),
-        "B" => "byte".to_string(),
-        "S" => "short".to_string(),
-        "I" => "int".to_string(),
-        "J" => "long".to_string(),
-        "V" => "void".to_string(),
-        b => dotted_from_signature(b),
-    };
-    name + &"[]".repeat(dims)
+    trace::render::names::class_name(&internal_name(sig)).into_owned()
 }
 
 fn loader_name(jvmti: Jvmti, jni: Jni, klass: jclass) -> String {
@@ -509,13 +495,6 @@ fn loader_name_of(jvmti: Jvmti, jni: Jni, loader: jobject) -> String {
         .object_class_signature(jni, loader)
         .map(|s| internal_name(&s))
         .unwrap_or_default()
-}
-
-fn dotted_from_signature(sig: &str) -> String {
-    sig.strip_prefix('L')
-        .and_then(|s| s.strip_suffix(';'))
-        .unwrap_or(sig)
-        .replace('/', ".")
 }
 
 /// The class's Probekit `methodNames` and `methodLineTables` strings: per method in

@@ -1,6 +1,7 @@
 //! The `jtrace` command: parses the command line and dispatches to one module per subcommand.
 
 mod control;
+mod pipe;
 mod xml;
 
 use clap::{Parser, Subcommand};

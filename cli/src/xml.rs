@@ -1,5 +1,6 @@
 //! `jtrace xml`: renders a `.jtr` record file as the TPTP XML document the agent would have written (plain, `.gz` or `.zst` by the output's name).
 
+use crate::pipe::Pipe;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -13,11 +14,50 @@ pub struct Args {
     /// [default: the input with `.xml` in place of `.jtr`].
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Threads: 1 renders, compresses and writes on one thread; 2 renders on one and
+    /// compresses and writes on another; each further thread compresses zstd output.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    threads: u32,
 }
 
 /// The default output: `trace.jtr` -> `trace.xml`.
 fn default_output(input: &Path) -> PathBuf {
     input.with_extension("xml")
+}
+
+type Sink = Compressed<BufWriter<Box<dyn Write + Send>>>;
+
+/// Where the renderer's bytes go: straight into the (compressing) writer, or through a
+/// pipe to a second thread that compresses and writes.
+enum Out {
+    Inline(Sink),
+    Piped(Pipe<Sink>),
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Out::Inline(w) => w.write(buf),
+            Out::Piped(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Out::Inline(w) => w.flush(),
+            Out::Piped(w) => w.flush(),
+        }
+    }
+}
+
+impl Out {
+    fn finish(self) -> std::io::Result<()> {
+        let sink = match self {
+            Out::Inline(w) => w,
+            Out::Piped(p) => p.finish()?,
+        };
+        sink.finish().map(drop)
+    }
 }
 
 pub fn run(args: Args) -> Result<(), String> {
@@ -38,15 +78,21 @@ pub fn run(args: Args) -> Result<(), String> {
         ));
     }
     let to_stdout = output.as_os_str() == "-";
-    let sink: Box<dyn Write> = if to_stdout {
-        Box::new(std::io::stdout().lock())
+    let dest: Box<dyn Write + Send> = if to_stdout {
+        Box::new(std::io::stdout())
     } else {
         let f =
             File::create(&output).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
         Box::new(f)
     };
-    let out = Compressed::new(BufWriter::with_capacity(1 << 20, sink), format)
+    let workers = args.threads.saturating_sub(2);
+    let sink = Compressed::with_workers(BufWriter::with_capacity(1 << 20, dest), format, workers)
         .map_err(|e| format!("{}: {e}", output.display()))?;
+    let out = if args.threads >= 2 {
+        Out::Piped(Pipe::new(sink).map_err(|e| format!("cannot start a thread: {e}"))?)
+    } else {
+        Out::Inline(sink)
+    };
     let mut out = Some(out);
     let done = trace::jtr::to_xml(BufReader::with_capacity(1 << 20, file), WriteRef(&mut out))
         .map_err(|e| format!("{}: {e}", input.display()))?;
@@ -72,8 +118,8 @@ pub fn run(args: Args) -> Result<(), String> {
     Ok(())
 }
 
-/// Lends the compressed writer to the renderer, which takes its sink by value, so that
-/// the stream can still be finished (its trailer written) afterwards.
+/// Lends the writer to the renderer, which takes its sink by value, so that the stream
+/// can still be finished (its trailer written, its thread joined) afterwards.
 struct WriteRef<'a, W: Write>(&'a mut Option<W>);
 
 impl<W: Write> Write for WriteRef<'_, W> {

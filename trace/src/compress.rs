@@ -48,13 +48,25 @@ pub enum Compressed<W: Write> {
 impl<W: Write> Compressed<W> {
     /// Wraps `w` for `format` (`Jtr` and `Xml` write as is).
     pub fn new(w: W, format: Format) -> io::Result<Self> {
+        Self::with_workers(w, format, 0)
+    }
+
+    /// Like `new`, with `workers` extra threads compressing zstd (0: on the calling
+    /// thread; gzip and plain output ignore it).
+    pub fn with_workers(w: W, format: Format, workers: u32) -> io::Result<Self> {
         Ok(match format {
             Format::Xml | Format::Jtr => Compressed::Plain(w),
             Format::XmlGzip => Compressed::Gzip(flate2::write::GzEncoder::new(
                 w,
                 flate2::Compression::new(GZIP_LEVEL),
             )),
-            Format::XmlZstd => Compressed::Zstd(zstd::stream::write::Encoder::new(w, ZSTD_LEVEL)?),
+            Format::XmlZstd => {
+                let mut e = zstd::stream::write::Encoder::new(w, ZSTD_LEVEL)?;
+                if workers > 0 {
+                    e.multithread(workers)?;
+                }
+                Compressed::Zstd(e)
+            }
         })
     }
 

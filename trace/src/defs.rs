@@ -28,9 +28,11 @@ pub struct ClassDef {
     /// Loading thread (0 if unknown).
     pub tid: u32,
     pub t: u64,
-    /// Dotted name.
+    /// The JVM's internal name (`java/lang/String`), or the descriptor of an array
+    /// class (`[I`); the renderer spells it TPTP's way.
     pub name: String,
     pub source: String,
+    /// Internal names, like `name` (the loader: its class's name, or `bootstrap`).
     pub superclass: String,
     pub interfaces: Vec<String>,
     pub loader: String,
@@ -49,10 +51,11 @@ pub struct ClassDef {
 pub struct MethodDef {
     pub mid: u32,
     pub cid: u32,
-    /// `-init-` / `-clinit-` for constructors and static initialisers.
+    /// The JVM's name (`<init>`, `<clinit>` for constructors and static initialisers).
     pub name: String,
     pub signature: String,
     pub access: u16,
+    /// Declared exceptions, internal names.
     pub exceptions: Vec<String>,
     /// (start, end) source lines, if the method has a line number table.
     pub lines: Option<(u32, u32)>,

@@ -421,7 +421,7 @@ fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Optio
     } else {
         let s = jvmti
             .class_signature(sup)
-            .map(|s| java_name(&s))
+            .map(|s| internal_name(&s))
             .unwrap_or_default();
         jni.delete_local(sup);
         s
@@ -431,7 +431,7 @@ fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Optio
         .map(|i| {
             i.as_slice()
                 .iter()
-                .filter_map(|&c| jvmti.class_signature(c).ok().map(|s| java_name(&s)))
+                .filter_map(|&c| jvmti.class_signature(c).ok().map(|s| internal_name(&s)))
                 .collect()
         })
         .unwrap_or_default();
@@ -446,7 +446,7 @@ fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Optio
             cid,
             tid,
             t: clock::ticks(),
-            name: java_name(&sig),
+            name: internal_name(&sig),
             source: String::new(),
             superclass,
             interfaces,
@@ -481,24 +481,20 @@ fn primitive_array_code(elem: &str) -> Option<u8> {
     })
 }
 
-/// A JNI class signature as a Java name: `Ljava/lang/String;` → `java.lang.String`,
-/// `[I` → `int[]`, `[[Ljava/lang/Object;` → `java.lang.Object[][]`.
+/// A JNI class signature as the JVM's internal name (`Ljava/lang/String;` →
+/// `java/lang/String`); array classes keep their descriptor (`[I`). Definitions carry
+/// these; the renderer spells them TPTP's way.
+fn internal_name(sig: &str) -> String {
+    match sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) {
+        Some(name) => name.to_string(),
+        None => sig.to_string(),
+    }
+}
+
+/// A JNI class signature as a Java name, for messages (`Ljava/lang/String;` →
+/// `java.lang.String`, `[I` → `int[]`): the renderer's spelling.
 pub fn java_name(sig: &str) -> String {
-    let dims = sig.chars().take_while(|&c| c == '[').count();
-    let base = &sig[dims..];
-    let name = match base {
-        "Z" => "boolean".to_string(),
-        "C" => "char".to_string(),
-        "F" => "float".to_string(),
-        "D" => "double".to_string(),
-        "B" => "byte".to_string(),
-        "S" => "short".to_string(),
-        "I" => "int".to_string(),
-        "J" => "long".to_string(),
-        "V" => "void".to_string(),
-        b => dotted_from_signature(b),
-    };
-    name + &"[]".repeat(dims)
+    trace::render::names::class_name(&internal_name(sig)).into_owned()
 }
 
 fn loader_name(jvmti: Jvmti, jni: Jni, klass: jclass) -> String {
@@ -519,15 +515,8 @@ fn loader_name_of(jvmti: Jvmti, jni: Jni, loader: jobject) -> String {
     }
     jvmti
         .object_class_signature(jni, loader)
-        .map(|s| dotted_from_signature(&s))
+        .map(|s| internal_name(&s))
         .unwrap_or_default()
-}
-
-fn dotted_from_signature(sig: &str) -> String {
-    sig.strip_prefix('L')
-        .and_then(|s| s.strip_suffix(';'))
-        .unwrap_or(sig)
-        .replace('/', ".")
 }
 
 /// The class's Probekit `methodNames` and `methodLineTables` strings: per method in
@@ -550,15 +539,6 @@ fn probekit_strings(info: &ClassInfo) -> Vec<(String, String)> {
     ]
 }
 
-/// TPTP names constructors and static initialisers `-init-` / `-clinit-`.
-fn tptp_method_name(name: &str) -> String {
-    match name {
-        "<init>" => "-init-".to_string(),
-        "<clinit>" => "-clinit-".to_string(),
-        n => n.to_string(),
-    }
-}
-
 fn send_defs(p: &Pending, tid: u32, loader: &str, class_def: bool) {
     let info = &p.info;
     let lines_on = agent().options.lines;
@@ -569,18 +549,10 @@ fn send_defs(p: &Pending, tid: u32, loader: &str, class_def: bool) {
             cid: p.cid,
             tid,
             t,
-            name: info.name.replace('/', "."),
+            name: info.name.clone(),
             source: info.source_file.clone().unwrap_or_default(),
-            superclass: info
-                .super_name
-                .as_deref()
-                .map(|s| s.replace('/', "."))
-                .unwrap_or_default(),
-            interfaces: info
-                .interfaces
-                .iter()
-                .map(|s| s.replace('/', "."))
-                .collect(),
+            superclass: info.super_name.clone().unwrap_or_default(),
+            interfaces: info.interfaces.clone(),
             loader: loader.to_string(),
             access: info.access,
             static_fields: info.static_fields,
@@ -596,10 +568,10 @@ fn send_defs(p: &Pending, tid: u32, loader: &str, class_def: bool) {
         defs.push(Def::Method(MethodDef {
             mid: p.first_mid + i as u32,
             cid: p.cid,
-            name: tptp_method_name(&m.name),
+            name: m.name.clone(),
             signature: m.descriptor.clone(),
             access: m.access,
-            exceptions: m.exceptions.iter().map(|s| s.replace('/', ".")).collect(),
+            exceptions: m.exceptions.clone(),
             lines,
             line_table: p
                 .run_lines
@@ -626,6 +598,8 @@ mod tests {
         assert_eq!(java_name("Ljava/lang/String;"), "java.lang.String");
         assert_eq!(java_name("[I"), "int[]");
         assert_eq!(java_name("[[Ljava/lang/Object;"), "java.lang.Object[][]");
+        assert_eq!(internal_name("Ljava/lang/String;"), "java/lang/String");
+        assert_eq!(internal_name("[I"), "[I");
         assert_eq!(primitive_array_code("J"), Some(11));
         assert_eq!(primitive_array_code("Ljava/lang/String;"), None);
     }

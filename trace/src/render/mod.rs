@@ -24,6 +24,7 @@ fn padded(text: &str) -> Padded<64> {
 use std::collections::{HashMap, HashSet};
 
 mod memory;
+pub mod names;
 mod sync;
 use std::io::Write;
 
@@ -379,7 +380,7 @@ impl<W: Write> Renderer<W> {
         };
         let o = &mut self.out;
         o.open("classDef");
-        o.str("name", &c.name);
+        o.str("name", &names::class_name(&c.name));
         o.str("sourceName", &c.source);
         o.num("classId", c.cid as u64);
         if c.tid != 0 {
@@ -387,9 +388,9 @@ impl<W: Write> Renderer<W> {
         }
         o.time("time", ns);
         o.num("numInterfaces", c.interfaces.len() as u64);
-        o.str("interfaceNames", &c.interfaces.join(","));
-        o.str("superclass", &c.superclass);
-        o.str("classLoader", &c.loader);
+        o.str("interfaceNames", &names::class_list(&c.interfaces));
+        o.str("superclass", &names::class_name(&c.superclass));
+        o.str("classLoader", &names::class_name(&c.loader));
         o.str("access", &class_access(c.access));
         o.num("numStaticFields", c.static_fields as u64);
         o.num("numMethods", c.num_methods as u64);
@@ -446,7 +447,7 @@ impl<W: Write> Renderer<W> {
         }
         let o = &mut self.out;
         o.open("methodDef");
-        o.str("name", &m.name);
+        o.str("name", names::method_name(&m.name));
         o.str("signature", &m.signature);
         if let Some((s, e)) = m.lines {
             o.num("startLineNumber", s as u64);
@@ -459,7 +460,7 @@ impl<W: Write> Renderer<W> {
         o.boolean("isAbstract", m.access & 0x0400 != 0);
         o.boolean("isStatic", m.access & 0x0008 != 0);
         o.boolean("isSynchronized", m.access & 0x0020 != 0);
-        o.str("exceptions", &m.exceptions.join(","));
+        o.str("exceptions", &names::class_list(&m.exceptions));
         o.close();
     }
 
@@ -796,7 +797,7 @@ impl<W: Write> Renderer<W> {
         for (name, why) in &self.untraced {
             o.open("annotation");
             o.str("name", "uninstrumentedClass");
-            o.str("value", &format!("{name}: {why}"));
+            o.str("value", &format!("{}: {why}", names::class_name(name)));
             o.close();
         }
         o.raw("</traceEnd>\n");

@@ -1,0 +1,122 @@
+//! `jtrace xml` end to end: a stored `.jtr` renders to the XML the agent wrote, on one or two threads and compressed; cut-short, foreign and missing inputs get clear messages.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../trace/tests/data")
+        .join(name)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("jtrace-cli-xml-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+fn jtrace(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_jtrace"))
+        .args(args)
+        .output()
+        .expect("jtrace runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn renders_the_agents_document_on_one_and_two_threads() {
+    let want = std::fs::read(data("v1-exceptions.xml")).unwrap();
+    let input = data("v1-exceptions.jtr");
+    for threads in ["1", "2"] {
+        let out = scratch(&format!("t{threads}.xml"));
+        let o = jtrace(&[
+            "xml",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--threads",
+            threads,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(std::fs::read(&out).unwrap() == want, "--threads {threads}");
+        assert!(stderr(&o).contains("jtrace: wrote"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn compressed_outputs_hold_the_same_document() {
+    let want = std::fs::read(data("v1-monitors.xml")).unwrap();
+    let input = data("v1-monitors.jtr");
+    for (name, threads) in [("m.xml.gz", "1"), ("m.xml.zst", "3")] {
+        let out = scratch(name);
+        let o = jtrace(&[
+            "xml",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--threads",
+            threads,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let bytes = std::fs::read(&out).unwrap();
+        let format = trace::compress::Format::from_path(name);
+        let mut back = Vec::new();
+        std::io::Read::read_to_end(
+            &mut trace::compress::decompressed(std::io::Cursor::new(bytes), format).unwrap(),
+            &mut back,
+        )
+        .unwrap();
+        assert!(back == want, "{name}");
+    }
+}
+
+#[test]
+fn a_cut_short_file_is_rendered_and_said_so() {
+    let full = std::fs::read(data("v1-exceptions.jtr")).unwrap();
+    let cut = scratch("cut.jtr");
+    std::fs::write(&cut, &full[..full.len() * 2 / 3]).unwrap();
+    let out = scratch("cut.xml");
+    let o = jtrace(&["xml", cut.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("was cut short"), "{}", stderr(&o));
+    let xml = std::fs::read_to_string(&out).unwrap();
+    assert!(xml.ends_with("</TRACE>\n"));
+    assert!(xml.contains("name=\"recordingCutShort\" value=\"1\""));
+}
+
+#[test]
+fn bad_inputs_get_one_clear_message() {
+    let xml = data("v1-exceptions.xml");
+    let o = jtrace(&[
+        "xml",
+        xml.to_str().unwrap(),
+        "-o",
+        scratch("x.xml").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("not a jtrace .jtr file"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = jtrace(&["xml", "/nonexistent/t.jtr"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("cannot read /nonexistent/t.jtr"),
+        "{}",
+        stderr(&o)
+    );
+
+    let input = data("v1-exceptions.jtr");
+    let o = jtrace(&["xml", input.to_str().unwrap(), "-o", "/tmp/x.jtr"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("writes XML"), "{}", stderr(&o));
+
+    let o = jtrace(&["xml", input.to_str().unwrap(), "--threads", "0"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--threads"), "{}", stderr(&o));
+}

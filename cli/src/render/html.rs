@@ -100,7 +100,17 @@ const SCRIPT: &str = "document.querySelectorAll('table.sortable').forEach(functi
       rows.forEach(function(r){body.appendChild(r);});
     });
   });
-});";
+});
+// `report.html#selftest` (the browser test): sort the methods by calls, twice, and
+// record on <body> whether both orders came out right.
+if(location.hash==='#selftest'){
+  var t=document.getElementById('methods');var ok=!!t;
+  if(t){var th=t.tHead.rows[0].cells[1];
+    function calls(){return Array.prototype.map.call(t.tBodies[0].rows,function(r){return Number(r.cells[1].getAttribute('data-v'));});}
+    th.click();var a=calls();th.click();var d=calls();
+    for(var i=1;i<a.length;i++){if(a[i-1]>a[i]||d[i-1]<d[i])ok=false;}}
+  document.body.setAttribute('data-selftest',ok?'ok':'failed');
+}";
 
 pub fn page(d: &ReportDoc, flame_svg: &[u8]) -> String {
     let mut o = String::new();

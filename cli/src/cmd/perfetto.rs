@@ -41,11 +41,6 @@ pub fn run(a: Args) -> Result<(), String> {
         let mut p = Perfetto::new(std::io::sink());
         session::run(&a.trace, filter.clone(), &mut p)?;
         let (bytes, _) = p.finish().map_err(|e| e.to_string())?;
-        eprintln!(
-            "jtrace: {}: the timeline will be {}",
-            a.trace.display(),
-            fmt::bytes(bytes)
-        );
         if bytes > limit {
             return Err(format!(
                 "{}: the timeline would be {}, over the {} ui.perfetto.dev can open \
@@ -55,6 +50,11 @@ pub fn run(a: Args) -> Result<(), String> {
                 fmt::bytes(limit)
             ));
         }
+        eprintln!(
+            "jtrace: {}: the timeline will be {}",
+            a.trace.display(),
+            fmt::bytes(bytes)
+        );
     }
     let file = std::fs::File::create(&a.output)
         .map_err(|e| format!("{}: cannot create: {e}", a.output.display()))?;

@@ -16,11 +16,28 @@ pub struct Session {
 /// Reads `path` once into `a`. Warnings (a trace cut short, malformed elements, frames
 /// left open) go to stderr, prefixed `jtrace: warning:`.
 pub fn run<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Session, String> {
+    let s = run_quiet(path, filter, a)?;
+    warn(&s);
+    Ok(s)
+}
+
+/// The same pass without the warnings (a second pass over a file already reported).
+pub fn run_quiet<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Session, String> {
     let input = read::open(path)?;
     let file = input.name.clone();
     let mut model = Model::new(filter);
     let outcome = read::read(input, |ev| model.event(ev, a))?;
     model.finish(a);
+    Ok(Session {
+        file,
+        model,
+        outcome,
+    })
+}
+
+/// Warnings about the read on stderr, prefixed `jtrace: warning:`.
+fn warn(s: &Session) {
+    let (file, model, outcome) = (&s.file, &s.model, &s.outcome);
     for w in &outcome.warnings {
         eprintln!("jtrace: warning: {w}");
     }
@@ -38,9 +55,4 @@ pub fn run<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Sessio
             t.mismatched_exits
         );
     }
-    Ok(Session {
-        file,
-        model,
-        outcome,
-    })
 }

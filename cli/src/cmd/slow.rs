@@ -61,7 +61,7 @@ pub fn run(a: Args) -> Result<(), String> {
     };
     session::run(&a.trace, filter.clone(), &mut finder)?;
     let mut c = Collector::new(finder.found);
-    let s = session::run(&a.trace, filter.clone(), &mut c)?;
+    let s = session::run_quiet(&a.trace, filter.clone(), &mut c)?;
     let mut calls = c.done;
     let found = calls.len();
     calls.sort_by(|x, y| (y.duration, x.start).cmp(&(x.duration, y.start)));

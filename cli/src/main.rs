@@ -1,17 +1,29 @@
 //! The `jtrace` command: parses the command line and dispatches to one module per subcommand.
 
+mod analysis;
+mod cmd;
 mod control;
+mod model;
 mod pipe;
-mod xml;
+mod read;
+mod render;
+mod session;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// `jtrace --version` names the licence of the flame graph code it carries.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "\nflame graphs: inferno (CDDL-1.0), see LICENSES/inferno-CDDL-1.0.txt"
+);
+
 #[derive(Parser)]
 #[command(
     name = "jtrace",
-    version,
-    about = "Read, render and analyse jtrace traces"
+    version = VERSION,
+    about = "Read, render and analyse jtrace traces",
+    after_help = "Every subcommand reads .jtr, .xml, .xml.gz and .xml.zst traces. See docs/CLI.md."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -28,8 +40,24 @@ enum Command {
     Stop(control::PidArg),
     /// Whether the agent is loaded, tracing or idle, and the trace's file and figures.
     Status(control::PidArg),
-    /// Render a `.jtr` record file as the TPTP XML document (`-o trace.xml[.gz|.zst]`).
-    Xml(xml::Args),
+    /// Per method, thread, allocation site, monitor and exception; GC (text, --json, --html)
+    Report(cmd::report::Args),
+    /// The call tree merged by path, per thread
+    Tree(cmd::tree::Args),
+    /// Every call slower than --over, with its thread, start and whole subtree
+    Slow(cmd::slow::Args),
+    /// A flame graph (SVG or HTML) weighted by exact self time (or --alloc bytes)
+    Flame(cmd::flame::Args),
+    /// Folded stacks (`a;b;c 123`) for flamegraph.pl, speedscope and friends
+    Collapsed(cmd::flame::CollapsedArgs),
+    /// The per-thread timeline for ui.perfetto.dev (JSON trace-event format)
+    Perfetto(cmd::perfetto::Args),
+    /// Two traces of the same program side by side, per method
+    Diff(cmd::diff::Args),
+    /// Validate a trace: vocabulary, required attributes and every semantic rule
+    Check(cmd::check::Args),
+    /// Render a `.jtr` record file as the TPTP XML document (`-o trace.xml[.gz|.zst]`)
+    Xml(cmd::xml::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,7 +67,15 @@ fn main() -> ExitCode {
         Command::Start(a) => control::start(&a),
         Command::Stop(a) => control::stop(&a),
         Command::Status(a) => control::status(&a),
-        Command::Xml(args) => xml::run(args),
+        Command::Report(a) => cmd::report::run(a),
+        Command::Tree(a) => cmd::tree::run(a),
+        Command::Slow(a) => cmd::slow::run(a),
+        Command::Flame(a) => cmd::flame::run(a),
+        Command::Collapsed(a) => cmd::flame::collapsed(a),
+        Command::Perfetto(a) => cmd::perfetto::run(a),
+        Command::Diff(a) => cmd::diff::run(a),
+        Command::Check(a) => cmd::check::run(a),
+        Command::Xml(a) => cmd::xml::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

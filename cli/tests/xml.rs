@@ -120,3 +120,29 @@ fn bad_inputs_get_one_clear_message() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--threads"), "{}", stderr(&o));
 }
+
+#[test]
+fn every_subcommand_reads_a_jtr_as_its_xml() {
+    let jtr = data("v1-exceptions.jtr");
+    let xml = data("v1-exceptions.xml");
+    for sub in [
+        vec!["report", "--json"],
+        vec!["tree"],
+        vec!["collapsed"],
+        vec!["slow", "--over", "0ms"],
+        vec!["check"],
+    ] {
+        let a = jtrace(&[sub.clone(), vec![jtr.to_str().unwrap()]].concat());
+        let b = jtrace(&[sub.clone(), vec![xml.to_str().unwrap()]].concat());
+        assert!(a.status.success(), "{sub:?}: {}", stderr(&a));
+        assert_eq!(a.status.code(), b.status.code(), "{sub:?}");
+        // The same answers; only the file's own name differs.
+        let a_out = String::from_utf8_lossy(&a.stdout)
+            .replace(jtr.to_str().unwrap(), xml.to_str().unwrap());
+        assert!(
+            a_out == String::from_utf8_lossy(&b.stdout),
+            "{sub:?}: .jtr and .xml give different output"
+        );
+        assert!(!a.stdout.is_empty() || sub[0] == "check", "{sub:?}");
+    }
+}

@@ -188,6 +188,69 @@ pub fn tick_only(tag: u8, t: u64) -> Enc {
     Enc::new(tag).u64(t)
 }
 
+impl Rec {
+    /// The record's bytes: tag, then its fields in the order the decoder (`Reader`)
+    /// reads them. The one encoder of every record kind; inlined at each call site,
+    /// where the variant is known, so it compiles to the stores of that kind only.
+    #[inline(always)]
+    pub fn encode(self) -> Enc {
+        match self {
+            Rec::Entry { mid, t } => Enc::new(TAG_ENTRY).u32(mid).u64(t),
+            Rec::Exit { mid, t } => Enc::new(TAG_EXIT).u32(mid).u64(t),
+            Rec::ExitExc { mid, obj, t } => id_obj_tick(TAG_EXIT_EXC, mid, obj, t),
+            Rec::Catch { mid, obj, t } => id_obj_tick(TAG_CATCH, mid, obj, t),
+            Rec::ThreadEnd { t } => tick_only(TAG_THREAD_END, t),
+            Rec::InitDone { t } => tick_only(TAG_INIT_DONE, t),
+            Rec::Alloc {
+                obj,
+                cid,
+                is_array,
+                size,
+                mid,
+                loc,
+                t,
+            } => Enc::new(TAG_ALLOC)
+                .u64(obj)
+                .u32(cid)
+                .u8(is_array)
+                .u64(size)
+                .u32(mid)
+                .u32(loc)
+                .u64(t),
+            Rec::GcStart { t } => tick_only(TAG_GC_START, t),
+            Rec::GcFinish { t } => tick_only(TAG_GC_FINISH, t),
+            Rec::Heap { total, used } => Enc::new(TAG_HEAP).u64(total).u64(used),
+            Rec::ObjFree { obj, t } => Enc::new(TAG_OBJ_FREE).u64(obj).u64(t),
+            Rec::ClassUnload { cid, t } => Enc::new(TAG_CLASS_UNLOAD).u32(cid).u64(t),
+            Rec::MonEnter { obj, t } => Enc::new(TAG_MON_ENTER).u64(obj).u64(t),
+            Rec::MonOwner { owner } => Enc::new(TAG_MON_OWNER).u32(owner),
+            Rec::MonEntered { obj, t } => Enc::new(TAG_MON_ENTERED).u64(obj).u64(t),
+            Rec::MonWait { obj, timeout, t } => Enc::new(TAG_MON_WAIT).u64(obj).u64(timeout).u64(t),
+            Rec::MonWaited { obj, timed_out, t } => {
+                Enc::new(TAG_MON_WAITED).u64(obj).u8(timed_out as u8).u64(t)
+            }
+            Rec::Line { mid, unit, t } => Enc::new(TAG_LINE).u32(mid).u32(unit).u64(t),
+        }
+    }
+}
+
+/// A method entry or exit at the start of `data`, decoded in place: the renderer's fast
+/// path for the records that are nearly all of a trace (the layout of `id_tick`).
+#[inline(always)]
+pub fn entry_or_exit(data: &[u8]) -> Option<(u8, u32, u64)> {
+    let tag = *data.first()?;
+    if tag != TAG_ENTRY && tag != TAG_EXIT {
+        return None;
+    }
+    let r = data.get(1..13)?;
+    let mid = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
+    let t = u64::from_le_bytes([r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]]);
+    Some((tag, mid, t))
+}
+
+/// Bytes of an entry or exit record.
+pub const ENTRY_OR_EXIT_LEN: usize = 13;
+
 /// Reads records back from a buffer; stops at the first malformed byte.
 pub struct Reader<'a> {
     buf: &'a [u8],
@@ -348,6 +411,78 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn every_kind_round_trips_through_its_encoder() {
+        let all = [
+            Rec::Entry { mid: 1, t: 2 },
+            Rec::Exit { mid: 3, t: 4 },
+            Rec::ExitExc {
+                mid: 5,
+                obj: 6,
+                t: 7,
+            },
+            Rec::Catch {
+                mid: 8,
+                obj: 9,
+                t: 10,
+            },
+            Rec::ThreadEnd { t: 11 },
+            Rec::InitDone { t: 12 },
+            Rec::Alloc {
+                obj: 13,
+                cid: 14,
+                is_array: 2,
+                size: 15,
+                mid: 16,
+                loc: 17,
+                t: 18,
+            },
+            Rec::GcStart { t: 19 },
+            Rec::GcFinish { t: 20 },
+            Rec::Heap {
+                total: 21,
+                used: 22,
+            },
+            Rec::ObjFree { obj: 23, t: 24 },
+            Rec::ClassUnload { cid: 25, t: 26 },
+            Rec::MonEnter { obj: 27, t: 28 },
+            Rec::MonOwner { owner: 29 },
+            Rec::MonEntered { obj: 30, t: 31 },
+            Rec::MonWait {
+                obj: 32,
+                timeout: 33,
+                t: 34,
+            },
+            Rec::MonWaited {
+                obj: 35,
+                timed_out: true,
+                t: 36,
+            },
+            Rec::Line {
+                mid: 37,
+                unit: 38,
+                t: 39,
+            },
+        ];
+        let mut b = Vec::new();
+        for r in all {
+            let e = r.encode();
+            assert!(e.bytes().len() <= MAX_RECORD);
+            b.extend_from_slice(e.bytes());
+        }
+        assert_eq!(Reader::new(&b).collect::<Vec<_>>(), all.to_vec());
+        assert_eq!(
+            Rec::Entry { mid: 7, t: 9 }.encode().bytes(),
+            id_tick(TAG_ENTRY, 7, 9)
+        );
+        assert_eq!(
+            entry_or_exit(&id_tick(TAG_EXIT, 7, 9)),
+            Some((TAG_EXIT, 7, 9))
+        );
+        assert_eq!(entry_or_exit(&id_tick(TAG_EXIT, 7, 9)[..12]), None);
+        assert_eq!(entry_or_exit(tick_only(TAG_GC_START, 1).bytes()), None);
     }
 
     #[test]

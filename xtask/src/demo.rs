@@ -1,4 +1,5 @@
-//! `cargo xtask demo`: build the agent, trace examples/Demo.java, validate the trace and summarise it.
+//! `cargo xtask demo`: build the agent and the `jtrace` command, trace examples/Demo.java,
+//! validate the trace, and end with its `jtrace report`.
 
 use crate::{check, jdk, util};
 use std::process::Command;
@@ -6,11 +7,19 @@ use std::process::Command;
 pub fn run() -> bool {
     let root = util::root();
     let built = util::cargo()
-        .args(["build", "--release", "--quiet", "-p", "jtrace"])
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "jtrace",
+            "-p",
+            "jtrace-cli",
+        ])
         .status()
         .is_ok_and(|s| s.success());
     if !built {
-        eprintln!("demo: cargo build --release -p jtrace failed");
+        eprintln!("demo: cargo build --release -p jtrace -p jtrace-cli failed");
         return false;
     }
     let Some(jdk) = jdk::discover().into_iter().next() else {
@@ -77,5 +86,13 @@ pub fn run() -> bool {
             println!("threads: {}", s.thread_names().join(", "));
         }
     }
-    true
+    // The answer a user wants: the trace's report (docs/CLI.md shows the other views).
+    let jtrace = root.join("target/release/jtrace");
+    println!("\n$ {} report {}", jtrace.display(), trace.display());
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    Command::new(&jtrace)
+        .arg("report")
+        .arg(&trace)
+        .status()
+        .is_ok_and(|s| s.success())
 }

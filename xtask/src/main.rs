@@ -4,6 +4,7 @@ mod bench;
 mod bench_loaders;
 mod cases;
 mod check;
+mod cli_tests;
 mod compare;
 mod control;
 mod corpus;

@@ -77,16 +77,20 @@ fn status(cmd: &mut Command, what: &str) -> Result<(), String> {
 }
 
 fn compile(jdk: &Jdk, out: &Path) -> Result<(), String> {
+    compile_sources(jdk, out, &cases::sources()?)
+}
+
+/// `javac -g` of `sources` into a fresh `out` (also the CLI tests' programs).
+pub fn compile_sources(jdk: &Jdk, out: &Path, sources: &[PathBuf]) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(out);
     std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
-    let sources = cases::sources()?;
     let result = Command::new(jdk.javac())
         .arg("-g")
         .arg("-encoding")
         .arg("UTF-8")
         .arg("-d")
         .arg(out)
-        .args(&sources)
+        .args(sources)
         .output()
         .map_err(|e| format!("cannot run javac: {e}"))?;
     if result.status.success() {
@@ -254,6 +258,10 @@ pub fn run(args: &[String]) -> bool {
     // jtrace.Trace switch, delay/duration, filter files (xtask/src/control.rs).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "control") {
         crate::control::run(&mut tally, &agent, &jdks);
+    }
+    // The `jtrace` command over traces of programs of known structure (java-tests/cli).
+    if only.is_empty() || only.iter().any(|o| o.as_str() == "cli") {
+        crate::cli_tests::run(&mut tally, &agent, &jdks, &work);
     }
     // The rewriter over a fixed sample of the JDKs' and /usr/share/java's classes.
     if only.is_empty() {

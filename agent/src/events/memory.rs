@@ -20,7 +20,7 @@ use crate::sys::jni::{jclass, jobject};
 use crate::sys::jvmti::jthread;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
-use trace::record::{self, Enc};
+use trace::record::Rec;
 
 /// SampledObjectAlloc: an object was allocated on `thread`.
 pub fn on_alloc(
@@ -57,17 +57,16 @@ pub fn on_alloc(
         2 => tag.elem,
         _ => tag.cid,
     };
-    b.write(
-        Enc::new(record::TAG_ALLOC)
-            .u64(obj)
-            .u32(cid)
-            .u8(tag.code)
-            .u64(size.max(0) as u64)
-            .u32(mid)
-            .u32(loc.max(0) as u32)
-            .u64(clock::ticks())
-            .bytes(),
-    );
+    let rec = Rec::Alloc {
+        obj,
+        cid,
+        is_array: tag.code,
+        size: size.max(0) as u64,
+        mid,
+        loc: loc.max(0) as u32,
+        t: clock::ticks(),
+    };
+    b.write(rec.encode().bytes());
 }
 
 /// Makes sampling see every thread's next allocation: called once sampling is in
@@ -108,13 +107,13 @@ static GC_DONE_CV: Condvar = Condvar::new();
 /// GarbageCollectionStart (world stopped, no JNI).
 pub fn on_gc_start() {
     buffer::steal_all();
-    buffer::vm_write(record::tick_only(record::TAG_GC_START, clock::ticks()).bytes());
+    buffer::vm_write(Rec::GcStart { t: clock::ticks() }.encode().bytes());
     buffer::vm_flush();
 }
 
 /// GarbageCollectionFinish (world stopped, no JNI).
 pub fn on_gc_finish() {
-    buffer::vm_write(record::tick_only(record::TAG_GC_FINISH, clock::ticks()).bytes());
+    buffer::vm_write(Rec::GcFinish { t: clock::ticks() }.encode().bytes());
     if let Ok(mut g) = GC_DONE.lock() {
         *g += 1;
         GC_DONE_CV.notify_one();
@@ -131,12 +130,8 @@ pub fn on_object_free(tag: i64) {
             class_unloaded(c.cid);
         }
     } else if tag > 0 {
-        buffer::vm_write(
-            Enc::new(record::TAG_OBJ_FREE)
-                .u64(tag as u64)
-                .u64(t)
-                .bytes(),
-        );
+        let obj = tag as u64;
+        buffer::vm_write(Rec::ObjFree { obj, t }.encode().bytes());
     }
 }
 
@@ -145,10 +140,12 @@ pub fn on_object_free(tag: i64) {
 pub fn class_unloaded(cid: u32) {
     crate::live::class_unloaded(cid);
     buffer::vm_write(
-        Enc::new(record::TAG_CLASS_UNLOAD)
-            .u32(cid)
-            .u64(clock::ticks())
-            .bytes(),
+        Rec::ClassUnload {
+            cid,
+            t: clock::ticks(),
+        }
+        .encode()
+        .bytes(),
     );
 }
 
@@ -182,7 +179,7 @@ pub fn start_heap_thread() {
                 if now != seen {
                     seen = now;
                     if let Some((total, used)) = heap_figures(jni) {
-                        buffer::vm_write(Enc::new(record::TAG_HEAP).u64(total).u64(used).bytes());
+                        buffer::vm_write(Rec::Heap { total, used }.encode().bytes());
                     }
                 }
                 buffer::vm_flush();

@@ -6,7 +6,7 @@ use crate::jvmti::Jvmti;
 use crate::lifecycle::agent;
 use crate::sys::jni::jmethodID;
 use crate::sys::jvmti::jthread;
-use trace::record::{self, TAG_ENTRY, TAG_EXIT, TAG_EXIT_EXC};
+use trace::record::{self, Rec, TAG_ENTRY, TAG_EXIT, TAG_EXIT_EXC};
 
 /// Writes an (entry | exit) record for method id `mid` on the current thread.
 #[inline(always)]
@@ -78,11 +78,8 @@ pub fn line(mid: u32, unit: u32) {
 
 #[inline]
 fn write_line(b: &crate::buffer::ThreadBuf, mid: u32, unit: u32) {
-    let rec = record::Enc::new(record::TAG_LINE)
-        .u32(mid)
-        .u32(unit)
-        .u64(clock::ticks());
-    b.write(rec.bytes());
+    let t = clock::ticks();
+    b.write(Rec::Line { mid, unit, t }.encode().bytes());
 }
 
 /// JVMTI SingleStep (mode=jvmti, lines=on): a bytecode of a traced method is about

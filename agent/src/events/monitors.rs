@@ -5,7 +5,7 @@ use crate::events::{objects, threads};
 use crate::jvmti::Jvmti;
 use crate::sys::jni::jobject;
 use crate::sys::jvmti::jthread;
-use trace::record::{self, Enc};
+use trace::record::Rec;
 
 /// The agent's id of a thread, 0 if it has none. (Through the Thread object's tag:
 /// JVMTI thread-local storage of another thread is not readable while it runs.)
@@ -25,7 +25,7 @@ pub fn contended_enter(jvmti: Jvmti, thread: jthread, object: jobject) {
     // Sent at once, before the (slow) owner lookup: from the moment the writer has
     // it, it holds back every threadEnd until the owner is known, so the owner's id
     // is still live when monContendedEnter names it.
-    b.write(Enc::new(record::TAG_MON_ENTER).u64(obj).u64(t).bytes());
+    b.write(Rec::MonEnter { obj, t }.encode().bytes());
     b.flush();
     let owner = jvmti
         .monitor_owner(object)
@@ -37,44 +37,30 @@ pub fn contended_enter(jvmti: Jvmti, thread: jthread, object: jobject) {
             id
         })
         .unwrap_or(0);
-    b.write(Enc::new(record::TAG_MON_OWNER).u32(owner).bytes());
+    b.write(Rec::MonOwner { owner }.encode().bytes());
     b.flush();
 }
 
 pub fn contended_entered(jvmti: Jvmti, thread: jthread, object: jobject) {
     if let Some(b) = threads::of(jvmti, thread) {
         let obj = objects::id_of(jvmti, object);
-        b.write(
-            Enc::new(record::TAG_MON_ENTERED)
-                .u64(obj)
-                .u64(clock::ticks())
-                .bytes(),
-        );
+        let t = clock::ticks();
+        b.write(Rec::MonEntered { obj, t }.encode().bytes());
     }
 }
 
 pub fn wait(jvmti: Jvmti, thread: jthread, object: jobject, timeout_ms: i64) {
     if let Some(b) = threads::of(jvmti, thread) {
         let obj = objects::id_of(jvmti, object);
-        b.write(
-            Enc::new(record::TAG_MON_WAIT)
-                .u64(obj)
-                .u64(timeout_ms.max(0) as u64)
-                .u64(clock::ticks())
-                .bytes(),
-        );
+        let (timeout, t) = (timeout_ms.max(0) as u64, clock::ticks());
+        b.write(Rec::MonWait { obj, timeout, t }.encode().bytes());
     }
 }
 
 pub fn waited(jvmti: Jvmti, thread: jthread, object: jobject, timed_out: bool) {
     if let Some(b) = threads::of(jvmti, thread) {
         let obj = objects::id_of(jvmti, object);
-        b.write(
-            Enc::new(record::TAG_MON_WAITED)
-                .u64(obj)
-                .u8(timed_out as u8)
-                .u64(clock::ticks())
-                .bytes(),
-        );
+        let t = clock::ticks();
+        b.write(Rec::MonWaited { obj, timed_out, t }.encode().bytes());
     }
 }

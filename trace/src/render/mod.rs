@@ -472,14 +472,8 @@ impl<W: Write> Renderer<W> {
         let mut pos = 0;
         while pos < data.len() {
             // Entries and exits are nearly all records: decoded in place.
-            let tag = data[pos];
-            if let (true, Some(r)) = (
-                tag == record::TAG_ENTRY || tag == record::TAG_EXIT,
-                data.get(pos + 1..pos + 13),
-            ) {
-                let mid = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
-                let t = u64::from_le_bytes([r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]]);
-                pos += 13;
+            if let Some((tag, mid, t)) = record::entry_or_exit(&data[pos..]) {
+                pos += record::ENTRY_OR_EXIT_LEN;
                 self.stats.events += 1;
                 if tag == record::TAG_ENTRY {
                     self.entry(tid, mid, t);

@@ -1,0 +1,5 @@
+//! Analyses: one per kind of answer, each an [`crate::model::Analysis`] fed by one pass.
+
+pub mod report;
+pub mod slow;
+pub mod tree;

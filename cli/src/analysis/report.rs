@@ -1,0 +1,465 @@
+//! The report's figures: per method, thread, allocation site, monitor and exception,
+//! GC, and the slowest calls; aggregated as calls finish, in memory bounded by the
+//! number of distinct methods, sites and threads.
+
+use crate::model::hist::Histogram;
+use crate::model::idmap::FastMap;
+use crate::model::{Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Symbols, NONE};
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+/// Slowest calls kept for the report (a bounded heap).
+pub const SLOWEST: usize = 20;
+
+#[derive(Default, Clone)]
+pub struct MethodAgg {
+    pub calls: u64,
+    /// Inclusive time of the outermost invocations (recursion counted once).
+    pub total: u64,
+    pub self_ns: u64,
+    /// Inclusive time of every call (for the mean).
+    pub sum: u64,
+    pub max: u64,
+    pub open: u64,
+    pub by_exception: u64,
+    pub hist: Histogram,
+}
+
+#[derive(Default, Clone)]
+struct ThreadAgg {
+    calls: u64,
+    traced: u64,
+}
+
+#[derive(Default, Clone)]
+struct AllocAgg {
+    count: u64,
+    bytes: u64,
+}
+
+#[derive(Default, Clone)]
+struct MonAgg {
+    contended: u64,
+    blocked: u64,
+    max_blocked: u64,
+    waits: u64,
+    waited: u64,
+}
+
+#[derive(Default, Clone)]
+struct ExcAgg {
+    thrown: u64,
+    caught: u64,
+}
+
+/// The aggregating analysis.
+#[derive(Default)]
+pub struct Report {
+    /// Method index -> row (methods with the same key, e.g. one class loaded by two
+    /// loaders, share a row).
+    row_of: Vec<u32>,
+    /// Key, a method index that names the row, figures.
+    rows: Vec<(String, u32, MethodAgg)>,
+    keys: HashMap<String, u32>,
+    threads: FastMap<u32, ThreadAgg>,
+    allocs: HashMap<(String, String), AllocAgg>,
+    monitors: HashMap<(String, String), MonAgg>,
+    exceptions: HashMap<(String, String, String), ExcAgg>,
+    gc: Gc,
+    slowest: BinaryHeap<Reverse<(u64, u64, u32, u32)>>,
+}
+
+impl Report {
+    fn row(&mut self, s: &Symbols, m: u32) -> usize {
+        let i = m as usize;
+        if self.row_of.len() <= i {
+            self.row_of.resize(i + 1, NONE);
+        }
+        if self.row_of[i] == NONE {
+            let key = &s.method(m).key;
+            let r = match self.keys.get(key) {
+                Some(&r) => r,
+                None => {
+                    let r = self.rows.len() as u32;
+                    self.rows.push((key.clone(), m, MethodAgg::default()));
+                    self.keys.insert(key.clone(), r);
+                    r
+                }
+            };
+            self.row_of[i] = r;
+        }
+        self.row_of[i] as usize
+    }
+
+    /// Per-method figures, one per key (`Class.method(signature)`) with a method index
+    /// that names it, for `diff`.
+    pub fn methods(&self) -> impl Iterator<Item = (u32, &MethodAgg)> {
+        self.rows.iter().map(|(_, m, a)| (*m, a))
+    }
+}
+
+fn site(s: &Symbols, m: Option<u32>, line: u32) -> String {
+    match m {
+        None => "?".to_string(),
+        Some(m) if m == NONE => "?".to_string(),
+        Some(m) if line > 0 => format!("{}:{line}", s.method(m).short),
+        Some(m) => s.method(m).short.clone(),
+    }
+}
+
+impl Analysis for Report {
+    fn exit(&mut self, s: &Symbols, t: u32, c: &Call, parents: &[Frame]) {
+        if !c.counted {
+            return;
+        }
+        let r = self.row(s, c.method);
+        let a = &mut self.rows[r].2;
+        a.calls += 1;
+        if !c.recursive {
+            a.total += c.incl;
+        }
+        a.self_ns += c.self_ns;
+        a.sum += c.incl;
+        a.max = a.max.max(c.incl);
+        a.open += c.open as u64;
+        a.by_exception += c.by_exception as u64;
+        a.hist.add(c.incl);
+        let th = self.threads.entry(t).or_default();
+        th.calls += 1;
+        if parents.is_empty() {
+            th.traced += c.incl;
+        }
+        if self.slowest.len() < SLOWEST
+            || self.slowest.peek().is_some_and(|Reverse(m)| m.0 < c.incl)
+        {
+            self.slowest.push(Reverse((c.incl, c.start, t, c.method)));
+            if self.slowest.len() > SLOWEST {
+                self.slowest.pop();
+            }
+        }
+    }
+
+    fn alloc(&mut self, s: &Symbols, _t: u32, a: &Alloc, _stack: &[Frame]) {
+        let key = (
+            s.alloc_class(a.class, a.is_array),
+            site(s, Some(a.site), a.line),
+        );
+        let e = self.allocs.entry(key).or_default();
+        e.count += 1;
+        e.bytes += a.size;
+    }
+
+    fn exception(&mut self, s: &Symbols, e: &Exception) {
+        let class = e
+            .class
+            .map_or("?".to_string(), |c| s.class_name(c).to_string());
+        let key = (
+            class,
+            site(s, Some(e.thrown_in), e.thrown_line),
+            e.caught_in
+                .map_or(String::new(), |m| s.method(m).short.clone()),
+        );
+        let a = self.exceptions.entry(key).or_default();
+        a.thrown += 1;
+        a.caught += e.caught_in.is_some() as u64;
+    }
+
+    fn blocked(&mut self, s: &Symbols, b: &Blocked) {
+        let class = b
+            .class
+            .map_or("?".to_string(), |c| s.class_name(c).to_string());
+        let key = (class, site(s, b.site, 0));
+        let m = self.monitors.entry(key).or_default();
+        let d = b.end.saturating_sub(b.start);
+        match b.kind {
+            BlockKind::Contended => {
+                m.contended += 1;
+                m.blocked += d;
+                m.max_blocked = m.max_blocked.max(d);
+            }
+            BlockKind::Wait => {
+                m.waits += 1;
+                m.waited += d;
+            }
+        }
+    }
+
+    fn gc(&mut self, _s: &Symbols, start: u64, end: u64) {
+        let d = end.saturating_sub(start);
+        self.gc.collections += 1;
+        self.gc.total_pause_ns += d;
+        self.gc.max_pause_ns = self.gc.max_pause_ns.max(d);
+    }
+}
+
+// ------------------------------------------------------------------ the JSON document
+
+#[derive(Serialize, Clone, Debug)]
+pub struct TraceInfo {
+    pub file: String,
+    /// The document ended with `</TRACE>`.
+    pub complete: bool,
+    /// Unix time of the trace's start (ns).
+    pub start_unix_ns: u64,
+    pub duration_ns: u64,
+    pub threads: usize,
+    pub calls: u64,
+    pub open_frames: u64,
+    pub window: Option<(u64, u64)>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct MethodRow {
+    pub class: String,
+    pub name: String,
+    pub signature: String,
+    pub calls: u64,
+    pub total_ns: u64,
+    pub self_ns: u64,
+    pub mean_ns: u64,
+    pub max_ns: u64,
+    /// Upper bound of the 99th percentile's histogram bucket (within ~4.4%).
+    pub p99_ns: u64,
+    /// Calls still open when the trace ended.
+    pub open: u64,
+    /// Calls left by an exception.
+    pub exception_exits: u64,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct ThreadRow {
+    pub id: u64,
+    pub name: String,
+    /// Relative to the trace's start.
+    pub start_ns: u64,
+    pub end_ns: Option<u64>,
+    pub lifetime_ns: u64,
+    pub calls: u64,
+    /// Inclusive time of the thread's outermost traced calls.
+    pub traced_ns: u64,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct AllocRow {
+    pub class: String,
+    pub count: u64,
+    pub bytes: u64,
+    /// `Class.method:line` of the allocating bytecode.
+    pub site: String,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct ExceptionRow {
+    pub class: String,
+    pub thrown: u64,
+    pub caught: u64,
+    /// The first traced frame it passed through (`:line` with lines=on).
+    pub thrown_in: String,
+    /// The frame that caught it ("" if it left the traced code uncaught).
+    pub caught_in: String,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct MonitorRow {
+    pub class: String,
+    pub site: String,
+    pub contended: u64,
+    pub blocked_ns: u64,
+    pub max_blocked_ns: u64,
+    pub waits: u64,
+    pub waited_ns: u64,
+}
+
+#[derive(Serialize, Clone, Debug, Default)]
+pub struct Gc {
+    pub collections: u64,
+    pub total_pause_ns: u64,
+    pub max_pause_ns: u64,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct SlowCall {
+    pub thread: String,
+    pub method: String,
+    pub start_ns: u64,
+    pub duration_ns: u64,
+}
+
+/// Everything `report` shows; `--json` prints it as is.
+#[derive(Serialize, Clone, Debug)]
+pub struct ReportDoc {
+    pub trace: TraceInfo,
+    pub methods: Vec<MethodRow>,
+    pub threads: Vec<ThreadRow>,
+    pub allocations: Vec<AllocRow>,
+    pub exceptions: Vec<ExceptionRow>,
+    pub monitors: Vec<MonitorRow>,
+    pub gc: Gc,
+    pub slowest: Vec<SlowCall>,
+}
+
+impl Report {
+    /// The document, methods filtered by `method_ok` (on `Class.method`), every list
+    /// sorted (largest first) and cut to `top` rows when given.
+    pub fn doc(
+        &self,
+        session: &crate::session::Session,
+        method_ok: &dyn Fn(&str) -> bool,
+        top: Option<usize>,
+    ) -> ReportDoc {
+        let model = &session.model;
+        let s = &model.syms;
+        let t = &model.totals;
+        let start = t.start.unwrap_or(0);
+        let rel = |x: u64| x.saturating_sub(start);
+        let cut = |n: usize| top.map_or(n, |k| k.min(n));
+
+        let mut methods: Vec<MethodRow> = Vec::new();
+        for (_, m, a) in &self.rows {
+            let info = s.method(*m);
+            if !method_ok(&info.short) && !method_ok(&info.key) {
+                continue;
+            }
+            methods.push(MethodRow {
+                class: info.class.clone(),
+                name: info.name.clone(),
+                signature: info.signature.clone(),
+                calls: a.calls,
+                total_ns: a.total,
+                self_ns: a.self_ns,
+                mean_ns: a.sum.checked_div(a.calls).unwrap_or(0),
+                max_ns: a.max,
+                p99_ns: a.hist.quantile(0.99).min(a.max),
+                open: a.open,
+                exception_exits: a.by_exception,
+            });
+        }
+        methods.sort_by(|a, b| {
+            (b.self_ns, b.total_ns, b.calls)
+                .cmp(&(a.self_ns, a.total_ns, a.calls))
+                .then_with(|| {
+                    (&a.class, &a.name, &a.signature).cmp(&(&b.class, &b.name, &b.signature))
+                })
+        });
+        methods.truncate(cut(methods.len()));
+
+        let trace_end = t.end.unwrap_or(t.last);
+        let mut threads: Vec<ThreadRow> = s
+            .threads
+            .iter()
+            .enumerate()
+            .filter(|(_, th)| th.included)
+            .map(|(i, th)| {
+                let agg = self.threads.get(&(i as u32)).cloned().unwrap_or_default();
+                ThreadRow {
+                    id: th.id,
+                    name: th.name.clone(),
+                    start_ns: rel(th.start),
+                    end_ns: th.end.map(rel),
+                    lifetime_ns: th.end.unwrap_or(trace_end).saturating_sub(th.start),
+                    calls: agg.calls,
+                    traced_ns: agg.traced,
+                }
+            })
+            .collect();
+        threads.sort_by(|a, b| (b.traced_ns, b.calls, a.id).cmp(&(a.traced_ns, a.calls, b.id)));
+        threads.truncate(cut(threads.len()));
+
+        let mut allocations: Vec<AllocRow> = self
+            .allocs
+            .iter()
+            .map(|((class, site), a)| AllocRow {
+                class: class.clone(),
+                count: a.count,
+                bytes: a.bytes,
+                site: site.clone(),
+            })
+            .collect();
+        allocations.sort_by(|a, b| {
+            (b.bytes, b.count)
+                .cmp(&(a.bytes, a.count))
+                .then_with(|| (&a.class, &a.site).cmp(&(&b.class, &b.site)))
+        });
+        allocations.truncate(cut(allocations.len()));
+
+        let mut exceptions: Vec<ExceptionRow> = self
+            .exceptions
+            .iter()
+            .map(|((class, thrown_in, caught_in), a)| ExceptionRow {
+                class: class.clone(),
+                thrown: a.thrown,
+                caught: a.caught,
+                thrown_in: thrown_in.clone(),
+                caught_in: caught_in.clone(),
+            })
+            .collect();
+        exceptions.sort_by(|a, b| {
+            b.thrown.cmp(&a.thrown).then_with(|| {
+                (&a.class, &a.thrown_in, &a.caught_in).cmp(&(&b.class, &b.thrown_in, &b.caught_in))
+            })
+        });
+        exceptions.truncate(cut(exceptions.len()));
+
+        let mut monitors: Vec<MonitorRow> = self
+            .monitors
+            .iter()
+            .map(|((class, site), m)| MonitorRow {
+                class: class.clone(),
+                site: site.clone(),
+                contended: m.contended,
+                blocked_ns: m.blocked,
+                max_blocked_ns: m.max_blocked,
+                waits: m.waits,
+                waited_ns: m.waited,
+            })
+            .collect();
+        monitors.sort_by(|a, b| {
+            (b.blocked_ns + b.waited_ns, b.contended)
+                .cmp(&(a.blocked_ns + a.waited_ns, a.contended))
+                .then_with(|| (&a.class, &a.site).cmp(&(&b.class, &b.site)))
+        });
+        monitors.truncate(cut(monitors.len()));
+
+        let mut slowest: Vec<SlowCall> = self
+            .slowest
+            .iter()
+            .map(|Reverse((d, st, th, m))| SlowCall {
+                thread: s.threads[*th as usize].name.clone(),
+                method: s.method(*m).short.clone(),
+                start_ns: rel(*st),
+                duration_ns: *d,
+            })
+            .collect();
+        slowest.sort_by(|a, b| (b.duration_ns, a.start_ns).cmp(&(a.duration_ns, b.start_ns)));
+        slowest.truncate(cut(slowest.len()));
+
+        let f = &model.filter;
+        ReportDoc {
+            trace: TraceInfo {
+                file: session.file.clone(),
+                complete: session.outcome.complete,
+                start_unix_ns: start,
+                duration_ns: trace_end.saturating_sub(start),
+                threads: s.threads.iter().filter(|t| t.included).count(),
+                calls: self.rows.iter().map(|(_, _, a)| a.calls).sum(),
+                open_frames: t.open_frames,
+                window: f.windowed().then(|| {
+                    (
+                        f.from.unwrap_or(0),
+                        f.to.unwrap_or(trace_end.saturating_sub(start)),
+                    )
+                }),
+                warnings: session.outcome.warnings.clone(),
+            },
+            methods,
+            threads,
+            allocations,
+            exceptions,
+            monitors,
+            gc: self.gc.clone(),
+            slowest,
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! Slow calls with their whole subtree, in two passes over the trace: the first finds
+//! the calls over the threshold (a call's length is known only at its exit, after its
+//! subtree streamed by), the second merges each one's subtree by path as it streams.
+//! Memory: the slow calls found, and one path tree per slow call.
+
+use super::tree::PathTree;
+use crate::model::idmap::FastMap;
+use crate::model::{Analysis, Call, Frame, Symbols};
+
+/// Pass 1: which calls (thread, ticket) took at least `over`.
+pub struct Finder<'f> {
+    pub over: u64,
+    pub method_ok: &'f dyn Fn(&str) -> bool,
+    pub found: FastMap<(u32, u64), ()>,
+}
+
+impl Analysis for Finder<'_> {
+    fn exit(&mut self, s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
+        if c.counted && c.incl >= self.over && (self.method_ok)(&s.method(c.method).short) {
+            self.found.insert((t, c.ticket), ());
+        }
+    }
+}
+
+/// One slow call and its subtree (labels are method indexes; the root is the call).
+pub struct SlowCall {
+    pub thread: u32,
+    pub start: u64,
+    pub duration: u64,
+    pub open: bool,
+    pub tree: PathTree,
+}
+
+struct Active {
+    call: SlowCall,
+    stack: Vec<u32>,
+}
+
+/// Pass 2: the subtrees of the calls pass 1 found.
+pub struct Collector {
+    pub wanted: FastMap<(u32, u64), ()>,
+    active: FastMap<u32, Vec<Active>>,
+    pub done: Vec<SlowCall>,
+}
+
+impl Collector {
+    pub fn new(wanted: FastMap<(u32, u64), ()>) -> Collector {
+        Collector {
+            wanted,
+            active: FastMap::default(),
+            done: Vec::new(),
+        }
+    }
+}
+
+impl Analysis for Collector {
+    fn enter(&mut self, _s: &Symbols, t: u32, stack: &[Frame]) {
+        let Some(f) = stack.last() else { return };
+        let list = self.active.entry(t).or_default();
+        for a in list.iter_mut() {
+            let parent = *a.stack.last().unwrap_or(&0);
+            let n = a.call.tree.child(parent, f.method);
+            a.stack.push(n);
+        }
+        if self.wanted.contains_key(&(t, f.ticket)) {
+            list.push(Active {
+                call: SlowCall {
+                    thread: t,
+                    start: f.start,
+                    duration: 0,
+                    open: false,
+                    tree: PathTree::new(f.method),
+                },
+                stack: vec![0],
+            });
+        }
+    }
+
+    fn exit(&mut self, _s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
+        let Some(list) = self.active.get_mut(&t) else {
+            return;
+        };
+        let mut i = 0;
+        while i < list.len() {
+            let a = &mut list[i];
+            if let Some(n) = a.stack.pop() {
+                a.call.tree.record(n, c);
+            }
+            if a.stack.is_empty() {
+                let mut a = list.remove(i);
+                a.call.duration = c.incl;
+                a.call.open = c.open;
+                self.done.push(a.call);
+            } else {
+                i += 1;
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! Calls merged by path: the call tree (`tree`), the folded stacks (`collapsed`,
+//! `flame`) and allocation stacks (`flame --alloc`). Memory is one node per distinct
+//! path, whatever the number of calls.
+
+use crate::model::idmap::FastMap;
+use crate::model::{Alloc, Analysis, Call, Frame, Symbols};
+use std::collections::BTreeMap;
+
+/// Label of the root node.
+pub const ROOT: u32 = u32::MAX;
+/// Set on a label that names a thread (index in the low bits), not a method.
+pub const THREAD: u32 = 1 << 31;
+
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub label: u32,
+    pub parent: u32,
+    pub calls: u64,
+    pub total: u64,
+    pub self_ns: u64,
+    pub children: Vec<u32>,
+}
+
+/// A tree of labels, one node per distinct path from the root.
+#[derive(Debug, Clone)]
+pub struct PathTree {
+    pub nodes: Vec<Node>,
+    index: FastMap<(u32, u32), u32>,
+}
+
+/// One line of a rendered tree.
+pub struct Row {
+    pub depth: usize,
+    pub node: u32,
+}
+
+impl PathTree {
+    pub fn new(root: u32) -> PathTree {
+        PathTree {
+            nodes: vec![Node {
+                label: root,
+                parent: ROOT,
+                calls: 0,
+                total: 0,
+                self_ns: 0,
+                children: Vec::new(),
+            }],
+            index: FastMap::default(),
+        }
+    }
+
+    /// The child of `parent` labelled `label`, created if new.
+    pub fn child(&mut self, parent: u32, label: u32) -> u32 {
+        if let Some(&n) = self.index.get(&(parent, label)) {
+            return n;
+        }
+        let n = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            label,
+            parent,
+            calls: 0,
+            total: 0,
+            self_ns: 0,
+            children: Vec::new(),
+        });
+        self.nodes[parent as usize].children.push(n);
+        self.index.insert((parent, label), n);
+        n
+    }
+
+    pub fn record(&mut self, n: u32, c: &Call) {
+        if c.counted {
+            let node = &mut self.nodes[n as usize];
+            node.calls += 1;
+            node.total += c.incl;
+            node.self_ns += c.self_ns;
+        }
+    }
+
+    /// Nodes in display order (depth first, children by total time, largest first),
+    /// without nodes that have no calls, are under `min_total` or deeper than `max_depth`
+    /// (the root is depth 0). Iterative: recursion in the trace must not recurse here.
+    pub fn rows(&self, min_total: u64, max_depth: Option<usize>) -> Vec<Row> {
+        let mut out = Vec::new();
+        let mut todo = vec![(0u32, 0usize)];
+        while let Some((n, depth)) = todo.pop() {
+            out.push(Row { depth, node: n });
+            if max_depth.is_some_and(|d| depth >= d) {
+                continue;
+            }
+            let mut kids: Vec<u32> = self.nodes[n as usize]
+                .children
+                .iter()
+                .copied()
+                .filter(|&k| {
+                    let node = &self.nodes[k as usize];
+                    (node.calls > 0 || node.label & THREAD != 0 && node.label != ROOT)
+                        && self.subtotal(k) >= min_total
+                })
+                .collect();
+            kids.sort_by_key(|&k| (std::cmp::Reverse(self.subtotal(k)), k));
+            for k in kids.into_iter().rev() {
+                todo.push((k, depth + 1));
+            }
+        }
+        out
+    }
+
+    /// A node's total time; for a thread node, its children's.
+    pub fn subtotal(&self, n: u32) -> u64 {
+        let node = &self.nodes[n as usize];
+        if node.label != ROOT && node.label & THREAD != 0 {
+            node.children
+                .iter()
+                .map(|&k| self.nodes[k as usize].total)
+                .sum()
+        } else {
+            node.total
+        }
+    }
+
+    /// Labels from the root's child down to `n`.
+    pub fn path(&self, mut n: u32) -> Vec<u32> {
+        let mut p = Vec::new();
+        while n != 0 && (n as usize) < self.nodes.len() {
+            p.push(self.nodes[n as usize].label);
+            n = self.nodes[n as usize].parent;
+        }
+        p.reverse();
+        p
+    }
+}
+
+/// The name a label stands for.
+pub fn label_name(s: &Symbols, label: u32) -> &str {
+    if label == ROOT {
+        "all"
+    } else if label & THREAD != 0 {
+        s.threads
+            .get((label & !THREAD) as usize)
+            .map_or("?", |t| t.name.as_str())
+    } else {
+        &s.method(label).short
+    }
+}
+
+/// The call tree of every selected thread (one subtree per thread under the root), plus
+/// the bytes allocated under each path.
+pub struct CallTree {
+    pub tree: PathTree,
+    /// Per thread: the node of each open frame.
+    stacks: Vec<Vec<u32>>,
+    /// (node, class, isArray) -> (count, bytes).
+    allocs: FastMap<(u32, u32, u8), (u64, u64)>,
+}
+
+impl Default for CallTree {
+    fn default() -> CallTree {
+        CallTree {
+            tree: PathTree::new(ROOT),
+            stacks: Vec::new(),
+            allocs: FastMap::default(),
+        }
+    }
+}
+
+impl CallTree {
+    fn top(&mut self, t: u32) -> u32 {
+        let i = t as usize;
+        if self.stacks.len() <= i {
+            self.stacks.resize(i + 1, Vec::new());
+        }
+        match self.stacks[i].last() {
+            Some(&n) => n,
+            None => self.tree.child(0, THREAD | t),
+        }
+    }
+
+    /// Folded stacks (`frame;frame;frame value`), sorted, identical stacks merged;
+    /// `threads` puts the thread's name first. Values are self time in nanoseconds.
+    pub fn folded(&self, s: &Symbols, threads: bool) -> BTreeMap<String, u64> {
+        let mut out: BTreeMap<String, u64> = BTreeMap::new();
+        for (n, node) in self.tree.nodes.iter().enumerate() {
+            if node.self_ns == 0 || node.label & THREAD != 0 {
+                continue;
+            }
+            let key = self.stack_name(s, n as u32, threads);
+            *out.entry(key).or_default() += node.self_ns;
+        }
+        out
+    }
+
+    /// Folded allocation stacks: the allocating path, then the allocated class; values
+    /// are bytes (or counts when `counts`).
+    pub fn folded_allocs(&self, s: &Symbols, threads: bool, counts: bool) -> BTreeMap<String, u64> {
+        let mut out: BTreeMap<String, u64> = BTreeMap::new();
+        for (&(n, class, is_array), &(count, bytes)) in &self.allocs {
+            let mut key = self.stack_name(s, n, threads);
+            if !key.is_empty() {
+                key.push(';');
+            }
+            key.push_str(&s.alloc_class(class, is_array));
+            *out.entry(key).or_default() += if counts { count } else { bytes };
+        }
+        out
+    }
+
+    fn stack_name(&self, s: &Symbols, n: u32, threads: bool) -> String {
+        let names: Vec<&str> = self
+            .tree
+            .path(n)
+            .into_iter()
+            .filter(|&l| threads || l & THREAD == 0)
+            // `;` separates frames and the last space the value: keep both out of names.
+            .map(|l| label_name(s, l))
+            .collect();
+        names
+            .iter()
+            .map(|n| n.replace([';', ' '], "_"))
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+}
+
+impl Analysis for CallTree {
+    fn enter(&mut self, _s: &Symbols, t: u32, stack: &[Frame]) {
+        let parent = self.top(t);
+        let Some(f) = stack.last() else { return };
+        let n = self.tree.child(parent, f.method);
+        self.stacks[t as usize].push(n);
+    }
+
+    fn exit(&mut self, _s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
+        let Some(n) = self.stacks.get_mut(t as usize).and_then(Vec::pop) else {
+            return;
+        };
+        self.tree.record(n, c);
+    }
+
+    fn alloc(&mut self, _s: &Symbols, t: u32, a: &Alloc, _stack: &[Frame]) {
+        let n = self.top(t);
+        let e = self.allocs.entry((n, a.class, a.is_array)).or_default();
+        e.0 += 1;
+        e.1 += a.size;
+    }
+}

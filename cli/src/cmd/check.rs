@@ -1,0 +1,76 @@
+//! `jtrace check`: what `cargo xtask check` does, without the source tree: the trace's
+//! vocabulary (element and attribute names, required attributes: what docs/trace.dtd
+//! declares) and every semantic rule, by the `tracecheck` crate.
+
+use crate::read;
+use std::path::PathBuf;
+use tracecheck::{Checked, Summary};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
+    pub trace: PathBuf,
+    /// Accept a trace cut short (a valid prefix of a trace; the writer was killed)
+    #[arg(long)]
+    pub prefix_ok: bool,
+}
+
+fn describe(s: &Summary) -> String {
+    let entries: u64 = s.methods.values().map(|m| m.entries).sum();
+    format!(
+        "{} threads, {} classes, {} methods, {entries} method entries, {} elements",
+        s.threads.len(),
+        s.classes.len(),
+        s.methods.len(),
+        s.elements.values().sum::<u64>()
+    )
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    let input = read::open(&a.trace)?;
+    let name = input.name.clone();
+    let compressed = input.compressed;
+    match tracecheck::check_reader(input.reader) {
+        Ok(s) => {
+            println!("{name}: valid ({})", describe(&s));
+            let repairs = s.repairs();
+            if !repairs.is_empty() {
+                println!(
+                    "{name}: valid, but repaired or dropped: {}",
+                    repairs.join(", ")
+                );
+            }
+            Ok(())
+        }
+        Err(violations) => {
+            // A plain file may be a valid prefix (tracecheck can tell for files only).
+            if !compressed {
+                if let Ok(Checked::CutShort { lines, summary }) = tracecheck::check_prefix(&a.trace)
+                {
+                    let msg = format!(
+                        "{name}: cut short after line {lines}: every element up to there is \
+                         valid, then the document stops before </TRACE> ({})",
+                        describe(&summary)
+                    );
+                    if a.prefix_ok {
+                        println!("{msg}");
+                        return Ok(());
+                    }
+                    return Err(format!("{msg}; --prefix-ok accepts it"));
+                }
+            }
+            for v in &violations {
+                eprintln!("{name}:{v}");
+            }
+            Err(format!(
+                "{name}: not valid: {}{} violation(s)",
+                if violations.len() >= tracecheck::MAX_VIOLATIONS {
+                    "at least "
+                } else {
+                    ""
+                },
+                violations.len()
+            ))
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! Arguments and output plumbing every analysing subcommand shares.
+
+use crate::model::filter::{parse_duration, Filter, Pattern};
+use std::io::{ErrorKind, Write};
+use std::path::Path;
+
+/// A duration with a unit (`10ms`).
+pub fn duration(s: &str) -> Result<u64, String> {
+    parse_duration(s, false)
+}
+
+/// A time from the trace's start (`1.5s`, `200ms`; a bare number is seconds).
+pub fn offset(s: &str) -> Result<u64, String> {
+    parse_duration(s, true)
+}
+
+/// Which threads, methods and time window to look at.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct Select {
+    /// Only threads whose name matches PATTERN (`*` and `?` wildcards; without them,
+    /// any name containing PATTERN)
+    #[arg(long, value_name = "PATTERN")]
+    pub thread: Option<String>,
+    /// Only methods (`Class.method`) matching PATTERN, same syntax as --thread
+    #[arg(long, value_name = "PATTERN")]
+    pub method: Option<String>,
+    /// Start of the time window, from the trace's start (`1.5s`, `200ms`; bare numbers are seconds)
+    #[arg(long, value_name = "TIME", value_parser = offset)]
+    pub from: Option<u64>,
+    /// End of the time window, from the trace's start
+    #[arg(long, value_name = "TIME", value_parser = offset)]
+    pub to: Option<u64>,
+}
+
+impl Select {
+    pub fn filter(&self) -> Result<Filter, String> {
+        if let (Some(a), Some(b)) = (self.from, self.to) {
+            if a > b {
+                return Err("--from is after --to".to_string());
+            }
+        }
+        Ok(Filter {
+            thread: self.thread.as_deref().map(Pattern::new),
+            method: self.method.as_deref().map(Pattern::new),
+            from: self.from,
+            to: self.to,
+        })
+    }
+}
+
+/// Writes `data` to `path`, or to stdout when `None`. A closed stdout (`| head`) is not
+/// an error.
+pub fn emit(path: Option<&Path>, data: &[u8]) -> Result<(), String> {
+    match path {
+        Some(p) => {
+            std::fs::write(p, data).map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
+            eprintln!(
+                "jtrace: wrote {} ({})",
+                p.display(),
+                crate::render::fmt::bytes(data.len() as u64)
+            );
+            Ok(())
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(data).and_then(|()| out.flush()) {
+                Err(e) if e.kind() != ErrorKind::BrokenPipe => {
+                    Err(format!("cannot write to stdout: {e}"))
+                }
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
+/// JSON with a trailing newline.
+pub fn json<T: serde::Serialize>(v: &T) -> Result<Vec<u8>, String> {
+    let mut s = serde_json::to_vec_pretty(v).map_err(|e| format!("JSON: {e}"))?;
+    s.push(b'\n');
+    Ok(s)
+}

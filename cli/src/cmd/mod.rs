@@ -1,0 +1,11 @@
+//! One module per subcommand: its command-line arguments and the pass(es) it runs.
+
+pub mod check;
+pub mod common;
+pub mod diff;
+pub mod flame;
+pub mod perfetto;
+pub mod report;
+pub mod slow;
+pub mod tree;
+pub mod xml;

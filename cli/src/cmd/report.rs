@@ -1,0 +1,55 @@
+//! `jtrace report`: the one-screen answer (text, `--json` or `--html`).
+
+use super::common::{emit, json, Select};
+use crate::analysis::report::Report;
+use crate::analysis::tree::CallTree;
+use crate::render;
+use crate::session;
+use std::path::PathBuf;
+
+/// Rows per table in the text report unless --top says otherwise.
+const TEXT_TOP: usize = 20;
+/// Rows per table in the HTML report unless --top says otherwise.
+const HTML_TOP: usize = 200;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
+    pub trace: PathBuf,
+    #[command(flatten)]
+    pub select: Select,
+    /// Rows per table (text: 20, HTML: 200, JSON: all)
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// One JSON object (schema in docs/CLI.md)
+    #[arg(long, conflicts_with = "html")]
+    pub json: bool,
+    /// A self-contained HTML page: sortable tables, flame graph, slowest calls
+    #[arg(long)]
+    pub html: bool,
+    /// Write to FILE instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    let filter = a.select.filter()?;
+    let mut both = (Report::default(), CallTree::default());
+    let s = session::run(&a.trace, filter.clone(), &mut both)?;
+    let (report, tree) = both;
+    let ok = |m: &str| filter.method_ok(m);
+    let all = report.doc(&s, &ok, None);
+    let out = if a.json {
+        json(&report.doc(&s, &ok, a.top))?
+    } else if a.html {
+        let doc = report.doc(&s, &ok, Some(a.top.unwrap_or(HTML_TOP)));
+        let mut svg = Vec::new();
+        let title = format!("{} (self time, ns)", s.file);
+        render::flame::svg(&tree.folded(&s.model.syms, false), &title, "ns", &mut svg)?;
+        render::html::page(&doc, &svg).into_bytes()
+    } else {
+        let doc = report.doc(&s, &ok, Some(a.top.unwrap_or(TEXT_TOP)));
+        render::text::report(&doc, &all).into_bytes()
+    };
+    emit(a.output.as_deref(), &out)
+}

@@ -1,0 +1,101 @@
+//! `jtrace slow`: every call over a threshold, with its thread, start and whole subtree.
+
+use super::common::{duration, emit, json, Select};
+use crate::analysis::slow::{Collector, Finder};
+use crate::analysis::tree::label_name;
+use crate::model::idmap::FastMap;
+use crate::render;
+use crate::session;
+use serde::Serialize;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
+    pub trace: PathBuf,
+    /// Calls that took at least this long (e.g. 10ms, 1.5s)
+    #[arg(long, value_name = "TIME", value_parser = duration, default_value = "10ms")]
+    pub over: u64,
+    #[command(flatten)]
+    pub select: Select,
+    /// Show only the N slowest
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Levels of each subtree to show
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+    /// JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Write to FILE instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct Node {
+    depth: usize,
+    frame: String,
+    calls: u64,
+    total_ns: u64,
+    self_ns: u64,
+}
+
+#[derive(Serialize)]
+struct Slow {
+    thread: String,
+    method: String,
+    start_ns: u64,
+    duration_ns: u64,
+    open: bool,
+    subtree: Vec<Node>,
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    let filter = a.select.filter()?;
+    let ok = |m: &str| filter.method_ok(m);
+    let mut finder = Finder {
+        over: a.over,
+        method_ok: &ok,
+        found: FastMap::default(),
+    };
+    session::run(&a.trace, filter.clone(), &mut finder)?;
+    let mut c = Collector::new(finder.found);
+    let s = session::run_quiet(&a.trace, filter.clone(), &mut c)?;
+    let mut calls = c.done;
+    let found = calls.len();
+    calls.sort_by(|x, y| (y.duration, x.start).cmp(&(x.duration, y.start)));
+    calls.truncate(a.top.unwrap_or(found));
+    let syms = &s.model.syms;
+    let out = if a.json {
+        let list: Vec<Slow> = calls
+            .iter()
+            .map(|c| Slow {
+                thread: syms.threads[c.thread as usize].name.clone(),
+                method: label_name(syms, c.tree.nodes[0].label).to_string(),
+                start_ns: c.start.saturating_sub(syms.start),
+                duration_ns: c.duration,
+                open: c.open,
+                subtree: c
+                    .tree
+                    .rows(0, a.depth)
+                    .into_iter()
+                    .map(|r| {
+                        let n = &c.tree.nodes[r.node as usize];
+                        Node {
+                            depth: r.depth,
+                            frame: label_name(syms, n.label).to_string(),
+                            calls: n.calls,
+                            total_ns: n.total,
+                            self_ns: n.self_ns,
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        json(&list)?
+    } else {
+        render::text::slow(syms, &calls, a.over, found, a.depth).into_bytes()
+    };
+    emit(a.output.as_deref(), &out)
+}

@@ -1,0 +1,33 @@
+//! `jtrace tree`: the call tree merged by path, per thread.
+
+use super::common::{duration, emit, Select};
+use crate::analysis::tree::CallTree;
+use crate::render;
+use crate::session;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
+    pub trace: PathBuf,
+    #[command(flatten)]
+    pub select: Select,
+    /// Hide frames whose total time is under TIME (e.g. 1ms)
+    #[arg(long, value_name = "TIME", value_parser = duration, default_value = "0ns")]
+    pub min_time: u64,
+    /// Show at most N levels of frames below each thread
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+    /// Write to FILE instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    let mut t = CallTree::default();
+    let s = session::run(&a.trace, a.select.filter()?, &mut t)?;
+    // Depth 1 is the thread; frames start below it.
+    let depth = a.depth.map(|d| d + 1);
+    let text = render::text::tree(&s.model.syms, &t.tree, a.min_time, depth, true);
+    emit(a.output.as_deref(), text.as_bytes())
+}

@@ -1,0 +1,569 @@
+//! From events to calls: per-thread stacks of open frames that turn entries and exits
+//! into completed calls with exact inclusive and self time, plus the exceptions,
+//! allocations, monitor waits and collections around them, handed to an [`Analysis`].
+//!
+//! Memory is bounded by what is live (threads, open frames, methods, tagged objects),
+//! never by the length of the trace.
+
+pub mod filter;
+pub mod hist;
+pub mod idmap;
+pub mod symbols;
+
+use crate::read::Event;
+use filter::Filter;
+use idmap::FastMap;
+pub use symbols::{Symbols, ThreadInfo, NONE};
+
+/// An open frame.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub method: u32,
+    pub ticket: u64,
+    pub start: u64,
+    /// Inclusive time of the frame's finished children (within the window).
+    pub child: u64,
+    /// Last source line executed in the frame (0: unknown; `lines=on` traces only).
+    pub line: u32,
+    /// The same method is open further down this thread's stack.
+    pub recursive: bool,
+    /// An exception is passing through (thrown, not caught here yet).
+    pub throwing: bool,
+}
+
+/// A finished call (or one left open at the end of the trace).
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub method: u32,
+    pub ticket: u64,
+    pub start: u64,
+    pub end: u64,
+    /// Inclusive time within the window.
+    pub incl: u64,
+    /// Inclusive time minus the children's, within the window.
+    pub self_ns: u64,
+    pub recursive: bool,
+    /// Left by an exception.
+    pub by_exception: bool,
+    /// Still open when the trace ended (`end` is the thread's or the trace's end).
+    pub open: bool,
+    /// The call overlaps the time window (always, without one).
+    pub counted: bool,
+}
+
+/// An allocation (`class` [`NONE`] when unnamed; `site` the allocating method or NONE).
+#[derive(Debug, Clone)]
+pub struct Alloc {
+    pub class: u32,
+    pub is_array: u8,
+    pub size: u64,
+    pub site: u32,
+    pub line: u32,
+    pub time: u64,
+}
+
+/// One exception, from the first traced frame it passed through to the one that caught it.
+#[derive(Debug, Clone)]
+pub struct Exception {
+    pub thread: u32,
+    /// Known only when the object's class was named (alloc=exact traces).
+    pub class: Option<u32>,
+    pub thrown_in: u32,
+    pub thrown_line: u32,
+    /// `None`: it left the traced code (or the trace ended) uncaught.
+    pub caught_in: Option<u32>,
+    pub time: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    /// Waiting to enter a contended monitor.
+    Contended,
+    /// In `Object.wait`.
+    Wait,
+}
+
+/// A thread blocked on a monitor.
+#[derive(Debug, Clone)]
+pub struct Blocked {
+    pub thread: u32,
+    pub kind: BlockKind,
+    pub class: Option<u32>,
+    /// The method that blocked (the innermost open traced frame).
+    pub site: Option<u32>,
+    pub owner: Option<u32>,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// What a subcommand computes from the calls; every method has a no-op default.
+pub trait Analysis {
+    /// `stack` holds the new frame on top.
+    fn enter(&mut self, _s: &Symbols, _thread: u32, _stack: &[Frame]) {}
+    /// `parents` is the stack without the finished frame.
+    fn exit(&mut self, _s: &Symbols, _thread: u32, _call: &Call, _parents: &[Frame]) {}
+    fn alloc(&mut self, _s: &Symbols, _thread: u32, _a: &Alloc, _stack: &[Frame]) {}
+    fn exception(&mut self, _s: &Symbols, _e: &Exception) {}
+    fn blocked(&mut self, _s: &Symbols, _b: &Blocked) {}
+    fn gc(&mut self, _s: &Symbols, _start: u64, _end: u64) {}
+}
+
+/// Two analyses fed from one pass.
+impl<A: Analysis, B: Analysis> Analysis for (A, B) {
+    fn enter(&mut self, s: &Symbols, t: u32, st: &[Frame]) {
+        self.0.enter(s, t, st);
+        self.1.enter(s, t, st);
+    }
+    fn exit(&mut self, s: &Symbols, t: u32, c: &Call, p: &[Frame]) {
+        self.0.exit(s, t, c, p);
+        self.1.exit(s, t, c, p);
+    }
+    fn alloc(&mut self, s: &Symbols, t: u32, a: &Alloc, st: &[Frame]) {
+        self.0.alloc(s, t, a, st);
+        self.1.alloc(s, t, a, st);
+    }
+    fn exception(&mut self, s: &Symbols, e: &Exception) {
+        self.0.exception(s, e);
+        self.1.exception(s, e);
+    }
+    fn blocked(&mut self, s: &Symbols, b: &Blocked) {
+        self.0.blocked(s, b);
+        self.1.blocked(s, b);
+    }
+    fn gc(&mut self, s: &Symbols, a: u64, b: u64) {
+        self.0.gc(s, a, b);
+        self.1.gc(s, a, b);
+    }
+}
+
+struct Pending {
+    obj: u64,
+    class: Option<u32>,
+    thrown_in: u32,
+    line: u32,
+    time: u64,
+}
+
+#[derive(Default)]
+struct ThreadState {
+    stack: Vec<Frame>,
+    /// Open frames per method (for `recursive`).
+    active: FastMap<u32, u32>,
+    exception: Option<Pending>,
+    contending: Option<(u64, u64, u64)>,
+    waiting: Option<(u64, u64)>,
+}
+
+/// Figures about the trace as a whole.
+#[derive(Debug, Default, Clone)]
+pub struct Totals {
+    pub start: Option<u64>,
+    pub end: Option<u64>,
+    /// Latest time seen in any event.
+    pub last: u64,
+    pub entries: u64,
+    /// Exits that closed frames above their own (those frames were closed with them).
+    pub inferred_exits: u64,
+    /// Exits naming no open frame (ignored).
+    pub mismatched_exits: u64,
+    /// Frames still open when the trace ended.
+    pub open_frames: u64,
+    pub gcs: u64,
+}
+
+/// The stack machine; feed it events, then call [`Model::finish`].
+pub struct Model {
+    pub syms: Symbols,
+    pub filter: Filter,
+    pub totals: Totals,
+    threads: Vec<ThreadState>,
+    /// Class of each live named object (allocated or defined with a class), for the
+    /// class of an exception or a monitor.
+    objects: FastMap<u64, u32>,
+    gc_open: Option<u64>,
+    /// The window in absolute nanoseconds, once the trace's start is known.
+    window: (u64, u64),
+}
+
+impl Model {
+    pub fn new(filter: Filter) -> Model {
+        Model {
+            syms: Symbols::default(),
+            filter,
+            totals: Totals::default(),
+            threads: Vec::new(),
+            objects: FastMap::default(),
+            gc_open: None,
+            window: (0, u64::MAX),
+        }
+    }
+
+    fn set_start(&mut self, t: u64) {
+        if self.totals.start.is_some() {
+            return;
+        }
+        self.totals.start = Some(t);
+        self.syms.start = t;
+        let from = self.filter.from.map_or(0, |f| t.saturating_add(f));
+        let to = self.filter.to.map_or(u64::MAX, |f| t.saturating_add(f));
+        self.window = (from, to);
+        self.syms.window = (from, to);
+    }
+
+    /// `[start, end]` clipped to the window, and whether it overlaps it at all.
+    #[inline]
+    fn clip(&self, start: u64, end: u64) -> (u64, bool) {
+        let (ws, we) = self.window;
+        let s = start.max(ws);
+        let e = end.min(we);
+        (e.saturating_sub(s), start <= we && end >= ws)
+    }
+
+    fn in_window(&self, t: u64) -> bool {
+        t >= self.window.0 && t <= self.window.1
+    }
+
+    /// The thread's index if it is selected; threads never started get a name from their id.
+    fn thread(&mut self, id: u64, time: u64) -> Option<u32> {
+        let ix = match self.syms.thread(id) {
+            Some(ix) => ix,
+            None => self.new_thread(id, time, &format!("thread#{id}")),
+        };
+        self.syms.threads[ix as usize].included.then_some(ix)
+    }
+
+    fn new_thread(&mut self, id: u64, time: u64, name: &str) -> u32 {
+        let included = self.filter.thread_ok(name);
+        let ix = self.syms.add_thread(ThreadInfo {
+            id,
+            name: name.to_string(),
+            start: time,
+            end: None,
+            included,
+        });
+        self.threads.push(ThreadState::default());
+        ix
+    }
+
+    /// Pops the top frame of thread `t` as finished at `end`.
+    fn pop<A: Analysis>(&mut self, t: u32, end: u64, open: bool, a: &mut A) {
+        let ts = &mut self.threads[t as usize];
+        let Some(f) = ts.stack.pop() else { return };
+        if let Some(n) = ts.active.get_mut(&f.method) {
+            *n = n.saturating_sub(1);
+        }
+        let end = end.max(f.start);
+        let (incl, counted) = self.clip(f.start, end);
+        let ts = &mut self.threads[t as usize];
+        if let Some(parent) = ts.stack.last_mut() {
+            parent.child += incl;
+        }
+        let call = Call {
+            method: f.method,
+            ticket: f.ticket,
+            start: f.start,
+            end,
+            incl,
+            self_ns: incl.saturating_sub(f.child),
+            recursive: f.recursive,
+            by_exception: f.throwing,
+            open,
+            counted,
+        };
+        a.exit(&self.syms, t, &call, &ts.stack);
+    }
+
+    fn flush_exception<A: Analysis>(&mut self, t: u32, caught_in: Option<u32>, a: &mut A) {
+        let Some(p) = self.threads[t as usize].exception.take() else {
+            return;
+        };
+        if self.in_window(p.time) {
+            a.exception(
+                &self.syms,
+                &Exception {
+                    thread: t,
+                    class: p.class,
+                    thrown_in: p.thrown_in,
+                    thrown_line: p.line,
+                    caught_in,
+                    time: p.time,
+                },
+            );
+        }
+    }
+
+    pub fn event<A: Analysis>(&mut self, ev: &Event, a: &mut A) {
+        match *ev {
+            Event::Entry {
+                thread,
+                method,
+                ticket,
+                time,
+            } => {
+                self.totals.last = self.totals.last.max(time);
+                let Some(t) = self.thread(thread, time) else {
+                    return;
+                };
+                self.totals.entries += 1;
+                let m = self.syms.method_or_placeholder(method);
+                let ts = &mut self.threads[t as usize];
+                let n = ts.active.entry(m).or_insert(0);
+                *n += 1;
+                ts.stack.push(Frame {
+                    method: m,
+                    ticket,
+                    start: time,
+                    child: 0,
+                    line: 0,
+                    recursive: *n > 1,
+                    throwing: false,
+                });
+                a.enter(&self.syms, t, &ts.stack);
+            }
+            Event::Exit {
+                thread,
+                ticket,
+                time,
+                ..
+            } => {
+                self.totals.last = self.totals.last.max(time);
+                let Some(t) = self.thread(thread, time) else {
+                    return;
+                };
+                let stack = &self.threads[t as usize].stack;
+                match stack.iter().rposition(|f| f.ticket == ticket) {
+                    Some(i) => {
+                        let above = (stack.len() - 1 - i) as u64;
+                        self.totals.inferred_exits += above;
+                        for _ in 0..=above {
+                            self.pop(t, time, false, a);
+                        }
+                    }
+                    None => self.totals.mismatched_exits += 1,
+                }
+            }
+            Event::Line {
+                thread,
+                method,
+                line,
+                ..
+            } => {
+                if let Some(t) = self.syms.thread(thread) {
+                    let m = self.syms.method_or_placeholder(method);
+                    if let Some(f) = self.threads[t as usize].stack.last_mut() {
+                        if f.method == m {
+                            f.line = line;
+                        }
+                    }
+                }
+            }
+            Event::Throw {
+                thread,
+                obj,
+                method,
+                ticket,
+                time,
+            } => {
+                let Some(t) = self.thread(thread, time) else {
+                    return;
+                };
+                let m = self.syms.method_or_placeholder(method);
+                let class = self.objects.get(&obj).copied();
+                let ts = &mut self.threads[t as usize];
+                let line = match ts.stack.iter_mut().rev().find(|f| f.ticket == ticket) {
+                    Some(f) => {
+                        f.throwing = true;
+                        f.line
+                    }
+                    None => 0,
+                };
+                let same = ts.exception.as_ref().is_some_and(|p| p.obj == obj);
+                if !same {
+                    // A new exception: the previous one left the traced code uncaught.
+                    self.flush_exception(t, None, a);
+                    self.threads[t as usize].exception = Some(Pending {
+                        obj,
+                        class,
+                        thrown_in: m,
+                        line,
+                        time,
+                    });
+                }
+            }
+            Event::Catch {
+                thread,
+                obj,
+                method,
+                ticket,
+                time,
+            } => {
+                let Some(t) = self.thread(thread, time) else {
+                    return;
+                };
+                let m = self.syms.method_or_placeholder(method);
+                let ts = &mut self.threads[t as usize];
+                if let Some(f) = ts.stack.iter_mut().rev().find(|f| f.ticket == ticket) {
+                    f.throwing = false;
+                }
+                if ts.exception.as_ref().is_some_and(|p| p.obj == obj) {
+                    self.flush_exception(t, Some(m), a);
+                }
+            }
+            Event::Alloc {
+                thread,
+                obj,
+                class,
+                is_array,
+                size,
+                site_method,
+                site_line,
+                time,
+            } => {
+                let c = self.syms.class(class).unwrap_or(NONE);
+                if c != NONE {
+                    self.objects.insert(obj, c);
+                }
+                let Some(t) = self.thread(thread, time) else {
+                    return;
+                };
+                if !self.in_window(time) {
+                    return;
+                }
+                let site = if site_method == 0 {
+                    NONE
+                } else {
+                    self.syms.method_or_placeholder(site_method)
+                };
+                let alloc = Alloc {
+                    class: c,
+                    is_array,
+                    size,
+                    site,
+                    line: site_line,
+                    time,
+                };
+                a.alloc(&self.syms, t, &alloc, &self.threads[t as usize].stack);
+            }
+            Event::ObjDef { obj, class } => {
+                if let Some(c) = self.syms.class(class) {
+                    self.objects.insert(obj, c);
+                }
+            }
+            Event::ObjFree { obj } => {
+                self.objects.remove(&obj);
+            }
+            Event::ContendedEnter {
+                thread,
+                obj,
+                owner,
+                time,
+            } => {
+                if let Some(t) = self.thread(thread, time) {
+                    self.threads[t as usize].contending = Some((obj, time, owner));
+                }
+            }
+            Event::ContendedEntered { thread, time, .. } => {
+                let Some(t) = self.thread(thread, time) else {
+                    return;
+                };
+                if let Some((obj, start, owner)) = self.threads[t as usize].contending.take() {
+                    self.blocked(t, BlockKind::Contended, obj, owner, start, time, a);
+                }
+            }
+            Event::Wait { thread, obj, time } => {
+                if let Some(t) = self.thread(thread, time) {
+                    self.threads[t as usize].waiting = Some((obj, time));
+                }
+            }
+            Event::Waited { thread, time, .. } => {
+                let Some(t) = self.thread(thread, time) else {
+                    return;
+                };
+                if let Some((obj, start)) = self.threads[t as usize].waiting.take() {
+                    self.blocked(t, BlockKind::Wait, obj, 0, start, time, a);
+                }
+            }
+            Event::GcStart { time } => self.gc_open = Some(time),
+            Event::GcFinish { time } => {
+                if let Some(start) = self.gc_open.take() {
+                    self.totals.gcs += 1;
+                    if self.clip(start, time).1 {
+                        a.gc(&self.syms, start, time);
+                    }
+                }
+            }
+            Event::ThreadStart { id, time, ref name } => {
+                self.set_start(time);
+                self.new_thread(id, time, name);
+            }
+            Event::ThreadEnd { id, time } => {
+                if let Some(t) = self.syms.thread(id) {
+                    self.syms.threads[t as usize].end = Some(time);
+                }
+            }
+            Event::ClassDef { id, ref name } => self.syms.add_class(id, name),
+            Event::MethodDef {
+                id,
+                class,
+                ref name,
+                ref signature,
+            } => self.syms.add_method(id, class, name, signature),
+            Event::TraceStart { time } => self.set_start(time),
+            Event::TraceEnd { time } => self.totals.end = Some(time),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn blocked<A: Analysis>(
+        &mut self,
+        t: u32,
+        kind: BlockKind,
+        obj: u64,
+        owner: u64,
+        start: u64,
+        end: u64,
+        a: &mut A,
+    ) {
+        if !self.clip(start, end).1 {
+            return;
+        }
+        let b = Blocked {
+            thread: t,
+            kind,
+            class: self.objects.get(&obj).copied(),
+            site: self.threads[t as usize].stack.last().map(|f| f.method),
+            owner: if owner == 0 {
+                None
+            } else {
+                self.syms.thread(owner)
+            },
+            start,
+            end,
+        };
+        a.blocked(&self.syms, &b);
+    }
+
+    /// Closes what the trace left open: frames (reported as open, ending with their
+    /// thread or the trace) and exceptions still propagating.
+    pub fn finish<A: Analysis>(&mut self, a: &mut A) {
+        let trace_end = self
+            .totals
+            .end
+            .unwrap_or(self.totals.last)
+            .max(self.totals.last);
+        if self.totals.end.is_none() {
+            self.totals.end = Some(trace_end);
+        }
+        for t in 0..self.threads.len() as u32 {
+            self.flush_exception(t, None, a);
+            let end = self.syms.threads[t as usize].end.unwrap_or(trace_end);
+            while !self.threads[t as usize].stack.is_empty() {
+                self.totals.open_frames += 1;
+                self.pop(t, end, true, a);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

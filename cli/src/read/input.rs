@@ -1,0 +1,221 @@
+//! Opening a trace: the one place that knows file kinds (`.xml`, `.xml.gz`, `.xml.zst`,
+//! `.jtr`, rendered by the trace crate on a thread) and turns a path into a stream of XML bytes with progress reporting.
+
+use super::progress::{Counting, Progress};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::sync::mpsc::{self, Receiver, SyncSender};
+
+/// Read buffer: large enough that system calls and progress updates are rare.
+const BUF: usize = 1 << 20;
+
+/// An opened trace: its XML bytes and what to call it in messages.
+pub struct Input {
+    /// The path as the user gave it.
+    pub name: String,
+    /// The XML document, decompressed.
+    pub reader: Box<dyn BufRead>,
+    /// Whether `reader` decompresses (then `size` is not the XML's size).
+    pub compressed: bool,
+    /// Kept alive while reading: clears the progress bar when dropped.
+    _progress: Progress,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Kind {
+    Xml,
+    Gzip,
+    Zstd,
+    Jtr,
+}
+
+/// The kind from the file name, else from the first bytes (gzip and zstd magic).
+fn kind(path: &Path, head: &[u8]) -> Kind {
+    let name = path.to_string_lossy();
+    if name.ends_with(".jtr") {
+        Kind::Jtr
+    } else if name.ends_with(".gz") || head.starts_with(&[0x1f, 0x8b]) {
+        Kind::Gzip
+    } else if name.ends_with(".zst") || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Kind::Zstd
+    } else {
+        Kind::Xml
+    }
+}
+
+/// Opens `path` for reading as a jtrace XML document; `Err` is one line naming the file.
+pub fn open(path: &Path) -> Result<Input, String> {
+    let name = path.display().to_string();
+    let file = File::open(path).map_err(|e| format!("{name}: cannot open: {e}"))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("{name}: cannot read: {e}"))?;
+    if meta.is_dir() {
+        return Err(format!("{name}: is a directory, not a trace"));
+    }
+    let size = meta.len();
+    let progress = Progress::new(size);
+    let mut raw = BufReader::with_capacity(BUF, Counting::new(file, progress.clone()));
+    let head = raw
+        .fill_buf()
+        .map_err(|e| format!("{name}: cannot read: {e}"))?
+        .to_vec();
+    if head.is_empty() {
+        return Err(format!("{name}: empty file, not a trace"));
+    }
+    let (reader, compressed): (Box<dyn BufRead>, bool) = match kind(path, &head) {
+        Kind::Xml => (Box::new(raw), false),
+        Kind::Gzip => (
+            Box::new(BufReader::with_capacity(
+                BUF,
+                flate2::bufread::MultiGzDecoder::new(raw),
+            )),
+            true,
+        ),
+        Kind::Zstd => {
+            let d = zstd::stream::read::Decoder::with_buffer(raw)
+                .map_err(|e| format!("{name}: not a zstd stream: {e}"))?;
+            (Box::new(BufReader::with_capacity(BUF, d)), true)
+        }
+        // A .jtr is read as the XML document the agent would have written: the trace
+        // crate's renderer runs on a thread and feeds this reader through a pipe.
+        Kind::Jtr => {
+            if !head.starts_with(&trace::jtr::MAGIC) {
+                return Err(format!("{name}: not a jtrace .jtr file (no JTR header)"));
+            }
+            (
+                Box::new(BufReader::with_capacity(
+                    BUF,
+                    jtr_as_xml(name.clone(), raw)?,
+                )),
+                false,
+            )
+        }
+    };
+    Ok(Input {
+        name,
+        reader,
+        compressed,
+        _progress: progress,
+    })
+}
+
+/// Pieces of rendered XML in flight between the render thread and the reader.
+const IN_FLIGHT: usize = 4;
+
+type Piece = Result<Vec<u8>, String>;
+
+/// Starts the renderer on `jtr`; the returned reader yields the XML document.
+fn jtr_as_xml(name: String, jtr: impl Read + Send + 'static) -> Result<JtrXml, String> {
+    let (tx, rx) = mpsc::sync_channel::<Piece>(IN_FLIGHT);
+    std::thread::Builder::new()
+        .name("jtrace-render".into())
+        .spawn(move || {
+            let out = PieceWriter { tx: tx.clone() };
+            match trace::jtr::to_xml(jtr, out) {
+                Ok(done) => {
+                    if let Some(why) = done.cut_short {
+                        eprintln!(
+                            "jtrace: warning: {name} was cut short ({why}); read up to its \
+                             last whole block"
+                        );
+                    }
+                }
+                // The reader may be gone (it stopped early): nobody to tell then.
+                Err(e) => drop(tx.send(Err(format!("{name}: {e}")))),
+            }
+        })
+        .map_err(|e| format!("cannot start the .jtr renderer: {e}"))?;
+    Ok(JtrXml {
+        rx,
+        piece: Vec::new(),
+        pos: 0,
+    })
+}
+
+/// The renderer's side of the pipe: each write the renderer makes (about 1 MiB) is one
+/// piece.
+struct PieceWriter {
+    tx: SyncSender<Piece>,
+}
+
+impl Write for PieceWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.tx
+            .send(Ok(buf.to_vec()))
+            .map_err(|_| std::io::Error::other("the reader stopped"))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The reader's side: the rendered XML, piece after piece; a rendering error becomes
+/// a read error carrying its message.
+struct JtrXml {
+    rx: Receiver<Piece>,
+    piece: Vec<u8>,
+    pos: usize,
+}
+
+impl Read for JtrXml {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.pos == self.piece.len() {
+            match self.rx.recv() {
+                Ok(Ok(p)) => {
+                    self.piece = p;
+                    self.pos = 0;
+                }
+                Ok(Err(e)) => return Err(std::io::Error::other(e)),
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.piece.len() - self.pos);
+        buf[..n].copy_from_slice(&self.piece[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_by_name_then_magic() {
+        assert_eq!(kind(Path::new("a.xml"), b"<?xml"), Kind::Xml);
+        assert_eq!(kind(Path::new("a.xml.gz"), b"<"), Kind::Gzip);
+        assert_eq!(kind(Path::new("a.xml.zst"), b"<"), Kind::Zstd);
+        assert_eq!(kind(Path::new("a.jtr"), b""), Kind::Jtr);
+        assert_eq!(kind(Path::new("a"), &[0x1f, 0x8b, 8]), Kind::Gzip);
+        assert_eq!(kind(Path::new("a"), &[0x28, 0xb5, 0x2f, 0xfd]), Kind::Zstd);
+    }
+
+    #[test]
+    fn a_jtr_reads_as_the_agents_xml() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../trace/tests/data");
+        let mut input = open(&data.join("v1-exceptions.jtr")).unwrap();
+        let mut xml = Vec::new();
+        input.reader.read_to_end(&mut xml).unwrap();
+        assert!(xml == std::fs::read(data.join("v1-exceptions.xml")).unwrap());
+    }
+
+    #[test]
+    fn missing_empty_and_jtr_files_are_one_line_errors() {
+        let dir = std::env::temp_dir().join(format!("jtrace-cli-input-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let e = open(&dir.join("nope.xml")).err().unwrap();
+        assert!(e.contains("nope.xml") && e.contains("cannot open"), "{e}");
+        std::fs::write(dir.join("empty.xml"), "").unwrap();
+        let e = open(&dir.join("empty.xml")).err().unwrap();
+        assert!(e.contains("empty file"), "{e}");
+        std::fs::write(dir.join("t.jtr"), "x").unwrap();
+        let e = open(&dir.join("t.jtr")).err().unwrap();
+        assert!(e.contains("not a jtrace .jtr file"), "{e}");
+        assert!(!e.contains('\n'));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,326 @@
+//! `jtrace report --html`: one self-contained page (no network access): the report's
+//! tables, sortable by any column, the flame graph, and the slowest calls.
+//!
+//! The flame graph is inferno's interactive SVG in an `<iframe>` with a `data:` URL, so
+//! its own script runs in its own document exactly as when the SVG is opened alone.
+
+use super::fmt;
+use crate::analysis::report::ReportDoc;
+
+fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// Standard base64 (RFC 4648), for the SVG's data: URL.
+fn base64(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut o = String::with_capacity(data.len().div_ceil(3) * 4);
+    for c in data.chunks(3) {
+        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
+        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        for i in 0..4 {
+            if i <= c.len() {
+                o.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                o.push('=');
+            }
+        }
+    }
+    o
+}
+
+/// A cell: what it shows, and the number it sorts by (if any).
+enum Cell {
+    Num(u64, String),
+    Text(String),
+}
+
+fn n(v: u64) -> Cell {
+    Cell::Num(v, v.to_string())
+}
+
+fn t(v: u64) -> Cell {
+    Cell::Num(v, fmt::ns(v))
+}
+
+fn table(o: &mut String, id: &str, title: &str, head: &[&str], rows: Vec<Vec<Cell>>) {
+    o.push_str(&format!("<h2>{}</h2>\n", esc(title)));
+    if rows.is_empty() {
+        o.push_str("<p class=\"none\">none</p>\n");
+        return;
+    }
+    o.push_str(&format!(
+        "<table class=\"sortable\" id=\"{id}\"><thead><tr>"
+    ));
+    for h in head {
+        o.push_str(&format!("<th>{}</th>", esc(h)));
+    }
+    o.push_str("</tr></thead><tbody>\n");
+    for r in rows {
+        o.push_str("<tr>");
+        for c in r {
+            match c {
+                Cell::Num(v, s) => {
+                    o.push_str(&format!("<td class=\"n\" data-v=\"{v}\">{}</td>", esc(&s)))
+                }
+                Cell::Text(s) => o.push_str(&format!("<td>{}</td>", esc(&s))),
+            }
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</tbody></table>\n");
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
+table{border-collapse:collapse;font-size:13px}th,td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}
+th{cursor:pointer;background:#f3f3f3;user-select:none}th:hover{background:#e4e4e4}
+td.n{text-align:right;font-variant-numeric:tabular-nums}td{font-family:ui-monospace,monospace}
+.none,.meta{color:#666}iframe{width:100%;height:620px;border:1px solid #ccc}";
+
+/// Click a header to sort by it (numbers by their data-v value), again to reverse.
+const SCRIPT: &str = "document.querySelectorAll('table.sortable').forEach(function(table){
+  table.querySelectorAll('th').forEach(function(th,i){
+    th.addEventListener('click',function(){
+      var body=table.tBodies[0];var rows=Array.prototype.slice.call(body.rows);
+      var asc=th.getAttribute('data-order')!=='asc';th.setAttribute('data-order',asc?'asc':'desc');
+      function key(r){var c=r.cells[i];var v=c.getAttribute('data-v');return v===null?c.textContent:Number(v);}
+      rows.sort(function(a,b){var x=key(a),y=key(b);var d=(typeof x==='number'&&typeof y==='number')?x-y:String(x).localeCompare(String(y));return asc?d:-d;});
+      rows.forEach(function(r){body.appendChild(r);});
+    });
+  });
+});
+// `report.html#selftest` (the browser test): sort the methods by calls, twice, and
+// record on <body> whether both orders came out right.
+if(location.hash==='#selftest'){
+  var t=document.getElementById('methods');var ok=!!t;
+  if(t){var th=t.tHead.rows[0].cells[1];
+    function calls(){return Array.prototype.map.call(t.tBodies[0].rows,function(r){return Number(r.cells[1].getAttribute('data-v'));});}
+    th.click();var a=calls();th.click();var d=calls();
+    for(var i=1;i<a.length;i++){if(a[i-1]>a[i]||d[i-1]<d[i])ok=false;}}
+  document.body.setAttribute('data-selftest',ok?'ok':'failed');
+}";
+
+pub fn page(d: &ReportDoc, flame_svg: &[u8]) -> String {
+    let mut o = String::new();
+    let tr = &d.trace;
+    o.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n");
+    o.push_str(&format!(
+        "<title>jtrace report: {}</title>\n",
+        esc(&tr.file)
+    ));
+    o.push_str(&format!("<style>{STYLE}</style></head><body>\n"));
+    o.push_str(&format!("<h1>jtrace report: {}</h1>\n", esc(&tr.file)));
+    o.push_str(&format!(
+        "<p class=\"meta\">{} from {}, {} threads, {} calls{}{}</p>\n",
+        fmt::ns(tr.duration_ns),
+        esc(&fmt::date(tr.start_unix_ns)),
+        tr.threads,
+        tr.calls,
+        if tr.complete {
+            ""
+        } else {
+            ", cut short (read up to its end)"
+        },
+        if tr.open_frames > 0 {
+            format!(", {} frames still open at the end", tr.open_frames)
+        } else {
+            String::new()
+        }
+    ));
+    o.push_str("<h2>Flame graph (self time)</h2>\n");
+    o.push_str(&format!(
+        "<iframe id=\"flame\" title=\"flame graph\" src=\"data:image/svg+xml;base64,{}\"></iframe>\n",
+        base64(flame_svg)
+    ));
+    let rows = d
+        .methods
+        .iter()
+        .map(|m| {
+            vec![
+                Cell::Text(format!("{}.{}{}", m.class, m.name, m.signature)),
+                n(m.calls),
+                t(m.total_ns),
+                t(m.self_ns),
+                t(m.mean_ns),
+                t(m.p99_ns),
+                t(m.max_ns),
+                n(m.open),
+            ]
+        })
+        .collect();
+    table(
+        &mut o,
+        "methods",
+        "Methods",
+        &[
+            "method", "calls", "total", "self", "mean", "p99", "max", "open",
+        ],
+        rows,
+    );
+    let rows = d
+        .slowest
+        .iter()
+        .map(|c| {
+            vec![
+                t(c.duration_ns),
+                Cell::Num(c.start_ns, format!("+{}", fmt::ns(c.start_ns))),
+                Cell::Text(c.thread.clone()),
+                Cell::Text(c.method.clone()),
+            ]
+        })
+        .collect();
+    table(
+        &mut o,
+        "slowest",
+        "Slowest calls",
+        &["duration", "start", "thread", "method"],
+        rows,
+    );
+    let rows = d
+        .threads
+        .iter()
+        .map(|th| {
+            vec![
+                Cell::Text(th.name.clone()),
+                Cell::Num(th.start_ns, format!("+{}", fmt::ns(th.start_ns))),
+                t(th.lifetime_ns),
+                n(th.calls),
+                t(th.traced_ns),
+            ]
+        })
+        .collect();
+    table(
+        &mut o,
+        "threads",
+        "Threads",
+        &["thread", "start", "lifetime", "calls", "traced"],
+        rows,
+    );
+    let rows = d
+        .allocations
+        .iter()
+        .map(|a| {
+            vec![
+                Cell::Text(a.class.clone()),
+                n(a.count),
+                Cell::Num(a.bytes, fmt::bytes(a.bytes)),
+                Cell::Text(a.site.clone()),
+            ]
+        })
+        .collect();
+    table(
+        &mut o,
+        "allocations",
+        "Allocations",
+        &["class", "count", "bytes", "site"],
+        rows,
+    );
+    let rows = d
+        .monitors
+        .iter()
+        .map(|m| {
+            vec![
+                Cell::Text(m.class.clone()),
+                Cell::Text(m.site.clone()),
+                n(m.contended),
+                t(m.blocked_ns),
+                t(m.max_blocked_ns),
+                n(m.waits),
+                t(m.waited_ns),
+            ]
+        })
+        .collect();
+    table(
+        &mut o,
+        "monitors",
+        "Monitors",
+        &[
+            "class",
+            "where",
+            "contended",
+            "blocked",
+            "longest",
+            "waits",
+            "waited",
+        ],
+        rows,
+    );
+    let rows = d
+        .exceptions
+        .iter()
+        .map(|e| {
+            vec![
+                Cell::Text(e.class.clone()),
+                n(e.thrown),
+                n(e.caught),
+                Cell::Text(e.thrown_in.clone()),
+                Cell::Text(e.caught_in.clone()),
+            ]
+        })
+        .collect();
+    table(
+        &mut o,
+        "exceptions",
+        "Exceptions",
+        &["class", "thrown", "caught", "thrown in", "caught in"],
+        rows,
+    );
+    let g = &d.gc;
+    o.push_str(&format!(
+        "<h2>GC</h2>\n<p id=\"gc\">{} collections, {} total pause, {} longest</p>\n",
+        g.collections,
+        fmt::ns(g.total_pause_ns),
+        fmt::ns(g.max_pause_ns)
+    ));
+    o.push_str(&format!("<script>{SCRIPT}</script>\n</body></html>\n"));
+    o
+}
+
+/// `jtrace flame -o x.html`: a page that is just the flame graph.
+pub fn flame_page(title: &str, svg: &[u8]) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n\
+         <style>html,body{{margin:0;height:100%}}iframe{{border:0;width:100%;height:100%}}</style>\n\
+         </head><body><iframe id=\"flame\" title=\"flame graph\" src=\"data:image/svg+xml;base64,{}\"></iframe></body></html>\n",
+        esc(title),
+        base64(svg)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_rfc4648_vectors() {
+        for (i, o) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(i.as_bytes()), o);
+        }
+    }
+
+    #[test]
+    fn escapes() {
+        assert_eq!(
+            esc("<a href='x'>&\""),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;"
+        );
+    }
+}

@@ -1,0 +1,8 @@
+//! Outputs: one module per format, each turning an analysis' results into bytes.
+
+pub mod diff;
+pub mod flame;
+pub mod fmt;
+pub mod html;
+pub mod perfetto;
+pub mod text;

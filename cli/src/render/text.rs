@@ -1,0 +1,364 @@
+//! The plain-text outputs: `report`, `tree` and `slow`, as aligned tables.
+
+use super::fmt;
+use crate::analysis::report::ReportDoc;
+use crate::analysis::slow::SlowCall;
+use crate::analysis::tree::{label_name, PathTree};
+use crate::model::Symbols;
+use std::fmt::Write;
+
+/// Columns two spaces apart; numbers (cells starting with a digit, `+` or `-`, and
+/// empty ones) right-aligned, names left-aligned; the last column is never padded.
+pub fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
+    let numeric: Vec<bool> = (0..header.len())
+        .map(|i| {
+            rows.iter().all(|r| {
+                r.get(i).is_none_or(|c| {
+                    c.is_empty()
+                        || c.starts_with(|ch: char| ch.is_ascii_digit() || ch == '+' || ch == '-')
+                })
+            })
+        })
+        .collect();
+    let n = header.len();
+    let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate().take(n) {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let mut line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut l = String::from(" ");
+        for (i, c) in cells.enumerate() {
+            l.push(' ');
+            let pad = " ".repeat(w[i].saturating_sub(c.chars().count()));
+            if i + 1 == n {
+                l.push_str(c);
+            } else if numeric[i] {
+                l.push_str(&pad);
+                l.push_str(c);
+                l.push(' ');
+            } else {
+                l.push_str(c);
+                l.push_str(&pad);
+                l.push(' ');
+            }
+        }
+        out.push_str(l.trim_end());
+        out.push('\n');
+    };
+    line(&mut header.iter().copied());
+    for r in rows {
+        line(&mut r.iter().map(String::as_str));
+    }
+}
+
+/// What a section shows when it is cut to `--top`.
+fn heading(out: &mut String, title: &str, shown: usize, of: Option<usize>) {
+    match of {
+        Some(all) if all > shown => {
+            let _ = writeln!(out, "\n{title} (top {shown} of {all})");
+        }
+        _ => {
+            let _ = writeln!(out, "\n{title}");
+        }
+    }
+}
+
+/// `jtrace report`. `totals` are the row counts before `--top` cut them.
+pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
+    let mut o = String::new();
+    let t = &d.trace;
+    let _ = writeln!(o, "jtrace report: {}", t.file);
+    let _ = writeln!(
+        o,
+        "  {} from {}, {} threads, {} calls{}",
+        fmt::ns(t.duration_ns),
+        fmt::date(t.start_unix_ns),
+        t.threads,
+        t.calls,
+        if t.complete {
+            ""
+        } else {
+            ", CUT SHORT (read up to its end)"
+        }
+    );
+    if let Some((a, b)) = t.window {
+        let _ = writeln!(
+            o,
+            "  window: {} .. {} after the start",
+            fmt::ns(a),
+            fmt::ns(b)
+        );
+    }
+    if t.open_frames > 0 {
+        let _ = writeln!(
+            o,
+            "  {} frames still open at the end: counted up to their thread's (or the trace's) end",
+            t.open_frames
+        );
+    }
+
+    heading(
+        &mut o,
+        "Methods by self time",
+        d.methods.len(),
+        Some(totals.methods.len()),
+    );
+    let rows: Vec<Vec<String>> = d
+        .methods
+        .iter()
+        .map(|m| {
+            let mut name = format!("{}.{}{}", m.class, m.name, m.signature);
+            if m.open > 0 {
+                let _ = write!(name, " ({} open)", m.open);
+            }
+            vec![
+                m.calls.to_string(),
+                fmt::ns(m.total_ns),
+                fmt::ns(m.self_ns),
+                fmt::ns(m.mean_ns),
+                fmt::ns(m.p99_ns),
+                fmt::ns(m.max_ns),
+                name,
+            ]
+        })
+        .collect();
+    table(
+        &mut o,
+        &["calls", "total", "self", "mean", "p99", "max", "method"],
+        &rows,
+    );
+
+    heading(
+        &mut o,
+        "Threads by time in traced code",
+        d.threads.len(),
+        Some(totals.threads.len()),
+    );
+    let rows: Vec<Vec<String>> = d
+        .threads
+        .iter()
+        .map(|th| {
+            vec![
+                format!("+{}", fmt::ns(th.start_ns)),
+                match th.end_ns {
+                    Some(_) => fmt::ns(th.lifetime_ns),
+                    None => format!("{} (no end)", fmt::ns(th.lifetime_ns)),
+                },
+                th.calls.to_string(),
+                fmt::ns(th.traced_ns),
+                th.name.clone(),
+            ]
+        })
+        .collect();
+    table(
+        &mut o,
+        &["start", "lifetime", "calls", "traced", "thread"],
+        &rows,
+    );
+
+    heading(
+        &mut o,
+        "Allocations by bytes",
+        d.allocations.len(),
+        Some(totals.allocations.len()),
+    );
+    if d.allocations.is_empty() {
+        o.push_str("  none (trace with alloc=exact or alloc=sampled:N to see them)\n");
+    } else {
+        let rows: Vec<Vec<String>> = d
+            .allocations
+            .iter()
+            .map(|a| {
+                vec![
+                    a.count.to_string(),
+                    fmt::bytes(a.bytes),
+                    a.class.clone(),
+                    a.site.clone(),
+                ]
+            })
+            .collect();
+        table(&mut o, &["count", "bytes", "class", "site"], &rows);
+    }
+
+    heading(
+        &mut o,
+        "Monitors",
+        d.monitors.len(),
+        Some(totals.monitors.len()),
+    );
+    if d.monitors.is_empty() {
+        o.push_str("  no contention, no waits\n");
+    } else {
+        let rows: Vec<Vec<String>> = d
+            .monitors
+            .iter()
+            .map(|m| {
+                vec![
+                    m.contended.to_string(),
+                    fmt::ns(m.blocked_ns),
+                    fmt::ns(m.max_blocked_ns),
+                    m.waits.to_string(),
+                    fmt::ns(m.waited_ns),
+                    m.class.clone(),
+                    m.site.clone(),
+                ]
+            })
+            .collect();
+        table(
+            &mut o,
+            &[
+                "contended",
+                "blocked",
+                "longest",
+                "waits",
+                "waited",
+                "class",
+                "where",
+            ],
+            &rows,
+        );
+    }
+
+    heading(
+        &mut o,
+        "Exceptions",
+        d.exceptions.len(),
+        Some(totals.exceptions.len()),
+    );
+    if d.exceptions.is_empty() {
+        o.push_str("  none\n");
+    } else {
+        let rows: Vec<Vec<String>> = d
+            .exceptions
+            .iter()
+            .map(|e| {
+                vec![
+                    e.thrown.to_string(),
+                    e.caught.to_string(),
+                    e.class.clone(),
+                    e.thrown_in.clone(),
+                    if e.caught_in.is_empty() {
+                        "(not caught in traced code)".to_string()
+                    } else {
+                        e.caught_in.clone()
+                    },
+                ]
+            })
+            .collect();
+        table(
+            &mut o,
+            &["thrown", "caught", "class", "thrown in", "caught in"],
+            &rows,
+        );
+    }
+
+    let g = &d.gc;
+    let _ = writeln!(
+        o,
+        "\nGC: {} collections, {} total pause, {} longest",
+        g.collections,
+        fmt::ns(g.total_pause_ns),
+        fmt::ns(g.max_pause_ns)
+    );
+
+    heading(&mut o, "Slowest calls", d.slowest.len(), None);
+    let rows: Vec<Vec<String>> = d
+        .slowest
+        .iter()
+        .map(|c| {
+            vec![
+                fmt::ns(c.duration_ns),
+                format!("+{}", fmt::ns(c.start_ns)),
+                c.thread.clone(),
+                c.method.clone(),
+            ]
+        })
+        .collect();
+    table(&mut o, &["duration", "start", "thread", "method"], &rows);
+    o
+}
+
+/// Rows of a path tree: calls, total, self and the indented frame name. `skip_root`
+/// leaves out the root node (the call tree's "all").
+pub fn tree(
+    s: &Symbols,
+    t: &PathTree,
+    min_total: u64,
+    max_depth: Option<usize>,
+    skip_root: bool,
+) -> String {
+    let mut o = String::new();
+    let rows: Vec<Vec<String>> = t
+        .rows(min_total, max_depth)
+        .into_iter()
+        .filter(|r| !(skip_root && r.depth == 0))
+        .map(|r| {
+            let n = &t.nodes[r.node as usize];
+            let indent = "  ".repeat(r.depth.saturating_sub(skip_root as usize));
+            let is_call = n.calls > 0 || !skip_root;
+            vec![
+                if is_call {
+                    n.calls.to_string()
+                } else {
+                    String::new()
+                },
+                fmt::ns(t.subtotal(r.node)),
+                if is_call {
+                    fmt::ns(n.self_ns)
+                } else {
+                    String::new()
+                },
+                format!("{indent}{}", label_name(s, n.label)),
+            ]
+        })
+        .collect();
+    table(&mut o, &["calls", "total", "self", "frame"], &rows);
+    o
+}
+
+/// `jtrace slow`: each slow call, then its subtree merged by path.
+pub fn slow(
+    s: &Symbols,
+    calls: &[SlowCall],
+    over: u64,
+    shown_of: usize,
+    depth: Option<usize>,
+) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} calls took {} or more{}",
+        shown_of,
+        fmt::ns(over),
+        if calls.len() < shown_of {
+            format!(" (the {} slowest shown)", calls.len())
+        } else {
+            String::new()
+        }
+    );
+    for c in calls {
+        let root = &c.tree.nodes[0];
+        let _ = writeln!(
+            o,
+            "\n{} {} thread {} at +{}{}",
+            fmt::ns(c.duration),
+            label_name(s, root.label),
+            s.threads
+                .get(c.thread as usize)
+                .map_or("?", |t| t.name.as_str()),
+            fmt::ns(c.start.saturating_sub(s.start)),
+            if c.open {
+                " (still open at the end)"
+            } else {
+                ""
+            }
+        );
+        let body = tree(s, &c.tree, 0, depth, false);
+        for l in body.lines() {
+            let _ = writeln!(o, "  {l}");
+        }
+    }
+    o
+}

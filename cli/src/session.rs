@@ -1,0 +1,58 @@
+//! One pass over one trace: open it, stream its events through the [`Model`] into an
+//! analysis, report the reader's warnings on stderr.
+
+use crate::model::filter::Filter;
+use crate::model::{Analysis, Model};
+use crate::read;
+use std::path::Path;
+
+/// What a pass leaves besides the analysis' own results.
+pub struct Session {
+    pub file: String,
+    pub model: Model,
+    pub outcome: read::Outcome,
+}
+
+/// Reads `path` once into `a`. Warnings (a trace cut short, malformed elements, frames
+/// left open) go to stderr, prefixed `jtrace: warning:`.
+pub fn run<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Session, String> {
+    let s = run_quiet(path, filter, a)?;
+    warn(&s);
+    Ok(s)
+}
+
+/// The same pass without the warnings (a second pass over a file already reported).
+pub fn run_quiet<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Session, String> {
+    let input = read::open(path)?;
+    let file = input.name.clone();
+    let mut model = Model::new(filter);
+    let outcome = read::read(input, |ev| model.event(ev, a))?;
+    model.finish(a);
+    Ok(Session {
+        file,
+        model,
+        outcome,
+    })
+}
+
+/// Warnings about the read on stderr, prefixed `jtrace: warning:`.
+fn warn(s: &Session) {
+    let (file, model, outcome) = (&s.file, &s.model, &s.outcome);
+    for w in &outcome.warnings {
+        eprintln!("jtrace: warning: {w}");
+    }
+    let t = &model.totals;
+    if t.open_frames > 0 && outcome.complete {
+        eprintln!(
+            "jtrace: warning: {file}: {} frames were still open at the end of the trace \
+             (threads that never returned); they are counted up to their thread's end",
+            t.open_frames
+        );
+    }
+    if t.mismatched_exits > 0 {
+        eprintln!(
+            "jtrace: warning: {file}: {} exits named no open frame and were ignored",
+            t.mismatched_exits
+        );
+    }
+}

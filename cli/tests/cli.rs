@@ -1,0 +1,258 @@
+//! The `jtrace` binary end to end: golden outputs on small fixed traces, exact figures,
+//! compressed inputs, and bad input of every kind (one clear line, non-zero exit, never
+//! a panic). `UPDATE_GOLDEN=1 cargo test -p jtrace-cli` rewrites the golden files.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn jtrace(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_jtrace"))
+        .args(args)
+        .current_dir(dir())
+        .output()
+        .expect("run jtrace")
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = jtrace(args);
+    assert!(
+        o.status.success(),
+        "jtrace {args:?} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).expect("utf-8")
+}
+
+/// A failure: exit 1, one line on stderr naming `what`, no panic.
+fn fails(args: &[&str], what: &str) -> String {
+    let o = jtrace(args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "jtrace {args:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains(what), "{err} lacks {what}");
+    err
+}
+
+fn golden(name: &str, args: &[&str]) {
+    let got = ok(args);
+    let path = dir().join("tests/golden").join(format!("{name}.txt"));
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(got, want, "jtrace {args:?} differs from {}", path.display());
+}
+
+const SMALL: &str = "tests/fixtures/small.xml";
+
+#[test]
+fn golden_text_outputs() {
+    golden("report", &["report", SMALL]);
+    golden("report-top2", &["report", "--top", "2", SMALL]);
+    golden(
+        "report-window",
+        &["report", "--from", "3ms", "--to", "9ms", SMALL],
+    );
+    golden("tree", &["tree", SMALL]);
+    golden("tree-depth1", &["tree", "--depth", "1", SMALL]);
+    golden("collapsed", &["collapsed", SMALL]);
+    golden("collapsed-alloc", &["collapsed", "--alloc", SMALL]);
+    golden("slow", &["slow", "--over", "5ms", SMALL]);
+    golden("diff", &["diff", SMALL, "tests/fixtures/small-x2.xml"]);
+    golden("check", &["check", SMALL]);
+    golden("report-json", &["report", "--json", SMALL]);
+}
+
+fn report_json(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&ok(args)).expect("JSON")
+}
+
+#[test]
+fn exact_figures_and_folded_sum() {
+    let v = report_json(&["report", "--json", SMALL]);
+    let leaf = v["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "leaf")
+        .unwrap();
+    assert_eq!(leaf["calls"], 4);
+    assert_eq!(leaf["self_ns"], 7_500_000);
+    let work = v["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "work")
+        .unwrap();
+    // Recursion counted once in total time.
+    assert_eq!(work["total_ns"], 11_000_000);
+    let self_sum: u64 = v["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["self_ns"].as_u64().unwrap())
+        .sum();
+    let folded: u64 = ok(&["collapsed", SMALL])
+        .lines()
+        .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(folded, self_sum);
+    assert_eq!(v["exceptions"][0]["thrown"], 1);
+    assert_eq!(v["exceptions"][0]["caught_in"], "App.work");
+    assert_eq!(v["gc"]["collections"], 1);
+    assert_eq!(v["gc"]["total_pause_ns"], 2_000_000);
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("jtrace-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+#[test]
+fn compressed_inputs_read_like_plain_ones() {
+    let xml = std::fs::read(dir().join(SMALL)).unwrap();
+    let gz = temp("small.xml.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(&xml).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let zst = temp("small.xml.zst");
+    std::fs::write(&zst, zstd::encode_all(&xml[..], 3).unwrap()).unwrap();
+    let plain = ok(&["collapsed", SMALL]);
+    assert_eq!(ok(&["collapsed", gz.to_str().unwrap()]), plain);
+    assert_eq!(ok(&["collapsed", zst.to_str().unwrap()]), plain);
+    assert!(ok(&["check", gz.to_str().unwrap()]).contains("valid"));
+    // A truncated compressed stream: read up to where it stops, with a warning.
+    let data = std::fs::read(&gz).unwrap();
+    let cut = temp("cut.xml.gz");
+    std::fs::write(&cut, &data[..data.len() / 2]).unwrap();
+    let o = jtrace(&["report", cut.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("cut short") || o.status.code() == Some(1),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_trace_cut_short_is_read_to_its_end_with_a_warning() {
+    let o = jtrace(&["report", "tests/fixtures/cut.xml"]);
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("cut short"), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("CUT SHORT") && out.contains("open"), "{out}");
+    fails(&["check", "tests/fixtures/cut.xml"], "cut short");
+    assert!(ok(&["check", "--prefix-ok", "tests/fixtures/cut.xml"]).contains("cut short"));
+}
+
+#[test]
+fn bad_input_is_one_clear_line() {
+    fails(
+        &["report", "tests/fixtures/missing.xml"],
+        "missing.xml: cannot open",
+    );
+    fails(&["report", "tests"], "is a directory");
+    let empty = temp("empty.xml");
+    std::fs::write(&empty, "").unwrap();
+    fails(&["report", empty.to_str().unwrap()], "empty file");
+    let bin = temp("binary.xml");
+    std::fs::write(&bin, [0u8, 159, 146, 150, 255, 0, 1, 2]).unwrap();
+    fails(&["report", bin.to_str().unwrap()], "binary.xml");
+    let other = temp("other.xml");
+    std::fs::write(&other, "<html><body/></html>").unwrap();
+    fails(&["tree", other.to_str().unwrap()], "root element is <html>");
+    let garbled = temp("garbled.xml");
+    let mut s = std::fs::read_to_string(dir().join(SMALL)).unwrap();
+    let mid = s[s.len() / 2..].find('\n').unwrap() + s.len() / 2 + 1;
+    s.insert_str(mid, "<a></b>\n");
+    std::fs::write(&garbled, s).unwrap();
+    fails(&["report", garbled.to_str().unwrap()], "garbled.xml");
+    let jtr = temp("t.jtr");
+    std::fs::write(&jtr, "JTR").unwrap();
+    fails(&["report", jtr.to_str().unwrap()], "not a jtrace .jtr file");
+    let badgz = temp("bad.xml.gz");
+    std::fs::write(&badgz, "not gzip at all").unwrap();
+    fails(&["report", badgz.to_str().unwrap()], "bad.xml.gz");
+    // Usage errors are clap's: exit 2, the problem and a pointer to --help.
+    let o = jtrace(&["slow", "--over", "10", SMALL]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("give a unit"));
+}
+
+/// Every prefix of a trace is either read (with a warning) or refused in one line.
+#[test]
+fn no_prefix_of_a_trace_makes_it_panic() {
+    let xml = std::fs::read(dir().join(SMALL)).unwrap();
+    let p = temp("prefix.xml");
+    for n in (1..xml.len()).step_by(37) {
+        std::fs::write(&p, &xml[..n]).unwrap();
+        let o = jtrace(&["report", "--json", p.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("panicked"), "prefix {n}: {err}");
+        assert!(matches!(o.status.code(), Some(0 | 1)), "prefix {n}: {err}");
+    }
+}
+
+#[test]
+fn perfetto_timeline_nests_and_flame_graph_renders() {
+    let out = temp("t.json");
+    ok(&["perfetto", SMALL, "-o", out.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let ev = v["traceEvents"].as_array().unwrap();
+    let n = |ph: &str| ev.iter().filter(|e| e["ph"] == ph).count();
+    assert_eq!(n("B"), 8);
+    assert_eq!(n("E"), 8);
+    assert!(ev.iter().any(|e| e["name"] == "blocked on App$Lock"));
+    assert!(ev
+        .iter()
+        .any(|e| e["name"] == "throw java.lang.IllegalStateException"));
+    let svg = temp("f.svg");
+    ok(&["flame", SMALL, "-o", svg.to_str().unwrap()]);
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(s.contains("App.leaf") && s.starts_with("<?xml"));
+    let html = temp("f.html");
+    ok(&["flame", SMALL, "-o", html.to_str().unwrap()]);
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("data:image/svg+xml;base64,"));
+    // A too-small limit makes perfetto refuse (the measuring pass runs for any input
+    // larger than the limit).
+    fails(
+        &[
+            "perfetto",
+            SMALL,
+            "-o",
+            out.to_str().unwrap(),
+            "--max-size",
+            "0",
+        ],
+        "cut a window",
+    );
+}
+
+#[test]
+fn help_everywhere() {
+    for sub in [
+        "report",
+        "tree",
+        "slow",
+        "flame",
+        "collapsed",
+        "perfetto",
+        "diff",
+        "check",
+    ] {
+        assert!(ok(&[sub, "--help"]).contains("Usage:"));
+    }
+    assert!(ok(&["--version"]).contains("CDDL-1.0"));
+    let _ = Path::new("");
+}

@@ -1,0 +1,684 @@
+//! `cargo xtask test`, step cli: the `jtrace` command over traces of programs whose
+//! structure is known (java-tests/cli/). Each program prints its ground truth as
+//! `TRUTH ...` lines; the harness traces it (bci mode, every JDK), validates the trace
+//! like any Java test (xmllint, tracecheck, EXPECT lines), then runs each subcommand and
+//! compares: counts exactly, times only as lower bounds. The HTML report is opened in
+//! headless Chromium.
+
+use crate::cases;
+use crate::jdk::Jdk;
+use crate::run::{self, Job};
+use crate::test::Tally;
+use crate::util;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One agent mode is enough here: the mode equivalence is the Java tests' business.
+const MODE: &str = "bci";
+
+/// The truth a program printed, one `TRUTH` line split in words.
+type Truth = Vec<Vec<String>>;
+
+pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
+    let root = util::root();
+    let built = util::cargo()
+        .args(["build", "--release", "--quiet", "-p", "jtrace-cli"])
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))
+        .and_then(|s| {
+            if s.success() {
+                Ok(())
+            } else {
+                Err(format!("cargo build --release -p jtrace-cli failed: {s}"))
+            }
+        });
+    let ok = built.is_ok();
+    tally.report(built, "-", "cli-build");
+    if !ok {
+        return;
+    }
+    let jtrace = root.join("target/release/jtrace");
+    let dir = root.join("java-tests/cli");
+    let sources: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(d) => {
+            let mut v: Vec<PathBuf> = d
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "java"))
+                .collect();
+            v.sort();
+            v
+        }
+        Err(e) => {
+            tally.report(Err(format!("{}: {e}", dir.display())), "-", "cli-sources");
+            return;
+        }
+    };
+    let Some(work_case) = sources.iter().find(|p| p.ends_with("CliWork.java")) else {
+        tally.report(
+            Err("java-tests/cli/CliWork.java missing".into()),
+            "-",
+            "cli-sources",
+        );
+        return;
+    };
+    let case = match cases::load(work_case) {
+        Ok(c) => c,
+        Err(e) => {
+            tally.report(Err(e), "-", "cli-sources");
+            return;
+        }
+    };
+    for jdk in jdks {
+        let base = work.join(&jdk.name).join("cli");
+        let classes = base.join("classes");
+        if let Err(e) = crate::test::compile_sources(jdk, &classes, &sources) {
+            tally.report(Err(e), &jdk.name, "cli-javac");
+            continue;
+        }
+        // Run 1, and run 2 with counted() called twice as often.
+        let mut doubled = case.clone();
+        doubled.jvm_args.push("-Dcli.factor=2".to_string());
+        let mut traced = Vec::new();
+        for (c, name) in [(&case, "CliWork"), (&doubled, "CliWork-x2")] {
+            let job = Job {
+                jdk,
+                mode: MODE,
+                case: c,
+                classes: &classes,
+                agent,
+                dir: base.join(name),
+            };
+            let r = run::run(&job);
+            let passed = r.is_ok();
+            tally.report(r, &jdk.name, &format!("cli/{name}[{MODE}]"));
+            if passed {
+                traced.push(job.dir);
+            }
+        }
+        let [one, two] = &traced[..] else { continue };
+        let truth = match truth(&one.join("stdout.txt")) {
+            Ok(t) => t,
+            Err(e) => {
+                tally.report(Err(e), &jdk.name, "cli:truth");
+                continue;
+            }
+        };
+        let t = Ctx {
+            jtrace: &jtrace,
+            trace: one.join("trace.xml"),
+            dir: one.clone(),
+            truth,
+        };
+        let report = t.report();
+        let doc = report.as_ref().ok().cloned();
+        tally.report(report.map(|_| ()), &jdk.name, "cli:report --json");
+        let Some(doc) = doc else { continue };
+        tally.report(t.report_text(), &jdk.name, "cli:report");
+        tally.report(t.collapsed(&doc), &jdk.name, "cli:collapsed");
+        tally.report(t.tree(), &jdk.name, "cli:tree");
+        tally.report(t.slow(), &jdk.name, "cli:slow");
+        tally.report(t.flame(), &jdk.name, "cli:flame");
+        tally.report(t.perfetto(), &jdk.name, "cli:perfetto");
+        tally.report(t.check(), &jdk.name, "cli:check");
+        tally.report(t.diff(&two.join("trace.xml")), &jdk.name, "cli:diff");
+        tally.report(t.html(), &jdk.name, "cli:report --html (chromium)");
+    }
+}
+
+fn truth(stdout: &Path) -> Result<Truth, String> {
+    let text = std::fs::read_to_string(stdout).map_err(|e| format!("{}: {e}", stdout.display()))?;
+    let t: Truth = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("TRUTH "))
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect();
+    if t.is_empty() {
+        return Err("the program printed no TRUTH lines".into());
+    }
+    Ok(t)
+}
+
+struct Ctx<'a> {
+    jtrace: &'a Path,
+    trace: PathBuf,
+    dir: PathBuf,
+    truth: Truth,
+}
+
+fn num(v: &Value, key: &str) -> u64 {
+    v.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+fn text<'v>(v: &'v Value, key: &str) -> &'v str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn list<'v>(v: &'v Value, key: &str) -> &'v [Value] {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+fn parse(s: &str) -> Result<u64, String> {
+    s.parse().map_err(|_| format!("bad TRUTH figure {s:?}"))
+}
+
+impl Ctx<'_> {
+    /// Runs `jtrace ARGS`; its stdout, or why it failed.
+    fn jtrace(&self, args: &[&str]) -> Result<String, String> {
+        let out = Command::new(self.jtrace)
+            .args(args)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", self.jtrace.display()))?;
+        if !out.status.success() {
+            return Err(format!(
+                "jtrace {} failed ({}): {}",
+                args.join(" "),
+                out.status,
+                util::clip(String::from_utf8_lossy(&out.stderr).trim(), 300)
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    fn path(&self) -> &str {
+        self.trace.to_str().unwrap_or_default()
+    }
+
+    fn truths(&self, kind: &'static str) -> impl Iterator<Item = &[String]> + '_ {
+        self.truth
+            .iter()
+            .filter(move |l| l.first().is_some_and(|k| k == kind))
+            .map(|l| &l[1..])
+    }
+
+    fn one(&self, kind: &'static str) -> Result<&[String], String> {
+        self.truths(kind)
+            .next()
+            .ok_or_else(|| format!("no TRUTH {kind} line"))
+    }
+
+    fn report(&self) -> Result<Value, String> {
+        let out = self.jtrace(&["report", "--json", self.path()])?;
+        let doc: Value =
+            serde_json::from_str(&out).map_err(|e| format!("report --json is not JSON: {e}"))?;
+        let methods = list(&doc, "methods");
+        let method = |key: &str| -> Result<&Value, String> {
+            methods
+                .iter()
+                .find(|m| format!("{}.{}", text(m, "class"), text(m, "name")) == key)
+                .ok_or_else(|| format!("report has no method {key}"))
+        };
+        let mut errs = Vec::new();
+        let mut check = |ok: bool, what: String| {
+            if !ok {
+                errs.push(what);
+            }
+        };
+        for w in self.truths("calls") {
+            let m = method(&w[0])?;
+            check(
+                num(m, "calls") == parse(&w[1])?,
+                format!("{} calls {} != {}", w[0], num(m, "calls"), w[1]),
+            );
+        }
+        for w in self.truths("exception-exits") {
+            let m = method(&w[0])?;
+            let got = num(m, "exception_exits");
+            check(
+                got == parse(&w[1])?,
+                format!("{} exception exits {got} != {}", w[0], w[1]),
+            );
+        }
+        for w in self.truths("self-at-least") {
+            let m = method(&w[0])?;
+            let got = num(m, "self_ns");
+            check(
+                got >= parse(&w[1])?,
+                format!("{} self {got} ns < {} ns slept", w[0], w[1]),
+            );
+        }
+        for w in self.truths("total-at-least") {
+            let m = method(&w[0])?;
+            let got = num(m, "total_ns");
+            check(
+                got >= parse(&w[1])?,
+                format!("{} total {got} ns < {}", w[0], w[1]),
+            );
+        }
+        for w in self.truths("exception") {
+            let (class, thrown_in, caught_in, n) = (&w[0], &w[1], &w[2], parse(&w[3])?);
+            let row = list(&doc, "exceptions").iter().find(|e| {
+                text(e, "class") == class
+                    && text(e, "thrown_in") == thrown_in
+                    && text(e, "caught_in") == caught_in
+            });
+            match row {
+                Some(e) => check(
+                    num(e, "thrown") == n && num(e, "caught") == n,
+                    format!(
+                        "{class} thrown {} caught {}, expected {n}",
+                        num(e, "thrown"),
+                        num(e, "caught")
+                    ),
+                ),
+                None => check(
+                    false,
+                    format!("no exception row {class} {thrown_in} -> {caught_in}"),
+                ),
+            }
+        }
+        for w in self.truths("alloc") {
+            let (class, site, n) = (&w[0], &w[1], parse(&w[2])?);
+            let row = list(&doc, "allocations")
+                .iter()
+                .find(|a| text(a, "class") == class && text(a, "site") == site);
+            match row {
+                Some(a) => check(
+                    num(a, "count") == n,
+                    format!("{class} at {site}: {} allocations != {n}", num(a, "count")),
+                ),
+                None => check(false, format!("no allocation row {class} at {site}")),
+            }
+        }
+        for (kind, count, time) in [
+            ("contended", "contended", "blocked_ns"),
+            ("waits", "waits", "waited_ns"),
+        ] {
+            for w in self.truths(kind) {
+                let (class, site, n, ns) = (&w[0], &w[1], parse(&w[2])?, parse(&w[3])?);
+                let row = list(&doc, "monitors")
+                    .iter()
+                    .find(|m| text(m, "class") == class && text(m, "site") == site);
+                match row {
+                    Some(m) => {
+                        check(
+                            num(m, count) == n,
+                            format!("{class} at {site}: {count} {} != {n}", num(m, count)),
+                        );
+                        check(
+                            num(m, time) >= ns,
+                            format!("{class} at {site}: {time} {} < {ns} measured", num(m, time)),
+                        );
+                    }
+                    None => check(false, format!("no monitor row {class} at {site}")),
+                }
+            }
+        }
+        for w in self.truths("thread") {
+            check(
+                list(&doc, "threads")
+                    .iter()
+                    .any(|t| text(t, "name") == w[0]),
+                format!("no thread {}", w[0]),
+            );
+        }
+        for w in self.truths("gc-at-least") {
+            let got = doc.get("gc").map_or(0, |g| num(g, "collections"));
+            check(
+                got >= parse(&w[0])?,
+                format!("{got} collections < {}", w[0]),
+            );
+        }
+        if errs.is_empty() {
+            Ok(doc)
+        } else {
+            Err(errs.join("; "))
+        }
+    }
+
+    fn report_text(&self) -> Result<(), String> {
+        let out = self.jtrace(&["report", "--top", "50", self.path()])?;
+        for w in self.truths("calls") {
+            let line = out
+                .lines()
+                .find(|l| {
+                    l.split_whitespace()
+                        .last()
+                        .is_some_and(|m| m.starts_with(&format!("{}(", w[0])))
+                })
+                .ok_or_else(|| format!("text report lacks {}", w[0]))?;
+            if line.split_whitespace().next() != Some(w[1].as_str()) {
+                return Err(format!("text report: {line:?}, expected {} calls", w[1]));
+            }
+        }
+        Ok(())
+    }
+
+    /// Folded stacks: their sum is the report's total self time, exactly.
+    fn collapsed(&self, doc: &Value) -> Result<(), String> {
+        let out = self.jtrace(&["collapsed", self.path()])?;
+        let mut sum = 0u64;
+        let mut sleepy = 0u64;
+        for l in out.lines() {
+            let (stack, v) = l
+                .rsplit_once(' ')
+                .ok_or_else(|| format!("bad folded line {l:?}"))?;
+            let v: u64 = v
+                .parse()
+                .map_err(|_| format!("bad folded value in {l:?}"))?;
+            sum += v;
+            if stack == "CliWork.main;CliWork.work;CliWork.sleepy" {
+                sleepy += v;
+            }
+        }
+        let self_total: u64 = list(doc, "methods").iter().map(|m| num(m, "self_ns")).sum();
+        if sum != self_total {
+            return Err(format!(
+                "folded stacks sum to {sum} ns, the report's self times to {self_total} ns"
+            ));
+        }
+        let slept = parse(&self.one("self-at-least")?[1])?;
+        if sleepy < slept {
+            return Err(format!(
+                "stack main;work;sleepy has {sleepy} ns < {slept} slept"
+            ));
+        }
+        Ok(())
+    }
+
+    fn tree(&self) -> Result<(), String> {
+        let out = self.jtrace(&["tree", self.path()])?;
+        for w in self.truths("calls") {
+            let short = w[0].as_str();
+            let calls: u64 = out
+                .lines()
+                .filter(|l| l.split_whitespace().last() == Some(short))
+                .filter_map(|l| l.split_whitespace().next()?.parse::<u64>().ok())
+                .sum();
+            if calls != parse(&w[1])? {
+                return Err(format!(
+                    "tree: {short} has {calls} calls, expected {}",
+                    w[1]
+                ));
+            }
+        }
+        // The sleeps hang under main > work.
+        let lines: Vec<&str> = out.lines().collect();
+        let i = lines
+            .iter()
+            .position(|l| l.trim_end().ends_with("    CliWork.work"))
+            .ok_or("tree: no CliWork.work under CliWork.main")?;
+        if !lines[i + 1..]
+            .iter()
+            .take(8)
+            .any(|l| l.ends_with("      CliWork.sleepy"))
+        {
+            return Err("tree: CliWork.sleepy is not a child of CliWork.work".into());
+        }
+        Ok(())
+    }
+
+    fn slow(&self) -> Result<(), String> {
+        let ms = parse(&self.one("sleep-ms")?[0])?;
+        let min = parse(&self.one("min-sleep")?[0])?;
+        let over = format!("{}ms", ms.saturating_sub(5));
+        let out = self.jtrace(&["slow", "--over", &over, "--json", self.path()])?;
+        let v: Value = serde_json::from_str(&out).map_err(|e| format!("slow --json: {e}"))?;
+        let calls = v.as_array().ok_or("slow --json is not a list")?;
+        let sleepy: Vec<&Value> = calls
+            .iter()
+            .filter(|c| text(c, "method") == "CliWork.sleepy")
+            .collect();
+        let n = parse(&self.one("calls")?[1]).ok();
+        let want = self
+            .truths("calls")
+            .find(|w| w[0] == "CliWork.sleepy")
+            .map(|w| parse(&w[1]))
+            .transpose()?
+            .or(n)
+            .unwrap_or(0);
+        if sleepy.len() as u64 != want {
+            return Err(format!(
+                "slow: {} sleepy calls over {over}, expected {want}",
+                sleepy.len()
+            ));
+        }
+        if let Some(c) = sleepy.iter().find(|c| num(c, "duration_ns") < min) {
+            return Err(format!(
+                "slow: a sleepy call of {} ns, shorter than the {min} ns slept",
+                num(c, "duration_ns")
+            ));
+        }
+        // work() is slow too, and its subtree holds every counted() call.
+        let work = calls
+            .iter()
+            .find(|c| text(c, "method") == "CliWork.work")
+            .ok_or("slow: CliWork.work missing")?;
+        let counted = self
+            .truths("calls")
+            .find(|w| w[0] == "CliWork.counted")
+            .ok_or("no TRUTH calls CliWork.counted")?;
+        let in_subtree: u64 = list(work, "subtree")
+            .iter()
+            .filter(|n| text(n, "frame") == "CliWork.counted")
+            .map(|n| num(n, "calls"))
+            .sum();
+        if in_subtree != parse(&counted[1])? {
+            return Err(format!(
+                "slow: work's subtree has {in_subtree} counted calls, expected {}",
+                counted[1]
+            ));
+        }
+        Ok(())
+    }
+
+    fn flame(&self) -> Result<(), String> {
+        let svg = self.dir.join("flame.svg");
+        let alloc = self.dir.join("alloc.svg");
+        self.jtrace(&["flame", self.path(), "-o", svg.to_str().unwrap_or_default()])?;
+        self.jtrace(&[
+            "flame",
+            "--alloc",
+            self.path(),
+            "-o",
+            alloc.to_str().unwrap_or_default(),
+        ])?;
+        let read =
+            |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+        let (svg, alloc) = (read(&svg)?, read(&alloc)?);
+        for f in ["CliWork.sleepy", "CliWork.counted", "CliWork.work"] {
+            if !svg.contains(f) {
+                return Err(format!("flame graph lacks {f}"));
+            }
+        }
+        if !alloc.contains("CliWork$Payload") {
+            return Err("allocation flame graph lacks CliWork$Payload".into());
+        }
+        Ok(())
+    }
+
+    fn perfetto(&self) -> Result<(), String> {
+        let out = self.dir.join("timeline.json");
+        self.jtrace(&[
+            "perfetto",
+            self.path(),
+            "-o",
+            out.to_str().unwrap_or_default(),
+        ])?;
+        let text_ = std::fs::read_to_string(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+        let v: Value =
+            serde_json::from_str(&text_).map_err(|e| format!("timeline is not JSON: {e}"))?;
+        let events = list(&v, "traceEvents");
+        let count = |ph: &str, name: &str| {
+            events
+                .iter()
+                .filter(|e| text(e, "ph") == ph && (name.is_empty() || text(e, "name") == name))
+                .count() as u64
+        };
+        let (b, e) = (count("B", ""), count("E", ""));
+        if b != e {
+            return Err(format!("timeline: {b} slices begun, {e} ended"));
+        }
+        for w in self.truths("calls") {
+            let got = count("B", &w[0]);
+            if got != parse(&w[1])? {
+                return Err(format!(
+                    "timeline: {got} slices of {}, expected {}",
+                    w[0], w[1]
+                ));
+            }
+        }
+        let ex = self.one("exception")?;
+        let thrown = count("i", &format!("throw {}", ex[0]));
+        if thrown != parse(&ex[3])? {
+            return Err(format!(
+                "timeline: {thrown} throw instants, expected {}",
+                ex[3]
+            ));
+        }
+        let al = self.one("alloc")?;
+        let allocs = count("i", &format!("alloc {}", al[0]));
+        if allocs != parse(&al[2])? {
+            return Err(format!(
+                "timeline: {allocs} allocation instants, expected {}",
+                al[2]
+            ));
+        }
+        let c = self.one("contended")?;
+        let held = parse(&c[3])?;
+        let blocked = events
+            .iter()
+            .filter(|e| text(e, "name") == format!("blocked on {}", c[0]))
+            .filter_map(|e| e.get("dur").and_then(Value::as_f64))
+            .fold(0.0, f64::max);
+        // dur is in microseconds with three decimals (ns precision).
+        if blocked * 1000.0 + 1.0 < held as f64 {
+            return Err(format!(
+                "timeline: blocked on {} for {blocked} us < {held} ns held",
+                c[0]
+            ));
+        }
+        if count("X", "GC") == 0 {
+            return Err("timeline: no GC slice".into());
+        }
+        let named = |n: &str| {
+            events.iter().any(|e| {
+                text(e, "ph") == "M" && e.get("args").is_some_and(|a| text(a, "name") == n)
+            })
+        };
+        if let Some(w) = self.truths("thread").find(|w| !named(&w[0])) {
+            return Err(format!("timeline: no track named {}", w[0]));
+        }
+        Ok(())
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let out = self.jtrace(&["check", self.path()])?;
+        if !out.contains(": valid (") {
+            return Err(format!("jtrace check: {}", out.trim()));
+        }
+        Ok(())
+    }
+
+    /// Run 2 called counted() twice as often: exactly that change, nothing else.
+    fn diff(&self, after: &Path) -> Result<(), String> {
+        let out = self.jtrace(&[
+            "diff",
+            "--json",
+            self.path(),
+            after.to_str().unwrap_or_default(),
+        ])?;
+        let v: Value = serde_json::from_str(&out).map_err(|e| format!("diff --json: {e}"))?;
+        let counted = self
+            .truths("calls")
+            .find(|w| w[0] == "CliWork.counted")
+            .ok_or("no TRUTH calls CliWork.counted")?;
+        let n = parse(&counted[1])? as i64;
+        let mut seen = false;
+        for m in list(&v, "methods") {
+            let key = format!("{}.{}", text(m, "class"), text(m, "name"));
+            let d = m
+                .get("delta")
+                .and_then(|d| d.get("calls"))
+                .and_then(Value::as_i64)
+                .unwrap_or(i64::MIN);
+            if key == "CliWork.counted" {
+                seen = true;
+                if d != n {
+                    return Err(format!("diff: counted changed by {d} calls, expected +{n}"));
+                }
+            } else if d != 0 {
+                return Err(format!("diff: {key} changed by {d} calls, expected 0"));
+            }
+        }
+        if !seen {
+            return Err("diff: no row for CliWork.counted".into());
+        }
+        // Sorted by the largest change in self time; counted's own row is first or
+        // (self times being noise at this scale) at least present; its text shows +N.
+        let text_ = self.jtrace(&["diff", self.path(), after.to_str().unwrap_or_default()])?;
+        let line = text_
+            .lines()
+            .find(|l| l.ends_with("CliWork.counted(I)I"))
+            .ok_or("diff text lacks CliWork.counted")?;
+        if !line.split_whitespace().any(|w| w == format!("+{n}")) {
+            return Err(format!("diff text: {line:?} lacks +{n}"));
+        }
+        Ok(())
+    }
+
+    /// The HTML report in headless Chromium: it renders, runs its own sorting self-test,
+    /// logs nothing to the console and shows the methods.
+    fn html(&self) -> Result<(), String> {
+        let page = self.dir.join("report.html");
+        self.jtrace(&[
+            "report",
+            "--html",
+            self.path(),
+            "-o",
+            page.to_str().unwrap_or_default(),
+        ])?;
+        let profile = self.dir.join("chromium-profile");
+        let _ = std::fs::remove_dir_all(&profile);
+        let url = format!("file://{}#selftest", page.display());
+        let out = Command::new("timeout")
+            .arg("120")
+            .arg("chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--enable-logging=stderr",
+                "--v=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg("--dump-dom")
+            .arg(&url)
+            .output()
+            .map_err(|e| format!("cannot run chromium (apt-get install chromium): {e}"))?;
+        let _ = std::fs::remove_dir_all(&profile);
+        let dom = String::from_utf8_lossy(&out.stdout);
+        let log = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() || dom.is_empty() {
+            return Err(format!(
+                "chromium failed ({}): {}",
+                out.status,
+                util::clip(log.trim(), 300)
+            ));
+        }
+        // Chromium logs every console message as `...:CONSOLE(line)] "message"`.
+        if let Some(l) = log.lines().find(|l| l.contains(":CONSOLE")) {
+            return Err(format!("console message: {}", util::clip(l, 300)));
+        }
+        if !dom.contains("data-selftest=\"ok\"") {
+            return Err("the page's sorting self-test did not pass".into());
+        }
+        for w in self.truths("calls") {
+            if !dom.contains(&format!("{}(", w[0])) {
+                return Err(format!("the page does not show {}", w[0]));
+            }
+        }
+        if !dom.contains("<iframe id=\"flame\"") {
+            return Err("the page has no flame graph".into());
+        }
+        Ok(())
+    }
+}

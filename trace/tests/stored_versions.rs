@@ -31,3 +31,11 @@ fn version_1_exceptions() {
 fn version_1_monitors() {
     check("v1-monitors", 1);
 }
+
+/// Version 2: a trace started by the in-application switch after threads were running
+/// (definition kind 6) and ended by `Trace.stop()` (the finish's shutdown flag and
+/// count base).
+#[test]
+fn version_2_switch() {
+    check("v2-switch", 2);
+}

@@ -6,16 +6,7 @@ use std::process::Command;
 
 pub fn run() -> bool {
     let root = util::root();
-    let built = util::cargo()
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "jtrace",
-            "-p",
-            "jtrace-cli",
-        ])
+    let built = util::cargo_release(&["jtrace", "jtrace-cli"])
         .status()
         .is_ok_and(|s| s.success());
     if !built {

@@ -127,15 +127,7 @@ pub fn run(args: &[String]) -> bool {
         tally.report(r, "-", "unit-tests");
     }
     let build = status(
-        util::cargo().args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "jtrace",
-            "-p",
-            "jtrace-cli",
-        ]),
+        &mut util::cargo_release(&["jtrace", "jtrace-cli"]),
         "cargo build --release -p jtrace -p jtrace-cli",
     );
     let build_ok = build.is_ok();

@@ -18,6 +18,17 @@ pub fn cargo() -> Command {
     c
 }
 
+/// `cargo build --release --quiet -p PACKAGE...` (the agent is `jtrace`, the command
+/// `jtrace-cli`), ready to run.
+pub fn cargo_release(packages: &[&str]) -> Command {
+    let mut c = cargo();
+    c.args(["build", "--release", "--quiet"]);
+    for p in packages {
+        c.args(["-p", p]);
+    }
+    c
+}
+
 /// `xmllint --noout --dtdvalid docs/trace.dtd FILE`; `Err` carries xmllint's complaint.
 pub fn xmllint(trace: &Path) -> Result<(), String> {
     xmllint_with(trace, &[])

@@ -458,16 +458,7 @@ fn tracecheck_bin() -> PathBuf {
 
 /// `cargo build --release` of the agent and of tracecheck's binary.
 pub fn build_release() -> bool {
-    util::cargo()
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "jtrace",
-            "-p",
-            "tracecheck",
-        ])
+    util::cargo_release(&["jtrace", "tracecheck"])
         .status()
         .is_ok_and(|s| s.success())
         && tracecheck_bin().is_file()

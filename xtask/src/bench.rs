@@ -136,13 +136,14 @@ pub struct Env {
 }
 
 impl Env {
-    /// `java` under `/usr/bin/time -f %M -o RSS_FILE` and `timeout` when they exist.
+    /// `java` under `/usr/bin/time -f '%M %U %S' -o RSS_FILE` and `timeout` when they
+    /// exist ([`read_time`] reads the file).
     fn command(&self, java: &Path, rss_file: &Path) -> Command {
         if !self.time {
             return Command::new(java);
         }
         let mut c = Command::new(GNU_TIME);
-        c.arg("-f").arg("%M").arg("-o").arg(rss_file);
+        c.arg("-f").arg("%M %U %S").arg("-o").arg(rss_file);
         if self.timeout {
             c.arg(TIMEOUT)
                 .arg("-k")
@@ -152,6 +153,19 @@ impl Env {
         c.arg(java);
         c
     }
+}
+
+/// (peak RSS in KiB, user + system CPU seconds) from the file `/usr/bin/time -f '%M %U
+/// %S'` wrote (its last line; earlier lines may say the command failed).
+fn read_time(file: &Path) -> (Option<u64>, Option<f64>) {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let mut w = text.lines().last().unwrap_or("").split_whitespace();
+    let rss = w.next().and_then(|v| v.parse().ok());
+    let cpu = match (w.next(), w.next()) {
+        (Some(u), Some(s)) => u.parse::<f64>().ok().zip(s.parse::<f64>().ok()),
+        _ => None,
+    };
+    (rss, cpu.map(|(u, s)| u + s))
 }
 
 /// `f(v)` or `-`, for table cells.

@@ -287,9 +287,7 @@ fn fam_once(
             loop_s: loop_ns as f64 / 1e9,
             ops,
             wall,
-            rss_kb: std::fs::read_to_string(&rss_file)
-                .ok()
-                .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok())),
+            rss_kb: super::read_time(&rss_file).0,
             ..FamSample::default()
         };
         if opt.is_some() {

@@ -68,8 +68,8 @@ pub fn table(cells: &[Cell]) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{:<13} {:>8} {:>8} {:>11} {:>8} {:>10} {:>7}  note",
-        "tracer", "wall s", "x plain", "events", "B/event", "trace MB", "RSS MB"
+        "{:<13} {:>8} {:>8} {:>8} {:>11} {:>8} {:>10} {:>7}  note",
+        "tracer", "wall s", "x plain", "CPU s", "events", "B/event", "trace MB", "RSS MB"
     );
     let base = cell(cells, Tracer::None);
     for c in cells {
@@ -89,10 +89,11 @@ pub fn table(cells: &[Cell]) -> String {
         let traced = c.tracer != Tracer::None;
         let _ = writeln!(
             t,
-            "{:<13} {:>8.3} {:>8} {:>11} {:>8} {:>10} {:>7}  {}",
+            "{:<13} {:>8.3} {:>8} {:>8} {:>11} {:>8} {:>10} {:>7}  {}",
             c.tracer.label(),
             s.wall,
             fmt_opt(base, |b| format!("{:.2}x", s.wall / b.wall)),
+            fmt_opt(s.cpu_s, |c| format!("{c:.2}")),
             fmt_opt(s.events, |e| e.to_string()),
             fmt_opt(s.bytes_per_event(), |b| format!("{b:.1}")),
             if traced {

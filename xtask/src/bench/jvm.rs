@@ -98,6 +98,8 @@ pub struct Sample {
     /// Calls the program says it made (MooBench).
     pub calls: Option<u64>,
     pub rss_kb: Option<u64>,
+    /// CPU time of the whole process, user + system, all threads (`/usr/bin/time`).
+    pub cpu_s: Option<f64>,
     pub trace_bytes: u64,
     /// jtrace: the records the agent says it wrote (its last stderr line); JFR: the
     /// recording's `jdk.MethodTrace` events (`jfr summary`).
@@ -221,13 +223,13 @@ fn run_in(env: &Env, spec: &Spec, dir: &Path) -> Result<Sample, String> {
             .find_map(|l| l.strip_prefix(k))
             .and_then(|v| v.trim().parse::<u64>().ok())
     };
+    let (rss_kb, cpu_s) = super::read_time(&rss_file);
     let mut s = Sample {
         wall,
         loop_s: field("loop_ns=").map(|ns| ns as f64 / 1e9),
         calls: field("calls="),
-        rss_kb: std::fs::read_to_string(&rss_file)
-            .ok()
-            .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok())),
+        rss_kb,
+        cpu_s,
         ..Sample::default()
     };
     let Some(out) = out else { return Ok(s) };

@@ -123,12 +123,20 @@ fn added(s: &Sample, base: Option<&Sample>) -> Option<f64> {
     Some(s.ns_per_call()? - base?.ns_per_call()?)
 }
 
+/// CPU time (all threads, user + system) added per call against the no-agent run, ns;
+/// only for cells that ran the same N (not jvmti).
+fn added_cpu(s: &Sample, base: Option<&Sample>) -> Option<f64> {
+    let b = base?;
+    let calls = s.calls.filter(|&c| c > 0 && Some(c) == b.calls)?;
+    Some((s.cpu_s? - b.cpu_s?) * 1e9 / calls as f64)
+}
+
 /// The MooBench table, all JDKs.
 pub fn table(jdks: &[Jdk]) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{:<7} {:<13} {:>10} {:>8} {:>8} {:>8} {:>9} {:>8} {:>10} {:>11} {:>8} {:>8} {:>9} {:>7}  note",
+        "{:<7} {:<13} {:>10} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7} {:>8} {:>10} {:>11} {:>8} {:>8} {:>9} {:>7}  note",
         "JDK",
         "tracer",
         "calls",
@@ -137,6 +145,8 @@ pub fn table(jdks: &[Jdk]) -> String {
         "ns/call",
         "+ns/call",
         "JFR/this",
+        "CPU s",
+        "+CPU/c",
         "traced",
         "events",
         "B/event",
@@ -186,7 +196,7 @@ pub fn table(jdks: &[Jdk]) -> String {
             }
             let _ = writeln!(
                 t,
-                "{name:<7} {:<13} {:>10} {:>8.3} {:>8} {:>8} {:>9} {:>8} {:>10} {:>11} {:>8} {:>8} {:>9} {:>7}  {}",
+                "{name:<7} {:<13} {:>10} {:>8.3} {:>8} {:>8} {:>9} {:>8} {:>7} {:>8} {:>10} {:>11} {:>8} {:>8} {:>9} {:>7}  {}",
                 c.tracer.label(),
                 fmt_opt(s.calls, |c| c.to_string()),
                 s.wall,
@@ -197,6 +207,8 @@ pub fn table(jdks: &[Jdk]) -> String {
                     jfr.zip(add).filter(|&(_, a)| a > 0.0),
                     |(j, a)| format!("{:.2}x", j / a)
                 ),
+                fmt_opt(s.cpu_s, |c| format!("{c:.2}")),
+                fmt_opt(added_cpu(s, base).filter(|_| traced), |a| format!("{a:.0}")),
                 fmt_opt(s.traced_calls, |c| c.to_string()),
                 fmt_opt(s.events, |e| e.to_string()),
                 fmt_opt(s.bytes_per_event(), |b| format!("{b:.1}")),

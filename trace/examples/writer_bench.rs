@@ -6,9 +6,12 @@
 //! the clock starts, so only the writer is measured: record decoding, ticket/depth
 //! bookkeeping, time conversion, XML formatting and the writes.
 //!
-//! Usage: `cargo run --release -p trace --example writer_bench -- [EVENTS] [FILE]`
-//! (defaults: 20000000 events, file `/tmp/jtrace-writer-bench.xml`, deleted afterwards).
-//! Prints one `writer_bench` line per sink (`std::io::sink()`, then the file).
+//! Usage: `cargo run --release -p trace --example writer_bench -- [--sink null|file|both] [EVENTS] [FILE]`
+//! (defaults: both sinks, 20000000 events, file `/tmp/jtrace-writer-bench.xml`, deleted
+//! afterwards). Prints one `writer_bench` line per sink (`std::io::sink()`, then the file).
+//! `--sink null` runs the renderer once, into `std::io::sink()` only: with callgrind,
+//! `--toggle-collect='*render_all*'` then counts the renderer's instructions alone (the
+//! chunks are built outside `render_all`), as `cargo xtask bench` does.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -140,6 +143,31 @@ fn run<W: Write>(sink: W, events: u64) -> (f64, u64, u64) {
     let data = chunks(events, t0);
     let end = t0 + events * TICK_STEP + 1;
     let start = Instant::now();
+    let stats = render_all(sink, conv, t0, end, data);
+    let secs = start.elapsed().as_secs_f64();
+    if let Some(e) = stats.io_error {
+        eprintln!("writer_bench: I/O error: {e}");
+    }
+    let orphans = stats.unknown_thread_records + stats.undefined_method_records;
+    if stats.mismatched_exits != 0 || orphans != 0 {
+        eprintln!(
+            "writer_bench: unexpected mismatched_exits={} orphan records={}",
+            stats.mismatched_exits, orphans
+        );
+    }
+    (secs, stats.bytes, stats.events)
+}
+
+/// The measured part: the renderer from its creation to the flushed end of the document.
+/// Never inlined, so that callgrind can count it alone (`--toggle-collect=*render_all*`).
+#[inline(never)]
+fn render_all<W: Write>(
+    sink: W,
+    conv: Converter,
+    t0: u64,
+    end: u64,
+    data: Vec<Vec<u8>>,
+) -> trace::render::Stats {
     let mut w = Renderer::new(sink, &header(), conv);
     w.handle(defs(t0), drop);
     for data in data {
@@ -156,19 +184,7 @@ fn run<W: Write>(sink: W, events: u64) -> (f64, u64, u64) {
         drop,
     );
     let _ = w.sink_mut().flush();
-    let secs = start.elapsed().as_secs_f64();
-    let stats = w.stats();
-    if let Some(e) = stats.io_error {
-        eprintln!("writer_bench: I/O error: {e}");
-    }
-    let orphans = stats.unknown_thread_records + stats.undefined_method_records;
-    if stats.mismatched_exits != 0 || orphans != 0 {
-        eprintln!(
-            "writer_bench: unexpected mismatched_exits={} orphan records={}",
-            stats.mismatched_exits, orphans
-        );
-    }
-    (secs, stats.bytes, stats.events)
+    w.stats()
 }
 
 fn report(sink: &str, (secs, bytes, events): (f64, u64, u64)) {
@@ -180,13 +196,29 @@ fn report(sink: &str, (secs, bytes, events): (f64, u64, u64)) {
     );
 }
 
+const USAGE: &str = "usage: writer_bench [--sink null|file|both] [EVENTS] [FILE]";
+
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let (mut null, mut file) = (true, true);
+    if let Some(at) = args.iter().position(|a| a == "--sink") {
+        match args.get(at + 1).map(String::as_str) {
+            Some("null") => file = false,
+            Some("file") => null = false,
+            Some("both") => {}
+            _ => {
+                eprintln!("{USAGE}");
+                std::process::exit(2);
+            }
+        }
+        args.drain(at..at + 2);
+    }
+    let mut args = args.into_iter();
     let events: u64 = match args.next().map(|a| a.replace('_', "").parse()) {
         None => 20_000_000,
         Some(Ok(n)) => n,
         Some(Err(e)) => {
-            eprintln!("usage: writer_bench [EVENTS] [FILE]: bad EVENTS: {e}");
+            eprintln!("{USAGE}: bad EVENTS: {e}");
             std::process::exit(2);
         }
     };
@@ -195,7 +227,12 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join("jtrace-writer-bench.xml"));
 
-    report("null", run(std::io::sink(), events));
+    if null {
+        report("null", run(std::io::sink(), events));
+    }
+    if !file {
+        return;
+    }
 
     let file = match std::fs::File::create(&path) {
         Ok(f) => f,

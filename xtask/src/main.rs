@@ -35,8 +35,9 @@ const USAGE: &str = "usage:
                                              with and without the agent: same output, valid traces
   cargo xtask jar                            build the Java API (jtrace.Trace) into target/release/jtrace.jar
   cargo xtask demo                           build the agent, trace examples/Demo.java, summarise
-  cargo xtask bench [--quick] [--families] [--jdk PATH]
-                                             overhead (none/jvmti/bci), writer events/s, cost per event family
+  cargo xtask bench [--quick] [--families] [--jdk PATH] [--moo-jdks PATH,PATH]
+                                             MooBench on JDK 17 and 25 (none, jvmti, .jtr, .xml, .xml.zst,
+                                             JFR), javac traced, disk bandwidth, renderer, event families
   cargo xtask bench-loaders [--loaders=N] [--jdk=PATH]
                                              resident memory over N short-lived class loaders, with and without the agent";
 

@@ -123,7 +123,9 @@ fn run(
     }
     let mut render = None;
     if let (Some(sp), Some(f)) = (spool.clone(), xml_file) {
-        let out = Compressed::new(buffered(f), files.format);
+        // One zstd worker: compression runs beside the formatting instead of after it
+        // (gzip and plain output ignore it).
+        let out = Compressed::with_workers(buffered(f), files.format, 1);
         let h = header.clone();
         match std::thread::Builder::new()
             .name("jtrace-render".into())

@@ -16,7 +16,7 @@ pub struct Args {
     output: Option<PathBuf>,
     /// Threads: 1 renders, compresses and writes on one thread; 2 renders on one and
     /// compresses and writes on another; each further thread compresses zstd output.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
     threads: u32,
 }
 

@@ -82,10 +82,13 @@ pub struct Spec<'a> {
     pub program: Vec<OsString>,
 }
 
-/// `jtrace xml trace.jtr -o /dev/null` of one run's `.jtr`.
+/// `jtrace xml trace.jtr -o /dev/null` of one run's `.jtr`, on one and on two threads.
 #[derive(Clone, Copy, Debug)]
 pub struct Render {
+    /// `--threads 1`.
     pub secs: f64,
+    /// `--threads 2`.
+    pub secs2: f64,
     pub events: u64,
 }
 
@@ -352,15 +355,8 @@ fn tail_of_zstd(f: File) -> std::io::Result<Vec<u8>> {
 /// Renders a `.jtr` with `jtrace xml` into /dev/null; returns the time, the events it
 /// replayed and whether it said the file was cut short.
 pub fn render(env: &Env, jtr: &Path) -> Result<(Render, bool), String> {
-    let start = Instant::now();
-    let o = Command::new(&env.jtrace)
-        .arg("xml")
-        .arg(jtr)
-        .arg("-o")
-        .arg("/dev/null")
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", env.jtrace.display()))?;
-    let secs = start.elapsed().as_secs_f64();
+    let (secs, _) = render_on(env, jtr, 1)?;
+    let (secs2, o) = render_on(env, jtr, 2)?;
     let stderr = String::from_utf8_lossy(&o.stderr);
     if !o.status.success() {
         return Err(format!("jtrace xml {} failed: {stderr}", jtr.display()));
@@ -372,7 +368,29 @@ pub fn render(env: &Env, jtr: &Path) -> Result<(Render, bool), String> {
         .and_then(|r| r.split(' ').next())
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| format!("jtrace xml printed no event count: {stderr}"))?;
-    Ok((Render { secs, events }, stderr.contains("cut short")))
+    Ok((
+        Render {
+            secs,
+            secs2,
+            events,
+        },
+        stderr.contains("cut short"),
+    ))
+}
+
+/// One `jtrace xml --threads N` of `jtr` into /dev/null: its time and its output.
+fn render_on(env: &Env, jtr: &Path, threads: u32) -> Result<(f64, std::process::Output), String> {
+    let start = Instant::now();
+    let o = Command::new(&env.jtrace)
+        .arg("xml")
+        .arg(jtr)
+        .arg("-o")
+        .arg("/dev/null")
+        .arg("--threads")
+        .arg(threads.to_string())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", env.jtrace.display()))?;
+    Ok((start.elapsed().as_secs_f64(), o))
 }
 
 /// `jdk.MethodTrace` events in a recording, from `jfr summary`.

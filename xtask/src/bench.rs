@@ -168,6 +168,25 @@ fn read_time(file: &Path) -> (Option<u64>, Option<f64>) {
     (rss, cpu.map(|(u, s)| u + s))
 }
 
+/// Why a benchmark JVM failed: its exit status, when, and the last lines of stderr.
+fn failed_run(status: std::process::ExitStatus, wall: f64, stderr: &str) -> String {
+    let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    format!(
+        "exit status {status} after {wall:.1} s; stderr tail:\n    {}",
+        tail.join("\n    ")
+    )
+}
+
+/// The number after `key` on the first stdout line that starts with it
+/// (`loop_ns=123`).
+fn stdout_field(stdout: &str, key: &str) -> Option<u64> {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.trim().parse().ok())
+}
+
 /// `f(v)` or `-`, for table cells.
 fn fmt_opt<T>(v: Option<T>, f: impl FnOnce(T) -> String) -> String {
     v.map_or_else(|| "-".to_string(), f)

@@ -263,20 +263,9 @@ fn fam_once(
         let stdout = String::from_utf8_lossy(&out.stdout);
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
-            let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
-            let tail: Vec<&str> = tail.into_iter().rev().collect();
-            return Err(format!(
-                "exit status {} after {wall:.1} s; stderr tail:\n    {}",
-                out.status,
-                tail.join("\n    ")
-            ));
+            return Err(super::failed_run(out.status, wall, &stderr));
         }
-        let field = |k: &str| {
-            stdout
-                .lines()
-                .find_map(|l| l.strip_prefix(k))
-                .and_then(|v| v.trim().parse::<u64>().ok())
-        };
+        let field = |k: &str| super::stdout_field(&stdout, k);
         let (Some(loop_ns), Some(ops)) = (field("loop_ns="), field("ops=")) else {
             return Err(format!(
                 "families.{} printed no loop_ns/ops: {stdout}",

@@ -212,20 +212,9 @@ fn run_in(env: &Env, spec: &Spec, dir: &Path) -> Result<Sample, String> {
     let stdout = String::from_utf8_lossy(&o.stdout);
     let stderr = String::from_utf8_lossy(&o.stderr);
     if !o.status.success() {
-        let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        return Err(format!(
-            "exit status {} after {wall:.1} s; stderr tail:\n    {}",
-            o.status,
-            tail.join("\n    ")
-        ));
+        return Err(super::failed_run(o.status, wall, &stderr));
     }
-    let field = |k: &str| {
-        stdout
-            .lines()
-            .find_map(|l| l.strip_prefix(k))
-            .and_then(|v| v.trim().parse::<u64>().ok())
-    };
+    let field = |k: &str| super::stdout_field(&stdout, k);
     let (rss_kb, cpu_s) = super::read_time(&rss_file);
     let mut s = Sample {
         wall,

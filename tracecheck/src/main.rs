@@ -5,18 +5,7 @@
 //! with `--prefix-ok` such a readable prefix is accepted (exit 0).
 
 use std::process::ExitCode;
-use tracecheck::{Checked, Summary};
-
-fn describe(s: &Summary) -> String {
-    let entries: u64 = s.methods.values().map(|m| m.entries).sum();
-    format!(
-        "{} threads, {} classes, {} methods, {entries} method entries, {} elements",
-        s.threads.len(),
-        s.classes.len(),
-        s.methods.len(),
-        s.elements.values().sum::<u64>()
-    )
-}
+use tracecheck::Checked;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,7 +19,7 @@ fn main() -> ExitCode {
     };
     match tracecheck::check(path) {
         Ok(summary) => {
-            println!("{path}: valid ({})", describe(&summary));
+            println!("{path}: valid ({})", summary.describe());
             let repairs = summary.repairs();
             if !repairs.is_empty() {
                 // Valid, but not exact: what the agent had to repair or drop.
@@ -44,7 +33,7 @@ fn main() -> ExitCode {
                 if prefix_ok {
                     println!(
                         "{path}: cut short after line {lines}: a readable prefix ({})",
-                        describe(&summary)
+                        summary.describe()
                     );
                     return ExitCode::SUCCESS;
                 }
@@ -52,7 +41,7 @@ fn main() -> ExitCode {
                     "{path}: cut short after line {lines}: every element up to there is \
                      well-formed and consistent, then the document stops before </TRACE> \
                      ({}); --prefix-ok accepts it",
-                    describe(&summary)
+                    summary.describe()
                 );
                 return ExitCode::FAILURE;
             }

@@ -133,6 +133,18 @@ pub const REPAIR_COUNTS: [&str; 4] = [
 ];
 
 impl Summary {
+    /// One line for a valid trace: threads, classes, methods, entries, elements.
+    pub fn describe(&self) -> String {
+        let entries: u64 = self.methods.values().map(|m| m.entries).sum();
+        format!(
+            "{} threads, {} classes, {} methods, {entries} method entries, {} elements",
+            self.threads.len(),
+            self.classes.len(),
+            self.methods.len(),
+            self.elements.values().sum::<u64>()
+        )
+    }
+
     /// The repair counts that are not 0, as `name=value`.
     pub fn repairs(&self) -> Vec<String> {
         REPAIR_COUNTS

@@ -4,7 +4,7 @@
 
 use crate::read;
 use std::path::PathBuf;
-use tracecheck::{Checked, Summary};
+use tracecheck::Checked;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -15,24 +15,13 @@ pub struct Args {
     pub prefix_ok: bool,
 }
 
-fn describe(s: &Summary) -> String {
-    let entries: u64 = s.methods.values().map(|m| m.entries).sum();
-    format!(
-        "{} threads, {} classes, {} methods, {entries} method entries, {} elements",
-        s.threads.len(),
-        s.classes.len(),
-        s.methods.len(),
-        s.elements.values().sum::<u64>()
-    )
-}
-
 pub fn run(a: Args) -> Result<(), String> {
     let input = read::open(&a.trace)?;
     let name = input.name.clone();
     let compressed = input.compressed;
     match tracecheck::check_reader(input.reader) {
         Ok(s) => {
-            println!("{name}: valid ({})", describe(&s));
+            println!("{name}: valid ({})", s.describe());
             let repairs = s.repairs();
             if !repairs.is_empty() {
                 println!(
@@ -50,7 +39,7 @@ pub fn run(a: Args) -> Result<(), String> {
                     let msg = format!(
                         "{name}: cut short after line {lines}: every element up to there is \
                          valid, then the document stops before </TRACE> ({})",
-                        describe(&summary)
+                        summary.describe()
                     );
                     if a.prefix_ok {
                         println!("{msg}");

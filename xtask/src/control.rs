@@ -538,17 +538,21 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
             ("delay-duration", delay_duration),
             ("not-a-jvm", not_a_jvm),
         ];
-        for (name, case) in cases {
+        // Each case's context: its own scratch directory under `work`.
+        let ctx_in = |name: &str| {
             let dir = work.join(name);
             let _ = std::fs::create_dir_all(&dir);
-            let ctx = Ctx {
+            Ctx {
                 jdk,
                 agent,
                 jtrace: &jtrace,
                 jar: &jar,
                 classes: classes.clone(),
                 dir,
-            };
+            }
+        };
+        for (name, case) in cases {
+            let ctx = ctx_in(name);
             let t = Instant::now();
             let r = case(&ctx);
             let secs = t.elapsed().as_secs_f64();
@@ -558,16 +562,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
             };
             tally.report(r.map(|_| ()), &jdk.name, &what);
         }
-        let dir = work.join("other-user");
-        let _ = std::fs::create_dir_all(&dir);
-        let ctx = Ctx {
-            jdk,
-            agent,
-            jtrace: &jtrace,
-            jar: &jar,
-            classes: classes.clone(),
-            dir,
-        };
+        let ctx = ctx_in("other-user");
         let t = Instant::now();
         match other_user(&ctx) {
             Ok(None) => println!(

@@ -5,15 +5,74 @@
 
 use crate::events::{classes, exceptions, memory, methods, monitors, vthreads};
 use crate::jvmti::{Jni, Jvmti};
-use crate::lifecycle::{self, log_once};
+use crate::lifecycle;
+use crate::log::log_once;
+use crate::state::{self, Entries};
 use crate::sys::jni::{
     jclass, jint, jlong, jmethodID, jobject, jvalue, JNIEnv, JavaVM, JNI_ERR, JNI_OK,
 };
-use crate::sys::jvmti::{jboolean, jlocation, jthread, jvmtiEnv};
+use crate::sys::jvmti::{jboolean, jlocation, jthread, jvmtiEnv, jvmtiEventCallbacks};
 use crate::sys::os::c_string;
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use trace::record::{TAG_ENTRY, TAG_EXIT};
+
+/// The tables the JVM calls through, filled here next to the functions they name:
+/// `lifecycle` installs the callbacks, `events::tracker` binds the natives.
+static ENTRIES: Entries = Entries {
+    callbacks: event_callbacks,
+    mount_events,
+    tracker_natives,
+};
+
+/// The JVMTI event callbacks (which of them are enabled is `lifecycle`'s choice).
+fn event_callbacks() -> jvmtiEventCallbacks {
+    jvmtiEventCallbacks {
+        VMInit: Some(vm_init),
+        VMDeath: Some(vm_death),
+        ThreadStart: Some(thread_start),
+        ThreadEnd: Some(thread_end),
+        ClassFileLoadHook: Some(class_file_load_hook),
+        ClassPrepare: Some(class_prepare),
+        MethodEntry: Some(method_entry),
+        MethodExit: Some(method_exit),
+        Exception: Some(exception),
+        ExceptionCatch: Some(exception_catch),
+        GarbageCollectionStart: Some(garbage_collection_start),
+        GarbageCollectionFinish: Some(garbage_collection_finish),
+        ObjectFree: Some(object_free),
+        SampledObjectAlloc: Some(sampled_object_alloc),
+        MonitorContendedEnter: Some(monitor_contended_enter),
+        MonitorContendedEntered: Some(monitor_contended_entered),
+        MonitorWait: Some(monitor_wait),
+        MonitorWaited: Some(monitor_waited),
+        SingleStep: Some(single_step),
+        VirtualThreadStart: Some(virtual_thread_start),
+        VirtualThreadEnd: Some(virtual_thread_end),
+        ..Default::default()
+    }
+}
+
+/// HotSpot's `VirtualThreadMount` and `VirtualThreadUnmount` extension events.
+fn mount_events() -> [*const c_void; 2] {
+    [
+        virtual_thread_mount as *const c_void,
+        virtual_thread_unmount as *const c_void,
+    ]
+}
+
+/// The tracker's natives, in `classfile::GATED_NATIVES` order.
+fn tracker_natives() -> [*mut c_void; 7] {
+    [
+        tracker_enter as *mut c_void,
+        tracker_exit as *mut c_void,
+        tracker_unwind as *mut c_void,
+        tracker_caught as *mut c_void,
+        tracker_line as *mut c_void,
+        tracker_count as *mut c_void,
+        tracker_control as *mut c_void,
+    ]
+}
 
 /// Runs `f`, turning a panic into a one-time message and `fallback`.
 #[inline(always)]
@@ -29,7 +88,7 @@ fn guard<T>(fallback: T, f: impl FnOnce() -> T) -> T {
 
 /// The agent's environment (the JVM hands each callback the same one we created).
 fn env(_e: *mut jvmtiEnv) -> Jvmti {
-    lifecycle::agent().jvmti
+    state::agent().jvmti
 }
 
 /// `-agentpath:libjtrace.so=OPTIONS` at JVM start.
@@ -51,7 +110,7 @@ pub unsafe extern "system" fn Agent_OnLoad(
             return JNI_ERR;
         };
         crate::jvmti::set_vm(vm);
-        match lifecycle::load(jvmti, &opts) {
+        match lifecycle::load(jvmti, &opts, &ENTRIES) {
             Ok(()) => JNI_OK,
             Err(e) => {
                 eprint!("{}", e.0);
@@ -76,7 +135,7 @@ pub unsafe extern "system" fn Agent_OnAttach(
         let opts = unsafe { c_string(options) };
         // A control request reaches the loaded agent: it keeps using its own
         // environment (a new one would have none of its capabilities).
-        let existing = lifecycle::try_agent().map(|a| a.jvmti);
+        let existing = state::try_agent().map(|a| a.jvmti);
         // SAFETY: `vm` is the JavaVM the JVM passed to us.
         let Some(jvmti) = existing.or_else(|| unsafe { Jvmti::from_vm(vm) }) else {
             eprintln!("jtrace: this JVM offers no JVMTI environment; not tracing");
@@ -87,7 +146,8 @@ pub unsafe extern "system" fn Agent_OnAttach(
             eprintln!("jtrace: attach: no JNI environment on the attaching thread; not tracing");
             return JNI_ERR;
         };
-        let (outcome, text) = jni.with_local_frame(64, || lifecycle::attach(jvmti, jni, &opts));
+        let (outcome, text) =
+            jni.with_local_frame(64, || lifecycle::attach(jvmti, jni, &opts, &ENTRIES));
         // The attach protocol carries only the return code: the text goes to the
         // file the client named (it created it); a failure is said on the JVM's
         // stderr when there is no such file (jcmd), a success stays silent as before.
@@ -112,7 +172,7 @@ pub unsafe extern "system" fn Agent_OnAttach(
 #[no_mangle]
 pub unsafe extern "system" fn Agent_OnUnload(_vm: *mut JavaVM) {
     guard((), || {
-        if let Some(a) = lifecycle::try_agent() {
+        if let Some(a) = state::try_agent() {
             lifecycle::vm_death(a.jvmti, std::ptr::null_mut());
         }
     })
@@ -245,7 +305,7 @@ pub(crate) unsafe extern "system" fn tracker_unwind(
     mid: jint,
 ) {
     guard((), || {
-        let a = lifecycle::agent();
+        let a = state::agent();
         exceptions::unwound(a.jvmti, std::ptr::null_mut(), exc, mid as u32)
     })
 }
@@ -257,7 +317,7 @@ pub(crate) unsafe extern "system" fn tracker_caught(
     mid: jint,
 ) {
     guard((), || {
-        let a = lifecycle::agent();
+        let a = state::agent();
         exceptions::caught(a.jvmti, std::ptr::null_mut(), exc, mid as u32)
     })
 }
@@ -281,7 +341,7 @@ pub(crate) unsafe extern "system" fn tracker_control(
         };
         let (outcome, text) = match crate::control::parse(&req) {
             Ok(r) => jni.with_local_frame(64, || {
-                lifecycle::control(lifecycle::agent().jvmti, jni, r.verb, &r.options)
+                lifecycle::control(state::agent().jvmti, jni, r.verb, &r.options)
             }),
             Err(e) => (crate::control::Outcome::Error, format!("jtrace: {e}")),
         };

@@ -4,85 +4,20 @@ use crate::buffer;
 use crate::clock;
 use crate::control::{self, Outcome, Reply, Verb};
 use crate::events::threads;
-use crate::ids::IdTable;
 use crate::jvmti::{Jni, Jvmti};
+use crate::log::log_once;
 use crate::options::{self, AllocMode, Mode, Options, StartMode};
 use crate::recording;
-use crate::sink::{self, Summary};
-use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities, jvmtiEventCallbacks};
-use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
-use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
+use crate::state::{self, agent, try_agent, Entries};
+use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities};
 use trace::record::{self, TAG_INIT_DONE};
-
-/// Everything the callbacks share. Created once at load and never freed: callbacks
-/// may still run during and after VM death.
-pub struct Agent {
-    pub jvmti: Jvmti,
-    /// The options the agent was loaded with (a later trace may change its output
-    /// and filters: `recording::filters`).
-    pub options: Options,
-    method_table: OnceLock<IdTable>,
-    tracker_ready: AtomicBool,
-    skipped_classes: AtomicU64,
-    finished: AtomicBool,
-}
-
-static AGENT: OnceLock<Agent> = OnceLock::new();
-
-/// The agent. Callbacks are only enabled after it exists.
-pub fn agent() -> &'static Agent {
-    AGENT.get().expect("callbacks run only after load")
-}
-
-/// The agent, if loading got that far.
-pub fn try_agent() -> Option<&'static Agent> {
-    AGENT.get()
-}
-
-impl Agent {
-    /// jmethodID → method id (2^19 slots): JVMTI-mode method events, and
-    /// allocation sites in both modes.
-    pub fn method_table(&self) -> &IdTable {
-        self.method_table
-            .get_or_init(|| IdTable::with_capacity_pow2(19))
-    }
-
-    pub fn tracker_ready(&self) -> bool {
-        self.tracker_ready.load(Ordering::Acquire)
-    }
-
-    pub fn set_tracker_ready(&self) {
-        self.tracker_ready.store(true, Ordering::Release);
-    }
-
-    pub fn count_skipped(&self) {
-        self.skipped_classes.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-static LOGGED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
-
-/// One line on stderr per distinct message: the application keeps its stdout.
-pub fn log_once(msg: &str) {
-    if let Ok(mut seen) = LOGGED.lock() {
-        if seen
-            .get_or_insert_with(HashSet::new)
-            .insert(msg.to_string())
-        {
-            eprintln!("jtrace: {msg}");
-        }
-    }
-}
 
 /// What went wrong while loading, as one message for stderr.
 pub struct LoadError(pub String);
 
 /// Agent_OnLoad: everything that can fail with a user-facing message happens here,
 /// before the JVM runs any Java code.
-pub fn load(jvmti: Jvmti, option_string: &str) -> Result<(), LoadError> {
+pub fn load(jvmti: Jvmti, option_string: &str, entries: &'static Entries) -> Result<(), LoadError> {
     let mut options =
         options::parse(option_string).map_err(|e| LoadError(options::error_report(&e)))?;
     if options.help {
@@ -90,7 +25,7 @@ pub fn load(jvmti: Jvmti, option_string: &str) -> Result<(), LoadError> {
         std::process::exit(0);
     }
     recording::read_filter_file(&mut options).map_err(LoadError)?;
-    start(jvmti, options)?;
+    start(jvmti, options, entries)?;
     if agent().options.start == StartMode::On && agent().options.delay_ms == 0 {
         let (outcome, text) = recording::begin(&agent().options, None);
         if outcome != Outcome::Ok {
@@ -105,12 +40,12 @@ pub fn load(jvmti: Jvmti, option_string: &str) -> Result<(), LoadError> {
 /// Agent_OnAttach: a plain load (`jtrace attach`, `jcmd JVMTI.agent_load`) or, once
 /// the agent is loaded, a control request (`jtrace start/stop/status`): see
 /// `control`. The reply is what the client prints.
-pub fn attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Reply {
+pub fn attach(jvmti: Jvmti, jni: Jni, option_string: &str, entries: &'static Entries) -> Reply {
     let req = match control::parse(option_string) {
         Ok(r) => r,
         Err(e) => return (Outcome::Error, format!("jtrace: {e}")),
     };
-    if AGENT.get().is_some() {
+    if try_agent().is_some() {
         return control(jvmti, jni, req.verb, &req.options);
     }
     match req.verb {
@@ -129,7 +64,7 @@ pub fn attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Reply {
             )
         }
     }
-    match first_attach(jvmti, jni, &req.options) {
+    match first_attach(jvmti, jni, &req.options, entries) {
         Ok(r) => r,
         Err(e) => (Outcome::Error, e.0.trim_end().to_string()),
     }
@@ -137,7 +72,7 @@ pub fn attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Reply {
 
 /// A control request to the loaded agent (from a client, or from `jtrace.Trace`).
 pub fn control(jvmti: Jvmti, jni: Jni, verb: Verb, raw: &str) -> Reply {
-    if vm_dead() {
+    if state::vm_dead() {
         return (
             Outcome::Refused,
             "jtrace: the JVM is shutting down".to_string(),
@@ -173,7 +108,12 @@ pub fn control(jvmti: Jvmti, jni: Jni, verb: Verb, raw: &str) -> Reply {
 
 /// The first attach: the same checks and set-up as at load, then what VM init would
 /// have done, and every already-loaded class the filters select rewritten in place.
-fn first_attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Result<Reply, LoadError> {
+fn first_attach(
+    jvmti: Jvmti,
+    jni: Jni,
+    option_string: &str,
+    entries: &'static Entries,
+) -> Result<Reply, LoadError> {
     let began = std::time::Instant::now();
     let mut options =
         options::parse(option_string).map_err(|e| LoadError(options::error_report(&e)))?;
@@ -190,7 +130,7 @@ fn first_attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Result<Reply, Lo
         ));
     }
     recording::read_filter_file(&mut options).map_err(LoadError)?;
-    start(jvmti, options)?;
+    start(jvmti, options, entries)?;
     let o = &agent().options;
     let mut reply = if o.start == StartMode::On && o.delay_ms == 0 {
         // The writer is created before any event is enabled: if the file cannot be
@@ -211,7 +151,7 @@ fn first_attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Result<Reply, Lo
         if o.gc {
             crate::events::memory::start_heap_thread();
         }
-        if crate::events::tracker::install(jvmti, jni) {
+        if crate::events::tracker::install(jvmti, jni, recording::tracing()) {
             retransformed = crate::events::tracker::retransform_loaded(jvmti, jni);
         }
         if o.alloc == AllocMode::Exact {
@@ -230,7 +170,7 @@ fn first_attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Result<Reply, Lo
 }
 
 /// Everything common to load and attach: capabilities, the agent, (not yet) events.
-fn start(jvmti: Jvmti, options: Options) -> Result<(), LoadError> {
+fn start(jvmti: Jvmti, options: Options, entries: &'static Entries) -> Result<(), LoadError> {
     clock::init();
     buffer::init();
     let version = jvmti.version().unwrap_or(0);
@@ -240,36 +180,8 @@ fn start(jvmti: Jvmti, options: Options) -> Result<(), LoadError> {
         )));
     }
     add_capabilities(jvmti, &options)?;
-    let _ = AGENT.set(Agent {
-        jvmti,
-        options,
-        method_table: OnceLock::new(),
-        tracker_ready: AtomicBool::new(false),
-        skipped_classes: AtomicU64::new(0),
-        finished: AtomicBool::new(false),
-    });
+    state::install(jvmti, options, entries);
     Ok(())
-}
-
-/// Whether VM death has begun: no trace may start any more.
-pub fn vm_dead() -> bool {
-    AGENT
-        .get()
-        .is_some_and(|a| a.finished.load(Ordering::SeqCst))
-}
-
-/// Whether classes are being rewritten with probes (mode=bci, tracker installed).
-pub fn bci_ready() -> bool {
-    AGENT
-        .get()
-        .is_some_and(|a| a.options.mode == Mode::Bci && a.tracker_ready())
-}
-
-/// Classes the rewriter had to leave alone so far.
-pub fn skipped_classes() -> u64 {
-    AGENT
-        .get()
-        .map_or(0, |a| a.skipped_classes.load(Ordering::Relaxed))
 }
 
 fn add_capabilities(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
@@ -329,30 +241,7 @@ fn add_capabilities(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
 }
 
 fn enable_events(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
-    let cb = jvmtiEventCallbacks {
-        VMInit: Some(crate::entry::vm_init),
-        VMDeath: Some(crate::entry::vm_death),
-        ThreadStart: Some(crate::entry::thread_start),
-        ThreadEnd: Some(crate::entry::thread_end),
-        ClassFileLoadHook: Some(crate::entry::class_file_load_hook),
-        ClassPrepare: Some(crate::entry::class_prepare),
-        MethodEntry: Some(crate::entry::method_entry),
-        MethodExit: Some(crate::entry::method_exit),
-        Exception: Some(crate::entry::exception),
-        ExceptionCatch: Some(crate::entry::exception_catch),
-        GarbageCollectionStart: Some(crate::entry::garbage_collection_start),
-        GarbageCollectionFinish: Some(crate::entry::garbage_collection_finish),
-        ObjectFree: Some(crate::entry::object_free),
-        SampledObjectAlloc: Some(crate::entry::sampled_object_alloc),
-        MonitorContendedEnter: Some(crate::entry::monitor_contended_enter),
-        MonitorContendedEntered: Some(crate::entry::monitor_contended_entered),
-        MonitorWait: Some(crate::entry::monitor_wait),
-        MonitorWaited: Some(crate::entry::monitor_waited),
-        SingleStep: Some(crate::entry::single_step),
-        VirtualThreadStart: Some(crate::entry::virtual_thread_start),
-        VirtualThreadEnd: Some(crate::entry::virtual_thread_end),
-        ..Default::default()
-    };
+    let cb = (agent().entries.callbacks)();
     let err = |e: crate::jvmti::JvmtiError| LoadError(format!("jtrace: {e}\n"));
     jvmti.set_event_callbacks(&cb).map_err(err)?;
     let mut events = vec![
@@ -372,13 +261,10 @@ fn enable_events(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
         }
     }
     events.push(raw::JVMTI_EVENT_OBJECT_FREE);
-    if jvmti.version().unwrap_or(0) >= raw::JVMTI_VERSION_21
-        && crate::events::vthreads::enable_mount_events(
-            jvmti,
-            crate::entry::virtual_thread_mount as *const std::ffi::c_void,
-            crate::entry::virtual_thread_unmount as *const std::ffi::c_void,
-        )
-    {
+    if jvmti.version().unwrap_or(0) >= raw::JVMTI_VERSION_21 && {
+        let [mount, unmount] = (agent().entries.mount_events)();
+        crate::events::vthreads::enable_mount_events(jvmti, mount, unmount)
+    } {
         events.push(raw::JVMTI_EVENT_VIRTUAL_THREAD_START);
         events.push(raw::JVMTI_EVENT_VIRTUAL_THREAD_END);
     }
@@ -422,7 +308,7 @@ pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
         crate::events::memory::start_heap_thread();
     }
     if agent().options.mode == Mode::Bci {
-        crate::events::tracker::install(jvmti, jni);
+        crate::events::tracker::install(jvmti, jni, recording::tracing());
     }
     if options.alloc != AllocMode::Off {
         crate::events::memory::arm_sampling(jvmti);
@@ -438,8 +324,7 @@ pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
 /// VMDeath (also reached from Agent_OnUnload if VMDeath never came): record the
 /// shutdown, stop every producer, drain, close the document and wait for the writer.
 pub fn vm_death(jvmti: Jvmti, thread: jthread) {
-    let Some(a) = AGENT.get() else { return };
-    if a.finished.swap(true, Ordering::SeqCst) {
+    if !state::finish() {
         return;
     }
     let tid = if thread.is_null() {
@@ -461,91 +346,4 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
     if recording::tracing() {
         recording::stop(true, tid);
     }
-}
-
-/// Waits until the sink has closed every file. The XML renderer may still be behind
-/// the recording (records wait in the spool): the JVM waits as long as it makes
-/// progress, saying once on stderr how much is left, and gives up only after a minute
-/// without progress.
-pub fn wait_for_sink(r: &sink::Running, out_path: &str) -> Option<Summary> {
-    const STALL: Duration = Duration::from_secs(60);
-    let started = std::time::Instant::now();
-    let mut said = false;
-    let mut last = (0, std::time::Instant::now());
-    loop {
-        match r.done.recv_timeout(Duration::from_millis(500)) {
-            Ok(s) => return Some(s),
-            Err(mpsc::RecvTimeoutError::Disconnected) => return None,
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-        }
-        let Some(sp) = &r.spool else {
-            if started.elapsed() > Duration::from_secs(120) {
-                return None;
-            }
-            continue;
-        };
-        let taken = sp.taken.load(Ordering::Relaxed);
-        if taken != last.0 {
-            last = (taken, std::time::Instant::now());
-        } else if last.1.elapsed() > STALL {
-            return None;
-        }
-        if !said && started.elapsed() > Duration::from_secs(2) {
-            said = true;
-            eprintln!(
-                "jtrace: finishing {out_path}: {} MB of records still to render as XML",
-                sp.pending_bytes() >> 20
-            );
-        }
-    }
-}
-
-/// The one line on stderr when the trace is closed: where it went, how big it is, and
-/// anything dropped or repaired (async-profiler and JFR say where their output went
-/// too). The size is the file's, read back, so it is what the user will find.
-pub fn closing_line(
-    out_path: &str,
-    sum: &Summary,
-    lost_bytes: u64,
-    skipped_classes: u64,
-) -> String {
-    let s = &sum.stats;
-    let path = std::fs::canonicalize(out_path)
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| out_path.to_string());
-    let size = std::fs::metadata(out_path).map_or(s.bytes, |m| m.len());
-    let mut line = match &s.io_error {
-        Some(e) => format!("jtrace: writing {path} failed ({e}); the trace is incomplete: "),
-        None => format!("jtrace: trace written to {path}: "),
-    };
-    if sum.jtr_only {
-        line.push_str(&format!("{size} bytes, {} events", s.events));
-    } else {
-        line.push_str(&format!(
-            "{size} bytes, {} elements, {} events",
-            s.elements, s.events
-        ));
-    }
-    for (n, what) in [
-        (lost_bytes, "bytes of records dropped"),
-        (
-            s.unknown_thread_records,
-            "records of unknown threads dropped",
-        ),
-        (
-            s.undefined_method_records,
-            "entries of undefined methods dropped",
-        ),
-        (s.mismatched_exits, "exits naming no open frame ignored"),
-        (s.inferred_exits, "exits inferred"),
-        (skipped_classes, "classes left uninstrumented"),
-    ] {
-        if n > 0 {
-            line.push_str(&format!(", {n} {what}"));
-        }
-    }
-    if let Some(e) = &sum.jtr_error {
-        line.push_str(&format!(" (writing the .jtr records failed: {e})"));
-    }
-    line
 }

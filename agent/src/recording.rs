@@ -18,13 +18,14 @@ use crate::clock;
 use crate::control::{Outcome, Reply};
 use crate::events::threads;
 use crate::jvmti::{Jni, Jvmti};
-use crate::lifecycle::{agent, log_once};
+use crate::log::log_once;
 use crate::options::{self, Options};
 use crate::session;
 use crate::sink;
+use crate::state::{agent, filters, set_filters};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 use trace::defs::Msg;
 use trace::header::Header;
@@ -48,24 +49,6 @@ struct State {
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
-
-/// The filters of the current (or last) trace: the load hook and retransformation
-/// read them. None until the first trace's options are known (then the load options).
-static FILTERS: RwLock<Option<Arc<Options>>> = RwLock::new(None);
-
-/// The options whose filters decide what is instrumented now.
-pub fn filters() -> Arc<Options> {
-    if let Some(f) = FILTERS.read().ok().and_then(|f| f.clone()) {
-        return f;
-    }
-    Arc::new(agent().options.clone())
-}
-
-fn set_filters(o: &Options) {
-    if let Ok(mut f) = FILTERS.write() {
-        *f = Some(Arc::new(o.clone()));
-    }
-}
 
 fn with_state<T>(f: impl FnOnce(&mut State) -> T) -> T {
     let mut g = STATE.lock().unwrap_or_else(|e| e.into_inner());
@@ -182,7 +165,7 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
         let mut note = String::new();
         if let Some((jvmti, jni)) = live {
             // Still idle: code running under the old filters records nothing here.
-            if old.filters != o.filters && crate::lifecycle::bci_ready() {
+            if old.filters != o.filters && crate::state::bci_ready() {
                 let t0 = Instant::now();
                 let n = crate::events::tracker::retransform_changed(jvmti, jni, &old, o);
                 note = format!(
@@ -302,14 +285,14 @@ fn stop_locked(st: &mut State, shutdown: bool, tid: Option<u32>) -> Reply {
             count_base: crate::counts::base(),
         });
         buffer::set_sink(None);
-        let line = match crate::lifecycle::wait_for_sink(&s.running, &s.out_path) {
+        let line = match sink::wait_for_sink(&s.running, &s.out_path) {
             Some(summary) => {
                 for &(mid, n) in &summary.stats.method_counts {
                     crate::counts::carry(mid, n);
                 }
                 let lost = buffer::lost_bytes();
-                let skipped = crate::lifecycle::skipped_classes();
-                crate::lifecycle::closing_line(&s.out_path, &summary, lost, skipped)
+                let skipped = crate::state::skipped_classes();
+                sink::closing_line(&s.out_path, &summary, lost, skipped)
             }
             None => format!(
                 "jtrace: the writer did not finish; {} may be incomplete",
@@ -431,7 +414,7 @@ fn timer_loop() {
                     .unwrap_or_else(|e| e.into_inner().0);
             }
         };
-        if crate::lifecycle::vm_dead() {
+        if crate::state::vm_dead() {
             return;
         }
         let jvmti = agent().jvmti;

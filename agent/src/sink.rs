@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
+use std::time::Duration;
 use trace::compress::{Compressed, Format};
 use trace::defs::Msg;
 use trace::header::Header;
@@ -239,4 +240,91 @@ fn count_and_recycle(msg: Msg, stats: &mut Stats) {
         }
         Msg::Defs(_) | Msg::Finish { .. } => {}
     }
+}
+
+/// Waits until the sink has closed every file. The XML renderer may still be behind
+/// the recording (records wait in the spool): the JVM waits as long as it makes
+/// progress, saying once on stderr how much is left, and gives up only after a minute
+/// without progress.
+pub fn wait_for_sink(r: &Running, out_path: &str) -> Option<Summary> {
+    const STALL: Duration = Duration::from_secs(60);
+    let started = std::time::Instant::now();
+    let mut said = false;
+    let mut last = (0, std::time::Instant::now());
+    loop {
+        match r.done.recv_timeout(Duration::from_millis(500)) {
+            Ok(s) => return Some(s),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        let Some(sp) = &r.spool else {
+            if started.elapsed() > Duration::from_secs(120) {
+                return None;
+            }
+            continue;
+        };
+        let taken = sp.taken.load(Ordering::Relaxed);
+        if taken != last.0 {
+            last = (taken, std::time::Instant::now());
+        } else if last.1.elapsed() > STALL {
+            return None;
+        }
+        if !said && started.elapsed() > Duration::from_secs(2) {
+            said = true;
+            eprintln!(
+                "jtrace: finishing {out_path}: {} MB of records still to render as XML",
+                sp.pending_bytes() >> 20
+            );
+        }
+    }
+}
+
+/// The one line on stderr when the trace is closed: where it went, how big it is, and
+/// anything dropped or repaired (async-profiler and JFR say where their output went
+/// too). The size is the file's, read back, so it is what the user will find.
+pub fn closing_line(
+    out_path: &str,
+    sum: &Summary,
+    lost_bytes: u64,
+    skipped_classes: u64,
+) -> String {
+    let s = &sum.stats;
+    let path = std::fs::canonicalize(out_path)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| out_path.to_string());
+    let size = std::fs::metadata(out_path).map_or(s.bytes, |m| m.len());
+    let mut line = match &s.io_error {
+        Some(e) => format!("jtrace: writing {path} failed ({e}); the trace is incomplete: "),
+        None => format!("jtrace: trace written to {path}: "),
+    };
+    if sum.jtr_only {
+        line.push_str(&format!("{size} bytes, {} events", s.events));
+    } else {
+        line.push_str(&format!(
+            "{size} bytes, {} elements, {} events",
+            s.elements, s.events
+        ));
+    }
+    for (n, what) in [
+        (lost_bytes, "bytes of records dropped"),
+        (
+            s.unknown_thread_records,
+            "records of unknown threads dropped",
+        ),
+        (
+            s.undefined_method_records,
+            "entries of undefined methods dropped",
+        ),
+        (s.mismatched_exits, "exits naming no open frame ignored"),
+        (s.inferred_exits, "exits inferred"),
+        (skipped_classes, "classes left uninstrumented"),
+    ] {
+        if n > 0 {
+            line.push_str(&format!(", {n} {what}"));
+        }
+    }
+    if let Some(e) = &sum.jtr_error {
+        line.push_str(&format!(" (writing the .jtr records failed: {e})"));
+    }
+    line
 }

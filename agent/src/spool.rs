@@ -112,7 +112,7 @@ impl Spool {
             match f {
                 Ok(f) => st.file = Some(Arc::new(f)),
                 Err(e) => {
-                    crate::lifecycle::log_once(&format!(
+                    crate::log::log_once(&format!(
                         "cannot spill records to {} ({e}); the application waits for the \
                          XML renderer instead",
                         self.spill_path.display()
@@ -156,7 +156,7 @@ impl Spool {
                         return;
                     }
                     Err(e) => {
-                        crate::lifecycle::log_once(&format!(
+                        crate::log::log_once(&format!(
                             "spilling records to {} failed ({e}); the application waits \
                              for the XML renderer instead",
                             self.spill_path.display()
@@ -198,7 +198,7 @@ impl Spool {
                     Ok(r) => r,
                     Err(e) => {
                         // Our own file, written by us: only an I/O error gets here.
-                        crate::lifecycle::log_once(&format!(
+                        crate::log::log_once(&format!(
                             "reading spilled records back from {} failed: {e}; the trace \
                              lacks them (traceEnd counts them as dropped)",
                             self.spill_path.display()

@@ -12,9 +12,10 @@ use crate::events::objects::{ClassTag, CLASS_TAG_BIT};
 use crate::events::{threads, tracker};
 use crate::ids;
 use crate::jvmti::{Jni, Jvmti};
-use crate::lifecycle::{agent, log_once};
 use crate::linetable;
+use crate::log::log_once;
 use crate::options::{AllocMode, Mode};
+use crate::state::agent;
 use crate::sys::jni::{jclass, jobject};
 use crate::sys::jvmti as raw;
 use std::collections::{HashMap, HashSet};
@@ -64,7 +65,7 @@ fn rewrite(
     method_ids: &[Option<u32>],
     dotted: &str,
 ) -> Option<Vec<u8>> {
-    let f = crate::recording::filters();
+    let f = crate::state::filters();
     let selected: Vec<Option<u32>>;
     let method_ids = if f.has_method_rules() {
         selected = method_ids
@@ -146,7 +147,7 @@ pub fn on_load(
         return None;
     }
     let dotted = name.replace('/', ".");
-    if !crate::recording::filters().is_traced(&dotted) {
+    if !crate::state::filters().is_traced(&dotted) {
         return None;
     }
     let info = match classfile::parse_info(bytes) {
@@ -360,7 +361,7 @@ pub fn forget(cid: u32) {
         .lock()
         .ok()
         .and_then(|mut c| c.as_mut().and_then(|c| c.remove(&cid)));
-    if let (Some(ids), Some(a)) = (ids, crate::lifecycle::try_agent()) {
+    if let (Some(ids), Some(a)) = (ids, crate::state::try_agent()) {
         for m in ids {
             a.method_table().remove(m);
         }

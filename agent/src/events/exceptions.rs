@@ -9,7 +9,7 @@
 use crate::clock;
 use crate::events::{objects, threads};
 use crate::jvmti::Jvmti;
-use crate::lifecycle::agent;
+use crate::state::agent;
 use crate::sys::jni::{jmethodID, jobject};
 use crate::sys::jvmti::jthread;
 use std::cell::Cell;

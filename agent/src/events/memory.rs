@@ -15,7 +15,8 @@ use crate::clock;
 use crate::events::objects::{self, ClassTag, CLASS_TAG_BIT};
 use crate::events::{classes, threads};
 use crate::jvmti::{Jni, Jvmti};
-use crate::lifecycle::{agent, log_once};
+use crate::log::log_once;
+use crate::state::agent;
 use crate::sys::jni::{jclass, jobject};
 use crate::sys::jvmti::jthread;
 use std::sync::{Condvar, Mutex};
@@ -169,7 +170,7 @@ pub fn start_heap_thread() {
                 let now = *g;
                 drop(g);
                 // Between traces the thread waits for the next one; it ends with the VM.
-                if crate::lifecycle::vm_dead() {
+                if crate::state::vm_dead() {
                     return;
                 }
                 if buffer::is_stopping() {

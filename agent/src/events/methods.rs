@@ -3,7 +3,7 @@
 use crate::clock;
 use crate::events::threads;
 use crate::jvmti::Jvmti;
-use crate::lifecycle::agent;
+use crate::state::agent;
 use crate::sys::jni::jmethodID;
 use crate::sys::jvmti::jthread;
 use trace::record::{self, Rec, TAG_ENTRY, TAG_EXIT, TAG_EXIT_EXC};

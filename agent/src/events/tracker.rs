@@ -7,11 +7,11 @@
 use crate::classfile;
 use crate::events::classes::{self, TRACKER};
 use crate::jvmti::{GlobalRef, Jni, Jvmti};
-use crate::lifecycle::{agent, log_once};
+use crate::log::log_once;
 use crate::options::Options;
+use crate::state::agent;
 use crate::sys::jni::jclass;
 use crate::sys::jni::JNINativeMethod;
-use std::ffi::c_void;
 use std::sync::OnceLock;
 
 /// The tracker class (its `on` switch is set at each start and stop).
@@ -33,10 +33,10 @@ pub fn set_recording(on: bool) {
 /// The tracker's module (the boot loader's unnamed module).
 static TRACKER_MODULE: OnceLock<GlobalRef> = OnceLock::new();
 
-/// Defines the tracker, binds its natives and rewrites the traced classes that loaded
+/// Defines the tracker, binds its natives, sets its switch to `tracing` and rewrites the traced classes that loaded
 /// before it existed. Returns false (and says why, once) if any step fails: the run
 /// then continues untraced rather than risk the application.
-pub fn install(jvmti: Jvmti, jni: Jni) -> bool {
+pub fn install(jvmti: Jvmti, jni: Jni, tracing: bool) -> bool {
     let count_idle = agent().options.counts_all;
     let bytes = classfile::gated_tracker_class(TRACKER, count_idle);
     let name = std::ffi::CString::new(TRACKER).expect("no NUL in the tracker's name");
@@ -45,15 +45,7 @@ pub fn install(jvmti: Jvmti, jni: Jni) -> bool {
         return false;
     };
     // In GATED_NATIVES order.
-    let functions: [*mut c_void; 7] = [
-        crate::entry::tracker_enter as *mut c_void,
-        crate::entry::tracker_exit as *mut c_void,
-        crate::entry::tracker_unwind as *mut c_void,
-        crate::entry::tracker_caught as *mut c_void,
-        crate::entry::tracker_line as *mut c_void,
-        crate::entry::tracker_count as *mut c_void,
-        crate::entry::tracker_control as *mut c_void,
-    ];
+    let functions = (agent().entries.tracker_natives)();
     let names: Vec<(std::ffi::CString, std::ffi::CString)> = classfile::GATED_NATIVES
         .iter()
         .map(|(n, d)| {
@@ -77,7 +69,7 @@ pub fn install(jvmti: Jvmti, jni: Jni) -> bool {
         return false;
     }
     let _ = TRACKER_CLASS.set(GlobalRef(jni.new_global(class)));
-    set_recording(crate::recording::tracing());
+    set_recording(tracing);
     let module = jni.module_of(class);
     if !module.is_null() {
         warm_module_reads(jni, module);
@@ -161,7 +153,7 @@ pub fn grant_access(jvmti: Jvmti, jni: Jni, klass: crate::sys::jni::jclass) {
 /// After attach: rewrites every loaded class the filters select (each gets its
 /// definitions then, from its load hook). Returns how many were rewritten.
 pub fn retransform_loaded(jvmti: Jvmti, jni: Jni) -> usize {
-    let f = crate::recording::filters();
+    let f = crate::state::filters();
     retransform_where(jvmti, jni, |name| f.is_traced(name))
 }
 

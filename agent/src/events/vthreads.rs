@@ -11,7 +11,7 @@ use crate::buffer::{self, ThreadBuf};
 use crate::clock;
 use crate::events::threads;
 use crate::jvmti::Jvmti;
-use crate::lifecycle::log_once;
+use crate::log::log_once;
 use crate::sys::jvmti::jthread;
 use std::cell::Cell;
 use std::ffi::c_void;

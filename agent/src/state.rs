@@ -1,0 +1,129 @@
+//! The agent's global state, a leaf: the `Agent` made once at load, its accessors (`agent()`, `try_agent()`), and the filters in force.
+//!
+//! Event handlers read what they share from here, never from the orchestrating
+//! modules above them (`lifecycle`, `recording`), so imports run one way: down.
+
+use crate::ids::IdTable;
+use crate::jvmti::Jvmti;
+use crate::options::{Mode, Options};
+use crate::sys::jvmti::jvmtiEventCallbacks;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
+
+/// What the JVM calls, as `entry.rs` fills it next to the functions it names: the
+/// JVMTI event callbacks, HotSpot's mount/unmount extension events and the
+/// tracker's natives (in `classfile::GATED_NATIVES` order).
+pub struct Entries {
+    pub callbacks: fn() -> jvmtiEventCallbacks,
+    pub mount_events: fn() -> [*const c_void; 2],
+    pub tracker_natives: fn() -> [*mut c_void; 7],
+}
+
+/// Everything the callbacks share. Created once at load and never freed: callbacks
+/// may still run during and after VM death.
+pub struct Agent {
+    pub jvmti: Jvmti,
+    /// The options the agent was loaded with (a later trace may change its output
+    /// and filters: `recording::filters`).
+    pub options: Options,
+    /// The callback and native tables (`entry.rs`).
+    pub entries: &'static Entries,
+    method_table: OnceLock<IdTable>,
+    tracker_ready: AtomicBool,
+    skipped_classes: AtomicU64,
+    finished: AtomicBool,
+}
+
+static AGENT: OnceLock<Agent> = OnceLock::new();
+
+/// The agent. Callbacks are only enabled after it exists.
+pub fn agent() -> &'static Agent {
+    AGENT.get().expect("callbacks run only after load")
+}
+
+/// The agent, if loading got that far.
+pub fn try_agent() -> Option<&'static Agent> {
+    AGENT.get()
+}
+
+impl Agent {
+    /// jmethodID → method id (2^19 slots): JVMTI-mode method events, and
+    /// allocation sites in both modes.
+    pub fn method_table(&self) -> &IdTable {
+        self.method_table
+            .get_or_init(|| IdTable::with_capacity_pow2(19))
+    }
+
+    pub fn tracker_ready(&self) -> bool {
+        self.tracker_ready.load(Ordering::Acquire)
+    }
+
+    pub fn set_tracker_ready(&self) {
+        self.tracker_ready.store(true, Ordering::Release);
+    }
+
+    pub fn count_skipped(&self) {
+        self.skipped_classes.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Makes the agent (once; a second call keeps the first).
+pub fn install(jvmti: Jvmti, options: Options, entries: &'static Entries) {
+    let _ = AGENT.set(Agent {
+        jvmti,
+        options,
+        entries,
+        method_table: OnceLock::new(),
+        tracker_ready: AtomicBool::new(false),
+        skipped_classes: AtomicU64::new(0),
+        finished: AtomicBool::new(false),
+    });
+}
+
+/// Marks the start of VM death; true only for the first caller (and only once the
+/// agent exists).
+pub fn finish() -> bool {
+    AGENT
+        .get()
+        .is_some_and(|a| !a.finished.swap(true, Ordering::SeqCst))
+}
+
+/// Whether VM death has begun: no trace may start any more.
+pub fn vm_dead() -> bool {
+    AGENT
+        .get()
+        .is_some_and(|a| a.finished.load(Ordering::SeqCst))
+}
+
+/// Whether classes are being rewritten with probes (mode=bci, tracker installed).
+pub fn bci_ready() -> bool {
+    AGENT
+        .get()
+        .is_some_and(|a| a.options.mode == Mode::Bci && a.tracker_ready())
+}
+
+/// Classes the rewriter had to leave alone so far.
+pub fn skipped_classes() -> u64 {
+    AGENT
+        .get()
+        .map_or(0, |a| a.skipped_classes.load(Ordering::Relaxed))
+}
+
+/// The filters of the current (or last) trace: the load hook and retransformation
+/// read them. None until the first trace's options are known (then the load options).
+static FILTERS: RwLock<Option<Arc<Options>>> = RwLock::new(None);
+
+/// The options whose filters decide what is instrumented now.
+pub fn filters() -> Arc<Options> {
+    if let Some(f) = FILTERS.read().ok().and_then(|f| f.clone()) {
+        return f;
+    }
+    Arc::new(agent().options.clone())
+}
+
+pub fn set_filters(o: &Options) {
+    if let Ok(mut f) = FILTERS.write() {
+        *f = Some(Arc::new(o.clone()));
+    }
+}

@@ -18,6 +18,8 @@
 //! (an `xchg` per record on x86). Steals are what keeps each allocation ahead of the
 //! free that the GC will report for it.
 
+use crate::jvmti::Jvmti;
+use crate::sys::jvmti::jthread;
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{compiler_fence, AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::SyncSender;
@@ -166,15 +168,39 @@ pub fn register(tid: u32) -> &'static ThreadBuf {
 }
 
 /// A buffer as an opaque pointer, for JVMTI thread-local storage.
-pub fn to_raw(buf: &'static ThreadBuf) -> *const std::ffi::c_void {
+fn to_raw(buf: &'static ThreadBuf) -> *const std::ffi::c_void {
     buf as *const ThreadBuf as *const std::ffi::c_void
 }
 
-/// Back from JVMTI thread-local storage; `p` must come from `to_raw`.
-pub fn from_raw(p: *const std::ffi::c_void) -> &'static ThreadBuf {
-    // SAFETY: only pointers made by `to_raw` are stored in our JVMTI thread-local
-    // slot, and ThreadBufs are leaked, so they live forever.
+/// Back from JVMTI thread-local storage.
+///
+/// # Safety
+/// `p` must come from `to_raw` (ThreadBufs are leaked, so it stays valid).
+unsafe fn from_raw(p: *const std::ffi::c_void) -> &'static ThreadBuf {
+    // SAFETY: the caller passes a pointer made by `to_raw`, and ThreadBufs are
+    // leaked, so they live forever.
     unsafe { &*(p as *const ThreadBuf) }
+}
+
+/// The buffer in `thread`'s JVMTI thread-local slot (None while it has none).
+pub fn of_thread(
+    jvmti: Jvmti,
+    thread: jthread,
+) -> crate::jvmti::Result<Option<&'static ThreadBuf>> {
+    let p = jvmti.thread_local(thread)?;
+    // SAFETY: the slot holds null or a pointer `set_of_thread` stored, made by
+    // `to_raw` (`Jvmti::set_thread_local`'s contract).
+    Ok((!p.is_null()).then(|| unsafe { from_raw(p) }))
+}
+
+/// Stores `buf` in `thread`'s JVMTI thread-local slot, for `of_thread`.
+pub fn set_of_thread(
+    jvmti: Jvmti,
+    thread: jthread,
+    buf: &'static ThreadBuf,
+) -> crate::jvmti::Result<()> {
+    // SAFETY: a pointer made by `to_raw`, as the slot's reader expects.
+    unsafe { jvmti.set_thread_local(thread, to_raw(buf)) }
 }
 
 /// Makes an existing buffer the current thread's (registered elsewhere).
@@ -269,15 +295,6 @@ impl ThreadBuf {
             self.hand_off(chunk);
         }
         self.busy.store(false, Ordering::Release);
-    }
-}
-
-/// Writes a record on the current thread's buffer, if it has one.
-#[inline(always)]
-pub fn write(rec: &[u8]) -> bool {
-    match current() {
-        Some(b) => b.write(rec),
-        None => false,
     }
 }
 

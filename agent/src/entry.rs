@@ -180,7 +180,10 @@ pub unsafe extern "system" fn Agent_OnUnload(_vm: *mut JavaVM) {
 
 pub(crate) unsafe extern "system" fn vm_init(e: *mut jvmtiEnv, jni: *mut JNIEnv, thread: jthread) {
     guard((), || {
-        let jni = Jni(jni);
+        // SAFETY: the JVM passes this thread's JNIEnv, used only inside the callback.
+        let Some(jni) = (unsafe { Jni::from_raw(jni) }) else {
+            return;
+        };
         jni.with_local_frame(64, || lifecycle::vm_init(env(e), jni, thread))
     })
 }
@@ -228,18 +231,19 @@ pub(crate) unsafe extern "system" fn class_file_load_hook(
         if name.is_null() || class_data.is_null() || class_data_len <= 0 {
             return;
         }
+        // SAFETY: the JVM passes this thread's JNIEnv, used only inside the callback.
+        // (It is null only in the primordial phase, whose hooks need
+        // can_generate_early_class_hook_events, which the agent does not ask for.)
+        let Some(jni) = (unsafe { Jni::from_raw(jni) }) else {
+            return;
+        };
         // SAFETY: the JVM passes a NUL-terminated class name (checked non-null above).
         let name = unsafe { c_string(name) };
         // SAFETY: the JVM passes `class_data_len` readable bytes at `class_data`.
         let bytes = unsafe { std::slice::from_raw_parts(class_data, class_data_len as usize) };
-        let Some(new_bytes) = classes::on_load(
-            env(e),
-            Jni(jni),
-            loader,
-            class_being_redefined,
-            &name,
-            bytes,
-        ) else {
+        let Some(new_bytes) =
+            classes::on_load(env(e), jni, loader, class_being_redefined, &name, bytes)
+        else {
             return;
         };
         let jvmti = env(e);
@@ -262,7 +266,12 @@ pub(crate) unsafe extern "system" fn class_prepare(
     _thread: jthread,
     klass: jclass,
 ) {
-    guard((), || classes::on_prepare(env(e), Jni(jni), klass))
+    guard((), || {
+        // SAFETY: the JVM passes this thread's JNIEnv, used only inside the callback.
+        if let Some(jni) = unsafe { Jni::from_raw(jni) } {
+            classes::on_prepare(env(e), jni, klass)
+        }
+    })
 }
 
 pub(crate) unsafe extern "system" fn method_entry(
@@ -335,7 +344,10 @@ pub(crate) unsafe extern "system" fn tracker_control(
     request: jobject,
 ) -> jobject {
     guard(std::ptr::null_mut(), || {
-        let jni = crate::jvmti::Jni(env);
+        // SAFETY: the JVM passes this thread's JNIEnv, used only inside the native.
+        let Some(jni) = (unsafe { Jni::from_raw(env) }) else {
+            return std::ptr::null_mut();
+        };
         let Some(req) = jni.string_utf(request) else {
             return std::ptr::null_mut();
         };
@@ -406,7 +418,10 @@ pub(crate) unsafe extern "system" fn sampled_object_alloc(
     size: jlong,
 ) {
     guard((), || {
-        memory::on_alloc(env(e), Jni(jni), thread, object, klass, size)
+        // SAFETY: the JVM passes this thread's JNIEnv, used only inside the callback.
+        if let Some(jni) = unsafe { Jni::from_raw(jni) } {
+            memory::on_alloc(env(e), jni, thread, object, klass, size)
+        }
     })
 }
 

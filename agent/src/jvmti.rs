@@ -2,8 +2,9 @@
 //!
 //! JNI handles (`jobject`, `jclass`, `jthread`, `jmethodID`) are opaque tokens the JVM
 //! validates itself (and checks under -Xcheck:jni); this wrapper never dereferences
-//! them, which is why passing them to safe functions is sound here.
-#![allow(clippy::not_unsafe_ptr_arg_deref)]
+//! them, which is why passing them to the crate-private safe functions here is sound.
+//! The environments themselves (`Jvmti`, `Jni`) are made only by `unsafe`
+//! constructors (`Jvmti::from_vm`, `Jni::from_raw`) or from the process's JavaVM.
 
 use crate::sys::jni::{jclass, jint, jmethodID, jobject, JNIEnv, JNINativeMethod};
 use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities, jvmtiEnv, jvmtiEventCallbacks};
@@ -118,7 +119,6 @@ pub struct ThreadInfo {
     pub name: String,
     pub group: String,
     pub parent_group: String,
-    pub is_daemon: bool,
 }
 
 impl Jvmti {
@@ -191,7 +191,6 @@ impl Jvmti {
             name,
             group,
             parent_group,
-            is_daemon: info.is_daemon != 0,
         })
     }
 
@@ -255,7 +254,12 @@ impl Jvmti {
         Ok(p)
     }
 
-    pub fn set_thread_local(self, thread: jthread, value: *const c_void) -> Result<()> {
+    /// Stores `value` in `thread`'s JVMTI thread-local slot.
+    ///
+    /// # Safety
+    /// The slot's reader (`buffer::of_thread`) takes any non-null value for a
+    /// `ThreadBuf`: `value` must be null or made by `buffer`'s `to_raw`.
+    pub unsafe fn set_thread_local(self, thread: jthread, value: *const c_void) -> Result<()> {
         call!(self, SetThreadLocalStorage, thread, value)
     }
 
@@ -310,10 +314,6 @@ impl Jvmti {
         let s = self.class_signature(cls).ok();
         jni.delete_local(cls);
         s
-    }
-
-    pub fn add_to_bootstrap_search(self, path: &CStr) -> Result<()> {
-        call!(self, AddToBootstrapClassLoaderSearch, path.as_ptr())
     }
 
     pub fn loaded_classes(self) -> Result<JvmBox<jclass>> {
@@ -539,7 +539,23 @@ pub fn attach_current_as_daemon(name: &CStr) -> Option<Jni> {
 
 /// A JNI global reference: valid on every thread until deleted (we never delete
 /// ours: they live as long as the agent).
-pub struct GlobalRef(pub jobject);
+pub struct GlobalRef(jobject);
+
+impl GlobalRef {
+    /// Wraps a global reference (None for null).
+    ///
+    /// # Safety
+    /// `obj` must be a JNI global reference (from `NewGlobalRef`) that is never
+    /// deleted while the `GlobalRef` exists.
+    pub unsafe fn from_raw(obj: jobject) -> Option<GlobalRef> {
+        (!obj.is_null()).then_some(GlobalRef(obj))
+    }
+
+    /// The reference, for JNI and JVMTI calls.
+    pub fn as_raw(&self) -> jobject {
+        self.0
+    }
+}
 
 // SAFETY: a JNI global reference may be used from any thread (JNI spec, "Global
 // and Local References").
@@ -547,11 +563,21 @@ unsafe impl Send for GlobalRef {}
 // SAFETY: as above; the handle itself is never mutated.
 unsafe impl Sync for GlobalRef {}
 
-/// A JNI environment for the current thread only.
+/// A JNI environment for the current thread only: neither `Send` nor `Sync` (it holds
+/// a raw pointer), so it cannot leave the callback or thread that was handed it.
 #[derive(Clone, Copy)]
-pub struct Jni(pub *mut JNIEnv);
+pub struct Jni(*mut JNIEnv);
 
 impl Jni {
+    /// Wraps the JNIEnv the JVM passed to a callback (None for null).
+    ///
+    /// # Safety
+    /// `env` must be null or the current thread's live JNIEnv, and the `Jni` must not
+    /// be used after the callback (or the thread's attachment) it came with ends.
+    pub unsafe fn from_raw(env: *mut JNIEnv) -> Option<Jni> {
+        (!env.is_null()).then_some(Jni(env))
+    }
+
     pub fn object_class(self, obj: jobject) -> jclass {
         // SAFETY: `self.0` is the current thread's JNIEnv and `obj` a live reference.
         unsafe { ((**self.0).v1_1.GetObjectClass)(self.0, obj) }
@@ -726,9 +752,13 @@ impl Jni {
         )
     }
 
-    pub fn new_global(self, obj: jobject) -> jobject {
+    /// A global reference to `obj`, kept for the life of the agent (None if the JVM
+    /// is out of memory or `obj` is null).
+    pub fn new_global(self, obj: jobject) -> Option<GlobalRef> {
         // SAFETY: creating a global reference from a live local one.
-        unsafe { ((**self.0).v1_1.NewGlobalRef)(self.0, obj) }
+        let g = unsafe { ((**self.0).v1_1.NewGlobalRef)(self.0, obj) };
+        // SAFETY: `g` is a global reference just made, never deleted.
+        unsafe { GlobalRef::from_raw(g) }
     }
 
     /// A weak global reference to `obj` (null for null): names an object without
@@ -852,31 +882,5 @@ impl Jni {
             c"getComponentType",
             c"()Ljava/lang/Class;",
         )
-    }
-
-    /// `Thread.threadId()` (`getId()`) of a thread object: unique for the JVM's lifetime.
-    pub fn thread_java_id(self, thread: jobject) -> Option<i64> {
-        if thread.is_null() {
-            return None;
-        }
-        let cls = self.object_class(thread);
-        // SAFETY: looking up and calling a public no-argument long method of java.lang.Thread.
-        let id = unsafe {
-            let mid =
-                ((**self.0).v1_1.GetMethodID)(self.0, cls, c"getId".as_ptr(), c"()J".as_ptr());
-            if mid.is_null() {
-                self.clear_exception();
-                None
-            } else {
-                let v = ((**self.0).v1_1.CallLongMethodA)(self.0, thread, mid, std::ptr::null());
-                if self.clear_exception() {
-                    None
-                } else {
-                    Some(v)
-                }
-            }
-        };
-        self.delete_local(cls);
-        id
     }
 }

@@ -3,24 +3,28 @@
 //! Data flow: JVM callback or bytecode probe → `trace::record` into the thread's `buffer`
 //! → chunks over a bounded channel → `sink` thread → `.jtr` and/or `trace::render` → file.
 //! See docs/ARCHITECTURE.md.
+//!
+//! Only `classfile` (the rewriter, fuzzed and checked against a corpus by `xtask`)
+//! and `options` (the option table, read by `xtask tidy` and the option fuzzer) are
+//! public; everything else is the agent's own.
 
-pub mod buffer;
+mod buffer;
 pub mod classfile;
-pub mod clock;
-pub mod control;
-pub mod counts;
-pub mod entry;
-pub mod events;
-pub mod ids;
-pub mod jvmti;
-pub mod lifecycle;
-pub mod linetable;
-pub mod live;
-pub mod log;
+mod clock;
+mod control;
+mod counts;
+mod entry;
+mod events;
+mod ids;
+mod jvmti;
+mod lifecycle;
+mod linetable;
+mod live;
+mod log;
 pub mod options;
-pub mod recording;
-pub mod session;
-pub mod sink;
-pub mod spool;
-pub mod state;
-pub mod sys;
+mod recording;
+mod session;
+mod sink;
+mod spool;
+mod state;
+mod sys;

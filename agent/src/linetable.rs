@@ -12,6 +12,7 @@
 //! `#75+11,41` continues incrementing into the next method. Byte-compatibility with the
 //! original engine depends on keeping that quirk.
 
+#[cfg(test)]
 use std::fmt;
 
 /// Encode per-method unit line tables. An empty method (no Code attribute or no
@@ -47,6 +48,7 @@ pub fn encode(methods: &[Vec<u32>]) -> String {
     out
 }
 
+#[cfg(test)]
 /// Where and why a `methodLineTables` string could not be decoded. Offsets are byte
 /// offsets into the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +69,7 @@ pub enum LineTableError {
     Overflow { offset: usize },
 }
 
+#[cfg(test)]
 impl fmt::Display for LineTableError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -92,9 +95,11 @@ impl fmt::Display for LineTableError {
     }
 }
 
+#[cfg(test)]
 impl std::error::Error for LineTableError {}
 
-/// Decode a `methodLineTables` string. A method encoded from an empty table comes back
+#[cfg(test)]
+/// Decode a `methodLineTables` string (the encoder's test oracle). A method encoded from an empty table comes back
 /// as `[0]` (the format cannot tell the two apart). `""` decodes to no methods, which
 /// is what [`encode`] gives for a class without methods.
 ///

@@ -196,21 +196,6 @@ pub fn remove_live(cid: u32) -> Option<std::ops::Range<u32>> {
     Some(l.first_mid..l.first_mid + l.methods.len() as u32)
 }
 
-/// Entries held: (pending, live), for tests and the memory figures.
-pub fn sizes() -> (usize, usize) {
-    let p = PENDING
-        .lock()
-        .ok()
-        .and_then(|t| t.as_ref().map(|t| t.len))
-        .unwrap_or(0);
-    let l = LIVE
-        .lock()
-        .ok()
-        .and_then(|t| t.as_ref().map(HashMap::len))
-        .unwrap_or(0);
-    (p, l)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,8 +63,8 @@ pub fn of(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf> {
     if thread.is_null() {
         return current(jvmti, thread);
     }
-    match jvmti.thread_local(thread) {
-        Ok(p) if !p.is_null() => Some(buffer::from_raw(p)),
+    match buffer::of_thread(jvmti, thread) {
+        Ok(Some(b)) => Some(b),
         _ => current(jvmti, thread),
     }
 }
@@ -80,9 +80,7 @@ fn register_current(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf>
     } else {
         thread
     };
-    let existing = jvmti.thread_local(thread).ok()?;
-    if !existing.is_null() {
-        let b = buffer::from_raw(existing);
+    if let Some(b) = buffer::of_thread(jvmti, thread).ok()? {
         buffer::adopt(b);
         return Some(b);
     }
@@ -101,7 +99,7 @@ fn define(jvmti: Jvmti, thread: jthread, before_trace: bool) -> Option<&'static 
     }
     let tid = ids::next_thread();
     let b = buffer::register(tid);
-    jvmti.set_thread_local(thread, buffer::to_raw(b)).ok()?;
+    buffer::set_of_thread(jvmti, thread, b).ok()?;
     // The Thread object's id: threadStart names it, and a monitor's owner (a Thread)
     // is mapped back to its thread id through it.
     let (obj, new_obj) = crate::events::objects::tag(jvmti, thread);
@@ -135,9 +133,9 @@ pub fn define_other(jvmti: Jvmti, thread: jthread) -> Option<&'static ThreadBuf>
         return None;
     }
     let _guard = REGISTRY.lock().ok()?;
-    match jvmti.thread_local(thread) {
-        Ok(p) if !p.is_null() => Some(buffer::from_raw(p)),
-        Ok(_) => define(jvmti, thread, false),
+    match buffer::of_thread(jvmti, thread) {
+        Ok(Some(b)) => Some(b),
+        Ok(None) => define(jvmti, thread, false),
         Err(_) => None,
     }
 }
@@ -150,7 +148,7 @@ pub fn register_all(jvmti: Jvmti, before_trace: bool) {
     };
     let Ok(_guard) = REGISTRY.lock() else { return };
     for &t in threads.as_slice() {
-        if matches!(jvmti.thread_local(t), Ok(p) if p.is_null()) {
+        if matches!(buffer::of_thread(jvmti, t), Ok(None)) {
             let _ = define(jvmti, t, before_trace);
         }
     }

@@ -25,7 +25,7 @@ pub fn set_recording(on: bool) {
         return;
     };
     let name = std::ffi::CString::new(classfile::SWITCH_FIELD).expect("no NUL");
-    if !jni.set_static_boolean(class.0, &name, on) {
+    if !jni.set_static_boolean(class.as_raw(), &name, on) {
         log_once("cannot switch the tracker's probes; they keep calling the agent");
     }
 }
@@ -68,12 +68,16 @@ pub fn install(jvmti: Jvmti, jni: Jni, tracing: bool) -> bool {
         log_once("cannot bind the tracker's natives; methods are not traced (mode=bci)");
         return false;
     }
-    let _ = TRACKER_CLASS.set(GlobalRef(jni.new_global(class)));
+    if let Some(g) = jni.new_global(class) {
+        let _ = TRACKER_CLASS.set(g);
+    }
     set_recording(tracing);
     let module = jni.module_of(class);
     if !module.is_null() {
         warm_module_reads(jni, module);
-        let _ = TRACKER_MODULE.set(GlobalRef(jni.new_global(module)));
+        if let Some(g) = jni.new_global(module) {
+            let _ = TRACKER_MODULE.set(g);
+        }
         jni.delete_local(module);
     }
     jni.delete_local(class);
@@ -131,7 +135,7 @@ pub fn grant_access(jvmti: Jvmti, jni: Jni, klass: crate::sys::jni::jclass) {
         return;
     };
     if let Some(m) = jni.named_module(klass) {
-        if let Err(e) = jvmti.add_module_reads(m, to.0) {
+        if let Err(e) = jvmti.add_module_reads(m, to.as_raw()) {
             // Seen for java.base classes prepared during shutdown (the JVM's upcall
             // fails then); java.base reads the boot loader's unnamed module anyway.
             // Said once, naming the first class.

@@ -39,8 +39,8 @@ fn switch_back() {
 
 /// The buffer of virtual thread `vthread`, defining the thread on first sight.
 fn buffer_of(jvmti: Jvmti, vthread: jthread) -> Option<&'static ThreadBuf> {
-    match jvmti.thread_local(vthread) {
-        Ok(p) if !p.is_null() => Some(buffer::from_raw(p)),
+    match buffer::of_thread(jvmti, vthread) {
+        Ok(Some(b)) => Some(b),
         _ => threads::define_other(jvmti, vthread),
     }
 }

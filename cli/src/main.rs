@@ -1,5 +1,8 @@
 //! The `jtrace` command: parses the command line and dispatches to one module per subcommand.
 
+// No `unsafe` but in the attach client's three system calls (`control/sys.rs`).
+#![deny(unsafe_code)]
+
 mod analysis;
 mod cmd;
 mod control;

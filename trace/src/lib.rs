@@ -5,6 +5,8 @@
 //! threads or files it was not handed as `Read`/`Write`. Data flow and invariants:
 //! docs/ARCHITECTURE.md.
 
+#![forbid(unsafe_code)]
+
 pub mod clock;
 pub mod compress;
 pub mod defs;

@@ -5,6 +5,8 @@
 //! [`MAX_VIOLATIONS`] rule violations, each with the line it was found on. The rules are
 //! listed on [`Rule`]; `docs/TRACE_FORMAT.md` describes them for readers of traces.
 
+#![forbid(unsafe_code)]
+
 mod checker;
 mod lines;
 pub mod linetable;

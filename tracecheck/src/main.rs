@@ -4,6 +4,8 @@
 //! JVM was killed, the disk filled) is named "cut short" rather than listed as invalid;
 //! with `--prefix-ok` such a readable prefix is accepted (exit 0).
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 use tracecheck::Checked;
 

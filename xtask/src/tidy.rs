@@ -17,6 +17,15 @@ const UNSAFE_ALLOWED: &[&str] = &[
     "xtask/src/hygiene.rs",
 ];
 
+/// Crate roots that hold the compiler to "no `unsafe` here" (the trace library and the
+/// oracle have none; the `jtrace` command denies it, its system calls module excepted).
+const UNSAFE_FORBIDDEN: &[(&str, &str)] = &[
+    ("trace/src/lib.rs", "#![forbid(unsafe_code)]"),
+    ("tracecheck/src/lib.rs", "#![forbid(unsafe_code)]"),
+    ("tracecheck/src/main.rs", "#![forbid(unsafe_code)]"),
+    ("cli/src/main.rs", "#![deny(unsafe_code)]"),
+];
+
 /// The Rust files of the repository (tracked by git, so build output never counts).
 fn rust_files(root: &Path) -> Result<Vec<String>, String> {
     let out = Command::new("git")
@@ -88,6 +97,12 @@ pub fn check_files(root: &Path) -> Vec<String> {
                     n + 1
                 ));
             }
+        }
+    }
+    for (f, attr) in UNSAFE_FORBIDDEN {
+        let text = std::fs::read_to_string(root.join(f)).unwrap_or_default();
+        if !text.lines().any(|l| l.trim() == *attr) {
+            bad.push(format!("{f}: lost its `{attr}`"));
         }
     }
     bad.extend(check_options_doc(root));

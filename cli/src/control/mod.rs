@@ -8,6 +8,7 @@
 //! -1 (error). See docs/CLI.md, "Controlling a running JVM".
 
 mod hotspot;
+#[allow(unsafe_code)] // geteuid/setegid/seteuid/kill through libc: SAFETY comments there
 mod sys;
 
 use clap::Args;

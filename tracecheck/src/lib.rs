@@ -7,9 +7,12 @@
 
 #![forbid(unsafe_code)]
 
-mod checker;
+mod attrs;
 mod lines;
 pub mod linetable;
+mod model;
+mod read;
+mod rules;
 pub mod summary;
 pub mod vocab;
 
@@ -130,7 +133,7 @@ pub fn check(path: impl AsRef<Path>) -> Result<Summary, Vec<Violation>> {
 
 /// Checks a trace read from `reader`.
 pub fn check_reader<R: BufRead>(reader: R) -> Result<Summary, Vec<Violation>> {
-    checker::run(reader)
+    read::run(reader)
 }
 
 /// What [`check_prefix`] found.
@@ -161,7 +164,7 @@ pub fn check_prefix(path: impl AsRef<Path>) -> Result<Checked, Vec<Violation>> {
     let whole = last_newline(&mut f).map_err(io)?;
     f.seek(SeekFrom::Start(0)).map_err(io)?;
     let reader = BufReader::with_capacity(1 << 20, f.take(whole));
-    let (summary, cut) = checker::run_with(reader, true)?;
+    let (summary, cut) = read::run_with(reader, true)?;
     Ok(match cut {
         None => Checked::Complete(summary),
         Some(lines) => Checked::CutShort { lines, summary },

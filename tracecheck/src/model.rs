@@ -1,0 +1,270 @@
+//! The reference model: what the checker knows of the trace so far (live threads with their open frames, classes, methods, objects) and the summary it builds; every rule reads and updates this `State`.
+
+use crate::attrs::{get, parse_u64, Attrs};
+use crate::summary::{AllocStats, MethodStats, Summary, ThreadInfo};
+use crate::vocab;
+use crate::{Rule, Violation, MAX_VIOLATIONS};
+use std::collections::{HashMap, HashSet};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Expecting `HEADER[n]`.
+    Header(usize),
+    Body,
+    AfterTraceEnd,
+    AfterAgentDestroy,
+}
+
+pub(crate) struct Frame {
+    pub(crate) method: u64,
+    pub(crate) ticket: u64,
+    pub(crate) line: u64,
+    /// An exception is propagating through this frame.
+    pub(crate) throwing: bool,
+}
+
+pub(crate) struct Thread {
+    pub(crate) seq: usize,
+    pub(crate) info: ThreadInfo,
+    pub(crate) start_line: u64,
+    pub(crate) stack: Vec<Frame>,
+    pub(crate) last_ticket: Option<u64>,
+    pub(crate) last_time: Option<(u128, u64)>,
+    pub(crate) contending: Option<(i64, u64)>,
+    pub(crate) waiting: Option<(i64, u64)>,
+    pub(crate) per_method: HashMap<u64, u64>,
+}
+
+pub(crate) struct Class {
+    pub(crate) name: String,
+    pub(crate) live: bool,
+    pub(crate) line: u64,
+    pub(crate) methods: Vec<u64>,
+    pub(crate) source: String,
+    pub(crate) num_methods: Option<u64>,
+    /// `methodNames` annotation entries (`name(sig)ret`), with `lines=on`.
+    pub(crate) method_names: Option<Vec<String>>,
+    /// Decoded `methodLineTables` annotation, with `lines=on`.
+    pub(crate) line_tables: Option<Vec<Vec<u32>>>,
+}
+
+pub(crate) struct Method {
+    pub(crate) key: String,
+    pub(crate) class: u64,
+    pub(crate) live: bool,
+    pub(crate) line: u64,
+    pub(crate) count_seen: bool,
+    /// `startLineNumber..=endLineNumber` when both are given and non-zero.
+    pub(crate) line_range: Option<(u64, u64)>,
+    /// Sorted, deduplicated lines of its executable units (from its class's
+    /// methodLineTables), with `lines=on`.
+    pub(crate) line_table: Option<Vec<u32>>,
+    pub(crate) stats: MethodStats,
+}
+
+pub(crate) struct State {
+    /// Sum over methodCount elements of count minus the method's entries.
+    pub(crate) counts_outside: u64,
+    pub(crate) violations: Vec<Violation>,
+    pub(crate) phase: Phase,
+    pub(crate) node_id: Option<String>,
+    pub(crate) process_id: Option<String>,
+    pub(crate) agent_id: Option<String>,
+    pub(crate) trace_id: Option<String>,
+    pub(crate) vocab: HashMap<&'static str, &'static [&'static str]>,
+    pub(crate) threads: HashMap<u64, Thread>,
+    pub(crate) finished_threads: Vec<Thread>,
+    pub(crate) ended_thread_lines: HashMap<u64, u64>,
+    pub(crate) thread_seq: usize,
+    pub(crate) classes: HashMap<u64, Class>,
+    pub(crate) methods: HashMap<u64, Method>,
+    pub(crate) retired_methods: Vec<Method>,
+    /// Live objects and the class id their objAlloc/objDef named (0: none).
+    pub(crate) objects: HashMap<i64, u64>,
+    /// Live objects that have been thrown (to count distinct exceptions).
+    pub(crate) thrown_objects: HashSet<i64>,
+    /// The classDef whose children are being read.
+    pub(crate) current_class: Option<u64>,
+    /// objAlloc figures per (class id, isArray), named at the end (or when the id is reused).
+    pub(crate) alloc_by_class: HashMap<(u64, u32), AllocStats>,
+    pub(crate) gc_open: Option<u64>,
+    pub(crate) element_counts: HashMap<&'static str, u64>,
+    pub(crate) shutdown_line: Option<u64>,
+    pub(crate) summary: Summary,
+}
+
+impl State {
+    pub(crate) fn new() -> State {
+        State {
+            counts_outside: 0,
+            violations: Vec::new(),
+            phase: Phase::Header(0),
+            node_id: None,
+            process_id: None,
+            agent_id: None,
+            trace_id: None,
+            vocab: vocab::ELEMENTS.iter().copied().collect(),
+            threads: HashMap::new(),
+            finished_threads: Vec::new(),
+            ended_thread_lines: HashMap::new(),
+            thread_seq: 0,
+            classes: HashMap::new(),
+            methods: HashMap::new(),
+            retired_methods: Vec::new(),
+            objects: HashMap::new(),
+            thrown_objects: HashSet::new(),
+            current_class: None,
+            alloc_by_class: HashMap::new(),
+            gc_open: None,
+            element_counts: HashMap::new(),
+            shutdown_line: None,
+            summary: Summary::default(),
+        }
+    }
+
+    pub(crate) fn err(&mut self, line: u64, rule: Rule, message: String) {
+        if self.violations.len() < MAX_VIOLATIONS {
+            self.violations.push(Violation {
+                line,
+                rule,
+                message,
+            });
+        }
+    }
+
+    pub(crate) fn full(&self) -> bool {
+        self.violations.len() >= MAX_VIOLATIONS
+    }
+
+    /// A required numeric attribute.
+    pub(crate) fn req_u64(&mut self, line: u64, el: &str, attrs: &Attrs, key: &str) -> Option<u64> {
+        match get(attrs, key) {
+            None => {
+                self.err(
+                    line,
+                    Rule::Attribute,
+                    format!("<{el}> lacks attribute {key}"),
+                );
+                None
+            }
+            Some(v) => self.num(line, el, key, v),
+        }
+    }
+
+    /// An optional numeric attribute (`None` if absent or malformed).
+    pub(crate) fn opt_u64(&mut self, line: u64, el: &str, attrs: &Attrs, key: &str) -> Option<u64> {
+        let v = get(attrs, key)?;
+        self.num(line, el, key, v)
+    }
+
+    pub(crate) fn num(&mut self, line: u64, el: &str, key: &str, v: &str) -> Option<u64> {
+        let n = parse_u64(v);
+        if n.is_none() {
+            self.err(
+                line,
+                Rule::Attribute,
+                format!("<{el}> {key}=\"{v}\" is not a non-negative decimal integer"),
+            );
+        }
+        n
+    }
+
+    pub(crate) fn method_name(&self, id: u64) -> String {
+        match self.methods.get(&id) {
+            Some(m) => format!("method {id} ({})", m.key),
+            None => format!("method {id}"),
+        }
+    }
+
+    pub(crate) fn class_name_of(&self, class: u64) -> String {
+        self.classes
+            .get(&class)
+            .map(|c| c.name.clone())
+            .unwrap_or_default()
+    }
+
+    pub(crate) fn thread_name_of(&self, id: u64) -> String {
+        match self.threads.get(&id) {
+            Some(t) => t.info.name.clone(),
+            None => self
+                .finished_threads
+                .iter()
+                .rev()
+                .find(|t| t.info.id == id)
+                .map(|t| t.info.name.clone())
+                .unwrap_or_else(|| format!("#{id}")),
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> Summary {
+        self.flush_allocs(None);
+        for (name, n) in self.element_counts.drain() {
+            self.summary.elements.insert(name.to_string(), n);
+        }
+        let method_keys: HashMap<u64, String> = self
+            .methods
+            .iter()
+            .map(|(id, m)| (*id, m.key.clone()))
+            .collect();
+        // In definition order (the methodDef's line).
+        let mut defs: Vec<(u64, String, u64)> = self
+            .retired_methods
+            .iter()
+            .map(|m| (m.line, m.key.clone(), m.stats.entries))
+            .chain(
+                self.methods
+                    .values()
+                    .map(|m| (m.line, m.key.clone(), m.stats.entries)),
+            )
+            .collect();
+        defs.sort();
+        for (_, key, entries) in defs {
+            self.summary
+                .method_defs
+                .entry(key)
+                .or_default()
+                .push(entries);
+        }
+        for m in self
+            .retired_methods
+            .drain(..)
+            .chain(self.methods.drain().map(|(_, m)| m))
+        {
+            let s = self.summary.methods.entry(m.key).or_default();
+            s.entries += m.stats.entries;
+            s.exits += m.stats.exits;
+            s.exception_exits += m.stats.exception_exits;
+            s.max_depth = s.max_depth.max(m.stats.max_depth);
+            s.throws += m.stats.throws;
+            s.catches += m.stats.catches;
+            if let Some(c) = m.stats.method_count {
+                s.method_count = Some(s.method_count.unwrap_or(0) + c);
+            }
+            s.lines.extend(m.stats.lines);
+            for (n, c) in m.stats.line_counts {
+                *s.line_counts.entry(n).or_default() += c;
+            }
+        }
+        let mut threads: Vec<Thread> = self
+            .finished_threads
+            .drain(..)
+            .chain(self.threads.drain().map(|(_, t)| t))
+            .collect();
+        threads.sort_by_key(|t| t.seq);
+        for t in threads {
+            for (mid, n) in &t.per_method {
+                let key = method_keys
+                    .get(mid)
+                    .cloned()
+                    .unwrap_or_else(|| format!("<method {mid}>"));
+                *self
+                    .summary
+                    .thread_entries
+                    .entry((t.info.name.clone(), key))
+                    .or_default() += n;
+            }
+            self.summary.threads.push(t.info);
+        }
+        self.summary
+    }
+}

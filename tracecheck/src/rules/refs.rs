@@ -1,0 +1,159 @@
+//! Define before use: every thread, class, method and object an element names is defined and live, and each thread's time never goes backwards.
+
+use crate::attrs::{fmt_time, get, parse_i64, Attrs};
+use crate::model::State;
+use crate::Rule;
+
+/// Elements that may carry `threadIdRef="0"` ("no Java thread"): the VM reports frees and
+/// unloads from its own threads. gcStart/gcFinish are not among them: they must name a
+/// defined thread (jtrace defines one for the collector), because TPTP's importer looks
+/// up their `threadIdRef` and invents a thread when it finds none.
+pub(crate) const VM_THREAD_OK: &[&str] = &["objFree", "objMove", "classUnload"];
+
+impl State {
+    /// The live thread `attrs[key]` names, after checking it and the element's time.
+    pub(crate) fn thread_ref(
+        &mut self,
+        line: u64,
+        name: &str,
+        attrs: &Attrs,
+        key: &str,
+        time: Option<u128>,
+    ) -> Option<u64> {
+        let id = self.opt_u64(line, name, attrs, key)?;
+        if id == 0 && VM_THREAD_OK.contains(&name) {
+            return None;
+        }
+        if !self.threads.contains_key(&id) {
+            let why = match self.ended_thread_lines.get(&id) {
+                Some(l) => format!("it ended at line {l}"),
+                None => "no threadStart defines it".to_string(),
+            };
+            self.err(
+                line,
+                Rule::Ids,
+                format!("<{name}> {key}=\"{id}\" names no live thread: {why}"),
+            );
+            return None;
+        }
+        if let Some(t) = time {
+            self.thread_time(line, name, id, t);
+        }
+        Some(id)
+    }
+
+    pub(crate) fn thread_time(&mut self, line: u64, name: &str, id: u64, t: u128) {
+        let th = self.threads.get_mut(&id).expect("live thread");
+        let prev = th.last_time;
+        if prev.is_none_or(|(p, _)| t >= p) {
+            th.last_time = Some((t, line));
+        } else if let Some((p, pl)) = prev {
+            self.err(
+                line,
+                Rule::Time,
+                format!(
+                    "<{name}> time goes backwards in thread {id}: {} after {} (line {pl})",
+                    fmt_time(t),
+                    fmt_time(p)
+                ),
+            );
+        }
+    }
+
+    pub(crate) fn class_ref(
+        &mut self,
+        line: u64,
+        name: &str,
+        attrs: &Attrs,
+        key: &str,
+        zero_ok: bool,
+    ) {
+        let Some(id) = self.opt_u64(line, name, attrs, key) else {
+            return;
+        };
+        if id == 0 && zero_ok {
+            return;
+        }
+        match self.classes.get(&id) {
+            Some(c) if c.live => {}
+            Some(c) => {
+                let msg = format!(
+                    "<{name}> {key}=\"{id}\" names class {} which was unloaded",
+                    c.name
+                );
+                self.err(line, Rule::Ids, msg);
+            }
+            None => self.err(
+                line,
+                Rule::Ids,
+                format!("<{name}> {key}=\"{id}\": no classDef defines class {id}"),
+            ),
+        }
+    }
+
+    pub(crate) fn method_ref(
+        &mut self,
+        line: u64,
+        name: &str,
+        attrs: &Attrs,
+        key: &str,
+        zero_ok: bool,
+        dead_ok: bool,
+    ) {
+        let Some(id) = self.opt_u64(line, name, attrs, key) else {
+            return;
+        };
+        if id == 0 && zero_ok {
+            return;
+        }
+        match self.methods.get(&id) {
+            Some(m) if m.live || dead_ok => {}
+            Some(m) => {
+                let msg = format!(
+                    "<{name}> {key}=\"{id}\" names method {} whose class was unloaded",
+                    m.key
+                );
+                self.err(line, Rule::Ids, msg);
+            }
+            None => self.err(
+                line,
+                Rule::Ids,
+                format!("<{name}> {key}=\"{id}\": no methodDef defines method {id}"),
+            ),
+        }
+    }
+
+    pub(crate) fn object_ref(&mut self, line: u64, name: &str, attrs: &Attrs) -> Option<i64> {
+        let raw = get(attrs, "objIdRef")?;
+        let Some(id) = parse_i64(raw) else {
+            self.err(
+                line,
+                Rule::Attribute,
+                format!("<{name}> objIdRef=\"{raw}\" is not a decimal integer"),
+            );
+            return None;
+        };
+        let minus_one_ok = matches!(name, "monWait" | "monWaited");
+        if id == 0 || (id == -1 && minus_one_ok) {
+            return Some(id);
+        }
+        if id < 0 {
+            self.err(
+                line,
+                Rule::Attribute,
+                format!("<{name}> objIdRef=\"{id}\" is negative"),
+            );
+            return Some(id);
+        }
+        if !self.objects.contains_key(&id) {
+            self.err(
+                line,
+                Rule::Ids,
+                format!(
+                    "<{name}> objIdRef=\"{id}\": no live objAlloc or objDef defines object {id}"
+                ),
+            );
+        }
+        Some(id)
+    }
+}

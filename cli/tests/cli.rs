@@ -1,6 +1,6 @@
 //! The `jtrace` binary end to end: golden outputs on small fixed traces, exact figures,
 //! compressed inputs, and bad input of every kind (one clear line, non-zero exit, never
-//! a panic). `UPDATE_GOLDEN=1 cargo test -p jtrace-cli` rewrites the golden files.
+//! a panic). `UPDATE_GOLDEN=1 cargo test -p jtrace-cli` rewrites the golden files (refused when `CI` is set).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -43,6 +43,11 @@ fn golden(name: &str, args: &[&str]) {
     let got = ok(args);
     let path = dir().join("tests/golden").join(format!("{name}.txt"));
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        // Golden files are blessed by a person, never by CI.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "UPDATE_GOLDEN is refused under CI: compare, do not rewrite"
+        );
         std::fs::write(&path, &got).unwrap();
         return;
     }

@@ -239,28 +239,7 @@ impl Options {
     /// records exactly what was in force (defaults included), not just what was typed.
     pub fn effective(&self) -> Vec<(&'static str, String)> {
         KEYS.iter()
-            .filter_map(|k| {
-                let v = match k.key {
-                    "out" => self.out.clone(),
-                    "jtr" => self.jtr.clone()?,
-                    "mode" => self.mode.as_str().to_string(),
-                    "alloc" => self.alloc.value(),
-                    "gc" => on_off(self.gc),
-                    "monitors" => on_off(self.monitors),
-                    "exceptions" => on_off(self.exceptions),
-                    "lines" => on_off(self.lines),
-                    "help" => on_off(self.help),
-                    "start" => on_off(self.start == StartMode::On),
-                    "delay" => format!("{}ms", self.delay_ms),
-                    "duration" => format!("{}ms", self.duration_ms),
-                    "counts" => if self.counts_all { "all" } else { "traced" }.to_string(),
-
-                    // Filters (include, exclude, the filter file's rules) are echoed
-                    // as <filter> elements, not <option>.
-                    _ => return None,
-                };
-                Some((k.key, v))
-            })
+            .filter_map(|k| Some((k.key, (k.get)(self)?)))
             .collect()
     }
 
@@ -321,16 +300,86 @@ impl fmt::Display for OptionError {
 
 impl std::error::Error for OptionError {}
 
+/// Why `KeyInfo::set` refused a value (parse turns it into the message).
+enum Refused {
+    /// Not one of the valid values: "bad value ... (valid: VALUES)".
+    Value,
+    /// A valid shape but a bad choice, with the reason.
+    Because(String),
+    /// Whole messages (one per bad pattern of a list).
+    Messages(Vec<String>),
+}
+
+/// One option key and everything about it: its help line, how its value is read, how
+/// its effective value is echoed, and whether a later trace may change it.
 struct KeyInfo {
     key: &'static str,
     /// Valid values as shown to the user; also quoted in error messages.
     values: &'static str,
     default: &'static str,
     what: &'static str,
+    /// May be given more than once.
+    repeatable: bool,
+    /// A trace started by a control request (`jtrace start PID OPTIONS`) may set it;
+    /// the others are fixed when the agent loads (capabilities, events, rewriting).
+    per_trace: bool,
+    /// Reads the value into the options (rules into the user's rule list).
+    set: fn(&mut Options, &mut Vec<FilterRule>, &str) -> Result<(), Refused>,
+    /// The effective value echoed as an `option` element (None: not echoed; the
+    /// filters are `filter` elements).
+    get: fn(&Options) -> Option<String>,
+    /// Copies what this key decides from a trace's options onto the load options.
+    carry: fn(&mut Options, &Options),
 }
 
-/// The single source of truth for keys: parsing, `effective`, errors and help all
-/// read it, so a new key cannot be half-added.
+/// `carry` of a key fixed at load: nothing to copy.
+fn fixed(_: &mut Options, _: &Options) {}
+
+fn on_off_value(v: &str) -> Result<bool, Refused> {
+    match v {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(Refused::Value),
+    }
+}
+
+fn out_value(v: &str) -> Result<String, Refused> {
+    check_out_template(v).map_err(Refused::Because)?;
+    Ok(v.to_string())
+}
+
+fn rules_value(
+    key: &str,
+    mode: FilterMode,
+    value: &str,
+    rules: &mut Vec<FilterRule>,
+) -> Result<(), Refused> {
+    let mut bad = Vec::new();
+    for pattern in value.split(';') {
+        match check_pattern(pattern) {
+            Ok(()) => rules.push(FilterRule::new(pattern, mode)),
+            Err(why) => bad.push(format!(
+                "bad pattern \"{pattern}\" in {key}={value}: {why} \
+                 (valid: com.foo.*, *Test, com.foo.Exact, *)"
+            )),
+        }
+    }
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(Refused::Messages(bad))
+    }
+}
+
+/// The trace's rules: the user's, with the JDK excludes and the catch-all.
+fn carry_rules(o: &mut Options, t: &Options) {
+    o.filters = t.filters.clone();
+    o.user_rules = t.user_rules.clone();
+}
+
+/// The single source of truth for keys: parsing, `effective`, errors, help, the keys a
+/// later trace may set and docs/OPTIONS.md's check all read it, so a new key cannot be
+/// half-added.
 const KEYS: &[KeyInfo] = &[
     KeyInfo {
         key: "out",
@@ -338,98 +387,226 @@ const KEYS: &[KeyInfo] = &[
         default: DEFAULT_OUT,
         what: "trace file to write: .jtr = compact records (render with `jtrace xml`), \
                .xml.gz / .xml.zst = compressed XML, anything else = XML",
+        repeatable: false,
+        per_trace: true,
+        set: |o, _, v| out_value(v).map(|x| o.out = x),
+        get: |o| Some(o.out.clone()),
+        carry: |o, t| o.out = t.out.clone(),
     },
     KeyInfo {
         key: "jtr",
         values: "PATH (same escapes as out)",
         default: "(none)",
         what: "also keep the compact records (.jtr) beside an XML out",
+        repeatable: false,
+        per_trace: true,
+        set: |o, _, v| out_value(v).map(|x| o.jtr = Some(x)),
+        get: |o| o.jtr.clone(),
+        carry: |o, t| o.jtr = t.jtr.clone(),
     },
     KeyInfo {
         key: "mode",
         values: "jvmti, bci",
         default: DEFAULT_MODE.as_str(),
         what: "how method entry/exit is observed",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| {
+            o.mode = match v {
+                "jvmti" => Mode::Jvmti,
+                "bci" => Mode::Bci,
+                _ => return Err(Refused::Value),
+            };
+            Ok(())
+        },
+        get: |o| Some(o.mode.as_str().to_string()),
+        carry: fixed,
     },
     KeyInfo {
         key: "include",
         values: "PATTERN;PATTERN;... (com.foo.*, *Test, exact.Name, *)",
         default: "(none)",
         what: "classes to trace (repeatable)",
+        repeatable: true,
+        per_trace: true,
+        set: |_, r, v| rules_value("include", FilterMode::Include, v, r),
+        get: |_| None,
+        carry: carry_rules,
     },
     KeyInfo {
         key: "exclude",
         values: "PATTERN;PATTERN;... (com.foo.*, *Test, exact.Name, *)",
         default: "(none; JDK packages are excluded anyway)",
         what: "classes not to trace (repeatable)",
+        repeatable: true,
+        per_trace: true,
+        set: |_, r, v| rules_value("exclude", FilterMode::Exclude, v, r),
+        get: |_| None,
+        carry: carry_rules,
     },
     KeyInfo {
         key: "alloc",
         values: "off, exact, sampled:BYTES (suffix k or m allowed)",
         default: "off",
         what: "object allocation events",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| parse_alloc(v).ok_or(Refused::Value).map(|x| o.alloc = x),
+        get: |o| Some(o.alloc.value()),
+        carry: fixed,
     },
     KeyInfo {
         key: "gc",
         values: "on, off",
         default: "on",
         what: "garbage collection events",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| on_off_value(v).map(|x| o.gc = x),
+        get: |o| Some(on_off(o.gc)),
+        carry: fixed,
     },
     KeyInfo {
         key: "monitors",
         values: "on, off",
         default: "on",
         what: "monitor contention/wait events",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| on_off_value(v).map(|x| o.monitors = x),
+        get: |o| Some(on_off(o.monitors)),
+        carry: fixed,
     },
     KeyInfo {
         key: "exceptions",
         values: "on, off",
         default: "on",
         what: "exception throw/catch events",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| on_off_value(v).map(|x| o.exceptions = x),
+        get: |o| Some(on_off(o.exceptions)),
+        carry: fixed,
     },
     KeyInfo {
         key: "lines",
         values: "on, off",
         default: "off",
         what: "one event per executed source line",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| on_off_value(v).map(|x| o.lines = x),
+        get: |o| Some(on_off(o.lines)),
+        carry: fixed,
     },
     KeyInfo {
         key: "filters",
         values: "FILE (TPTP filter file: CLASS METHOD INCLUDE|EXCLUDE per line)",
         default: "(none)",
         what: "filter rules read from a file, before include/exclude",
+        repeatable: false,
+        per_trace: true,
+        set: |o, _, v| {
+            if v.is_empty() {
+                return Err(Refused::Value);
+            }
+            o.filters_file = Some(v.to_string());
+            Ok(())
+        },
+        get: |_| None,
+        carry: |o, t| {
+            o.filters_file = t.filters_file.clone();
+            carry_rules(o, t);
+        },
     },
     KeyInfo {
         key: "start",
         values: "on, off",
         default: "on",
         what: "off: load idle; trace only after jtrace start or jtrace.Trace.start",
+        repeatable: false,
+        per_trace: true,
+        set: |o, _, v| {
+            o.start = if on_off_value(v)? {
+                StartMode::On
+            } else {
+                StartMode::Off
+            };
+            Ok(())
+        },
+        get: |o| Some(on_off(o.start == StartMode::On)),
+        carry: |o, t| o.start = t.start,
     },
     KeyInfo {
         key: "delay",
         values: "DURATION (500ms, 30s, 5m, 1h, 1d; 0 = none)",
         default: "0",
         what: "wait this long before the trace starts",
+        repeatable: false,
+        per_trace: true,
+        set: |o, _, v| parse_duration_ms(v).ok_or(Refused::Value).map(|x| o.delay_ms = x),
+        get: |o| Some(format!("{}ms", o.delay_ms)),
+        carry: |o, t| o.delay_ms = t.delay_ms,
     },
     KeyInfo {
         key: "duration",
         values: "DURATION (500ms, 30s, 5m, 1h, 1d; 0 = until stopped)",
         default: "0",
         what: "stop the trace after this long (the JVM goes on)",
+        repeatable: false,
+        per_trace: true,
+        set: |o, _, v| parse_duration_ms(v).ok_or(Refused::Value).map(|x| o.duration_ms = x),
+        get: |o| Some(format!("{}ms", o.duration_ms)),
+        carry: |o, t| o.duration_ms = t.duration_ms,
     },
     KeyInfo {
         key: "counts",
         values: "all, traced",
         default: "all",
         what: "methodCount: every invocation (all) or traced ones; traced: probes cost a field read between traces",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| {
+            o.counts_all = match v {
+                "all" => true,
+                "traced" => false,
+                _ => return Err(Refused::Value),
+            };
+            Ok(())
+        },
+        get: |o| Some(if o.counts_all { "all" } else { "traced" }.to_string()),
+        carry: fixed,
     },
     KeyInfo {
         key: "help",
         values: "(no value)",
         default: "-",
         what: "print this table; the JVM does not start",
+        repeatable: false,
+        per_trace: false,
+        // Takes no value: `parse` handles the bare key.
+        set: |_, _, _| Err(Refused::Value),
+        get: |o| Some(on_off(o.help)),
+        carry: fixed,
     },
 ];
+
+/// The keys a trace started later may set, in table order.
+pub fn per_trace_keys() -> Vec<&'static str> {
+    KEYS.iter().filter(|k| k.per_trace).map(|k| k.key).collect()
+}
+
+/// The options of a later trace: `base` (the load options) with everything the
+/// per-trace keys decide taken from `trace` (every per-trace key, given or not: a
+/// trace that names no include gets the default rules, not the last trace's).
+pub fn for_trace(base: &Options, raw: &str, trace: &Options) -> Options {
+    let mut merged = base.clone();
+    merged.raw = raw.to_string();
+    for k in KEYS.iter().filter(|k| k.per_trace) {
+        (k.carry)(&mut merged, trace);
+    }
+    merged
+}
 
 /// Every option key, in table order (docs/OPTIONS.md is checked against it).
 pub fn keys() -> Vec<&'static str> {
@@ -438,10 +615,6 @@ pub fn keys() -> Vec<&'static str> {
 
 fn key_list() -> String {
     KEYS.iter().map(|k| k.key).collect::<Vec<_>>().join(", ")
-}
-
-fn is_repeatable(key: &str) -> bool {
-    key == "include" || key == "exclude"
 }
 
 /// The option table, for `help` and for appending to error output.
@@ -523,7 +696,7 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
             )));
             continue;
         };
-        if !is_repeatable(key) {
+        if !info.repeatable {
             if seen.contains(&key) {
                 errors.push(OptionError::new(format!(
                     "option \"{key}\" given more than once (only include and exclude may repeat)"
@@ -552,89 +725,17 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
             }
             (_, Some(v)) => v,
         };
-        let bad_value = || {
-            OptionError::new(format!(
+        match (info.set)(&mut opts, &mut user_rules, value) {
+            Ok(()) => {}
+            Err(Refused::Value) => errors.push(OptionError::new(format!(
                 "bad value \"{value}\" for option \"{key}\" (valid: {})",
                 info.values
-            ))
-        };
-        match key {
-            "out" | "jtr" => match check_out_template(value) {
-                Ok(()) if key == "out" => opts.out = value.to_string(),
-                Ok(()) => opts.jtr = Some(value.to_string()),
-                Err(why) => errors.push(OptionError::new(format!(
-                    "bad value \"{value}\" for option \"{key}\": {why} (valid: {})",
-                    info.values
-                ))),
-            },
-            "mode" => match value {
-                "jvmti" => opts.mode = Mode::Jvmti,
-                "bci" => opts.mode = Mode::Bci,
-                _ => errors.push(bad_value()),
-            },
-            "include" | "exclude" => {
-                let mode = if key == "include" {
-                    FilterMode::Include
-                } else {
-                    FilterMode::Exclude
-                };
-                for pattern in value.split(';') {
-                    match check_pattern(pattern) {
-                        Ok(()) => user_rules.push(FilterRule::new(pattern, mode)),
-                        Err(why) => errors.push(OptionError::new(format!(
-                            "bad pattern \"{pattern}\" in {key}={value}: {why} \
-                             (valid: com.foo.*, *Test, com.foo.Exact, *)"
-                        ))),
-                    }
-                }
-            }
-            "filters" => {
-                if value.is_empty() {
-                    errors.push(bad_value());
-                } else {
-                    opts.filters_file = Some(value.to_string());
-                }
-            }
-            "counts" => match value {
-                "all" => opts.counts_all = true,
-                "traced" => opts.counts_all = false,
-                _ => errors.push(bad_value()),
-            },
-            "start" => match value {
-                "on" => opts.start = StartMode::On,
-                "off" => opts.start = StartMode::Off,
-                _ => errors.push(bad_value()),
-            },
-            "delay" | "duration" => match parse_duration_ms(value) {
-                Some(ms) if key == "delay" => opts.delay_ms = ms,
-                Some(ms) => opts.duration_ms = ms,
-                None => errors.push(bad_value()),
-            },
-            "alloc" => match parse_alloc(value) {
-                Some(a) => opts.alloc = a,
-                None => errors.push(bad_value()),
-            },
-            "gc" | "monitors" | "exceptions" | "lines" => {
-                let b = match value {
-                    "on" => true,
-                    "off" => false,
-                    _ => {
-                        errors.push(bad_value());
-                        continue;
-                    }
-                };
-                match key {
-                    "gc" => opts.gc = b,
-                    "monitors" => opts.monitors = b,
-                    "exceptions" => opts.exceptions = b,
-                    _ => opts.lines = b,
-                }
-            }
-            // Every key in KEYS is handled above; reaching here means the table and
-            // this match diverged, which the tests catch.
-            _ => errors.push(OptionError::new(format!(
-                "option \"{key}\" is not implemented"
             ))),
+            Err(Refused::Because(why)) => errors.push(OptionError::new(format!(
+                "bad value \"{value}\" for option \"{key}\": {why} (valid: {})",
+                info.values
+            ))),
+            Err(Refused::Messages(m)) => errors.extend(m.into_iter().map(OptionError::new)),
         }
     }
 
@@ -1256,6 +1357,26 @@ mod tests {
             .collect();
         let o2 = parse(&reparsed.join(",")).unwrap();
         assert_eq!(o2.effective(), eff);
+    }
+
+    #[test]
+    fn a_later_trace_takes_only_its_per_trace_keys() {
+        let base = parse("mode=jvmti,include=a.*,out=load.xml,gc=off,delay=1s").unwrap();
+        let t = parse("out=t.xml,exclude=b.*,duration=2s").unwrap();
+        let m = for_trace(&base, "out=t.xml,exclude=b.*,duration=2s", &t);
+        assert_eq!(m.raw, "out=t.xml,exclude=b.*,duration=2s");
+        assert_eq!(
+            (m.out.as_str(), m.duration_ms, m.delay_ms),
+            ("t.xml", 2000, 0)
+        );
+        assert_eq!(m.user_rules, t.user_rules);
+        assert_eq!(m.filters, t.filters);
+        // Fixed at load.
+        assert_eq!((m.mode, m.gc), (Mode::Jvmti, false));
+        assert_eq!(
+            per_trace_keys(),
+            ["out", "jtr", "include", "exclude", "filters", "start", "delay", "duration"]
+        );
     }
 
     #[test]

@@ -55,22 +55,17 @@ fn with_state<T>(f: impl FnOnce(&mut State) -> T) -> T {
     f(g.get_or_insert_with(State::default))
 }
 
-/// Options a trace may change; the rest are fixed when the agent loads (they decide
-/// capabilities, events and how classes are rewritten).
-const PER_TRACE: [&str; 8] = [
-    "out", "jtr", "include", "exclude", "filters", "delay", "duration", "start",
-];
-
 /// The options of a trace started by a control request: the load options with this
 /// request's per-trace keys. Refuses keys that are fixed at load.
 pub fn trace_options(raw: &str) -> Result<Options, String> {
     let base = &agent().options;
     let mut o = options::parse(raw).map_err(|e| options::error_report(&e))?;
     read_filter_file(&mut o)?;
+    let per_trace = options::per_trace_keys();
     let fixed: Vec<&str> = raw
         .split(',')
         .filter_map(|i| i.split('=').next())
-        .filter(|k| !k.is_empty() && !PER_TRACE.contains(k))
+        .filter(|k| !k.is_empty() && !per_trace.contains(k))
         .collect();
     if !fixed.is_empty() {
         return Err(format!(
@@ -78,20 +73,10 @@ pub fn trace_options(raw: &str) -> Result<Options, String> {
              a trace may set only {}\n",
             fixed.join(", "),
             base.raw,
-            PER_TRACE.join(", ")
+            per_trace.join(", ")
         ));
     }
-    let mut merged = base.clone();
-    merged.raw = raw.to_string();
-    merged.out = o.out;
-    merged.jtr = o.jtr;
-    merged.filters = o.filters;
-    merged.user_rules = o.user_rules;
-    merged.filters_file = o.filters_file;
-    merged.delay_ms = o.delay_ms;
-    merged.duration_ms = o.duration_ms;
-    merged.start = o.start;
-    Ok(merged)
+    Ok(options::for_trace(base, raw, &o))
 }
 
 /// Reads `filters=FILE` into the options; the error names the file and line.

@@ -127,6 +127,22 @@ fn check_options_doc(root: &Path) -> Vec<String> {
         .collect();
     let keys = jtrace::options::keys();
     let mut bad = Vec::new();
+    // The keys a later trace may set, as the option table declares them.
+    let said: Vec<&str> = doc
+        .split("may set only")
+        .nth(1)
+        .and_then(|t| t.split(';').next())
+        .unwrap_or("")
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .collect();
+    if said != jtrace::options::per_trace_keys() {
+        bad.push(format!(
+            "docs/OPTIONS.md: \"may set only\" lists {said:?}; the option table's per-trace keys are {:?}",
+            jtrace::options::per_trace_keys()
+        ));
+    }
     for k in &keys {
         if !documented.contains(k) {
             bad.push(format!(

@@ -1,9 +1,9 @@
-//! Per-thread record buffers: lock-free appends on the owning thread, hand-off of full chunks to the writer, and the stop protocol.
+//! Per-thread record buffers: lock-free appends on the owning thread, hand-off of full chunks to the sink, and the stop protocol.
 //!
 //! Each Java thread owns a `ThreadBuf` (leaked on purpose: a late callback may still
 //! touch it after VM death). Appending a record is: mark busy, check the stop flag,
 //! copy the bytes into the current chunk, clear busy. No lock, no allocation, no
-//! system call; a full chunk goes to the writer over a bounded channel (the only
+//! system call; a full chunk goes to the sink over a bounded channel (the only
 //! place a producer can wait, which is what makes the default lossless).
 //!
 //! Stop protocol (`stop`) and steals (`steal_all`, at GC start): the other side sets
@@ -33,12 +33,12 @@ pub const CHUNK: usize = 64 * 1024;
 /// A thread's first chunk is small, so thousands of quiet (or parked virtual)
 /// threads cost little; a thread that fills it gets 8x larger ones up to CHUNK.
 pub const FIRST_CHUNK: usize = 1024;
-/// Chunks queued for the writer at most; producers wait beyond that.
+/// Chunks queued for the sink at most; producers wait beyond that.
 pub const QUEUE: usize = 256;
 /// Recycled chunks kept for reuse.
 const POOL_MAX: usize = 64;
 
-/// The current trace's writer; None while no trace is recording. Replaced at each
+/// The current trace's sink; None while no trace is recording. Replaced at each
 /// start (under the `live` registry's lock, see `live::restart`).
 static SINK: RwLock<Option<SyncSender<Msg>>> = RwLock::new(None);
 static STOPPING: AtomicBool = AtomicBool::new(false);
@@ -50,7 +50,7 @@ static THREADS: Mutex<Vec<&'static ThreadBuf>> = Mutex::new(Vec::new());
 static POOL: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 /// Ended buffers still in THREADS.
 static ENDED: AtomicU64 = AtomicU64::new(0);
-/// Bytes of records that could not be delivered (writer gone, or a thread stuck at stop).
+/// Bytes of records that could not be delivered (sink gone, or a thread stuck at stop).
 static LOST_BYTES: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
@@ -89,7 +89,7 @@ fn heavy_barrier() {
     }
 }
 
-/// Installs (or, with None, removes) the current trace's writer channel.
+/// Installs (or, with None, removes) the current trace's sink channel.
 pub fn set_sink(sink: Option<SyncSender<Msg>>) {
     if let Ok(mut s) = SINK.write() {
         *s = sink;
@@ -108,7 +108,7 @@ pub fn set_idle() {
     STOPPING.store(true, Ordering::SeqCst);
 }
 
-/// Sends a message to the writer, waiting while its queue is full.
+/// Sends a message to the sink, waiting while its queue is full.
 pub fn send(msg: Msg) {
     let lost = match &msg {
         Msg::Chunk { data, .. } => data.len() as u64,
@@ -316,13 +316,13 @@ pub fn close_current() {
     }
 }
 
-/// Sends every thread's buffered records to the writer now (at GC start, so that
-/// every allocation reaches the writer before the GC can report its object freed).
+/// Sends every thread's buffered records to the sink now (at GC start, so that
+/// every allocation reaches the sink before the GC can report its object freed).
 /// Owners keep running: each buffer is taken under its busy flag.
 pub fn steal_all() {
     let _one = SEIZING.lock();
     let threads: Vec<&'static ThreadBuf> = THREADS.lock().map(|t| t.clone()).unwrap_or_default();
-    // All stolen chunks go in one message: one wake-up of the writer per collection.
+    // All stolen chunks go in one message: one wake-up of the sink per collection.
     let mut batch = Vec::new();
     if ASYMMETRIC.load(Ordering::Relaxed) {
         for b in &threads {
@@ -389,7 +389,7 @@ pub fn vm_write(rec: &[u8]) {
     }
 }
 
-/// Sends the VM stream's records to the writer.
+/// Sends the VM stream's records to the sink.
 pub fn vm_flush() {
     let data = match VM_STREAM.lock() {
         Ok(mut v) if !v.is_empty() => std::mem::take(&mut *v),
@@ -398,7 +398,7 @@ pub fn vm_flush() {
     send(Msg::Chunk { tid: 0, data });
 }
 
-/// Stops all recording and sends every thread's remaining records to the writer.
+/// Stops all recording and sends every thread's remaining records to the sink.
 /// Waits at most `patience` for threads caught in the middle of a write.
 pub fn stop(patience: Duration) {
     let _one = SEIZING.lock();

@@ -3,7 +3,7 @@
 //! Callbacks store raw ticks. With an invariant TSC (`constant_tsc` and `nonstop_tsc`
 //! in /proc/cpuinfo) a tick is one `rdtsc` (about 15 ns here); otherwise it is
 //! `CLOCK_MONOTONIC` nanoseconds read through the vDSO (no system call either).
-//! The writer converts ticks with one linear map fixed once, so converted times never
+//! The renderer converts ticks with one linear map fixed once, so converted times never
 //! go backwards for a thread whose ticks do not.
 
 use crate::sys::os::{clock_ns, rdtsc, CLOCK_MONOTONIC, CLOCK_REALTIME};

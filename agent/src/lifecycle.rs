@@ -1,4 +1,4 @@
-//! The agent's life: load (options, output file, capabilities, writer), VM init, and the stop protocol at VM death.
+//! The agent's life: load and attach (options, capabilities, events), control requests, VM init, and VM death (which stops the recording).
 
 use crate::buffer;
 use crate::clock;
@@ -133,7 +133,7 @@ fn first_attach(
     start(jvmti, options, entries)?;
     let o = &agent().options;
     let mut reply = if o.start == StartMode::On && o.delay_ms == 0 {
-        // The writer is created before any event is enabled: if the file cannot be
+        // The sink is created before any event is enabled: if the file cannot be
         // made, the attach fails with nothing running.
         let (outcome, text) = recording::begin(o, None);
         if outcome != Outcome::Ok {
@@ -322,7 +322,7 @@ pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
 }
 
 /// VMDeath (also reached from Agent_OnUnload if VMDeath never came): record the
-/// shutdown, stop every producer, drain, close the document and wait for the writer.
+/// shutdown, stop every producer, drain, close the document and wait for the sink.
 pub fn vm_death(jvmti: Jvmti, thread: jthread) {
     if !state::finish() {
         return;

@@ -2,7 +2,7 @@
 //!
 //! Every thread and class definition is sent through here. The registry's lock is
 //! held while a definition is filed and sent, and while a new trace installs its
-//! writer and re-sends the registry (`restart`): so each definition reaches each
+//! sink and re-sends the registry (`restart`): so each definition reaches each
 //! trace exactly once, either re-sent at its start or sent live afterwards.
 
 use crate::buffer;
@@ -63,7 +63,7 @@ pub fn class_unloaded(cid: u32) {
     with(|r| r.classes.remove(&cid));
 }
 
-/// Starts a new trace's stream: `install` (which gives the buffers the new writer)
+/// Starts a new trace's stream: `install` (which gives the buffers the new sink)
 /// runs under the registry's lock, then every live thread and class is defined on
 /// it, stamped now. Threads are marked as alive before the trace: their frames
 /// entered earlier may return during it.

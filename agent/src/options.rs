@@ -11,8 +11,8 @@
 
 use std::fmt;
 
-/// Instrumentation strategy. A constant (not a literal in `Default`) so flipping the
-/// default to BCI later is a one-line change that the docs and help text follow.
+/// Instrumentation strategy when `mode=` is not given. A constant (not a literal in
+/// `Default`) so that the help text and the option table's default column follow it.
 pub const DEFAULT_MODE: Mode = Mode::Bci;
 
 /// Default output template: one file per process, so parallel JVMs never clobber each other.

@@ -9,7 +9,7 @@
 //!
 //! Probes stay in the classes while idle: recording is switched by the buffers' stop
 //! flag, and an unrecorded entry is counted (`counts`). Each trace has its own file
-//! (`%n` = its number), writer thread and filters; ids stay the same across traces
+//! (`%n` = its number), sink thread and filters; ids stay the same across traces
 //! and every live thread and class is re-defined at the head of each document
 //! (`live::restart`). Control requests are serialised by the state's lock.
 
@@ -139,7 +139,7 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
                 let _ = std::fs::remove_file(&out_path);
                 return (
                     Outcome::Error,
-                    format!("jtrace: cannot start the writer thread: {e}"),
+                    format!("jtrace: cannot start the sink thread: {e}"),
                 );
             }
         };
@@ -235,7 +235,7 @@ fn header(o: &Options, start_ns: u64) -> Header {
 }
 
 /// Ends the current trace: every record taken, the document closed as at VM death
-/// (`shutdown`: it is VM death, write runtimeShutdown), the writer waited for.
+/// (`shutdown`: it is VM death, write runtimeShutdown), the sink waited for.
 /// `tid`: the thread asking (runtimeShutdown names it).
 pub fn stop(shutdown: bool, tid: Option<u32>) -> Reply {
     with_state(|st| stop_locked(st, shutdown, tid))
@@ -280,7 +280,7 @@ fn stop_locked(st: &mut State, shutdown: bool, tid: Option<u32>) -> Reply {
                 sink::closing_line(&s.out_path, &summary, lost, skipped)
             }
             None => format!(
-                "jtrace: the writer did not finish; {} may be incomplete",
+                "jtrace: the sink did not finish; {} may be incomplete",
                 s.out_path
             ),
         };

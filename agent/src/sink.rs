@@ -26,7 +26,8 @@ use trace::render::{Renderer, Stats};
 /// Write buffer of each output file.
 const FILE_BUFFER: usize = 1 << 20;
 
-/// The trace files, created at load so that a bad path is refused before the JVM runs.
+/// The trace files, created when a trace begins (at load for the first, so that a bad
+/// path is refused before the JVM runs).
 pub struct Files {
     format: Format,
     out: File,

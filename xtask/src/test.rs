@@ -13,8 +13,7 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::thread;
 
-/// Agent modes every case runs in. `bci` joins once bytecode instrumentation lands
-/// (until then `cargo xtask test --modes=jvmti,bci` tries it).
+/// Agent modes every case runs in (`cargo xtask test --modes=bci` narrows it).
 pub const MODES: &[&str] = &["jvmti", "bci"];
 
 /// JVMs run at the same time (the CI machines have two cores).

@@ -106,6 +106,125 @@ pub fn check_files(root: &Path) -> Vec<String> {
         }
     }
     bad.extend(check_options_doc(root));
+    bad.extend(check_architecture_names(root, &files_for_names(root)));
+    bad
+}
+
+/// The tracked Rust sources, read once for the architecture check.
+fn files_for_names(root: &Path) -> Vec<(String, String)> {
+    rust_files(root)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|f| {
+            let text = std::fs::read_to_string(root.join(&f)).ok()?;
+            Some((f, text))
+        })
+        .collect()
+}
+
+/// Whether `name` is defined in `sources`: an item (`fn`, `struct`, `const`, ...), a
+/// field or enum variant, or a module (a file or directory of that name).
+fn defined(name: &str, sources: &[(String, String)]) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    sources.iter().any(|(path, text)| {
+        let stem = path
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(".rs");
+        if stem == name || path.contains(&format!("/{name}/")) {
+            return true;
+        }
+        text.match_indices(name).any(|(i, _)| {
+            let before = &text[..i];
+            let after = &text[i + name.len()..];
+            if before.ends_with(ident) || after.starts_with(ident) {
+                return false;
+            }
+            let item = [
+                "fn ", "struct ", "enum ", "const ", "static ", "type ", "trait ", "mod ",
+            ]
+            .iter()
+            .any(|k| before.trim_end_matches("r#").ends_with(k));
+            // A field or variant: the name opens its line and a `:`, `(`, `{` or `,` follows.
+            let line_start = before.rsplit('\n').next().unwrap_or("");
+            let member = line_start.trim_start().is_empty()
+                || line_start.trim_start() == "pub"
+                || line_start.trim_start() == "pub(crate)";
+            let member = member && after.trim_start().starts_with([':', '(', '{', ',']);
+            item || member
+        })
+    })
+}
+
+/// Names in backticks in docs/ARCHITECTURE.md that claim to be the code's: a path
+/// whose first segment is one of our crates, modules or types (`sink::closing_line`,
+/// `Header::gc_thread_id`), a call (`steal_all()`), or a source file (`events/classes.rs`).
+/// Each must exist, so the page cannot drift from the code unnoticed.
+pub fn check_architecture_names(root: &Path, sources: &[(String, String)]) -> Vec<String> {
+    let doc = match std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")) {
+        Ok(d) => d,
+        Err(e) => return vec![format!("docs/ARCHITECTURE.md: {e}")],
+    };
+    let crates = ["trace", "tracecheck", "jtrace", "agent", "cli", "xtask"];
+    let mut bad = Vec::new();
+    for (_, token) in doc.split('`').enumerate().filter(|(n, _)| n % 2 == 1) {
+        let t = token.trim();
+        if t.ends_with(".rs") && !t.contains(' ') {
+            let found = sources
+                .iter()
+                .any(|(p, _)| p == t || p.ends_with(&format!("/{t}")));
+            if !found {
+                bad.push(format!(
+                    "docs/ARCHITECTURE.md names `{t}`, which is no file"
+                ));
+            }
+            continue;
+        }
+        let t = t.strip_suffix("()").unwrap_or(t);
+        let path_like = !t.is_empty()
+            && t.split("::")
+                .all(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        if !path_like || (!t.contains("::") && !token.trim().ends_with("()")) {
+            continue;
+        }
+        if !t.contains("::") {
+            if !defined(t, sources) {
+                bad.push(format!(
+                    "docs/ARCHITECTURE.md names `{}`, which is not in the code",
+                    token.trim()
+                ));
+            }
+            continue;
+        }
+        let segs: Vec<&str> = t.split("::").collect();
+        let first = segs[0];
+        // Someone else's names (HotSpot's `JvmtiExport::...`, std's) are not checked.
+        let ours = crates.contains(&first) || defined(first, sources);
+        if !ours {
+            continue;
+        }
+        // A name after a module must be in that module's files: a moved function
+        // (`lifecycle::closing_line` now in `sink`) is drift too.
+        let mut scope: Vec<(String, String)> = sources.to_vec();
+        for s in segs.iter().skip(usize::from(crates.contains(&first))) {
+            if !defined(s, &scope) {
+                bad.push(format!(
+                    "docs/ARCHITECTURE.md names `{}`, but `{s}` is not in the code there",
+                    token.trim()
+                ));
+                break;
+            }
+            let module: Vec<(String, String)> = scope
+                .iter()
+                .filter(|(p, _)| p.ends_with(&format!("/{s}.rs")) || p.contains(&format!("/{s}/")))
+                .cloned()
+                .collect();
+            if !module.is_empty() {
+                scope = module;
+            }
+        }
+    }
     bad
 }
 

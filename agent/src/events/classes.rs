@@ -174,7 +174,7 @@ pub fn on_load(
     let (pending, new_bytes) = prepare_pending(bytes, info, ids, &dotted);
     if fresh {
         // Defined now, before the class exists: no thread can run a method of it
-        // before its definitions are on the writer's FIFO. (At the prepare event it
+        // before its definitions are on the sink's FIFO. (At the prepare event it
         // would be too late: HotSpot marks the class linked before it posts the event,
         // so another thread may already initialise and run it; seen under include=*.)
         let loader_name = if loader.is_null() {
@@ -460,9 +460,9 @@ fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Optio
             annotations: Vec::new(),
         })],
     );
-    // Tagged only once the classDef is on the writer's FIFO: other threads read the
+    // Tagged only once the classDef is on the sink's FIFO: other threads read the
     // tag without the DEFINING lock, and a record naming the class may reach the
-    // writer (in a chunk that thread sends) before a definition sent later.
+    // sink (in a chunk that thread sends) before a definition sent later.
     jvmti.set_tag(klass, tag.encode()).ok()?;
     Some(tag)
 }

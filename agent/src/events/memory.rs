@@ -8,7 +8,7 @@
 //!
 //! GC callbacks run with the world stopped and may not use JNI: they only append to
 //! the VM stream. At GC start every thread's buffer is sent first, so each object's
-//! objAlloc reaches the writer before the free the collection will report for it.
+//! objAlloc reaches the sink before the free the collection will report for it.
 
 use crate::buffer;
 use crate::clock;
@@ -151,7 +151,7 @@ pub fn class_unloaded(cid: u32) {
 }
 
 /// Starts the thread that reads the heap figures after each collection (JNI is not
-/// allowed in GC callbacks) and sends the VM stream to the writer.
+/// allowed in GC callbacks) and sends the VM stream to the sink.
 pub fn start_heap_thread() {
     let spawned = std::thread::Builder::new()
         .name("jtrace-heap".into())

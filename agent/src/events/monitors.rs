@@ -22,7 +22,7 @@ pub fn contended_enter(jvmti: Jvmti, thread: jthread, object: jobject) {
         return;
     };
     let obj = objects::id_of(jvmti, object);
-    // Sent at once, before the (slow) owner lookup: from the moment the writer has
+    // Sent at once, before the (slow) owner lookup: from the moment the sink has
     // it, it holds back every threadEnd until the owner is known, so the owner's id
     // is still live when monContendedEnter names it.
     b.write(Rec::MonEnter { obj, t }.encode().bytes());

@@ -71,7 +71,7 @@ pub fn next_object() -> u64 {
 }
 
 /// The id of `obj`, giving it one (and sending its objDef) if it has none. 0 when
-/// the object is null or cannot be tagged. The objDef goes on the writer's FIFO at
+/// the object is null or cannot be tagged. The objDef goes on the sink's FIFO at
 /// once, ahead of any record naming the id, whichever thread's buffer that is in.
 pub fn id_of(jvmti: Jvmti, obj: jobject) -> u64 {
     let (id, new) = tag(jvmti, obj);

@@ -154,7 +154,7 @@ pub fn register_all(jvmti: Jvmti, before_trace: bool) {
     }
 }
 
-/// The thread is ending: its last record, then hand everything to the writer.
+/// The thread is ending: its last record, then hand everything to the sink.
 pub fn end(jvmti: Jvmti, thread: jthread) {
     if let Some(b) = current(jvmti, thread) {
         b.write(record::tick_only(record::TAG_THREAD_END, clock::ticks()).bytes());

@@ -6,9 +6,9 @@
 //! headless Chromium.
 
 use crate::cases;
-use crate::jdk::Jdk;
+use crate::java::Jdk;
 use crate::run::{self, Job};
-use crate::test::Tally;
+use crate::tally::Tally;
 use crate::util;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -73,7 +73,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
     for jdk in jdks {
         let base = work.join(&jdk.name).join("cli");
         let classes = base.join("classes");
-        if let Err(e) = crate::test::compile_sources(jdk, &classes, &sources) {
+        if let Err(e) = crate::java::compile_sources(jdk, &classes, &sources) {
             tally.report(Err(e), &jdk.name, "cli-javac");
             continue;
         }

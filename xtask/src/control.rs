@@ -2,10 +2,10 @@
 //!
 //! Also builds the Java API jar (`cargo xtask jar`: target/release/jtrace.jar).
 
-use crate::jdk::Jdk;
+use crate::java::Jdk;
 use crate::stress::proc::Proc;
 use crate::stress::validate;
-use crate::test::Tally;
+use crate::tally::Tally;
 use crate::util;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,7 +18,7 @@ const READY: Duration = Duration::from_secs(60);
 /// bytecode, the oldest JDK the agent runs on). Uses the first JDK found.
 pub fn build_jar() -> Result<PathBuf, String> {
     let root = util::root();
-    let jdk = crate::jdk::discover()
+    let jdk = crate::java::discover()
         .into_iter()
         .next()
         .ok_or("no JDK under /usr/lib/jvm")?;
@@ -502,7 +502,7 @@ fn other_user(ctx: &Ctx) -> Result<Option<String>, String> {
 /// Runs every control case on every JDK; PASS/FAIL lines into `tally`.
 pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
     let root = util::root();
-    let built = crate::test::cargo_status(&["build", "--release", "--quiet", "-p", "jtrace-cli"])
+    let built = util::cargo_status(&["build", "--release", "--quiet", "-p", "jtrace-cli"])
         .and_then(|()| build_jar());
     let jar = match built {
         Ok(j) => j,

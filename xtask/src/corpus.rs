@@ -42,7 +42,7 @@
 //! [`ci_sample`]. Work files live in `target/corpus/` (`target/corpus-sample/`) and are removed
 //! after a clean run unless `--keep` is given.
 
-use crate::jdk::{self, Jdk};
+use crate::java::{self, Jdk};
 use crate::util;
 use jtrace::classfile::{instrument, parse_info, ProbePlan};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -625,12 +625,12 @@ fn jars() -> Vec<(String, PathBuf)> {
 
 fn corpus(sample: Option<usize>, keep: bool) -> Result<(), String> {
     let started = Instant::now();
-    let jdks = jdk::discover();
+    let jdks = java::discover();
     if jdks.is_empty() {
         return Err(format!(
             "no JDK >= {} under {}",
-            jdk::MIN_FEATURE,
-            jdk::JVM_DIR
+            java::MIN_FEATURE,
+            java::JVM_DIR
         ));
     }
     let root = util::root();

@@ -17,7 +17,7 @@
 //!   hold `out` and nothing else.
 //! * **Umask.** Run under umask 027, `out` must have mode 0640.
 
-use crate::jdk::Jdk;
+use crate::java::Jdk;
 use crate::util;
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;

@@ -2,7 +2,7 @@
 
 use crate::cases::{Case, ExitExpect};
 use crate::expect;
-use crate::jdk::Jdk;
+use crate::java::Jdk;
 use crate::util;
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;

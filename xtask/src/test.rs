@@ -4,105 +4,25 @@
 use crate::cases::{self, Case};
 use crate::compare;
 use crate::hygiene;
-use crate::jdk::{self, Jdk};
+use crate::java::{self, Jdk};
+pub use crate::java::{compile_sources, PARALLEL};
 use crate::run::{self, Job};
-use crate::util;
+use crate::util::{self, status};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 use std::thread;
+
+// The old paths of what moved to java.rs, tally.rs and util.rs, kept for steps
+// written against them; the tasks here import from the new homes.
+#[allow(unused_imports)]
+pub use crate::{tally::Tally, util::cargo_status};
 
 /// Agent modes every case runs in (`cargo xtask test --modes=bci` narrows it).
 pub const MODES: &[&str] = &["jvmti", "bci"];
 
-/// JVMs run at the same time (the CI machines have two cores).
-pub const PARALLEL: usize = 2;
-
-/// PASS/FAIL lines and their count (shared with `cargo xtask stress`).
-#[derive(Default)]
-pub struct Tally {
-    passed: usize,
-    failed: usize,
-}
-
-impl Tally {
-    /// One stress case: its figure on success, its time either way.
-    pub fn stress(&mut self, v: crate::stress::Verdict, jdk: &str, name: &str, secs: f64) {
-        use crate::stress::Verdict;
-        match v {
-            Verdict::Pass(figure) => {
-                self.report(Ok(()), jdk, &format!("stress:{name} [{figure}] {secs:.1}s"))
-            }
-            Verdict::Fail(why) => self.report(Err(why), jdk, &format!("stress:{name} {secs:.1}s")),
-            Verdict::Skip(why) => println!("SKIP {jdk} stress:{name} ({why})"),
-        }
-    }
-
-    /// Prints the final count; true when nothing failed.
-    pub fn finish(&self) -> bool {
-        println!("{} passed, {} failed", self.passed, self.failed);
-        self.failed == 0
-    }
-
-    pub fn report(&mut self, ok: Result<(), String>, jdk: &str, what: &str) {
-        match ok {
-            Ok(()) => {
-                self.passed += 1;
-                println!("PASS {jdk} {what}");
-            }
-            Err(why) => {
-                self.failed += 1;
-                println!("FAIL {jdk} {what} ({})", why.replace('\n', " "));
-            }
-        }
-    }
-}
-
-/// `cargo ARGS`, as a result.
-pub fn cargo_status(args: &[&str]) -> Result<(), String> {
-    status(
-        util::cargo().args(args),
-        &format!("cargo {}", args.join(" ")),
-    )
-}
-
-fn status(cmd: &mut Command, what: &str) -> Result<(), String> {
-    match cmd.status() {
-        Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(format!("{what} failed: {s}")),
-        Err(e) => Err(format!("cannot run {what}: {e}")),
-    }
-}
-
 fn compile(jdk: &Jdk, out: &Path) -> Result<(), String> {
     compile_sources(jdk, out, &cases::sources()?)
-}
-
-/// `javac -g` of `sources` into a fresh `out` (also the CLI tests' programs).
-pub fn compile_sources(jdk: &Jdk, out: &Path, sources: &[PathBuf]) -> Result<(), String> {
-    let _ = std::fs::remove_dir_all(out);
-    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
-    let result = Command::new(jdk.javac())
-        .arg("-g")
-        .arg("-encoding")
-        .arg("UTF-8")
-        .arg("-d")
-        .arg(out)
-        .args(sources)
-        .output()
-        .map_err(|e| format!("cannot run javac: {e}"))?;
-    if result.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "javac failed: {}",
-            util::clip(
-                &String::from_utf8_lossy(&result.stderr).replace('\n', " | "),
-                400
-            )
-        ))
-    }
 }
 
 pub fn run(args: &[String]) -> bool {
@@ -148,13 +68,13 @@ pub fn run(args: &[String]) -> bool {
         .into_iter()
         .filter(|c| only.is_empty() || only.iter().any(|o| **o == c.name))
         .collect();
-    let jdks = jdk::discover();
+    let jdks = java::discover();
     if jdks.is_empty() {
         tally.report(
             Err(format!(
                 "no JDK >= {} under {}",
-                jdk::MIN_FEATURE,
-                jdk::JVM_DIR
+                java::MIN_FEATURE,
+                java::JVM_DIR
             )),
             "-",
             "jdks",

@@ -1,6 +1,6 @@
 //! `cargo xtask tidy` (and a step of `cargo xtask test`): the repository keeps its promises: a `//!` line opens every Rust file, `unsafe` only where allowed, docs/OPTIONS.md matches the option table, and fmt, clippy and rustdoc are clean.
 
-use crate::test::Tally;
+use crate::tally::Tally;
 use crate::util;
 use std::path::Path;
 use std::process::Command;

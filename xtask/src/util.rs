@@ -66,3 +66,16 @@ pub fn clip(s: &str, n: usize) -> String {
         format!("{}...", s.chars().take(n).collect::<String>())
     }
 }
+
+/// `cargo ARGS`, as a result.
+pub fn cargo_status(args: &[&str]) -> Result<(), String> {
+    status(cargo().args(args), &format!("cargo {}", args.join(" ")))
+}
+
+pub fn status(cmd: &mut Command, what: &str) -> Result<(), String> {
+    match cmd.status() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("{what} failed: {s}")),
+        Err(e) => Err(format!("cannot run {what}: {e}")),
+    }
+}

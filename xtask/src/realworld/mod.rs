@@ -22,7 +22,7 @@ mod jdktools;
 mod langs;
 mod tomcat;
 
-use crate::jdk::{self, Jdk};
+use crate::java::{self, Jdk};
 use crate::util;
 use exec::Captured;
 use std::path::{Path, PathBuf};
@@ -560,9 +560,9 @@ pub fn run(args: &[String]) -> bool {
         })
         .collect();
     let jdks: Vec<Jdk> = if jdk_paths.is_empty() {
-        jdk::discover()
+        java::discover()
     } else {
-        let found = jdk::discover();
+        let found = java::discover();
         let mut v = Vec::new();
         for p in &jdk_paths {
             let canon = p.canonicalize().unwrap_or_else(|_| p.clone());
@@ -572,8 +572,8 @@ pub fn run(args: &[String]) -> bool {
                     eprintln!(
                         "realworld: {} is not a JDK >= {} under {}",
                         p.display(),
-                        jdk::MIN_FEATURE,
-                        jdk::JVM_DIR
+                        java::MIN_FEATURE,
+                        java::JVM_DIR
                     );
                     return false;
                 }
@@ -584,8 +584,8 @@ pub fn run(args: &[String]) -> bool {
     if jdks.is_empty() {
         eprintln!(
             "realworld: no JDK >= {} under {}",
-            jdk::MIN_FEATURE,
-            jdk::JVM_DIR
+            java::MIN_FEATURE,
+            java::JVM_DIR
         );
         return false;
     }

@@ -17,8 +17,8 @@ mod oom;
 mod optfuzz;
 pub(crate) mod proc;
 
-use crate::jdk::{self, Jdk};
-use crate::test::Tally;
+use crate::java::{self, Jdk};
+use crate::tally::Tally;
 use crate::util;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -133,9 +133,13 @@ fn compile(jdk: &Jdk, out: &Path) -> Result<(), String> {
 
 /// Runs the selected cases on every JDK, two at a time, reporting into `tally`.
 fn suite(tally: &mut Tally, agent: &Path, quick: bool, only: &[String]) {
-    let jdks = jdk::discover();
+    let jdks = java::discover();
     if jdks.is_empty() {
-        tally.report(Err(format!("no JDK under {}", jdk::JVM_DIR)), "-", "stress");
+        tally.report(
+            Err(format!("no JDK under {}", java::JVM_DIR)),
+            "-",
+            "stress",
+        );
         return;
     }
     let work = util::root().join(if quick {
@@ -170,7 +174,7 @@ fn suite(tally: &mut Tally, agent: &Path, quick: bool, only: &[String]) {
     // Exclusive cases hold the write side: nothing else runs beside them.
     let gate = RwLock::new(());
     thread::scope(|s| {
-        for _ in 0..crate::test::PARALLEL {
+        for _ in 0..crate::java::PARALLEL {
             s.spawn(|| loop {
                 let Some((c, j)) = queue.lock().expect("queue").pop_front() else {
                     break;
@@ -273,4 +277,17 @@ pub fn validate(trace: &Path) -> Result<tracecheck::Summary, String> {
             util::clip(&first.join(" / "), 300)
         )
     })
+}
+
+impl Tally {
+    /// One stress case: its figure on success, its time either way.
+    pub fn stress(&mut self, v: Verdict, jdk: &str, name: &str, secs: f64) {
+        match v {
+            Verdict::Pass(figure) => {
+                self.report(Ok(()), jdk, &format!("stress:{name} [{figure}] {secs:.1}s"))
+            }
+            Verdict::Fail(why) => self.report(Err(why), jdk, &format!("stress:{name} {secs:.1}s")),
+            Verdict::Skip(why) => println!("SKIP {jdk} stress:{name} ({why})"),
+        }
+    }
 }

@@ -1,0 +1,102 @@
+//! The harness floor for Java: finds the JDKs (every JDK >= 17 under /usr/lib/jvm, symlinks deduplicated), compiles Java, and builds every "run java with the agent" command.
+
+use crate::util;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const JVM_DIR: &str = "/usr/lib/jvm";
+pub const MIN_FEATURE: u32 = 17;
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Jdk {
+    pub feature: u32,
+    /// Canonical home directory.
+    pub home: PathBuf,
+    /// Short name for reports (the home's directory name).
+    pub name: String,
+}
+
+impl Jdk {
+    pub fn java(&self) -> PathBuf {
+        self.home.join("bin/java")
+    }
+
+    pub fn javac(&self) -> PathBuf {
+        self.home.join("bin/javac")
+    }
+}
+
+/// The feature version from a JDK's `release` file (`JAVA_VERSION="17.0.15"` gives 17,
+/// `"1.8.0_402"` gives 8).
+fn feature_version(home: &Path) -> Option<u32> {
+    let release = std::fs::read_to_string(home.join("release")).ok()?;
+    let line = release
+        .lines()
+        .find_map(|l| l.strip_prefix("JAVA_VERSION="))?;
+    let v = line.trim().trim_matches('"');
+    let mut parts = v.split(['.', '_', '+', '-']);
+    let first: u32 = parts.next()?.parse().ok()?;
+    if first == 1 {
+        parts.next()?.parse().ok()
+    } else {
+        Some(first)
+    }
+}
+
+pub fn discover() -> Vec<Jdk> {
+    let Ok(entries) = std::fs::read_dir(JVM_DIR) else {
+        return Vec::new();
+    };
+    let mut homes = BTreeSet::new();
+    for e in entries.flatten() {
+        if let Ok(home) = e.path().canonicalize() {
+            if home.join("bin/java").is_file() && home.join("bin/javac").is_file() {
+                homes.insert(home);
+            }
+        }
+    }
+    let mut jdks: Vec<Jdk> = homes
+        .into_iter()
+        .filter_map(|home| {
+            let feature = feature_version(&home)?;
+            let name = home.file_name()?.to_string_lossy().into_owned();
+            (feature >= MIN_FEATURE).then_some(Jdk {
+                feature,
+                home,
+                name,
+            })
+        })
+        .collect();
+    jdks.sort();
+    jdks
+}
+
+/// JVMs run at the same time (the CI machines have two cores).
+pub const PARALLEL: usize = 2;
+
+/// `javac -g` of `sources` into a fresh `out` (also the CLI tests' programs).
+pub fn compile_sources(jdk: &Jdk, out: &Path, sources: &[PathBuf]) -> Result<(), String> {
+    let _ = std::fs::remove_dir_all(out);
+    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
+    let result = Command::new(jdk.javac())
+        .arg("-g")
+        .arg("-encoding")
+        .arg("UTF-8")
+        .arg("-d")
+        .arg(out)
+        .args(sources)
+        .output()
+        .map_err(|e| format!("cannot run javac: {e}"))?;
+    if result.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "javac failed: {}",
+            util::clip(
+                &String::from_utf8_lossy(&result.stderr).replace('\n', " | "),
+                400
+            )
+        ))
+    }
+}

@@ -91,10 +91,9 @@ pub fn run_cmd(args: &[String]) -> bool {
     let traced = run(
         &java,
         &classes,
-        Some(format!(
-            "-agentpath:{}=out={}",
-            agent.display(),
-            trace.display()
+        Some(crate::java::agent_arg(
+            &agent,
+            &format!("out={}", trace.display()),
         )),
         n,
     );

@@ -6,13 +6,14 @@
 //! headless Chromium.
 
 use crate::cases;
-use crate::java::Jdk;
+use crate::java::{self, Jdk};
 use crate::run::{self, Job};
 use crate::tally::Tally;
 use crate::util;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 /// One agent mode is enough here: the mode equivalence is the Java tests' business.
 const MODE: &str = "bci";
@@ -634,29 +635,28 @@ impl Ctx<'_> {
         let profile = self.dir.join("chromium-profile");
         let _ = std::fs::remove_dir_all(&profile);
         let url = format!("file://{}#selftest", page.display());
-        let out = Command::new("timeout")
-            .arg("120")
-            .arg("chromium")
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--enable-logging=stderr",
-                "--v=0",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg("--dump-dom")
-            .arg(&url)
-            .output()
-            .map_err(|e| format!("cannot run chromium (apt-get install chromium): {e}"))?;
+        let out = java::run_with_timeout(
+            Command::new("chromium")
+                .args([
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-quic",
+                    "--no-first-run",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--enable-logging=stderr",
+                    "--v=0",
+                ])
+                .arg(format!("--user-data-dir={}", profile.display()))
+                .arg("--dump-dom")
+                .arg(&url),
+            Duration::from_secs(120),
+        )
+        .map_err(|e| format!("chromium (apt-get install chromium): {e}"))?;
         let _ = std::fs::remove_dir_all(&profile);
-        let dom = String::from_utf8_lossy(&out.stdout);
-        let log = String::from_utf8_lossy(&out.stderr);
+        let (dom, log) = (&out.stdout, &out.stderr);
         if !out.status.success() || dom.is_empty() {
             return Err(format!(
                 "chromium failed ({}): {}",

@@ -2,7 +2,7 @@
 //!
 //! Also builds the Java API jar (`cargo xtask jar`: target/release/jtrace.jar).
 
-use crate::java::Jdk;
+use crate::java::{self, Jdk};
 use crate::stress::proc::Proc;
 use crate::stress::validate;
 use crate::tally::Tally;
@@ -23,15 +23,13 @@ pub fn build_jar() -> Result<PathBuf, String> {
         .next()
         .ok_or("no JDK under /usr/lib/jvm")?;
     let classes = root.join("target/xtask/jtrace-api");
-    let _ = std::fs::remove_dir_all(&classes);
-    std::fs::create_dir_all(&classes).map_err(|e| e.to_string())?;
-    run_tool(
-        Command::new(jdk.javac())
-            .args(["--release", "11", "-d"])
-            .arg(&classes)
-            .arg(root.join("java-api/jtrace/Trace.java")),
-        "javac jtrace.Trace",
-    )?;
+    java::javac(
+        &jdk,
+        &classes,
+        &["--release", "11"],
+        &[root.join("java-api/jtrace/Trace.java")],
+    )
+    .map_err(|e| format!("jtrace.Trace: {e}"))?;
     let jar = root.join("target/release/jtrace.jar");
     std::fs::create_dir_all(root.join("target/release")).map_err(|e| e.to_string())?;
     run_tool(
@@ -75,10 +73,7 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn java(&self, agent_options: Option<&str>, main: &[&str]) -> Command {
-        let mut c = Command::new(self.jdk.java());
-        if let Some(o) = agent_options {
-            c.arg(format!("-agentpath:{}={o}", self.agent.display()));
-        }
+        let mut c = java::command(self.jdk, agent_options.map(|o| (self.agent, o)), false);
         c.arg("-cp")
             .arg(format!("{}:{}", self.classes.display(), self.jar.display()))
             .args(main);
@@ -516,16 +511,14 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
         let work = root.join("target/xtask").join(&jdk.name).join("control");
         let _ = std::fs::remove_dir_all(&work);
         let classes = work.join("classes");
-        let compiled = std::fs::create_dir_all(&classes)
-            .map_err(|e| e.to_string())
-            .and_then(|()| {
-                let mut c = Command::new(jdk.javac());
-                c.arg("-cp").arg(&jar).arg("-d").arg(&classes);
-                for f in ["Busy.java", "Switch.java"] {
-                    c.arg(root.join("java-tests/control").join(f));
-                }
-                run_tool(&mut c, "javac java-tests/control")
-            });
+        let sources = ["Busy.java", "Switch.java"].map(|f| root.join("java-tests/control").join(f));
+        let compiled = java::javac(
+            jdk,
+            &classes,
+            &["-cp", &jar.display().to_string()],
+            &sources,
+        )
+        .map_err(|e| format!("java-tests/control: {e}"));
         if let Err(e) = compiled {
             tally.report(Err(e), &jdk.name, "control-javac");
             continue;

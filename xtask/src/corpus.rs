@@ -572,19 +572,9 @@ fn compile_harness(jdk: &Jdk, env: &Env) -> Result<(), String> {
         ),
         (&env.stub, &["jtrace/Tracker.java"][..]),
     ] {
-        recreate(dir)?;
-        let out = Command::new(jdk.javac())
-            .args(["--release", "17", "-encoding", "UTF-8", "-d"])
-            .arg(dir)
-            .args(files.iter().map(|f| src.join(f)))
-            .output()
-            .map_err(|e| format!("cannot run javac: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "javac corpus/: {}",
-                util::clip(&String::from_utf8_lossy(&out.stderr), 400)
-            ));
-        }
+        let sources: Vec<PathBuf> = files.iter().map(|f| src.join(f)).collect();
+        java::javac(jdk, dir, &["--release", "17"], &sources)
+            .map_err(|e| format!("corpus/: {e}"))?;
     }
     Ok(())
 }
@@ -902,10 +892,9 @@ fn jdk_corpus(
     // The agent, rewriting as classes load.
     let trace = base.join("agent-trace.xml");
     let mut with_agent = base_args(&["--add-modules", "ALL-SYSTEM"]);
-    with_agent.push(format!(
-        "-agentpath:{}=out={},include=*,lines=on",
-        path_str(agent),
-        path_str(&trace)
+    with_agent.push(java::agent_arg(
+        agent,
+        &format!("out={},include=*,lines=on", path_str(&trace)),
     ));
     with_agent.extend(tail.iter().map(|s| s.to_string()));
     with_agent.push(path_str(&list_path));

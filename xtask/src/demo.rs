@@ -1,7 +1,7 @@
 //! `cargo xtask demo`: build the agent and the `jtrace` command, trace examples/Demo.java,
 //! validate the trace, and end with its `jtrace report`.
 
-use crate::{check, jdk, util};
+use crate::{check, java, util};
 use std::process::Command;
 
 pub fn run() -> bool {
@@ -13,29 +13,22 @@ pub fn run() -> bool {
         eprintln!("demo: cargo build --release -p jtrace -p jtrace-cli failed");
         return false;
     }
-    let Some(jdk) = jdk::discover().into_iter().next() else {
+    let Some(jdk) = java::discover().into_iter().next() else {
         eprintln!(
             "demo: no JDK >= {} under {}",
-            jdk::MIN_FEATURE,
-            jdk::JVM_DIR
+            java::MIN_FEATURE,
+            java::JVM_DIR
         );
         return false;
     };
     let dir = root.join("target/demo");
-    let _ = std::fs::create_dir_all(&dir);
-    let javac = Command::new(jdk.javac())
-        .arg("-g")
-        .arg("-d")
-        .arg(&dir)
-        .arg(root.join("examples/Demo.java"))
-        .status();
-    if !javac.is_ok_and(|s| s.success()) {
-        eprintln!("demo: javac failed");
+    if let Err(e) = java::compile_sources(&jdk, &dir, &[root.join("examples/Demo.java")]) {
+        eprintln!("demo: {e}");
         return false;
     }
     let trace = dir.join("demo.xml");
     let agent = root.join("target/release/libjtrace.so");
-    let agent_arg = format!("-agentpath:{}=out={}", agent.display(), trace.display());
+    let agent_arg = java::agent_arg(&agent, &format!("out={}", trace.display()));
     println!("$ java {agent_arg} -cp {} Demo", dir.display());
     let ran = Command::new(jdk.java())
         .arg(&agent_arg)

@@ -17,13 +17,13 @@
 //!   hold `out` and nothing else.
 //! * **Umask.** Run under umask 027, `out` must have mode 0640.
 
-use crate::java::Jdk;
+use crate::java::{self, Jdk, Running};
 use crate::util;
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// libc functions the agent must not import: sockets, name service, interface lists.
@@ -211,10 +211,7 @@ fn run_jvm(
     }
     cmd.current_dir(&dirs.cwd)
         .env("HOME", &dirs.home)
-        .env("TMPDIR", &dirs.tmp)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+        .env("TMPDIR", &dirs.tmp);
     let filter = socket_trap();
     // SAFETY: the closure runs in the child between fork and exec and makes only
     // async-signal-safe system calls (umask, prctl) on memory prepared before the fork
@@ -238,37 +235,20 @@ fn run_jvm(
             Ok(())
         });
     }
-    let mut child = cmd.spawn().map_err(|e| {
-        format!(
-            "cannot start {} under the socket trap: {e}",
-            jdk.java().display()
-        )
-    })?;
-    let pid = child.id();
-    let stderr = child.stderr.take().expect("piped");
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut { stderr }, &mut s);
-        s
-    });
+    let mut child = Running::spawn(&mut cmd).map_err(|e| format!("{e} (under the socket trap)"))?;
     let mut written = BTreeSet::new();
     let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        writable_files(pid, &mut written);
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("timeout: killed after 120 s".to_string());
-            }
-        }
-    };
+    let ended = child.wait_until(deadline, Duration::from_millis(1), |pid| {
+        writable_files(pid, &mut written)
+    });
+    if ended.is_none() {
+        return Err("timeout: killed after 120 s".to_string());
+    }
+    let finished = child.finish()?;
     Ok(Outcome {
-        status,
+        status: finished.status,
         written,
-        stderr: reader.join().unwrap_or_default(),
+        stderr: finished.stderr,
     })
 }
 
@@ -306,10 +286,9 @@ pub fn run(jdk: &Jdk, mode: &str, classes: &Path, agent: &Path, work: &Path) -> 
     // With the agent, every family on.
     let dirs = Dirs::new(work.join("agent"))?;
     let trace = dirs.out.join("trace.xml");
-    let opt = format!(
-        "-agentpath:{}=out={},mode={mode},alloc=exact,lines=on",
-        agent.display(),
-        trace.display()
+    let opt = java::agent_arg(
+        agent,
+        &format!("out={},mode={mode},alloc=exact,lines=on", trace.display()),
     );
     let o = run_jvm(jdk, classes, &dirs, Some(&opt), "")?;
     if !o.status.success() {

@@ -2,14 +2,11 @@
 
 use crate::cases::{Case, ExitExpect};
 use crate::expect;
-use crate::java::Jdk;
+use crate::java::{self, Finished, Jdk, Running};
 use crate::util;
-use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
-use std::thread;
+use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 /// Everything one run needs.
@@ -37,43 +34,6 @@ pub fn agent_options(case: &Case, mode: &str, trace: &Path) -> String {
         opts.push(case.options.clone());
     }
     opts.join(",")
-}
-
-struct Finished {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-fn spawn_reader<R: Read + Send + 'static>(
-    r: R,
-    ready: Option<mpsc::Sender<()>>,
-) -> thread::JoinHandle<String> {
-    thread::spawn(move || {
-        let mut out = String::new();
-        let mut reader = BufReader::new(r);
-        let mut line = String::new();
-        while reader.read_line(&mut line).unwrap_or(0) > 0 {
-            if line.trim_end() == "READY" {
-                if let Some(tx) = &ready {
-                    let _ = tx.send(());
-                }
-            }
-            out.push_str(&line);
-            line.clear();
-        }
-        out
-    })
-}
-
-fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(status),
-            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(20)),
-            _ => return None,
-        }
-    }
 }
 
 /// A jar whose manifest makes `class` (from the test classes) a retransforming
@@ -108,8 +68,7 @@ fn javaagent_jar(job: &Job, class: &str) -> Result<PathBuf, String> {
 
 fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
     let opts = agent_options(job.case, job.mode, trace);
-    let mut cmd = Command::new(job.jdk.java());
-    cmd.arg("-Xcheck:jni");
+    let mut cmd = java::command(job.jdk, None, true);
     if job.mode == "bci" {
         // Rewritten classes must pass the JVM's own verifier, all of them.
         cmd.arg("-Xverify:all");
@@ -122,34 +81,26 @@ fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
         cmd.arg(format!("-javaagent:{}", jar.display()));
     }
     if !job.case.attach {
-        cmd.arg(format!("-agentpath:{}={opts}", job.agent.display()));
+        cmd.arg(java::agent_arg(job.agent, &opts));
     }
     if let Some((jar, false)) = &javaagent {
         cmd.arg(format!("-javaagent:{}", jar.display()));
     }
-    let mut child = cmd
-        .args(&job.case.jvm_args)
-        .envs(job.case.env.iter().map(|(k, v)| (k, v)))
-        .arg("-cp")
-        .arg(job.classes)
-        .arg(&job.case.name)
-        .current_dir(&job.dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", job.jdk.java().display()))?;
-    let (tx, rx) = mpsc::channel();
-    let ready = (job.case.signal_term || job.case.attach).then_some(tx);
-    let out = spawn_reader(child.stdout.take().expect("piped"), ready);
-    let err = spawn_reader(child.stderr.take().expect("piped"), None);
+    let mut child = Running::spawn(
+        cmd.args(&job.case.jvm_args)
+            .envs(job.case.env.iter().map(|(k, v)| (k, v)))
+            .arg("-cp")
+            .arg(job.classes)
+            .arg(&job.case.name)
+            .current_dir(&job.dir),
+    )?;
     let deadline = Instant::now() + job.case.timeout;
     let mut problem = None;
     if job.case.attach {
         // Load the agent into the running JVM the way a user would. jcmd splits
         // unquoted key=value words itself, hence the inner quotes.
-        match rx.recv_timeout(job.case.timeout) {
-            Ok(()) => {
+        if child.ready(job.case.timeout) {
+            {
                 let jcmd = job.jdk.home.join("bin/jcmd");
                 let out = Command::new(&jcmd)
                     .arg(child.id().to_string())
@@ -181,12 +132,13 @@ fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
                     Err(e) => problem = Some(format!("cannot run {}: {e}", jcmd.display())),
                 }
             }
-            Err(_) => problem = Some("the program never printed READY".to_string()),
+        } else {
+            problem = Some("the program never printed READY".to_string());
         }
     }
     if job.case.signal_term {
-        match rx.recv_timeout(job.case.timeout) {
-            Ok(()) => {
+        if child.ready(job.case.timeout) {
+            {
                 let sent = Command::new("kill")
                     .arg("-TERM")
                     .arg(child.id().to_string())
@@ -195,32 +147,25 @@ fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
                     problem = Some("could not send SIGTERM".to_string());
                 }
             }
-            Err(_) => problem = Some("the program never printed READY".to_string()),
+        } else {
+            problem = Some("the program never printed READY".to_string());
         }
     }
-    let status = match wait_until(&mut child, deadline) {
-        Some(s) => s,
-        None => {
-            let _ = child.kill();
-            let _ = child.wait();
-            problem.get_or_insert(format!(
-                "timeout: killed after {} s",
-                job.case.timeout.as_secs()
-            ));
-            child.wait().map_err(|e| e.to_string())?
-        }
-    };
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
-    std::fs::write(job.dir.join("stdout.txt"), &stdout).ok();
-    std::fs::write(job.dir.join("stderr.txt"), &stderr).ok();
+    if child
+        .wait_until(deadline, Duration::from_millis(20), |_| {})
+        .is_none()
+    {
+        problem.get_or_insert(format!(
+            "timeout: killed after {} s",
+            job.case.timeout.as_secs()
+        ));
+    }
+    let finished = child.finish()?;
+    std::fs::write(job.dir.join("stdout.txt"), &finished.stdout).ok();
+    std::fs::write(job.dir.join("stderr.txt"), &finished.stderr).ok();
     match problem {
         Some(p) => Err(p),
-        None => Ok(Finished {
-            status,
-            stdout,
-            stderr,
-        }),
+        None => Ok(finished),
     }
 }
 

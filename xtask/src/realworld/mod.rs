@@ -72,10 +72,9 @@ pub struct Traced<'a> {
 impl Traced<'_> {
     /// `-agentpath:…/libjtrace.so=out=TRACES/NAME.xml[,options]`.
     pub fn arg(&self, name: &str) -> String {
-        let mut s = format!(
-            "-agentpath:{}=out={}",
-            self.agent.display(),
-            self.traces.join(format!("{name}.xml")).display()
+        let mut s = java::agent_arg(
+            self.agent,
+            &format!("out={}", self.traces.join(format!("{name}.xml")).display()),
         );
         if !self.options.is_empty() {
             s.push(',');

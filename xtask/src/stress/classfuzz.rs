@@ -13,11 +13,11 @@
 
 use super::proc::Proc;
 use super::{validate, Ctx, Verdict};
+use crate::java;
 use jtrace::classfile::{instrument, parse_info, ProbePlan};
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 const FULL: usize = 3000;
@@ -101,15 +101,9 @@ fn verdicts(stdout: &str) -> BTreeMap<usize, String> {
 }
 
 fn verify(ctx: &Ctx, list: &Path, trace: Option<&Path>) -> Result<BTreeMap<usize, String>, String> {
-    let mut cmd = Command::new(ctx.jdk.java());
+    let options = trace.map(|t| format!("out={},lines=on", t.display()));
+    let mut cmd = java::command(ctx.jdk, options.as_deref().map(|o| (ctx.agent, o)), false);
     cmd.args(["-Xverify:all", "-Xshare:off", "-XX:-UsePerfData"]);
-    if let Some(t) = trace {
-        cmd.arg(format!(
-            "-agentpath:{}=out={},lines=on",
-            ctx.agent.display(),
-            t.display()
-        ));
-    }
     cmd.arg("-cp")
         .arg(ctx.classes)
         .arg("StressVerifyMutants")

@@ -6,6 +6,7 @@
 
 use super::proc::Proc;
 use super::{harness, Ctx, Verdict};
+use crate::java;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -54,14 +55,8 @@ pub fn run(ctx: &Ctx) -> Verdict {
         Err(e) => return Verdict::Fail(e),
     };
     let java = |agent: Option<&Path>| {
-        let mut cmd = Command::new(ctx.jdk.java());
-        if let Some(trace) = agent {
-            cmd.arg(format!(
-                "-agentpath:{}=out={}",
-                ctx.agent.display(),
-                trace.display()
-            ));
-        }
+        let options = agent.map(|t| format!("out={}", t.display()));
+        let mut cmd = java::command(ctx.jdk, options.as_deref().map(|o| (ctx.agent, o)), false);
         cmd.arg("-cp").arg(ctx.classes).arg("StressDisk");
         Proc::spawn(cmd, &ctx.dir).map(|p| p.finish(case.timeout))
     };

@@ -5,7 +5,7 @@
 
 use super::proc::Proc;
 use super::{Ctx, Verdict};
-use std::process::Command;
+use crate::java;
 use std::time::{Duration, Instant};
 
 /// Kill once the trace is at least this long (the writer flushes 1 MiB at a time).
@@ -13,15 +13,9 @@ const KILL_AT: u64 = 4 << 20;
 
 pub fn run(ctx: &Ctx) -> Verdict {
     let trace = ctx.dir.join("trace.xml");
-    let mut cmd = Command::new(ctx.jdk.java());
-    cmd.arg(format!(
-        "-agentpath:{}=out={}",
-        ctx.agent.display(),
-        trace.display()
-    ))
-    .arg("-cp")
-    .arg(ctx.classes)
-    .arg("StressKill");
+    let options = format!("out={}", trace.display());
+    let mut cmd = java::command(ctx.jdk, Some((ctx.agent, &options)), false);
+    cmd.arg("-cp").arg(ctx.classes).arg("StressKill");
     let p = match Proc::spawn(cmd, &ctx.dir) {
         Ok(p) => p,
         Err(e) => return Verdict::Fail(e),

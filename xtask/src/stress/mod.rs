@@ -112,23 +112,7 @@ fn compile(jdk: &Jdk, out: &Path) -> Result<(), String> {
         .filter(|p| p.extension().is_some_and(|x| x == "java"))
         .collect();
     sources.sort();
-    let r = Command::new(jdk.javac())
-        .args(["-g", "-encoding", "UTF-8", "-d"])
-        .arg(out)
-        .args(&sources)
-        .output()
-        .map_err(|e| format!("cannot run javac: {e}"))?;
-    if r.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "javac failed: {}",
-            util::clip(
-                &String::from_utf8_lossy(&r.stderr).replace('\n', " | "),
-                400
-            )
-        ))
-    }
+    java::compile_sources(jdk, out, &sources)
 }
 
 /// Runs the selected cases on every JDK, two at a time, reporting into `tally`.

@@ -11,9 +11,9 @@
 
 use super::proc::Proc;
 use super::{validate, Ctx, Verdict};
+use crate::java;
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 const FULL: usize = 500;
@@ -157,9 +157,8 @@ fn files(dir: &Path) -> Vec<std::path::PathBuf> {
 
 /// Runs one string; `Err` says what went wrong.
 fn one(ctx: &Ctx, dir: &Path, opts: &str, counts: &mut Counts) -> Result<(), String> {
-    let mut cmd = Command::new(ctx.jdk.java());
+    let mut cmd = java::command(ctx.jdk, Some((ctx.agent, opts)), false);
     cmd.arg("-XX:-UsePerfData")
-        .arg(format!("-agentpath:{}={opts}", ctx.agent.display()))
         .arg("-cp")
         .arg(ctx.classes)
         .arg("StressFuzzTarget");

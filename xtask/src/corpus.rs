@@ -10,7 +10,7 @@
 //!    id for every method with code that is neither abstract nor native, tracker
 //!    `jtrace/Tracker`, `lines: true` (the harder case; the lines-off outcome is counted too).
 //!    One exception: an empty `finalize()V` (a lone `return`) gets no probes, because HotSpot
-//!    decides from exactly that whether instances need finalization (see [`lone_returns`]).
+//!    decides from exactly that whether instances need finalization (`jtrace::classfile::traceable`, the agent's own rule).
 //!    Classes are counted as rewritten, "nothing to probe" (no method with code) or skipped by
 //!    reason (the error's text with numbers replaced by `N`). A skipped class keeps its bytes.
 //! 3. **Verify** with `corpus/CorpusVerify.java` under `-Xverify:all -Xshare:off`: each class is
@@ -44,7 +44,7 @@
 
 use crate::java::{self, Jdk};
 use crate::util;
-use jtrace::classfile::{instrument, parse_info, ProbePlan};
+use jtrace::classfile::{instrument, parse_info, traceable, ProbePlan};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -108,7 +108,7 @@ struct RewriteStats {
     /// Classes refused with `lines: false` (counted, not written).
     skipped_lines_off: usize,
     methods_probed: usize,
-    /// Empty `finalize()V` methods given no probes (see [`lone_returns`]).
+    /// Empty `finalize()V` methods given no probes (`jtrace::classfile::traceable`).
     empty_finalizers: usize,
     bytes_in: u64,
     bytes_out: u64,
@@ -193,17 +193,16 @@ fn rewrite_class(bytes: &[u8], name: &str, st: &mut RewriteStats) -> Vec<u8> {
             return bytes.to_vec();
         }
     };
-    let lone = lone_returns(bytes).unwrap_or_default();
+    // The agent's own rule decides which methods get probes.
     let ids: Vec<Option<u32>> = info
         .methods
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            if m.name == "finalize" && m.descriptor == "()V" && lone.get(i) == Some(&true) {
+            if m.name == "finalize" && m.has_code && !traceable(m) {
                 st.empty_finalizers += 1;
-                return None;
             }
-            (m.has_code && m.access & 0x0500 == 0).then_some(i as u32 + 1)
+            traceable(m).then_some(i as u32 + 1)
         })
         .collect();
     let probed = ids.iter().flatten().count();
@@ -238,76 +237,6 @@ fn rewrite_class(bytes: &[u8], name: &str, st: &mut RewriteStats) -> Vec<u8> {
     };
     st.bytes_out += out.len() as u64;
     out
-}
-
-/// Per method in class-file order: whether its code is a lone `return`. HotSpot
-/// decides whether instances need finalization from exactly that: a class whose
-/// `finalize()V` is not a lone `return` (or inherits such a one) "has a finalizer",
-/// so probes in `Object.finalize()` make every object finalizable (the JVM crashes in
-/// its bootstrap when java.base is patched that way) and probes in an empty
-/// override (`ThreadPoolExecutor.finalize()`, say) make that class's instances
-/// finalizable. The corpus leaves such methods alone; `None` if the walk fails.
-fn lone_returns(b: &[u8]) -> Option<Vec<bool>> {
-    let u1 = |at: usize| b.get(at).copied().map(usize::from);
-    let u2 = |at: usize| Some(u1(at)? << 8 | u1(at + 1)?);
-    let u4 = |at: usize| Some(u2(at)? << 16 | u2(at + 2)?);
-    // Constant pool: remember where each Utf8 entry's bytes are.
-    let count = u2(8)?;
-    let mut utf8: Vec<Option<(usize, usize)>> = vec![None; count];
-    let mut at = 10;
-    let mut i = 1;
-    while i < count {
-        let tag = u1(at)?;
-        let (len, slots) = match tag {
-            1 => {
-                let n = u2(at + 1)?;
-                utf8[i] = Some((at + 3, n));
-                (3 + n, 1)
-            }
-            3 | 4 | 9 | 10 | 11 | 12 | 17 | 18 => (5, 1),
-            5 | 6 => (9, 2),
-            7 | 8 | 16 | 19 | 20 => (3, 1),
-            15 => (4, 1),
-            _ => return None,
-        };
-        at += len;
-        i += slots;
-    }
-    let is = |idx: usize, what: &[u8]| {
-        utf8.get(idx)
-            .copied()
-            .flatten()
-            .is_some_and(|(s, n)| b.get(s..s + n) == Some(what))
-    };
-    at += 6;
-    at += 2 + 2 * u2(at)?;
-    // Fields, then methods: access, name, descriptor, attributes.
-    let skip_members = |at: &mut usize, out: Option<&mut Vec<bool>>| -> Option<()> {
-        let n = u2(*at)?;
-        *at += 2;
-        let mut out = out;
-        for _ in 0..n {
-            let attrs = u2(*at + 6)?;
-            *at += 8;
-            let mut lone = false;
-            for _ in 0..attrs {
-                let len = u4(*at + 2)?;
-                if is(u2(*at)?, b"Code") {
-                    // max_stack, max_locals, code_length, code
-                    lone = u4(*at + 10)? == 1 && u1(*at + 14)? == 0xb1;
-                }
-                *at += 6 + len;
-            }
-            if let Some(o) = out.as_deref_mut() {
-                o.push(lone);
-            }
-        }
-        Some(())
-    };
-    skip_members(&mut at, None)?;
-    let mut out = Vec::new();
-    skip_members(&mut at, Some(&mut out))?;
-    Some(out)
 }
 
 /// Relative paths of the `.class` files under `dir`, sorted.
@@ -996,16 +925,6 @@ mod tests {
         assert_eq!(every_kth(&v, Some(5)), vec![0, 2, 4, 6, 8]);
         assert_eq!(every_kth(&v, Some(20)), v);
         assert_eq!(every_kth(&v, None), v);
-    }
-
-    #[test]
-    fn walks_methods() {
-        let t = jtrace::classfile::tracker_class("jtrace/Tracker", 61);
-        assert_eq!(
-            lone_returns(&t),
-            Some(vec![false; jtrace::classfile::TRACKER_METHODS.len()])
-        );
-        assert_eq!(lone_returns(&t[..t.len() - 3]), None);
     }
 
     #[test]

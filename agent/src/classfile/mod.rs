@@ -112,6 +112,16 @@ pub struct MethodInfo {
     pub units: Vec<(u32, u16)>,
 }
 
+/// Whether a method runs bytecode we can observe (not abstract, not native) and may
+/// be rewritten. An empty `finalize()` (a lone `return`) is left alone: HotSpot
+/// registers objects for finalization only when their class's finalize() is not
+/// empty, so probes there would make every such object finalizable and change how
+/// the application's garbage is collected.
+pub fn traceable(m: &MethodInfo) -> bool {
+    let empty_finalize = m.name == "finalize" && m.descriptor == "()V" && m.code_len == 1;
+    m.has_code && m.access & 0x0500 == 0 && !empty_finalize
+}
+
 /// What to insert; see the module docs.
 pub struct ProbePlan<'a> {
     /// Internal name of the tracker class, e.g. [`TRACKER`].

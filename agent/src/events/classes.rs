@@ -24,16 +24,6 @@ use trace::defs::{ClassDef, Def, MethodDef};
 
 pub use crate::classfile::TRACKER;
 
-/// Whether a method runs bytecode we can observe (not abstract, not native) and may
-/// be rewritten. An empty `finalize()` (a lone `return`) is left alone: HotSpot
-/// registers objects for finalization only when their class's finalize() is not
-/// empty, so probes there would make every such object finalizable and change how
-/// the application's garbage is collected.
-fn traceable(m: &classfile::MethodInfo) -> bool {
-    let empty_finalize = m.name == "finalize" && m.descriptor == "()V" && m.code_len == 1;
-    m.has_code && m.access & 0x0500 == 0 && !empty_finalize
-}
-
 /// Names of traced classes whose load hook ran before the tracker existed (bci mode):
 /// they are retransformed once it is ready, under the ids they already have.
 static EARLY: Mutex<Option<HashSet<String>>> = Mutex::new(None);
@@ -53,7 +43,7 @@ fn fresh_method_ids(info: &ClassInfo, first_mid: u32) -> Vec<Option<u32>> {
     info.methods
         .iter()
         .enumerate()
-        .map(|(i, m)| traceable(m).then_some(first_mid + i as u32))
+        .map(|(i, m)| classfile::traceable(m).then_some(first_mid + i as u32))
         .collect()
 }
 
@@ -313,7 +303,7 @@ fn map_methods(jvmti: Jvmti, klass: jclass, p: &Pending) {
             continue;
         };
         if let Some(&i) = index.get(&(name.as_str(), sig.as_str())) {
-            if traceable(&p.info.methods[i]) {
+            if classfile::traceable(&p.info.methods[i]) {
                 if table.insert(m as usize, p.first_mid + i as u32) {
                     mapped.push(m as usize);
                 } else {
@@ -341,7 +331,7 @@ fn remember_units(p: &Pending) {
     if let Ok(mut map) = UNIT_PCS.write() {
         let map = map.get_or_insert_with(HashMap::new);
         for (i, m) in p.info.methods.iter().enumerate() {
-            if traceable(m) {
+            if classfile::traceable(m) {
                 let pcs: Box<[u32]> = m.units.iter().map(|&(pc, _)| pc).collect();
                 map.insert(p.first_mid + i as u32, pcs);
             }

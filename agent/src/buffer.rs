@@ -427,3 +427,7 @@ pub fn stop(patience: Duration) {
     // Last: what the VM reported (frees) refers to what the threads recorded.
     vm_flush();
 }
+
+#[cfg(test)]
+#[path = "buffer_tests.rs"]
+mod tests;

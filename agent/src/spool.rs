@@ -76,6 +76,10 @@ impl Spool {
             .ok()
             .and_then(|v| v.parse().ok())
             .map_or(MEMORY_BOUND, |b: usize| b.min(MEMORY_BOUND));
+        Spool::with_bound(spill_path, bound)
+    }
+
+    fn with_bound(spill_path: PathBuf, bound: usize) -> Arc<Spool> {
         Arc::new(Spool {
             state: Mutex::new(State::default()),
             bound,
@@ -251,4 +255,128 @@ fn read_block(file: &File, off: u64) -> Result<(Msg, u64), String> {
         .map_err(|e| e.to_string())?;
     let msg = decode_block(head[0], &body)?;
     Ok((msg, (BLOCK_HEAD + len) as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use trace::record::{id_tick, TAG_ENTRY};
+
+    /// A chunk of `n` entry records of thread `tid`, method ids counting from `first`.
+    fn chunk(tid: u32, first: u32, n: u32) -> Msg {
+        let mut data = Vec::new();
+        for i in 0..n {
+            data.extend_from_slice(&id_tick(TAG_ENTRY, first + i, u64::from(first + i)));
+        }
+        Msg::Chunk { tid, data }
+    }
+
+    fn first_id(m: &Msg) -> u32 {
+        match m {
+            Msg::Chunk { data, .. } => u32::from_le_bytes([data[1], data[2], data[3], data[4]]),
+            other => panic!("not a chunk: {other:?}"),
+        }
+    }
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("jtrace-spool-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn under_the_bound_nothing_is_spilled() {
+        let d = dir("memory");
+        let path = d.join("t.xml.spill");
+        let sp = Spool::with_bound(path.clone(), 10 * 13 * 4);
+        for k in 0..4 {
+            sp.push(chunk(1, k * 10, 10));
+        }
+        assert_eq!(sp.pending_bytes(), 4 * 10 * 13);
+        assert!(!path.exists(), "spilled while under the memory bound");
+        sp.close();
+        let got: Vec<u32> = std::iter::from_fn(|| sp.pop())
+            .map(|m| first_id(&m))
+            .collect();
+        assert_eq!(got, [0, 10, 20, 30]);
+        assert_eq!(sp.pending_bytes(), 0);
+        assert_eq!(sp.taken.load(Ordering::Relaxed), 4);
+        let _ = std::fs::remove_dir_all(d);
+    }
+
+    #[test]
+    fn over_the_bound_spills_and_keeps_the_order() {
+        let d = dir("spill");
+        let path = d.join("t.xml.spill");
+        // Room for two chunks in memory: the rest goes to the file, and once one
+        // message is spilled every later one is too, until the reader catches up.
+        let sp = Spool::with_bound(path.clone(), 2 * 13 * 10);
+        for k in 0..6 {
+            sp.push(chunk(1, k * 10, 10));
+        }
+        assert!(path.exists(), "nothing spilled over the bound");
+        assert!(std::fs::metadata(&path).unwrap().len() > 0);
+        assert_eq!(sp.pending_bytes(), 6 * 10 * 13);
+        let mut got = Vec::new();
+        for _ in 0..6 {
+            got.push(first_id(&sp.pop().unwrap()));
+        }
+        assert_eq!(got, [0, 10, 20, 30, 40, 50]);
+        // Caught up: the file is emptied for reuse, and memory is used again.
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+        sp.push(chunk(1, 60, 10));
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+        sp.close();
+        assert_eq!(first_id(&sp.pop().unwrap()), 60);
+        assert!(sp.pop().is_none());
+        sp.remove_spill();
+        assert!(!path.exists(), "the spill file outlived its trace");
+        let _ = std::fs::remove_dir_all(d);
+    }
+
+    #[test]
+    fn a_single_message_over_the_bound_stays_in_memory_when_memory_is_empty() {
+        let d = dir("big");
+        let path = d.join("t.xml.spill");
+        let sp = Spool::with_bound(path.clone(), 13);
+        sp.push(chunk(1, 0, 100));
+        assert!(!path.exists());
+        sp.push(chunk(1, 100, 1));
+        assert!(path.exists(), "the second message should spill");
+        sp.close();
+        let got: Vec<u32> = std::iter::from_fn(|| sp.pop())
+            .map(|m| first_id(&m))
+            .collect();
+        assert_eq!(got, [0, 100]);
+        sp.remove_spill();
+        assert!(!path.exists());
+        let _ = std::fs::remove_dir_all(d);
+    }
+
+    #[test]
+    fn without_a_spill_file_the_producer_waits_for_the_reader() {
+        // The spill path's directory does not exist: the file cannot be made, so a
+        // push over the bound waits until the reader has made room; nothing is lost.
+        let d = dir("nospill");
+        let path = d.join("missing/t.xml.spill");
+        let sp = Spool::with_bound(path.clone(), 13 * 10);
+        sp.push(chunk(1, 0, 10));
+        let producer = {
+            let sp = Arc::clone(&sp);
+            std::thread::spawn(move || {
+                for k in 1..5 {
+                    sp.push(chunk(1, k * 10, 10));
+                }
+                sp.close();
+            })
+        };
+        let got: Vec<u32> = std::iter::from_fn(|| sp.pop())
+            .map(|m| first_id(&m))
+            .collect();
+        producer.join().unwrap();
+        assert_eq!(got, [0, 10, 20, 30, 40]);
+        assert!(!path.exists());
+        let _ = std::fs::remove_dir_all(d);
+    }
 }

@@ -158,8 +158,11 @@ pub(crate) fn run_with<R: BufRead>(
                     }
                     if name == "annotation" && parent == Some("traceEnd") {
                         if let (Some(n), Some(v)) = (get(&attrs, "name"), get(&attrs, "value")) {
-                            if let Ok(v) = v.parse::<u64>() {
-                                st.summary.end_counts.insert(n.to_string(), v);
+                            match v.parse::<u64>() {
+                                Ok(v) => {
+                                    st.summary.end_counts.insert(n.to_string(), v);
+                                }
+                                Err(_) => st.summary.end_notes.push((n.to_string(), v.to_string())),
                             }
                         }
                     }

@@ -87,6 +87,9 @@ pub struct Summary {
     /// Numeric `annotation`s of `traceEnd` (the agent's own counts: dropped record
     /// bytes, repaired exits, records of undefined methods or unknown threads).
     pub end_counts: BTreeMap<String, u64>,
+    /// The other `annotation`s of `traceEnd`, in order (`uninstrumentedClass`: a class
+    /// the agent left alone, and why).
+    pub end_notes: Vec<(String, String)>,
     /// Keyed by (dotted class name, `isArray` code). Class id 0 gives the name `""`.
     pub allocs: BTreeMap<(String, u32), AllocStats>,
     /// Sum of `objAlloc@size`.

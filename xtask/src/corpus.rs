@@ -833,7 +833,16 @@ fn jdk_corpus(
             agent_v.broken.push(l.to_string());
         }
     }
-    let (counts, untouched) = trace_end(&trace);
+    let ((counts, untouched), invalid) = match trace_end(&trace) {
+        Ok(t) => (t, None),
+        Err(e) => (((None, None), Vec::new()), Some(e)),
+    };
+    if let Some(e) = invalid {
+        agent_v.broken.push(format!(
+            "the agent's trace is not valid: {}",
+            util::clip(&e, 600)
+        ));
+    }
     let _ = std::fs::remove_file(&trace);
     let _ = writeln!(
         report,
@@ -856,54 +865,30 @@ fn jdk_corpus(
     Ok(bad)
 }
 
-/// From a trace's `traceEnd`: (instrumentedClasses, uninstrumentedClasses) and the
-/// `uninstrumentedClass` values.
-fn trace_end(trace: &Path) -> ((Option<u64>, Option<u64>), Vec<String>) {
-    use std::io::BufRead;
-    let mut counts = (None, None);
-    let mut untouched = Vec::new();
-    let Ok(file) = std::fs::File::open(trace) else {
-        return (counts, untouched);
-    };
-    let value = |line: &str| -> Option<String> {
-        let v = line.split("value=\"").nth(1)?;
-        Some(xml_unescape(v.split('"').next()?))
-    };
-    // Line by line: the trace may be large, and traceEnd sits near its end.
-    let mut r = std::io::BufReader::with_capacity(1 << 20, file);
-    let mut buf = Vec::new();
-    let mut inside = false;
-    loop {
-        buf.clear();
-        match r.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        if !inside {
-            inside = buf.starts_with(b"<traceEnd");
-            continue;
-        }
-        let line = String::from_utf8_lossy(&buf);
-        if line.starts_with("</traceEnd") {
-            break;
-        }
-        if line.contains("name=\"instrumentedClasses\"") {
-            counts.0 = value(&line).and_then(|v| v.parse().ok());
-        } else if line.contains("name=\"uninstrumentedClasses\"") {
-            counts.1 = value(&line).and_then(|v| v.parse().ok());
-        } else if line.contains("name=\"uninstrumentedClass\"") {
-            untouched.extend(value(&line));
-        }
-    }
-    (counts, untouched)
-}
+/// (instrumentedClasses, uninstrumentedClasses) and the `uninstrumentedClass` values.
+type TraceEnd = ((Option<u64>, Option<u64>), Vec<String>);
 
-fn xml_unescape(s: &str) -> String {
-    s.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&apos;", "'")
-        .replace("&amp;", "&")
+/// From a trace's `traceEnd`: its counts and notes, read by tracecheck, which validates the trace on the
+/// way (`Err`: its first violations).
+fn trace_end(trace: &Path) -> Result<TraceEnd, String> {
+    let summary = tracecheck::check(trace).map_err(|v| {
+        v.iter()
+            .take(3)
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })?;
+    let count = |k: &str| summary.end_counts.get(k).copied();
+    let untouched = summary
+        .end_notes
+        .iter()
+        .filter(|(n, _)| n == "uninstrumentedClass")
+        .map(|(_, v)| v.clone())
+        .collect();
+    Ok((
+        (count("instrumentedClasses"), count("uninstrumentedClasses")),
+        untouched,
+    ))
 }
 
 #[cfg(test)]

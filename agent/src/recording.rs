@@ -17,10 +17,10 @@ use crate::buffer;
 use crate::clock;
 use crate::control::{Outcome, Reply};
 use crate::events::threads;
+use crate::host;
 use crate::jvmti::{Jni, Jvmti};
 use crate::log::log_once;
 use crate::options::{self, Options};
-use crate::session;
 use crate::sink;
 use crate::state::{agent, filters, set_filters};
 use std::sync::atomic::Ordering;
@@ -30,7 +30,8 @@ use std::time::{Duration, Instant};
 use trace::defs::Msg;
 use trace::header::Header;
 
-struct Session {
+/// The trace being recorded: its number, its file, its sink thread, when it began.
+struct Trace {
     seq: u32,
     out_path: String,
     running: sink::Running,
@@ -41,7 +42,7 @@ struct Session {
 struct State {
     /// Number of the last trace begun (the first is 1).
     seq: u32,
-    session: Option<Session>,
+    trace: Option<Trace>,
     /// The closing line of the last trace that ended.
     last: Option<String>,
     /// A start is scheduled (delay=): its options' out template, for status.
@@ -100,7 +101,7 @@ pub fn read_filter_file(o: &mut Options) -> Result<(), String> {
 /// and classes whose instrumentation the new filters change are retransformed.
 pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
     with_state(|st| {
-        if let Some(s) = &st.session {
+        if let Some(s) = &st.trace {
             return (
                 Outcome::Refused,
                 format!(
@@ -166,7 +167,7 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
         if let Some((jvmti, _)) = live {
             threads::register_all(jvmti, true);
         }
-        st.session = Some(Session {
+        st.trace = Some(Trace {
             seq,
             out_path: out_path.clone(),
             running,
@@ -203,20 +204,20 @@ fn header(o: &Options, start_ns: u64) -> Header {
             .map(|f| ("methodFilter".to_string(), f.file_line())),
     );
     Header {
-        node_id: session::uuid(),
-        hostname: session::hostname(),
-        ipaddress: session::ip_addresses(),
-        timezone_minutes_west: session::timezone_minutes_west(),
-        boot_ns: session::boot_ns(),
-        process_id: session::uuid(),
+        node_id: host::uuid(),
+        hostname: host::hostname(),
+        ipaddress: host::ip_addresses(),
+        timezone_minutes_west: host::timezone_minutes_west(),
+        boot_ns: host::boot_ns(),
+        process_id: host::uuid(),
         pid: std::process::id(),
-        process_name: session::process_name(),
-        command_line: session::command_line(),
-        process_start_ns: session::process_start_ns().unwrap_or(start_ns),
-        agent_id: session::uuid(),
+        process_name: host::process_name(),
+        command_line: host::command_line(),
+        process_start_ns: host::process_start_ns().unwrap_or(start_ns),
+        agent_id: host::uuid(),
         agent_parameters: o.raw.clone(),
         agent_version: env!("CARGO_PKG_VERSION").to_string(),
-        trace_id: session::uuid(),
+        trace_id: host::uuid(),
         start_ns,
         options,
         // Each trace defines its own collector thread, with an id of its own.
@@ -244,7 +245,7 @@ pub fn stop(shutdown: bool, tid: Option<u32>) -> Reply {
 /// Stops trace `seq` if it is still the one running (its duration is over).
 fn stop_if(seq: u32) {
     with_state(|st| {
-        if st.session.as_ref().is_some_and(|s| s.seq == seq) {
+        if st.trace.as_ref().is_some_and(|s| s.seq == seq) {
             stop_locked(st, false, None);
         }
     });
@@ -252,7 +253,7 @@ fn stop_if(seq: u32) {
 
 fn stop_locked(st: &mut State, shutdown: bool, tid: Option<u32>) -> Reply {
     {
-        let Some(s) = st.session.take() else {
+        let Some(s) = st.trace.take() else {
             return (
                 Outcome::Refused,
                 "jtrace: not tracing; nothing to stop (start a trace with jtrace start)"
@@ -293,7 +294,7 @@ fn stop_locked(st: &mut State, shutdown: bool, tid: Option<u32>) -> Reply {
 
 /// Whether a trace is recording.
 pub fn tracing() -> bool {
-    with_state(|st| st.session.is_some())
+    with_state(|st| st.trace.is_some())
 }
 
 /// What `jtrace status` prints: one `key: value` per line.
@@ -306,7 +307,7 @@ pub fn status() -> Reply {
             std::process::id(),
             a.options.mode.as_str()
         );
-        match &st.session {
+        match &st.trace {
             Some(x) => {
                 let bytes = std::fs::metadata(&x.out_path).map_or(0, |m| m.len());
                 s.push_str(&format!(

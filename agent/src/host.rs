@@ -1,4 +1,4 @@
-//! Facts about the machine and process for the document header: host, addresses, boot and start times, command line, UUIDs.
+//! Host facts for the document header (the machine and the process): host, addresses, boot and start times, command line, UUIDs.
 
 use crate::sys::os;
 

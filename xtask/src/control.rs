@@ -3,7 +3,7 @@
 //! Also builds the Java API jar (`cargo xtask jar`: target/release/jtrace.jar).
 
 use crate::java::{self, Jdk};
-use crate::stress::proc::Proc;
+use crate::proc::Proc;
 use crate::stress::validate;
 use crate::tally::Tally;
 use crate::util;

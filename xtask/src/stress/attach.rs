@@ -4,9 +4,9 @@
 //! must leave the first trace alone and must write no other file; the JVM must run on
 //! and exit normally, and the first trace must be valid with exact counts.
 
-use super::proc::Proc;
 use super::{validate, Ctx, Verdict};
 use crate::expect;
+use crate::proc::Proc;
 use std::process::Command;
 use std::time::Duration;
 

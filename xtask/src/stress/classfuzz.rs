@@ -11,9 +11,9 @@
 //!
 //! The property tests in agent/src/classfile/fuzz.rs cover the same ground at unit level.
 
-use super::proc::Proc;
 use super::{validate, Ctx, Verdict};
 use crate::java;
+use crate::proc::Proc;
 use jtrace::classfile::{instrument, parse_info, ProbePlan};
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};

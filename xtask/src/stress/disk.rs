@@ -4,9 +4,9 @@
 //! output as without the agent, stderr must say the trace is incomplete, and what was
 //! written must be a readable prefix ("cut short").
 
-use super::proc::Proc;
 use super::{harness, Ctx, Verdict};
 use crate::java;
+use crate::proc::Proc;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

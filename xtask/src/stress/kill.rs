@@ -3,9 +3,9 @@
 //! tracecheck's `check_prefix` names it "cut short" (every whole element up to the cut
 //! well-formed and consistent) rather than invalid.
 
-use super::proc::Proc;
 use super::{Ctx, Verdict};
 use crate::java;
+use crate::proc::Proc;
 use std::time::{Duration, Instant};
 
 /// Kill once the trace is at least this long (the writer flushes 1 MiB at a time).

@@ -15,7 +15,6 @@ mod harness;
 mod kill;
 mod oom;
 mod optfuzz;
-pub(crate) mod proc;
 
 use crate::java::{self, Jdk};
 use crate::tally::Tally;

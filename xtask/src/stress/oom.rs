@@ -4,8 +4,8 @@
 //! all three runs (the agent changes nothing the application sees), and each trace must
 //! be valid with its EXPECT lines met.
 
-use super::proc::Proc;
 use super::{figure, harness, Ctx, Verdict};
+use crate::proc::Proc;
 use crate::run::{self, Job};
 use std::process::Command;
 

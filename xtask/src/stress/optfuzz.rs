@@ -9,9 +9,9 @@
 //! Generated strings never contain `/` or `..`, so every `out` stays inside the
 //! case's scratch directory.
 
-use super::proc::Proc;
 use super::{validate, Ctx, Verdict};
 use crate::java;
+use crate::proc::Proc;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;

@@ -1,6 +1,8 @@
-//! Running a JVM the stress cases watch from outside: stdout line by line (to react to
-//! `READY`), stderr collected, a deadline, and a kill that is always followed by a wait
-//! so that no process is left behind.
+//! The one process runner of the harness: a child (a JVM, a tool) watched from outside, stdout line by line, stderr collected, a deadline, a kill always followed by a wait.
+//!
+//! Stdout is read line by line (to react to `READY`), both outputs are drained by
+//! threads so that a full pipe never stalls the child, and a process dropped early is
+//! killed and waited for, so that none is left behind.
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;

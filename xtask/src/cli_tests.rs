@@ -6,7 +6,8 @@
 //! headless Chromium.
 
 use crate::cases;
-use crate::java::{self, Jdk};
+use crate::java::Jdk;
+use crate::proc::Proc;
 use crate::run::{self, Job};
 use crate::tally::Tally;
 use crate::util;
@@ -635,26 +636,26 @@ impl Ctx<'_> {
         let profile = self.dir.join("chromium-profile");
         let _ = std::fs::remove_dir_all(&profile);
         let url = format!("file://{}#selftest", page.display());
-        let out = java::run_with_timeout(
-            Command::new("chromium")
-                .args([
-                    "--headless",
-                    "--no-sandbox",
-                    "--disable-gpu",
-                    "--disable-quic",
-                    "--no-first-run",
-                    "--disable-background-networking",
-                    "--disable-component-update",
-                    "--disable-sync",
-                    "--enable-logging=stderr",
-                    "--v=0",
-                ])
-                .arg(format!("--user-data-dir={}", profile.display()))
-                .arg("--dump-dom")
-                .arg(&url),
-            Duration::from_secs(120),
-        )
-        .map_err(|e| format!("chromium (apt-get install chromium): {e}"))?;
+        let mut chromium = Command::new("chromium");
+        chromium
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--enable-logging=stderr",
+                "--v=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg("--dump-dom")
+            .arg(&url);
+        let out = Proc::spawn(chromium, &self.dir)
+            .map_err(|e| format!("chromium (apt-get install chromium): {e}"))?
+            .finish(Duration::from_secs(120));
         let _ = std::fs::remove_dir_all(&profile);
         let (dom, log) = (&out.stdout, &out.stderr);
         if !out.status.success() || dom.is_empty() {

@@ -17,14 +17,15 @@
 //!   hold `out` and nothing else.
 //! * **Umask.** Run under umask 027, `out` must have mode 0640.
 
-use crate::java::{self, Jdk, Running};
+use crate::java::{self, Jdk};
+use crate::proc::Proc;
 use crate::util;
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// libc functions the agent must not import: sockets, name service, interface lists.
 const FORBIDDEN_IMPORTS: &[&str] = &[
@@ -209,9 +210,7 @@ fn run_jvm(
     if !arg.is_empty() {
         cmd.arg(arg);
     }
-    cmd.current_dir(&dirs.cwd)
-        .env("HOME", &dirs.home)
-        .env("TMPDIR", &dirs.tmp);
+    cmd.env("HOME", &dirs.home).env("TMPDIR", &dirs.tmp);
     let filter = socket_trap();
     // SAFETY: the closure runs in the child between fork and exec and makes only
     // async-signal-safe system calls (umask, prctl) on memory prepared before the fork
@@ -235,16 +234,16 @@ fn run_jvm(
             Ok(())
         });
     }
-    let mut child = Running::spawn(&mut cmd).map_err(|e| format!("{e} (under the socket trap)"))?;
+    let cwd = dirs.cwd.clone();
+    let child = Proc::spawn(cmd, &cwd).map_err(|e| format!("{e} (under the socket trap)"))?;
     let mut written = BTreeSet::new();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let ended = child.wait_until(deadline, Duration::from_millis(1), |pid| {
-        writable_files(pid, &mut written)
-    });
-    if ended.is_none() {
+    let finished =
+        child.finish_watching(Duration::from_secs(120), Duration::from_millis(1), |pid| {
+            writable_files(pid, &mut written)
+        });
+    if finished.timed_out {
         return Err("timeout: killed after 120 s".to_string());
     }
-    let finished = child.finish()?;
     Ok(Outcome {
         status: finished.status,
         written,

@@ -2,12 +2,8 @@
 
 use crate::util;
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 pub const JVM_DIR: &str = "/usr/lib/jvm";
 pub const MIN_FEATURE: u32 = 17;
@@ -127,117 +123,4 @@ pub fn command(jdk: &Jdk, agent: Option<(&Path, &str)>, check_jni: bool) -> Comm
         c.arg(agent_arg(path, options));
     }
     c
-}
-
-/// What a process left: its exit status and everything it printed.
-pub struct Finished {
-    pub status: ExitStatus,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-/// A child with both outputs drained by reader threads (a full pipe can never stall
-/// it), `READY` lines on stdout signalled, and a deadline: the one process runner of
-/// the test steps.
-pub struct Running {
-    child: Child,
-    out: thread::JoinHandle<String>,
-    err: thread::JoinHandle<String>,
-    ready: mpsc::Receiver<()>,
-}
-
-fn drain<R: Read + Send + 'static>(
-    r: R,
-    ready: Option<mpsc::Sender<()>>,
-) -> thread::JoinHandle<String> {
-    thread::spawn(move || {
-        let mut out = String::new();
-        let mut reader = BufReader::new(r);
-        let mut line = String::new();
-        while reader.read_line(&mut line).unwrap_or(0) > 0 {
-            if line.trim_end() == "READY" {
-                if let Some(tx) = &ready {
-                    let _ = tx.send(());
-                }
-            }
-            out.push_str(&line);
-            line.clear();
-        }
-        out
-    })
-}
-
-impl Running {
-    /// Starts `cmd` with no stdin and both outputs captured.
-    pub fn spawn(cmd: &mut Command) -> Result<Running, String> {
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", cmd.get_program().to_string_lossy()))?;
-        let (tx, ready) = mpsc::channel();
-        let out = drain(child.stdout.take().expect("piped"), Some(tx));
-        let err = drain(child.stderr.take().expect("piped"), None);
-        Ok(Running {
-            child,
-            out,
-            err,
-            ready,
-        })
-    }
-
-    pub fn id(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// Waits for a `READY` line on stdout; false if none came within `timeout`.
-    pub fn ready(&self, timeout: Duration) -> bool {
-        self.ready.recv_timeout(timeout).is_ok()
-    }
-
-    /// Waits for the end until `deadline`, calling `tick` with the pid every `poll`; at
-    /// the deadline the child is killed and `None` returned.
-    pub fn wait_until(
-        &mut self,
-        deadline: Instant,
-        poll: Duration,
-        mut tick: impl FnMut(u32),
-    ) -> Option<ExitStatus> {
-        let pid = self.child.id();
-        loop {
-            tick(pid);
-            match self.child.try_wait() {
-                Ok(Some(status)) => return Some(status),
-                Ok(None) if Instant::now() < deadline => thread::sleep(poll),
-                _ => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    return None;
-                }
-            }
-        }
-    }
-
-    /// The child's exit status (it has ended) and everything it printed.
-    pub fn finish(mut self) -> Result<Finished, String> {
-        let status = self.child.wait().map_err(|e| e.to_string())?;
-        Ok(Finished {
-            status,
-            stdout: self.out.join().unwrap_or_default(),
-            stderr: self.err.join().unwrap_or_default(),
-        })
-    }
-}
-
-/// Runs `cmd` to its end: `Err` if it cannot start or is still running after
-/// `timeout` (then it is killed).
-pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<Finished, String> {
-    let mut r = Running::spawn(cmd)?;
-    if r.wait_until(Instant::now() + timeout, Duration::from_millis(20), |_| {})
-        .is_none()
-    {
-        return Err(format!("timeout: killed after {} s", timeout.as_secs()));
-    }
-    r.finish()
 }

@@ -119,13 +119,26 @@ impl Proc {
     }
 
     /// Waits until the process ends or `timeout` passes (then kills it and waits).
-    pub fn finish(mut self, timeout: Duration) -> Done {
+    pub fn finish(self, timeout: Duration) -> Done {
+        self.finish_watching(timeout, Duration::from_millis(20), |_| {})
+    }
+
+    /// `finish`, calling `tick` with the pid every `poll` while the process runs (the
+    /// hygiene step reads its open files that way).
+    pub fn finish_watching(
+        mut self,
+        timeout: Duration,
+        poll: Duration,
+        mut tick: impl FnMut(u32),
+    ) -> Done {
         let deadline = Instant::now() + timeout;
         let mut timed_out = false;
+        let pid = self.child.id();
         let status = loop {
+            tick(pid);
             match self.child.try_wait() {
                 Ok(Some(s)) => break s,
-                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(20)),
+                Ok(None) if Instant::now() < deadline => thread::sleep(poll),
                 _ => {
                     timed_out = true;
                     let _ = self.child.kill();

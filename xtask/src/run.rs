@@ -2,12 +2,13 @@
 
 use crate::cases::{Case, ExitExpect};
 use crate::expect;
-use crate::java::{self, Finished, Jdk, Running};
+use crate::java::{self, Jdk};
+use crate::proc::{Done, Proc};
 use crate::util;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Everything one run needs.
 pub struct Job<'a> {
@@ -66,7 +67,7 @@ fn javaagent_jar(job: &Job, class: &str) -> Result<PathBuf, String> {
     Ok(jar)
 }
 
-fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
+fn execute(job: &Job, trace: &Path) -> Result<Done, String> {
     let opts = agent_options(job.case, job.mode, trace);
     let mut cmd = java::command(job.jdk, None, true);
     if job.mode == "bci" {
@@ -86,81 +87,68 @@ fn execute(job: &Job, trace: &Path) -> Result<Finished, String> {
     if let Some((jar, false)) = &javaagent {
         cmd.arg(format!("-javaagent:{}", jar.display()));
     }
-    let mut child = Running::spawn(
-        cmd.args(&job.case.jvm_args)
-            .envs(job.case.env.iter().map(|(k, v)| (k, v)))
-            .arg("-cp")
-            .arg(job.classes)
-            .arg(&job.case.name)
-            .current_dir(&job.dir),
-    )?;
-    let deadline = Instant::now() + job.case.timeout;
+    cmd.args(&job.case.jvm_args)
+        .envs(job.case.env.iter().map(|(k, v)| (k, v)))
+        .arg("-cp")
+        .arg(job.classes)
+        .arg(&job.case.name);
+    let child = Proc::spawn(cmd, &job.dir)?;
+    let started = Instant::now();
     let mut problem = None;
     if job.case.attach {
         // Load the agent into the running JVM the way a user would. jcmd splits
         // unquoted key=value words itself, hence the inner quotes.
-        if child.ready(job.case.timeout) {
-            {
-                let jcmd = job.jdk.home.join("bin/jcmd");
-                let out = Command::new(&jcmd)
-                    .arg(child.id().to_string())
-                    .arg("JVMTI.agent_load")
-                    .arg(job.agent)
-                    .arg(format!("\"{opts}\""))
-                    .output();
-                let accepted = |o: &std::process::Output| {
-                    String::from_utf8_lossy(&o.stdout).contains("return code: 0")
-                };
-                match out {
-                    Ok(o) if accepted(&o) != job.case.attach_refused => {}
-                    Ok(o) if job.case.attach_refused => {
-                        problem = Some(format!(
-                            "jcmd JVMTI.agent_load should have failed: {}",
-                            String::from_utf8_lossy(&o.stdout)
-                                .trim()
-                                .replace('\n', " | ")
-                        ))
-                    }
-                    Ok(o) => {
-                        problem = Some(format!(
-                            "jcmd JVMTI.agent_load failed: {}",
-                            String::from_utf8_lossy(&o.stdout)
-                                .trim()
-                                .replace('\n', " | ")
-                        ))
-                    }
-                    Err(e) => problem = Some(format!("cannot run {}: {e}", jcmd.display())),
+        if child.wait_line("READY", job.case.timeout) {
+            let jcmd = job.jdk.home.join("bin/jcmd");
+            let out = Command::new(&jcmd)
+                .arg(child.pid().to_string())
+                .arg("JVMTI.agent_load")
+                .arg(job.agent)
+                .arg(format!("\"{opts}\""))
+                .output();
+            let accepted = |o: &std::process::Output| {
+                String::from_utf8_lossy(&o.stdout).contains("return code: 0")
+            };
+            match out {
+                Ok(o) if accepted(&o) != job.case.attach_refused => {}
+                Ok(o) if job.case.attach_refused => {
+                    problem = Some(format!(
+                        "jcmd JVMTI.agent_load should have failed: {}",
+                        String::from_utf8_lossy(&o.stdout)
+                            .trim()
+                            .replace('\n', " | ")
+                    ))
                 }
+                Ok(o) => {
+                    problem = Some(format!(
+                        "jcmd JVMTI.agent_load failed: {}",
+                        String::from_utf8_lossy(&o.stdout)
+                            .trim()
+                            .replace('\n', " | ")
+                    ))
+                }
+                Err(e) => problem = Some(format!("cannot run {}: {e}", jcmd.display())),
             }
         } else {
             problem = Some("the program never printed READY".to_string());
         }
     }
     if job.case.signal_term {
-        if child.ready(job.case.timeout) {
-            {
-                let sent = Command::new("kill")
-                    .arg("-TERM")
-                    .arg(child.id().to_string())
-                    .status();
-                if !sent.is_ok_and(|s| s.success()) {
-                    problem = Some("could not send SIGTERM".to_string());
-                }
+        if child.wait_line("READY", job.case.timeout) {
+            if !child.signal("TERM") {
+                problem = Some("could not send SIGTERM".to_string());
             }
         } else {
             problem = Some("the program never printed READY".to_string());
         }
     }
-    if child
-        .wait_until(deadline, Duration::from_millis(20), |_| {})
-        .is_none()
-    {
+    let finished = child.finish(job.case.timeout.saturating_sub(started.elapsed()));
+    if finished.timed_out {
         problem.get_or_insert(format!(
             "timeout: killed after {} s",
             job.case.timeout.as_secs()
         ));
     }
-    let finished = child.finish()?;
     std::fs::write(job.dir.join("stdout.txt"), &finished.stdout).ok();
     std::fs::write(job.dir.join("stderr.txt"), &finished.stderr).ok();
     match problem {

@@ -96,21 +96,13 @@ pub fn read_filter_file(o: &mut Options) -> Result<(), String> {
     })
 }
 
-/// Starts trace number n+1 with `o`'s output and filters. `live`: the JVM is running
-/// (not Agent_OnLoad): threads alive now are registered as running before the trace,
-/// and classes whose instrumentation the new filters change are retransformed.
-pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
-    with_state(|st| {
-        if let Some(s) = &st.trace {
-            return (
-                Outcome::Refused,
-                format!(
-                    "jtrace: already tracing (trace {} to {}); stop it first with jtrace stop",
-                    s.seq, s.out_path
-                ),
-            );
-        }
-        let seq = st.seq + 1;
+impl Trace {
+    /// Opens trace `seq` with `o`'s output and filters: its files and sink thread, the
+    /// filters in force (classes retransformed while still idle if they changed and
+    /// the JVM is `live`), every live definition re-sent, the buffers given the sink,
+    /// recording switched on. Returns the trace and a note for the reply; `Err` is the
+    /// reply saying why nothing started.
+    fn open(o: &Options, seq: u32, live: Option<(Jvmti, Jni)>) -> Result<(Trace, String), Reply> {
         let start_ns = clock::real_ns();
         let out_path =
             options::expand_out(&o.out, std::process::id(), start_ns / 1_000_000_000, seq);
@@ -122,13 +114,13 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
         let files = match sink::create(&out_path, jtr_path.as_deref()) {
             Ok(f) => f,
             Err(e) => {
-                return (
+                return Err((
                     Outcome::Error,
                     format!(
                         "jtrace: cannot write the trace to {e}\n\
                          jtrace: give a writable path, e.g. out=/tmp/trace-%p.xml"
                     ),
-                )
+                ))
             }
         };
         let header = header(o, start_ns);
@@ -138,16 +130,14 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
             Ok(r) => r,
             Err(e) => {
                 let _ = std::fs::remove_file(&out_path);
-                return (
+                return Err((
                     Outcome::Error,
                     format!("jtrace: cannot start the sink thread: {e}"),
-                );
+                ));
             }
         };
         let old = filters();
         set_filters(o);
-        st.seq = seq;
-        st.delayed = false;
         let mut note = String::new();
         if let Some((jvmti, jni)) = live {
             // Still idle: code running under the old filters records nothing here.
@@ -167,12 +157,73 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
         if let Some((jvmti, _)) = live {
             threads::register_all(jvmti, true);
         }
-        st.trace = Some(Trace {
-            seq,
-            out_path: out_path.clone(),
-            running,
-            started: Instant::now(),
+        Ok((
+            Trace {
+                seq,
+                out_path,
+                running,
+                started: Instant::now(),
+            },
+            note,
+        ))
+    }
+
+    /// Closes the trace: recording switched off, every record taken (the stop
+    /// protocol), `Finish` sent (`shutdown`: VM death, write runtimeShutdown; `tid`:
+    /// the thread asking), the sink waited for, the counts carried to the next trace.
+    /// Returns the closing line.
+    fn close(self, shutdown: bool, tid: Option<u32>) -> String {
+        let t = clock::ticks();
+        crate::events::tracker::set_recording(false);
+        buffer::stop(Duration::from_millis(500));
+        buffer::send(Msg::Finish {
+            t,
+            tid,
+            dropped_bytes: buffer::lost_bytes(),
+            shutdown,
+            count_base: crate::counts::base(),
         });
+        buffer::set_sink(None);
+        match sink::wait_for_sink(&self.running, &self.out_path) {
+            Some(summary) => {
+                for &(mid, n) in &summary.stats.method_counts {
+                    crate::counts::carry(mid, n);
+                }
+                let lost = buffer::lost_bytes();
+                let skipped = crate::state::skipped_classes();
+                sink::closing_line(&self.out_path, &summary, lost, skipped)
+            }
+            None => format!(
+                "jtrace: the sink did not finish; {} may be incomplete",
+                self.out_path
+            ),
+        }
+    }
+}
+
+/// Starts trace number n+1 with `o`'s output and filters. `live`: the JVM is running
+/// (not Agent_OnLoad): threads alive now are registered as running before the trace,
+/// and classes whose instrumentation the new filters change are retransformed.
+pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
+    with_state(|st| {
+        if let Some(s) = &st.trace {
+            return (
+                Outcome::Refused,
+                format!(
+                    "jtrace: already tracing (trace {} to {}); stop it first with jtrace stop",
+                    s.seq, s.out_path
+                ),
+            );
+        }
+        let seq = st.seq + 1;
+        let (trace, note) = match Trace::open(o, seq, live) {
+            Ok(t) => t,
+            Err(reply) => return reply,
+        };
+        st.seq = seq;
+        st.delayed = false;
+        let out_path = trace.out_path.clone();
+        st.trace = Some(trace);
         if o.duration_ms > 0 {
             schedule(o.duration_ms, Timer::Stop(seq));
         }
@@ -252,44 +303,17 @@ fn stop_if(seq: u32) {
 }
 
 fn stop_locked(st: &mut State, shutdown: bool, tid: Option<u32>) -> Reply {
-    {
-        let Some(s) = st.trace.take() else {
-            return (
-                Outcome::Refused,
-                "jtrace: not tracing; nothing to stop (start a trace with jtrace start)"
-                    .to_string(),
-            );
-        };
-        let t = clock::ticks();
-        crate::events::tracker::set_recording(false);
-        buffer::stop(Duration::from_millis(500));
-        buffer::send(Msg::Finish {
-            t,
-            tid,
-            dropped_bytes: buffer::lost_bytes(),
-            shutdown,
-            count_base: crate::counts::base(),
-        });
-        buffer::set_sink(None);
-        let line = match sink::wait_for_sink(&s.running, &s.out_path) {
-            Some(summary) => {
-                for &(mid, n) in &summary.stats.method_counts {
-                    crate::counts::carry(mid, n);
-                }
-                let lost = buffer::lost_bytes();
-                let skipped = crate::state::skipped_classes();
-                sink::closing_line(&s.out_path, &summary, lost, skipped)
-            }
-            None => format!(
-                "jtrace: the sink did not finish; {} may be incomplete",
-                s.out_path
-            ),
-        };
-        // The application's stderr says where each trace went, as at VM death.
-        eprintln!("{line}");
-        st.last = Some(line.clone());
-        (Outcome::Ok, line)
-    }
+    let Some(s) = st.trace.take() else {
+        return (
+            Outcome::Refused,
+            "jtrace: not tracing; nothing to stop (start a trace with jtrace start)".to_string(),
+        );
+    };
+    let line = s.close(shutdown, tid);
+    // The application's stderr says where each trace went, as at VM death.
+    eprintln!("{line}");
+    st.last = Some(line.clone());
+    (Outcome::Ok, line)
 }
 
 /// Whether a trace is recording.

@@ -32,7 +32,7 @@ pub fn build_jar() -> Result<PathBuf, String> {
     .map_err(|e| format!("jtrace.Trace: {e}"))?;
     let jar = root.join("target/release/jtrace.jar");
     std::fs::create_dir_all(root.join("target/release")).map_err(|e| e.to_string())?;
-    run_tool(
+    util::run_tool(
         Command::new(jdk.home.join("bin/jar"))
             .arg("cf")
             .arg(&jar)
@@ -42,23 +42,6 @@ pub fn build_jar() -> Result<PathBuf, String> {
         "jar",
     )?;
     Ok(jar)
-}
-
-fn run_tool(cmd: &mut Command, what: &str) -> Result<(), String> {
-    let o = cmd
-        .output()
-        .map_err(|e| format!("cannot run {what}: {e}"))?;
-    if o.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what} failed: {}",
-            util::clip(
-                &String::from_utf8_lossy(&o.stderr).replace('\n', " | "),
-                300
-            )
-        ))
-    }
 }
 
 /// What every case needs.
@@ -431,7 +414,7 @@ fn other_user(ctx: &Ctx) -> Result<Option<String>, String> {
             })
     };
     if id("-u").is_none() {
-        run_tool(
+        util::run_tool(
             Command::new("useradd").args(["--system", "--no-create-home", USER]),
             "useradd",
         )?;

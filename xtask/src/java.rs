@@ -85,25 +85,15 @@ pub fn compile_sources(jdk: &Jdk, out: &Path, sources: &[PathBuf]) -> Result<(),
 pub fn javac(jdk: &Jdk, out: &Path, extra: &[&str], sources: &[PathBuf]) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(out);
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let result = Command::new(jdk.javac())
-        .args(["-g", "-encoding", "UTF-8"])
-        .args(extra)
-        .arg("-d")
-        .arg(out)
-        .args(sources)
-        .output()
-        .map_err(|e| format!("cannot run javac: {e}"))?;
-    if result.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "javac failed: {}",
-            util::clip(
-                &String::from_utf8_lossy(&result.stderr).replace('\n', " | "),
-                400
-            )
-        ))
-    }
+    util::run_tool(
+        Command::new(jdk.javac())
+            .args(["-g", "-encoding", "UTF-8"])
+            .args(extra)
+            .arg("-d")
+            .arg(out)
+            .args(sources),
+        "javac",
+    )
 }
 
 /// `-agentpath:AGENT=OPTIONS`: the one spelling of loading the agent at JVM start.

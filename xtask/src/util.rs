@@ -79,3 +79,22 @@ pub fn status(cmd: &mut Command, what: &str) -> Result<(), String> {
         Err(e) => Err(format!("cannot run {what}: {e}")),
     }
 }
+
+/// Runs a tool to its end; `Err` says it could not start or failed, with the start of
+/// its stderr.
+pub fn run_tool(cmd: &mut Command, what: &str) -> Result<(), String> {
+    let o = cmd
+        .output()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} failed: {}",
+            clip(
+                &String::from_utf8_lossy(&o.stderr).replace('\n', " | "),
+                300
+            )
+        ))
+    }
+}

@@ -148,9 +148,8 @@ fn defined(name: &str, sources: &[(String, String)]) -> bool {
             .any(|k| before.trim_end_matches("r#").ends_with(k));
             // A field or variant: the name opens its line and a `:`, `(`, `{` or `,` follows.
             let line_start = before.rsplit('\n').next().unwrap_or("");
-            let member = line_start.trim_start().is_empty()
-                || line_start.trim_start() == "pub"
-                || line_start.trim_start() == "pub(crate)";
+            let line_start = line_start.trim();
+            let member = line_start.is_empty() || line_start == "pub" || line_start == "pub(crate)";
             let member = member && after.trim_start().starts_with([':', '(', '{', ',']);
             item || member
         })
@@ -162,10 +161,14 @@ fn defined(name: &str, sources: &[(String, String)]) -> bool {
 /// `Header::gc_thread_id`), a call (`steal_all()`), or a source file (`events/classes.rs`).
 /// Each must exist, so the page cannot drift from the code unnoticed.
 pub fn check_architecture_names(root: &Path, sources: &[(String, String)]) -> Vec<String> {
-    let doc = match std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")) {
-        Ok(d) => d,
-        Err(e) => return vec![format!("docs/ARCHITECTURE.md: {e}")],
-    };
+    match std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")) {
+        Ok(doc) => check_doc_names(&doc, sources),
+        Err(e) => vec![format!("docs/ARCHITECTURE.md: {e}")],
+    }
+}
+
+/// `check_architecture_names` on the text `doc`.
+fn check_doc_names(doc: &str, sources: &[(String, String)]) -> Vec<String> {
     let crates = ["trace", "tracecheck", "jtrace", "agent", "cli", "xtask"];
     let mut bad = Vec::new();
     for (_, token) in doc.split('`').enumerate().filter(|(n, _)| n % 2 == 1) {
@@ -347,6 +350,34 @@ pub fn run() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn architecture_names_must_exist_where_they_are_said_to_be() {
+        let src = |p: &str, t: &str| (p.to_string(), t.to_string());
+        let sources = [
+            src(
+                "agent/src/sink.rs",
+                "pub fn closing_line() {}\npub const BOUND: usize = 1;",
+            ),
+            src("agent/src/lifecycle.rs", "pub fn load() {}"),
+            src(
+                "trace/src/header.rs",
+                "pub struct Header {\n    pub gc_thread_id: u32,\n}",
+            ),
+        ];
+        let ok = "`sink::closing_line` `sink::BOUND` `load()` `Header::gc_thread_id` \
+                  `lifecycle.rs` `JvmtiExport::anything` `plain words`";
+        assert_eq!(check_doc_names(ok, &sources), Vec::<String>::new());
+        for bad in [
+            "`lifecycle::closing_line`",
+            "`sink::gone`",
+            "`gone()`",
+            "`Header::gone`",
+            "`nothing.rs`",
+        ] {
+            assert_eq!(check_doc_names(bad, &sources).len(), 1, "{bad}");
+        }
+    }
 
     #[test]
     fn unsafe_is_found_in_code_not_in_comments() {

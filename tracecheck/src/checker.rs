@@ -25,19 +25,20 @@ const HEADER: [&str; 4] = ["node", "processCreate", "agentCreate", "traceStart"]
 /// up their `threadIdRef` and invents a thread when it finds none.
 const VM_THREAD_OK: &[&str] = &["objFree", "objMove", "classUnload"];
 
-/// `objAlloc@isArray` codes of primitive arrays, and the name of their class.
+/// `objAlloc@isArray` codes of primitive arrays, and the name of their element class
+/// (TPTP's importer files an array allocation under its element class plus `[]`).
 const PRIMITIVE_ARRAYS: [(u64, &str); 8] = [
-    (4, "boolean[]"),
-    (5, "char[]"),
-    (6, "float[]"),
-    (7, "double[]"),
-    (8, "byte[]"),
-    (9, "short[]"),
-    (10, "int[]"),
-    (11, "long[]"),
+    (4, "boolean"),
+    (5, "char"),
+    (6, "float"),
+    (7, "double"),
+    (8, "byte"),
+    (9, "short"),
+    (10, "int"),
+    (11, "long"),
 ];
 
-/// Largest `methodEntry@stackDepth` (traceEvents.xsd: `xsd:short`); deeper entries omit it.
+/// Largest `methodEntry@stackDepth` (traceEvents.xsd: `xsd:short`); deeper entries say this.
 pub const MAX_STACK_DEPTH: u64 = i16::MAX as u64;
 
 /// Attributes `xmllint` requires (the `#REQUIRED` ones of docs/trace.dtd).
@@ -949,18 +950,20 @@ impl State {
                 ),
             );
         }
+        // Deeper than xsd:short allows: clamped at MAX_STACK_DEPTH.
+        let want = expected_depth.min(MAX_STACK_DEPTH);
         match depth {
-            Some(d) if d != expected_depth => self.err(
+            Some(d) if d > MAX_STACK_DEPTH => self.err(
+                line,
+                Rule::Attribute,
+                format!("stackDepth=\"{d}\" exceeds {MAX_STACK_DEPTH} (xsd:short); deeper frames say {MAX_STACK_DEPTH}"),
+            ),
+            Some(d) if d != want => self.err(
                 line,
                 Rule::Nesting,
                 format!("stackDepth=\"{d}\" but thread {tid} has {expected_depth} open frame(s) including this one"),
             ),
-            Some(d) if d > MAX_STACK_DEPTH => self.err(
-                line,
-                Rule::Attribute,
-                format!("stackDepth=\"{d}\" exceeds {MAX_STACK_DEPTH} (xsd:short); deeper frames omit it"),
-            ),
-            None if expected_depth <= MAX_STACK_DEPTH => self.err(
+            None => self.err(
                 line,
                 Rule::Attribute,
                 format!("<{el}> lacks attribute stackDepth (depth {expected_depth})"),
@@ -1141,8 +1144,8 @@ impl State {
                 format!("<objAlloc> isArray=\"{is_array}\" is not 0, 2 or 4..11"),
             );
         } else if let Some(&(_, want)) = PRIMITIVE_ARRAYS.iter().find(|(c, _)| *c == is_array) {
-            // A primitive array names its own class (`byte[]`, ...): TPTP's importer
-            // looks up classIdRef on every objAlloc.
+            // A primitive array names its element class (`byte`, ...): TPTP's importer
+            // looks up classIdRef on every objAlloc and appends `[]`.
             let named = self.classes.get(&class).map(|c| c.name.as_str());
             if named != Some(want) {
                 let found = match named {

@@ -41,7 +41,7 @@ pub enum Rule {
     /// `time` is `\d+\.\d{9}` and never decreases within a thread.
     Time,
     /// Per thread: exits close the innermost entry; tickets increase; stackDepth is the
-    /// number of open frames (present up to 32767, absent beyond: `Attribute`); entry classIdRef is the method's class; frames are closed at
+    /// number of open frames (clamped at 32767, the xsd:short range: `Attribute`); entry classIdRef is the method's class; frames are closed at
     /// threadEnd unless the thread ended after runtimeShutdown.
     Nesting,
     /// throw/line name an open frame of their thread, catch the innermost one.
@@ -59,7 +59,7 @@ pub enum Rule {
     /// timeout, threadOwner and isTimedOut (`true`/`false`) are present and well-formed.
     Monitors,
     /// objAlloc: isArray is 0, 2 or 4..=11; objects and object arrays name a class
-    /// (the element class for arrays), primitive arrays none; size > 0; the allocating
+    /// (the element class for arrays: `int`, `byte`, ... for primitive arrays); size > 0; the allocating
     /// method (aMethodIdRef) belongs to aClassIdRef; aLineNr lies within the method's
     /// startLineNumber..endLineNumber.
     Alloc,

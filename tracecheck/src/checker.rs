@@ -180,6 +180,8 @@ struct State {
     gc_open: Option<u64>,
     element_counts: HashMap<&'static str, u64>,
     shutdown_line: Option<u64>,
+    /// Issue 23's rules (one classDef per class, the close of a stopped trace).
+    integrity: crate::integrity::Integrity,
     summary: Summary,
 }
 
@@ -208,6 +210,7 @@ impl State {
             gc_open: None,
             element_counts: HashMap::new(),
             shutdown_line: None,
+            integrity: Default::default(),
             summary: Summary::default(),
         }
     }
@@ -590,6 +593,9 @@ impl State {
             self.object_ref(line, name, attrs)
         };
 
+        for (l, msg) in self.integrity.element(name) {
+            self.err(l, Rule::Nesting, msg);
+        }
         match name {
             "threadStart" => self.thread_start(line, attrs, time),
             "threadEnd" => self.thread_end(line, thread),
@@ -616,7 +622,14 @@ impl State {
             }
             "objAlloc" => self.obj_alloc(line, attrs),
             "objDef" => self.obj_def(line, attrs),
-            "objFree" | "objMove" | "classUnload" => self.gc_event(line, name, attrs, object),
+            "objFree" | "objMove" | "classUnload" => {
+                if name == "classUnload" {
+                    if let Some(c) = get(attrs, "classIdRef").and_then(|c| c.parse().ok()) {
+                        self.integrity.class_unload(c);
+                    }
+                }
+                self.gc_event(line, name, attrs, object)
+            }
             "gcStart" | "gcFinish" if thread.is_none() && get(attrs, "threadIdRef").is_none() => {
                 self.err(
                     line,
@@ -726,7 +739,8 @@ impl State {
                 top.ticket,
                 top.line
             );
-            self.err(line, Rule::Nesting, msg);
+            // Accepted if only the close follows: a stopped trace.
+            self.integrity.open_at_end(line, msg);
         }
         self.ended_thread_lines.insert(id, line);
         self.finished_threads.push(th);
@@ -750,6 +764,10 @@ impl State {
                 self.err(line, Rule::Ids, msg);
                 return;
             }
+        }
+        let loader = get(attrs, "classLoader").unwrap_or("");
+        if let Some(msg) = self.integrity.class_def(id, line, &name, loader) {
+            self.err(line, Rule::Ids, msg);
         }
         self.summary.classes.push(name.clone());
         self.summary
@@ -1533,6 +1551,9 @@ impl State {
     }
 
     fn finish(mut self) -> Summary {
+        for (l, msg) in self.integrity.finish() {
+            self.err(l, Rule::Nesting, msg);
+        }
         self.flush_allocs(None);
         for (name, n) in self.element_counts.drain() {
             self.summary.elements.insert(name.to_string(), n);

@@ -6,6 +6,7 @@
 //! listed on [`Rule`]; `docs/TRACE_FORMAT.md` describes them for readers of traces.
 
 mod checker;
+mod integrity;
 mod lines;
 pub mod linetable;
 pub mod summary;
@@ -36,13 +37,17 @@ pub enum Rule {
     /// Ids are defined before use, not used after being undefined, not redefined while live.
     /// Objects are defined by `objAlloc` or `objDef` (an object first named by an exception
     /// or a monitor) and undefined by `objFree`/`objMove`; classes and their methods are
-    /// undefined by `classUnload`.
+    /// undefined by `classUnload`. One class, one classDef: a class name defined by the
+    /// boot, platform or application loader (one instance each) is not defined again
+    /// while its first classDef lives.
     Ids,
     /// `time` is `\d+\.\d{9}` and never decreases within a thread.
     Time,
     /// Per thread: exits close the innermost entry; tickets increase; stackDepth is the
     /// number of open frames (clamped at 32767, the xsd:short range: `Attribute`); entry classIdRef is the method's class; frames are closed at
-    /// threadEnd unless the thread ended after runtimeShutdown.
+    /// threadEnd unless the thread ended after runtimeShutdown, or at the close of a
+    /// stopped trace (its threadEnd is followed only by other threadEnds, gcFinish and
+    /// traceEnd: those calls were still running at the stop).
     Nesting,
     /// throw/line name an open frame of their thread, catch the innermost one.
     Frames,

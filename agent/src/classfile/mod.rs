@@ -70,7 +70,7 @@ mod tests;
 
 use std::fmt;
 
-pub use instrument::instrument;
+pub use instrument::{instrument, instrument_noting};
 pub use tracker::{
     gated_tracker_class, tracker_class, GATED_NATIVES, SWITCH_FIELD, TRACKER, TRACKER_METHODS,
 };

@@ -81,8 +81,15 @@ fn rewrite(
         method_ids,
         lines: agent().options.lines,
     };
-    match classfile::instrument(bytes, &plan) {
-        Ok(b) => Some(b),
+    let mut notes = Vec::new();
+    match classfile::instrument_noting(bytes, &plan, &mut notes) {
+        Ok(b) => {
+            // Degraded per method: the rest of the class is traced as usual.
+            for n in notes {
+                log_once(&format!("class {dotted}, method {n}"));
+            }
+            Some(b)
+        }
         Err(e) => {
             agent().count_skipped();
             log_once(&format!(

@@ -31,7 +31,8 @@ use std::io::Write;
 /// What the writer reports when it is done.
 #[derive(Debug, Default, Clone)]
 pub struct Stats {
-    /// Records replayed.
+    /// Event elements written (method entries and exits, and what the other records
+    /// became); for a `.jtr` written without rendering, the records it holds.
     pub events: u64,
     /// Elements written, `TRACE` included.
     pub elements: u64,
@@ -487,7 +488,10 @@ impl<W: Write> Renderer<W> {
                 break;
             };
             pos += reader.position();
-            self.stats.events += 1;
+            // Events are the elements these records become: a line record on the
+            // frame's current line, an allocation made on the VM's behalf, heap
+            // figures or a monitor's owner write none of their own.
+            let written = self.out.elements;
             match rec {
                 Rec::Entry { mid, t } => self.entry(tid, mid, t),
                 Rec::Exit { mid, t } => self.leave(tid, mid, t, Leave::Return),
@@ -516,6 +520,7 @@ impl<W: Write> Renderer<W> {
                 Rec::MonWaited { obj, timed_out, t } => self.mon_waited(tid, obj, timed_out, t),
                 Rec::Line { mid, unit, t } => self.line(tid, mid, unit, t),
             }
+            self.stats.events += self.out.elements - written;
         }
     }
 

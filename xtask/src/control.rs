@@ -250,7 +250,11 @@ fn stop_while_deep(ctx: &Ctx) -> Result<String, String> {
     }
     let pid = p.pid().to_string();
     ctx.expect(&["stop", &pid], true, "deep-1.xml")?;
-    ctx.expect(&["start", &pid], true, "trace 2 started")?;
+    ctx.expect(
+        &["start", &pid, &format!("out={d}/deep-%n.xml")],
+        true,
+        "trace 2 started",
+    )?;
     std::fs::write(&flag, b"").map_err(|e| e.to_string())?;
     let done = p.finish(Duration::from_secs(60));
     if done.timed_out || done.code() != Some(0) || done.stdout != "ready\ndone true\n" {
@@ -278,6 +282,38 @@ fn stop_while_deep(ctx: &Ctx) -> Result<String, String> {
         ));
     }
     Ok("stopped with 4 calls open; both traces valid".to_string())
+}
+
+/// A loader that delegates only `java.lang.*` cannot see the tracker: the classes it
+/// defines run untouched (the program's result is unchanged), the agent names the
+/// loader once on stderr, and the trace is valid with those classes not defined.
+fn blind_loader(ctx: &Ctx) -> Result<String, String> {
+    let d = ctx.dir.display().to_string();
+    let out = ctx
+        .java(Some(&format!("out={d}/blind.xml,include=Blind*")), &["Blind"])
+        .current_dir(&ctx.dir)
+        .output()
+        .map_err(|e| format!("cannot run java: {e}"))?;
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    if out.status.code() != Some(0) || stdout != "result 4950\n" {
+        return Err(format!(
+            "Blind: exit {:?}, stdout {stdout:?}, stderr {}",
+            out.status.code(),
+            util::clip(&stderr, 300)
+        ));
+    }
+    let said = "class loader Blind$OnlyJavaLang cannot see java.jtrace.Tracker";
+    if stderr.lines().filter(|l| l.contains(said)).count() != 1 {
+        return Err(format!("stderr should say once {said:?}: {stderr}"));
+    }
+    let s = exact(&ctx.dir.join("blind.xml"))?;
+    if s.classes.iter().any(|c| c == "BlindPayload") || !s.classes.iter().any(|c| c == "Blind") {
+        return Err(format!("classes defined: {:?}", s.classes));
+    }
+    Ok("loader named once; its class untouched".to_string())
 }
 
 /// start=off plus jtrace.Trace around a known block: exactly its calls; and the API
@@ -569,7 +605,13 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
             .and_then(|()| {
                 let mut c = Command::new(jdk.javac());
                 c.arg("-cp").arg(&jar).arg("-d").arg(&classes);
-                for f in ["Busy.java", "Switch.java", "Nested.java"] {
+                for f in [
+                    "Busy.java",
+                    "Switch.java",
+                    "Nested.java",
+                    "Blind.java",
+                    "BlindPayload.java",
+                ] {
                     c.arg(root.join("java-tests/control").join(f));
                 }
                 run_tool(&mut c, "javac java-tests/control")
@@ -579,9 +621,10 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
             continue;
         }
         type Case = fn(&Ctx) -> Result<String, String>;
-        let cases: [(&str, Case); 6] = [
+        let cases: [(&str, Case); 7] = [
             ("attach-stop-start", attach_stop_start),
             ("stop-while-deep", stop_while_deep),
+            ("blind-loader", blind_loader),
             ("java-switch", java_switch),
             ("filter-files", filter_files),
             ("delay-duration", delay_duration),

@@ -168,6 +168,15 @@ pub fn on_load(
     if !redefined.is_null() {
         return on_redefine(jvmti, jni, redefined, name, bytes, info, &dotted);
     }
+    // Probes name the tracker: a loader that cannot resolve it keeps its classes as
+    // they are (not traced, not defined), rather than see them fail.
+    if a.options.mode == Mode::Bci
+        && a.tracker_ready()
+        && !loader.is_null()
+        && !jni.with_local_frame(8, || tracker::visible_from(jvmti, jni, loader))
+    {
+        return None;
+    }
     if a.options.mode == Mode::Bci && !a.tracker_ready() {
         if let Ok(mut early) = EARLY.lock() {
             early

@@ -138,7 +138,11 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
             dir: three.clone(),
             ..t
         };
-        tally.report(t3.classes_named(), &jdk.name, "cli:report names classes without alloc=");
+        tally.report(
+            t3.classes_named(),
+            &jdk.name,
+            "cli:report names classes without alloc=",
+        );
     }
 }
 

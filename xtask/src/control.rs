@@ -290,7 +290,10 @@ fn stop_while_deep(ctx: &Ctx) -> Result<String, String> {
 fn blind_loader(ctx: &Ctx) -> Result<String, String> {
     let d = ctx.dir.display().to_string();
     let out = ctx
-        .java(Some(&format!("out={d}/blind.xml,include=Blind*")), &["Blind"])
+        .java(
+            Some(&format!("out={d}/blind.xml,include=Blind*")),
+            &["Blind"],
+        )
         .current_dir(&ctx.dir)
         .output()
         .map_err(|e| format!("cannot run java: {e}"))?;

@@ -282,7 +282,9 @@ fn verify_corpus_in(
             Ok(new) => {
                 if !notes.is_empty() {
                     assert!(
-                        notes.iter().all(|n| n.contains("traced without line probes")),
+                        notes
+                            .iter()
+                            .all(|n| n.contains("traced without line probes")),
                         "{notes:?}"
                     );
                     degraded.insert(info.name.clone());

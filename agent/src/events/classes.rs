@@ -440,7 +440,11 @@ fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Optio
                 jni.delete_local(loader);
             }
             if let Some((cid, _)) = ids {
-                let tag = ClassTag { cid, code: 0, elem: 0 };
+                let tag = ClassTag {
+                    cid,
+                    code: 0,
+                    elem: 0,
+                };
                 jvmti.set_tag(klass, tag.encode()).ok()?;
                 return Some(tag);
             }

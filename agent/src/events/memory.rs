@@ -48,7 +48,10 @@ pub fn on_alloc(
     let obj = objects::next_object();
     // The tag says which thread's buffer holds the objAlloc until another stream
     // names the object (see `objects::publish`).
-    if jvmti.set_tag(object, objects::alloc_tag(obj, b.tid)).is_err() {
+    if jvmti
+        .set_tag(object, objects::alloc_tag(obj, b.tid))
+        .is_err()
+    {
         return;
     }
     // Arrays name their element class (TPTP's model: isArray="2" with the element's

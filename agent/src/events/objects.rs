@@ -96,7 +96,11 @@ const ID_MASK: i64 = (1 << TID_SHIFT) - 1;
 
 /// The tag of an object allocated now by thread `tid` (see `ALLOC_BIT`).
 pub fn alloc_tag(obj: u64, tid: u32) -> i64 {
-    let tid = if (tid as i64) <= TID_MASK { tid as i64 } else { 0 };
+    let tid = if (tid as i64) <= TID_MASK {
+        tid as i64
+    } else {
+        0
+    };
     ALLOC_BIT | tid << TID_SHIFT | (obj as i64 & ID_MASK)
 }
 

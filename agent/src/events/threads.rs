@@ -108,7 +108,8 @@ fn define(jvmti: Jvmti, thread: jthread, before_trace: bool) -> Option<&'static 
     // Named by a definition (stream 0): an allocating thread's objAlloc goes first.
     let (obj, sent) = crate::events::objects::name(jvmti, thread, 0);
     // Filed for later traces with its class, whether or not this one needs it.
-    let filed = sent.or_else(|| (obj != 0).then(|| crate::events::objects::obj_def(jvmti, thread, obj)));
+    let filed =
+        sent.or_else(|| (obj != 0).then(|| crate::events::objects::obj_def(jvmti, thread, obj)));
     if obj != 0 {
         if let Ok(mut m) = THREAD_OBJECTS.lock() {
             m.get_or_insert_with(HashMap::new).insert(obj, tid);

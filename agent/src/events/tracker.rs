@@ -9,8 +9,8 @@ use crate::events::classes::{self, TRACKER};
 use crate::jvmti::{GlobalRef, Jni, Jvmti};
 use crate::lifecycle::{agent, log_once};
 use crate::options::Options;
-use crate::sys::jni::{jclass, jobject};
 use crate::sys::jni::JNINativeMethod;
+use crate::sys::jni::{jclass, jobject};
 use std::ffi::c_void;
 use std::sync::OnceLock;
 

@@ -1,4 +1,4 @@
-//! Rules of issue 23, kept apart from the checker's element walk: one `classDef` per class per loader while it lives, and the close of a stopped trace (threads that end with frames still open).
+//! Rules of issue 23, kept apart from the checker's element walk: one `classDef` per class per loader while it lives, array classes named as TPTP's importer can load them, and the close of a stopped trace (threads that end with frames still open).
 //!
 //! The checker calls these at a few points (each element, threadEnd with open frames,
 //! classDef, classUnload, traceEnd) and turns what they return into violations.
@@ -37,6 +37,13 @@ impl Integrity {
     pub fn class_def(&mut self, id: u64, line: u64, name: &str, loader: &str) -> Option<String> {
         if let Some(key) = self.keys.remove(&id) {
             self.live.remove(&key);
+        }
+        if name.ends_with("[]") {
+            // TPTP's importer makes a plain class of it, then fails to cast it to the
+            // array class it looks up for an array allocation (element name + `[]`).
+            return Some(format!(
+                "classDef named {name}: array classes are named by their descriptor ([I, [Ljava.lang.String;), an allocation names the element class"
+            ));
         }
         if !SINGLE_LOADERS.contains(&loader) {
             return None;
@@ -97,6 +104,8 @@ mod tests {
         // Two instances of one custom loader class may each define A.
         assert!(i.class_def(4, 13, "A", "my.Loader").is_none());
         assert!(i.class_def(5, 14, "A", "my.Loader").is_none());
+        assert!(i.class_def(6, 15, "int[]", "bootstrap").is_some());
+        assert!(i.class_def(7, 16, "[I", "bootstrap").is_none());
     }
 
     #[test]

@@ -39,7 +39,8 @@ pub enum Rule {
     /// or a monitor) and undefined by `objFree`/`objMove`; classes and their methods are
     /// undefined by `classUnload`. One class, one classDef: a class name defined by the
     /// boot, platform or application loader (one instance each) is not defined again
-    /// while its first classDef lives.
+    /// while its first classDef lives; no classDef is named `X[]` (array classes go by
+    /// their descriptor, `[I`, as TPTP's importer needs).
     Ids,
     /// `time` is `\d+\.\d{9}` and never decreases within a thread.
     Time,

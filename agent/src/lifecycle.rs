@@ -233,6 +233,7 @@ fn first_attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Result<Reply, Lo
 fn start(jvmti: Jvmti, options: Options) -> Result<(), LoadError> {
     clock::init();
     buffer::init();
+    crate::events::objects::set_class_lookup(crate::events::classes::class_tag);
     let version = jvmti.version().unwrap_or(0);
     if version < raw::JVMTI_VERSION_11 {
         return Err(LoadError(format!(

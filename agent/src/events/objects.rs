@@ -6,11 +6,11 @@
 //! another stream names them (define before use across threads, see `publish`).
 
 use crate::buffer;
-use crate::jvmti::Jvmti;
-use crate::sys::jni::jobject;
+use crate::jvmti::{Jni, Jvmti};
+use crate::sys::jni::{jclass, jobject};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use trace::defs::{Def, Msg, ObjDef};
 
 /// Tags with this bit name a class mirror, not an object (see `ClassTag`).
@@ -76,6 +76,16 @@ fn needs_def(id: u64) -> bool {
             .lock()
             .is_ok_and(|mut r| r.get_or_insert_with(HashSet::new).insert(id))
 }
+/// How an object's class is named and defined (the class tables' `class_tag`,
+/// installed at load): objects stay below the class tables, which name objects'
+/// classes by their tags.
+pub type ClassLookup = fn(Jvmti, Jni, jclass) -> Option<ClassTag>;
+static CLASS_OF: OnceLock<ClassLookup> = OnceLock::new();
+
+pub fn set_class_lookup(f: ClassLookup) {
+    let _ = CLASS_OF.set(f);
+}
+
 /// Serialises first tagging, so two threads naming one object agree on its id.
 static TAGGING: Mutex<()> = Mutex::new(());
 
@@ -191,7 +201,7 @@ pub fn obj_def(jvmti: Jvmti, obj: jobject, id: u64) -> ObjDef {
     if klass.is_null() {
         return d;
     }
-    if let Some(tag) = crate::events::classes::class_tag(jvmti, jni, klass) {
+    if let Some(tag) = CLASS_OF.get().and_then(|class_of| class_of(jvmti, jni, klass)) {
         (d.cid, d.is_array) = (tag.named_cid(), tag.code);
     }
     jni.delete_local(klass);

@@ -201,7 +201,10 @@ pub fn obj_def(jvmti: Jvmti, obj: jobject, id: u64) -> ObjDef {
     if klass.is_null() {
         return d;
     }
-    if let Some(tag) = CLASS_OF.get().and_then(|class_of| class_of(jvmti, jni, klass)) {
+    if let Some(tag) = CLASS_OF
+        .get()
+        .and_then(|class_of| class_of(jvmti, jni, klass))
+    {
         (d.cid, d.is_array) = (tag.named_cid(), tag.code);
     }
     jni.delete_local(klass);

@@ -1,7 +1,10 @@
 // 1,000 platform threads released at once by one latch; thread st-i makes a number of
 // traced calls that depends on i (nested two deep), counted inside the traced method.
 // Every thread's own count must be exact and every thread balanced (tracecheck's
-// nesting rule closes each thread's frames at its threadEnd).
+// nesting rule closes each thread's frames at its threadEnd). Under alloc=exact each
+// thread's threadStart names the Thread object main allocated (its objAlloc is in main's
+// buffer): tracecheck holds the 1,000 references to be defined before use.
+// jtrace-options: alloc=exact
 // jtrace-compare-modes: no
 // jtrace-stdout: FIGURE *
 // jtrace-timeout: 180
@@ -49,6 +52,8 @@ public class StressThreads {
         System.out.println("EXPECT calls StressThreads.step " + total);
         System.out.println("EXPECT exits StressThreads.step " + total);
         System.out.println("EXPECT threads-named st- " + THREADS);
+        System.out.println("EXPECT allocs java.lang.Thread 0 " + THREADS);
+        System.out.println("EXPECT allocs java.lang.Thread 2 1");
         System.out.println("EXPECT exit-code 0");
         System.out.println("FIGURE threads=" + THREADS + " calls=" + total
                 + " ms=" + (System.nanoTime() - t0) / 1_000_000);

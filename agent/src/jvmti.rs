@@ -822,6 +822,46 @@ impl Jni {
         }
     }
 
+    /// `loader.loadClass(name)` (dotted name): the class, or null with the exception
+    /// cleared when the loader cannot find it.
+    pub fn loader_load_class(self, loader: jobject, name: &str) -> jclass {
+        let jname = self.new_string(name);
+        if jname.is_null() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: plain JNI lookups and a call of a public method with one object
+        // argument on the current thread's env.
+        let r = unsafe {
+            let cls = ((**self.0).v1_1.FindClass)(self.0, c"java/lang/ClassLoader".as_ptr());
+            if cls.is_null() {
+                self.clear_exception();
+                self.delete_local(jname);
+                return std::ptr::null_mut();
+            }
+            let mid = ((**self.0).v1_1.GetMethodID)(
+                self.0,
+                cls,
+                c"loadClass".as_ptr(),
+                c"(Ljava/lang/String;)Ljava/lang/Class;".as_ptr(),
+            );
+            self.delete_local(cls);
+            if mid.is_null() {
+                self.clear_exception();
+                self.delete_local(jname);
+                return std::ptr::null_mut();
+            }
+            let arg = crate::sys::jni::jvalue { l: jname };
+            let r = ((**self.0).v1_1.CallObjectMethodA)(self.0, loader, mid, &arg);
+            if self.clear_exception() {
+                std::ptr::null_mut()
+            } else {
+                r
+            }
+        };
+        self.delete_local(jname);
+        r
+    }
+
     /// The superclass of a class (a local reference; null for Object/interfaces).
     pub fn superclass(self, class: jclass) -> jclass {
         // SAFETY: plain JNI call on the current thread's env.

@@ -173,6 +173,7 @@ fn first_attach(
 fn start(jvmti: Jvmti, options: Options, entries: &'static Entries) -> Result<(), LoadError> {
     clock::init();
     buffer::init();
+    crate::events::objects::set_class_lookup(crate::events::classes::class_tag);
     let version = jvmti.version().unwrap_or(0);
     if version < raw::JVMTI_VERSION_11 {
         return Err(LoadError(format!(

@@ -9,7 +9,7 @@ use crate::buffer;
 use crate::clock;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
-use trace::defs::{Def, Msg};
+use trace::defs::{Def, Msg, ObjDef, ThreadDef};
 
 #[derive(Default)]
 struct Registry {
@@ -26,15 +26,28 @@ fn with<T>(f: impl FnOnce(&mut Registry) -> T) -> Option<T> {
     Some(f(g.get_or_insert_with(Registry::default)))
 }
 
-/// Files and sends a thread's definitions (no flush: a new thread has no records yet).
-pub fn send_thread(tid: u32, defs: Vec<Def>) {
+/// Files and sends a thread's definitions (no flush: a new thread has no records
+/// yet): the objDef of its Thread object when this document needs one (`obj_def`),
+/// then its threadStart. The objDef is filed either way, with its class, so that a
+/// later trace defines the object as this one did.
+pub fn send_thread(tid: u32, obj_def: Option<ObjDef>, send_obj: bool, thread: ThreadDef) {
+    let filed: Vec<Def> = obj_def
+        .map(Def::Object)
+        .into_iter()
+        .chain([Def::Thread(thread)])
+        .collect();
+    let defs = if send_obj {
+        filed.clone()
+    } else {
+        filed[filed.len() - 1..].to_vec()
+    };
     let Ok(mut g) = REGISTRY.lock() else {
         buffer::send(Msg::Defs(defs));
         return;
     };
     g.get_or_insert_with(Registry::default)
         .threads
-        .insert(tid, defs.clone());
+        .insert(tid, filed);
     buffer::send(Msg::Defs(defs));
 }
 
@@ -76,22 +89,7 @@ pub fn restart(install: impl FnOnce()) {
     let r = g.get_or_insert_with(Registry::default);
     let t = clock::ticks();
     let mut defs = Vec::new();
-    for d in r.threads.values().flatten() {
-        match d {
-            Def::Thread(td) => {
-                // Its Thread object first (threadStart names it), whatever defined it.
-                if td.obj != 0 {
-                    defs.push(Def::Object(td.obj));
-                }
-                let mut td = td.clone();
-                td.t = t;
-                td.before_trace = true;
-                defs.push(Def::Thread(td));
-            }
-            Def::Object(_) => {}
-            other => defs.push(other.clone()),
-        }
-    }
+    // Classes first: an objDef of a thread's object names its class.
     let mut cids: Vec<&u32> = r.classes.keys().collect();
     cids.sort_unstable();
     for cid in cids {
@@ -109,6 +107,27 @@ pub fn restart(install: impl FnOnce()) {
         }
         if defs.len() >= 4096 {
             buffer::send(Msg::Defs(std::mem::take(&mut defs)));
+        }
+    }
+    for list in r.threads.values() {
+        for d in list {
+            match d {
+                Def::Thread(td) => {
+                    // Its Thread object first (threadStart names it), whatever defined
+                    // it (an objDef filed with its class, or an allocation).
+                    if td.obj != 0 && !matches!(list[0], Def::Object(_)) {
+                        defs.push(Def::Object(ObjDef {
+                            obj: td.obj,
+                            ..ObjDef::default()
+                        }));
+                    }
+                    let mut td = td.clone();
+                    td.t = t;
+                    td.before_trace = true;
+                    defs.push(Def::Thread(td));
+                }
+                other => defs.push(other.clone()),
+            }
         }
     }
     if !defs.is_empty() {

@@ -70,10 +70,21 @@ pub struct MethodDef {
     pub alloc_sites: Vec<u32>,
 }
 
+/// An object first named by an event other than its allocation (objDef), with its
+/// class as an allocation would name it: the class itself, or for an array its
+/// element class and the TPTP `isArray` code. `cid` 0: the class is not known (files
+/// of format versions 1 and 2).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ObjDef {
+    pub obj: u64,
+    pub cid: u32,
+    pub is_array: u8,
+}
+
 #[derive(Debug, Clone)]
 pub enum Def {
     /// An object first named by an event other than its allocation (objDef).
-    Object(u64),
+    Object(ObjDef),
     /// A class that should have been traced but could not be rewritten: (name, why).
     Untraced(String, String),
     Thread(ThreadDef),

@@ -1,7 +1,7 @@
 //! The renderer on hand-built message streams: each element it writes, from the records and definitions that make it, and every document judged by tracecheck (the oracle, which shares no code with the renderer).
 
 use trace::clock::Converter;
-use trace::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
+use trace::defs::{ClassDef, Def, MethodDef, Msg, ObjDef, ThreadDef};
 use trace::header::Header;
 use trace::record::Rec;
 use trace::render::Renderer;
@@ -83,10 +83,10 @@ fn defs() -> Msg {
     Msg::Defs(vec![
         // Objects named before any allocation of theirs: the threads, the exception
         // (77) and the monitor (600).
-        Def::Object(101),
-        Def::Object(102),
-        Def::Object(77),
-        Def::Object(600),
+        obj(101),
+        obj(102),
+        obj(77),
+        obj(600),
         thread(1, 101, "main"),
         thread(2, 102, "worker"),
         class(1, "app/Main", 2),
@@ -94,6 +94,15 @@ fn defs() -> Msg {
         method(2, "work"),
         class(2, "app/Thing", 0),
     ])
+}
+
+/// An object named before its class is known (no classIdRef).
+fn obj(obj: u64) -> Def {
+    Def::Object(ObjDef {
+        obj,
+        cid: 0,
+        is_array: 0,
+    })
 }
 
 fn chunk(tid: u32, recs: &[Rec]) -> Msg {

@@ -39,3 +39,10 @@ fn version_1_monitors() {
 fn version_2_switch() {
     check("v2-switch", 2);
 }
+
+/// Version 3: objects named with their class (definition kind 7: objDef with
+/// classIdRef and isArray), array classes by their descriptor.
+#[test]
+fn version_3_monitors() {
+    check("v3-monitors", 3);
+}

@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod attrs;
+mod integrity;
 mod lines;
 pub mod linetable;
 mod model;
@@ -41,13 +42,18 @@ pub enum Rule {
     /// Ids are defined before use, not used after being undefined, not redefined while live.
     /// Objects are defined by `objAlloc` or `objDef` (an object first named by an exception
     /// or a monitor) and undefined by `objFree`/`objMove`; classes and their methods are
-    /// undefined by `classUnload`.
+    /// undefined by `classUnload`. One class, one classDef: a class name defined by the
+    /// boot, platform or application loader (one instance each) is not defined again
+    /// while its first classDef lives; no classDef is named `X[]` (array classes go by
+    /// their descriptor, `[I`, as TPTP's importer needs).
     Ids,
     /// `time` is `\d+\.\d{9}` and never decreases within a thread.
     Time,
     /// Per thread: exits close the innermost entry; tickets increase; stackDepth is the
-    /// number of open frames (present up to 32767, absent beyond: `Attribute`); entry classIdRef is the method's class; frames are closed at
-    /// threadEnd unless the thread ended after runtimeShutdown.
+    /// number of open frames (clamped at 32767, the xsd:short range: `Attribute`); entry classIdRef is the method's class; frames are closed at
+    /// threadEnd unless the thread ended after runtimeShutdown, or at the close of a
+    /// stopped trace (its threadEnd is followed only by other threadEnds, gcFinish and
+    /// traceEnd: those calls were still running at the stop).
     Nesting,
     /// throw/line name an open frame of their thread, catch the innermost one.
     Frames,
@@ -64,7 +70,7 @@ pub enum Rule {
     /// timeout, threadOwner and isTimedOut (`true`/`false`) are present and well-formed.
     Monitors,
     /// objAlloc: isArray is 0, 2 or 4..=11; objects and object arrays name a class
-    /// (the element class for arrays), primitive arrays none; size > 0; the allocating
+    /// (the element class for arrays: `int`, `byte`, ... for primitive arrays); size > 0; the allocating
     /// method (aMethodIdRef) belongs to aClassIdRef; aLineNr lies within the method's
     /// startLineNumber..endLineNumber.
     Alloc,

@@ -90,6 +90,8 @@ pub(crate) struct State {
     pub(crate) gc_open: Option<u64>,
     pub(crate) element_counts: HashMap<&'static str, u64>,
     pub(crate) shutdown_line: Option<u64>,
+    /// Issue 23's rules (one classDef per class, the close of a stopped trace).
+    pub(crate) integrity: crate::integrity::Integrity,
     pub(crate) summary: Summary,
 }
 
@@ -118,6 +120,7 @@ impl State {
             gc_open: None,
             element_counts: HashMap::new(),
             shutdown_line: None,
+            integrity: Default::default(),
             summary: Summary::default(),
         }
     }
@@ -197,6 +200,9 @@ impl State {
     }
 
     pub(crate) fn finish(mut self) -> Summary {
+        for (l, msg) in self.integrity.finish() {
+            self.err(l, Rule::Nesting, msg);
+        }
         self.flush_allocs(None);
         for (name, n) in self.element_counts.drain() {
             self.summary.elements.insert(name.to_string(), n);

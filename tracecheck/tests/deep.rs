@@ -1,4 +1,4 @@
-//! stackDepth beyond the xsd:short range: entries deeper than 32767 omit the attribute, shallower ones must carry it.
+//! stackDepth beyond the xsd:short range: entries deeper than 32767 say 32767, every entry carries it.
 
 use tracecheck::{check_reader, Rule};
 
@@ -46,8 +46,8 @@ fn exact(d: u64) -> String {
 }
 
 #[test]
-fn deep_frames_omit_stack_depth() {
-    let doc = nested(DEEP, |d| if d <= 32_767 { exact(d) } else { String::new() });
+fn deep_frames_clamp_stack_depth() {
+    let doc = nested(DEEP, |d| exact(d.min(32_767)));
     let s = check_reader(doc.as_bytes()).unwrap_or_else(|v| panic!("{v:#?}"));
     // The depth comes from the nesting, not from the attribute.
     assert_eq!(s.max_depth, DEEP);
@@ -59,6 +59,17 @@ fn stack_depth_out_of_range_is_rejected() {
     let doc = nested(DEEP, exact);
     let v = check_reader(doc.as_bytes()).unwrap_err();
     // Line of the entry at depth 32768: 10 lines before the first entry.
+    assert!(
+        v.iter()
+            .any(|v| v.rule == Rule::Attribute && v.line == 9 + 32_768),
+        "{v:#?}"
+    );
+}
+
+#[test]
+fn deep_frames_need_stack_depth() {
+    let doc = nested(DEEP, |d| if d <= 32_767 { exact(d) } else { String::new() });
+    let v = check_reader(doc.as_bytes()).unwrap_err();
     assert!(
         v.iter()
             .any(|v| v.rule == Rule::Attribute && v.line == 9 + 32_768),

@@ -79,11 +79,18 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
             tally.report(Err(e), &jdk.name, "cli-javac");
             continue;
         }
-        // Run 1, and run 2 with counted() called twice as often.
+        // Run 1, and run 2 with counted() called twice as often; run 3 without alloc=
+        // (objects are then named by objDef alone, which must carry their class).
         let mut doubled = case.clone();
         doubled.jvm_args.push("-Dcli.factor=2".to_string());
+        let mut no_alloc = case.clone();
+        no_alloc.options = no_alloc.options.replace("alloc=exact,", "");
         let mut traced = Vec::new();
-        for (c, name) in [(&case, "CliWork"), (&doubled, "CliWork-x2")] {
+        for (c, name) in [
+            (&case, "CliWork"),
+            (&doubled, "CliWork-x2"),
+            (&no_alloc, "CliWork-noalloc"),
+        ] {
             let job = Job {
                 jdk,
                 mode: MODE,
@@ -99,7 +106,9 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
                 traced.push(job.dir);
             }
         }
-        let [one, two] = &traced[..] else { continue };
+        let [one, two, three] = &traced[..] else {
+            continue;
+        };
         let truth = match truth(&one.join("stdout.txt")) {
             Ok(t) => t,
             Err(e) => {
@@ -126,6 +135,16 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         tally.report(t.check(), &jdk.name, "cli:check");
         tally.report(t.diff(&two.join("trace.xml")), &jdk.name, "cli:diff");
         tally.report(t.html(), &jdk.name, "cli:report --html (chromium)");
+        let t3 = Ctx {
+            trace: three.join("trace.xml"),
+            dir: three.clone(),
+            ..t
+        };
+        tally.report(
+            t3.classes_named(),
+            &jdk.name,
+            "cli:report names classes without alloc=",
+        );
     }
 }
 
@@ -326,6 +345,36 @@ impl Ctx<'_> {
         }
         if errs.is_empty() {
             Ok(doc)
+        } else {
+            Err(errs.join("; "))
+        }
+    }
+
+    /// A trace made without `alloc=`: every exception and monitor row of `report --json`
+    /// the truth names is there under its class (from objDef's classIdRef), none is `?`.
+    fn classes_named(&self) -> Result<(), String> {
+        let out = self.jtrace(&["report", "--json", self.path()])?;
+        let doc: Value =
+            serde_json::from_str(&out).map_err(|e| format!("report --json is not JSON: {e}"))?;
+        let mut errs = Vec::new();
+        for (kind, table) in [
+            ("exception", "exceptions"),
+            ("contended", "monitors"),
+            ("waits", "monitors"),
+        ] {
+            for w in self.truths(kind) {
+                if !list(&doc, table).iter().any(|r| text(r, "class") == w[0]) {
+                    errs.push(format!("no {table} row of class {}", w[0]));
+                }
+            }
+            for r in list(&doc, table) {
+                if text(r, "class") == "?" {
+                    errs.push(format!("a {table} row has no class: {r}"));
+                }
+            }
+        }
+        if errs.is_empty() {
+            Ok(())
         } else {
             Err(errs.join("; "))
         }

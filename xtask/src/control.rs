@@ -210,6 +210,93 @@ fn attach_stop_start(ctx: &Ctx) -> Result<String, String> {
     ))
 }
 
+/// A trace stopped while a thread sits four traced calls deep is valid (tracecheck and
+/// `jtrace check`: those calls are open at its close); the next trace of the same run
+/// sees them return (exits of earlier frames) and is valid too.
+fn stop_while_deep(ctx: &Ctx) -> Result<String, String> {
+    let d = ctx.dir.display().to_string();
+    let flag = ctx.dir.join("flag");
+    let p = Proc::spawn(
+        ctx.java(
+            Some(&format!("out={d}/deep-%n.xml,include=Nested")),
+            &["Nested", &flag.display().to_string()],
+        ),
+        &ctx.dir,
+    )?;
+    if !p.wait_line("ready", READY) {
+        return Err("Nested never printed ready".to_string());
+    }
+    let pid = p.pid().to_string();
+    ctx.expect(&["stop", &pid], true, "deep-1.xml")?;
+    ctx.expect(
+        &["start", &pid, &format!("out={d}/deep-%n.xml")],
+        true,
+        "trace 2 started",
+    )?;
+    std::fs::write(&flag, b"").map_err(|e| e.to_string())?;
+    let done = p.finish(Duration::from_secs(60));
+    if done.timed_out || done.code() != Some(0) || done.stdout != "ready\ndone true\n" {
+        return Err(format!(
+            "Nested did not end normally: exit {:?}, stdout {:?}, stderr {}",
+            done.code(),
+            done.stdout,
+            done.stderr_tail()
+        ));
+    }
+    let mut open = 0;
+    for n in [1, 2] {
+        let trace = ctx.dir.join(format!("deep-{n}.xml"));
+        let s = exact(&trace)?;
+        let path = trace.display().to_string();
+        ctx.expect(&["check", &path], true, "valid")?;
+        let main = s.threads.iter().find(|t| t.name == "main");
+        if n == 1 {
+            open = main.map_or(0, |t| t.open_frames_at_end);
+        }
+    }
+    if open != 4 {
+        return Err(format!(
+            "deep-1.xml: main ends with {open} open frames, expected 4 (main, outer, middle, inner)"
+        ));
+    }
+    Ok("stopped with 4 calls open; both traces valid".to_string())
+}
+
+/// A loader that delegates only `java.lang.*` cannot see the tracker: the classes it
+/// defines run untouched (the program's result is unchanged), the agent names the
+/// loader once on stderr, and the trace is valid with those classes not defined.
+fn blind_loader(ctx: &Ctx) -> Result<String, String> {
+    let d = ctx.dir.display().to_string();
+    let out = ctx
+        .java(
+            Some(&format!("out={d}/blind.xml,include=Blind*")),
+            &["Blind"],
+        )
+        .current_dir(&ctx.dir)
+        .output()
+        .map_err(|e| format!("cannot run java: {e}"))?;
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    if out.status.code() != Some(0) || stdout != "result 4950\n" {
+        return Err(format!(
+            "Blind: exit {:?}, stdout {stdout:?}, stderr {}",
+            out.status.code(),
+            util::clip(&stderr, 300)
+        ));
+    }
+    let said = "class loader Blind$OnlyJavaLang cannot see java.jtrace.Tracker";
+    if stderr.lines().filter(|l| l.contains(said)).count() != 1 {
+        return Err(format!("stderr should say once {said:?}: {stderr}"));
+    }
+    let s = exact(&ctx.dir.join("blind.xml"))?;
+    if s.classes.iter().any(|c| c == "BlindPayload") || !s.classes.iter().any(|c| c == "Blind") {
+        return Err(format!("classes defined: {:?}", s.classes));
+    }
+    Ok("loader named once; its class untouched".to_string())
+}
+
 /// start=off plus jtrace.Trace around a known block: exactly its calls; and the API
 /// is a no-op without the agent.
 fn java_switch(ctx: &Ctx) -> Result<String, String> {
@@ -494,7 +581,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
         let work = root.join("target/xtask").join(&jdk.name).join("control");
         let _ = std::fs::remove_dir_all(&work);
         let classes = work.join("classes");
-        let sources = ["Busy.java", "Switch.java"].map(|f| root.join("java-tests/control").join(f));
+        let sources = ["Busy.java", "Switch.java", "Nested.java", "Blind.java", "BlindPayload.java"].map(|f| root.join("java-tests/control").join(f));
         let compiled = java::javac(
             jdk,
             &classes,
@@ -507,8 +594,10 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
             continue;
         }
         type Case = fn(&Ctx) -> Result<String, String>;
-        let cases: [(&str, Case); 5] = [
+        let cases: [(&str, Case); 7] = [
             ("attach-stop-start", attach_stop_start),
+            ("stop-while-deep", stop_while_deep),
+            ("blind-loader", blind_loader),
             ("java-switch", java_switch),
             ("filter-files", filter_files),
             ("delay-duration", delay_duration),

@@ -162,7 +162,8 @@ const CLOSING: &str = "jtrace: trace written to ";
 
 /// The agent says once on stderr where the trace went: `jtrace: trace written to PATH:
 /// N bytes, M elements, K events[, drops and repairs]`. PATH must be the trace's absolute
-/// path, N its size and M the number of elements in it (start tags, one per line).
+/// path, N its size and M the number of elements in it (start tags, one per line), K
+/// (event elements) at most M.
 fn closing_line(stderr: &str, trace: &Path) -> Result<(), String> {
     let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with(CLOSING)).collect();
     let [line] = lines[..] else {
@@ -199,7 +200,14 @@ fn closing_line(stderr: &str, trace: &Path) -> Result<(), String> {
             "closing line says {line:?} but the file has {elements} elements"
         ));
     }
-    figure(2, " events")?;
+    // Events are elements the file holds (not records replayed: with lines=on a line
+    // record on its frame's current line writes nothing).
+    let events = figure(2, " events")?;
+    if events > elements {
+        return Err(format!(
+            "closing line says {line:?}: more events than the file's {elements} elements"
+        ));
+    }
     Ok(())
 }
 

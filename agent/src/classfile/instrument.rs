@@ -11,6 +11,19 @@ use super::{ClassFileError, ProbePlan};
 /// Inserts the probes described by `plan`; see the module docs. On `Err` the
 /// caller must use the original bytes.
 pub fn instrument(bytes: &[u8], plan: &ProbePlan) -> Result<Vec<u8>, ClassFileError> {
+    instrument_noting(bytes, plan, &mut Vec::new())
+}
+
+/// As `instrument`, degrading per method rather than per class: a method whose
+/// rewriting fails with line probes (code past 65535 bytes, a branch out of range)
+/// gets entry and exit probes only; one too large even for those runs untouched (its
+/// calls are not seen). Each such method is described in `notes` (`name+descriptor:
+/// what it lost`); the other methods of its class are traced as usual.
+pub fn instrument_noting(
+    bytes: &[u8],
+    plan: &ProbePlan,
+    notes: &mut Vec<String>,
+) -> Result<Vec<u8>, ClassFileError> {
     let c = parse::parse(bytes)?;
     if plan.method_ids.len() != c.methods.len() {
         return Err(ClassFileError::Unsupported(format!(
@@ -49,7 +62,38 @@ pub fn instrument(bytes: &[u8], plan: &ProbePlan) -> Result<Vec<u8>, ClassFileEr
         let mut r = Reader::at(bytes, m.start + 6);
         for a in parse::attrs(&mut r)? {
             if a.at == code_at {
-                rewrite::rewrite_code(&mut ctx, a.name, code_body, &mut methods)?;
+                let mark = methods.len();
+                let Err(e) = rewrite::rewrite_code(&mut ctx, a.name, code_body, &mut methods)
+                else {
+                    continue;
+                };
+                methods.truncate(mark);
+                let what = || {
+                    Ok::<_, ClassFileError>(format!(
+                        "{}{}",
+                        String::from_utf8_lossy(c.pool.utf8_bytes(m.name)?),
+                        String::from_utf8_lossy(c.pool.utf8_bytes(m.desc)?)
+                    ))
+                };
+                if ctx.lines {
+                    ctx.lines = false;
+                    match rewrite::rewrite_code(&mut ctx, a.name, code_body, &mut methods) {
+                        Ok(()) => {
+                            notes.push(format!("{}: {e}; traced without line probes", what()?));
+                            continue;
+                        }
+                        Err(ClassFileError::MethodTooLarge) => methods.truncate(mark),
+                        Err(e) => return Err(e),
+                    }
+                } else if e != ClassFileError::MethodTooLarge {
+                    return Err(e);
+                }
+                notes.push(format!(
+                    "{}: {}; it runs untouched and untraced",
+                    what()?,
+                    ClassFileError::MethodTooLarge
+                ));
+                methods.extend_from_slice(&bytes[a.at..a.at + 6 + a.body.len()]);
             } else {
                 methods.extend_from_slice(&bytes[a.at..a.at + 6 + a.body.len()]);
             }

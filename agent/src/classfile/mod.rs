@@ -51,6 +51,13 @@
 //! (the JVM does not need them to run or verify the method).
 //! Classes older than 50 get no StackMapTable (they may use `jsr`/`ret`);
 //! a StackMapTable found in them is dropped since the JVM ignores it.
+//!
+//! # Per method, not per class (`instrument_noting`)
+//! A method whose rewriting fails only because of its line probes (code past
+//! 65535 bytes, a branch out of range) is rewritten again with entry, exit and
+//! exception probes only; one that is too large even for those keeps its code
+//! untouched (its calls are not seen). The rest of the class is traced as usual,
+//! and each such method is named in the notes the caller logs once.
 
 mod constpool;
 mod flow;
@@ -70,7 +77,7 @@ mod tests;
 
 use std::fmt;
 
-pub use instrument::instrument;
+pub use instrument::{instrument, instrument_noting};
 pub use tracker::{
     gated_tracker_class, tracker_class, GATED_NATIVES, SWITCH_FIELD, TRACKER, TRACKER_METHODS,
 };

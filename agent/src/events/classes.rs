@@ -72,8 +72,15 @@ fn rewrite(
         method_ids,
         lines: agent().options.lines,
     };
-    match classfile::instrument(bytes, &plan) {
-        Ok(b) => Some(b),
+    let mut notes = Vec::new();
+    match classfile::instrument_noting(bytes, &plan, &mut notes) {
+        Ok(b) => {
+            // Degraded per method: the rest of the class is traced as usual.
+            for n in notes {
+                log_once(&format!("class {dotted}, method {n}"));
+            }
+            Some(b)
+        }
         Err(e) => {
             agent().count_skipped();
             log_once(&format!(
@@ -151,6 +158,15 @@ pub fn on_load(
     };
     if !redefined.is_null() {
         return on_redefine(jvmti, jni, redefined, name, bytes, info, &dotted);
+    }
+    // Probes name the tracker: a loader that cannot resolve it keeps its classes as
+    // they are (not traced, not defined), rather than see them fail.
+    if a.options.mode == Mode::Bci
+        && a.tracker_ready()
+        && !loader.is_null()
+        && !jni.with_local_frame(8, || tracker::visible_from(jvmti, jni, loader))
+    {
+        return None;
     }
     if a.options.mode == Mode::Bci && !a.tracker_ready() {
         if let Ok(mut early) = EARLY.lock() {
@@ -390,20 +406,41 @@ fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Optio
     let sig = jvmti.class_signature(klass).ok()?;
     let (code, elem) = match sig.strip_prefix('[') {
         None => (0, 0),
-        Some(e) => match primitive_array_code(e) {
-            Some(code) => (code, 0),
-            None if depth < 255 => {
-                let comp = jni.component_type(klass);
-                if comp.is_null() {
-                    return None;
-                }
-                let t = define_referenced(jvmti, jni, comp, depth + 1)?;
-                jni.delete_local(comp);
-                (2, t.cid)
+        // An array names its element class (a primitive array the class `int`, ...),
+        // defined first.
+        Some(e) if depth < 255 => {
+            let code = primitive_array_code(e).unwrap_or(2);
+            let comp = jni.component_type(klass);
+            if comp.is_null() {
+                return None;
             }
-            None => return None,
-        },
+            let t = define_referenced(jvmti, jni, comp, depth + 1);
+            jni.delete_local(comp);
+            (code, t?.cid)
+        }
+        Some(_) => return None,
     };
+    if code == 0 {
+        // A traced class whose load hook defined it, referenced before its prepare
+        // event bound it (`new Marker[n]` runs before Marker is linked): it keeps the
+        // ids of its classDef. Its mirror is tagged now; prepare binds the rest.
+        if let Some(name) = sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) {
+            let loader = jvmti.class_loader(klass).unwrap_or(std::ptr::null_mut());
+            let ids = identity::pending_ids(jni, name, loader);
+            if !loader.is_null() {
+                jni.delete_local(loader);
+            }
+            if let Some((cid, _)) = ids {
+                let tag = ClassTag {
+                    cid,
+                    code: 0,
+                    elem: 0,
+                };
+                jvmti.set_tag(klass, tag.encode()).ok()?;
+                return Some(tag);
+            }
+        }
+    }
     let cid = ids::next_class();
     let tag = ClassTag { cid, code, elem };
     let sup = jni.superclass(klass);
@@ -430,14 +467,16 @@ fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Optio
     let num_methods = jvmti
         .class_methods(klass)
         .map_or(0, |m| m.as_slice().len() as u32);
-    let tid = threads::current(jvmti, std::ptr::null_mut()).map_or(0, |b| b.tid);
+    // The thread's id if it has one: registering it here could re-enter a thread's
+    // registration (its Thread object's objDef names the Thread class).
+    let tid = crate::buffer::current().map_or(0, |b| b.tid);
     crate::live::send_class(
         cid,
         vec![Def::Class(ClassDef {
             cid,
             tid,
             t: clock::ticks(),
-            name: internal_name(&sig),
+            name: primitive_name(&sig).map_or_else(|| internal_name(&sig), str::to_string),
             source: String::new(),
             superclass,
             interfaces,
@@ -455,6 +494,23 @@ fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Optio
     // sink (in a chunk that thread sends) before a definition sent later.
     jvmti.set_tag(klass, tag.encode()).ok()?;
     Some(tag)
+}
+
+/// The Java name of a primitive type's descriptor (the signature of `int.class` is
+/// `I`): the element classes of primitive arrays are defined by these names.
+fn primitive_name(sig: &str) -> Option<&'static str> {
+    Some(match sig {
+        "Z" => "boolean",
+        "C" => "char",
+        "F" => "float",
+        "D" => "double",
+        "B" => "byte",
+        "S" => "short",
+        "I" => "int",
+        "J" => "long",
+        "V" => "void",
+        _ => return None,
+    })
 }
 
 /// TPTP isArray code of a primitive array's element descriptor.
@@ -485,7 +541,7 @@ fn internal_name(sig: &str) -> String {
 /// A JNI class signature as a Java name, for messages (`Ljava/lang/String;` →
 /// `java.lang.String`, `[I` → `int[]`): the renderer's spelling.
 pub fn java_name(sig: &str) -> String {
-    trace::render::names::class_name(&internal_name(sig)).into_owned()
+    trace::render::names::java_name(&internal_name(sig)).into_owned()
 }
 
 fn loader_name(jvmti: Jvmti, jni: Jni, klass: jclass) -> String {
@@ -593,5 +649,7 @@ mod tests {
         assert_eq!(internal_name("[I"), "[I");
         assert_eq!(primitive_array_code("J"), Some(11));
         assert_eq!(primitive_array_code("Ljava/lang/String;"), None);
+        assert_eq!(primitive_name("I"), Some("int"));
+        assert_eq!(primitive_name("LI;"), None);
     }
 }

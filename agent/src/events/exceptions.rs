@@ -39,8 +39,8 @@ pub fn unwinding() -> bool {
 
 /// JVMTI Exception: remember the exception for the frames it will pop.
 pub fn jvmti_thrown(jvmti: Jvmti, thread: jthread, exception: jobject) {
-    if threads::of(jvmti, thread).is_some() {
-        let id = objects::id_of(jvmti, exception);
+    if let Some(b) = threads::of(jvmti, thread) {
+        let id = objects::id_of(jvmti, exception, b.tid);
         IN_FLIGHT.with(|c| c.set(id));
         UNWINDING.with(|c| c.set(true));
     }
@@ -75,7 +75,7 @@ pub fn caught(jvmti: Jvmti, thread: jthread, exception: jobject, mid: u32) {
 fn frame_record(jvmti: Jvmti, thread: jthread, exception: jobject, mid: u32, tag: u8) {
     if let Some(b) = threads::of(jvmti, thread) {
         let obj = if agent().options.exceptions {
-            objects::id_of(jvmti, exception)
+            objects::id_of(jvmti, exception, b.tid)
         } else {
             0
         };

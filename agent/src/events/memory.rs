@@ -47,17 +47,20 @@ pub fn on_alloc(
         return;
     };
     let obj = objects::next_object();
-    if jvmti.set_tag(object, obj as i64).is_err() {
+    // The tag says which thread's buffer holds the objAlloc until another stream
+    // names the object (see `objects::publish`).
+    if jvmti
+        .set_tag(object, objects::alloc_tag(obj, b.tid))
+        .is_err()
+    {
         return;
     }
-    // Object arrays name their element class (TPTP's convention, isArray="2"); objects
-    // and primitive arrays their own class: `byte[]` etc. have a classDef of their own
-    // (sent when the mirror was first tagged), since TPTP's importer looks up
-    // classIdRef on every objAlloc and invents a class when it is missing.
-    let cid = match tag.code {
-        2 => tag.elem,
-        _ => tag.cid,
-    };
+    // Arrays name their element class (TPTP's model: isArray="2" with the element's
+    // class, `int`, `byte`, ... for primitive arrays); objects their own class. TPTP's
+    // importer looks up classIdRef on every objAlloc and invents a class when it is
+    // missing, so each of these has its classDef (sent when its mirror was first
+    // tagged).
+    let cid = tag.named_cid();
     let rec = Rec::Alloc {
         obj,
         cid,
@@ -125,14 +128,17 @@ pub fn on_gc_finish() {
 pub fn on_object_free(tag: i64) {
     let t = clock::ticks();
     if tag & CLASS_TAG_BIT != 0 {
+        // A class (array classes included: each has its classDef) is unloaded.
         let c = ClassTag::decode(tag);
-        if c.code == 0 && c.cid != 0 {
+        if c.cid != 0 {
             classes::forget(c.cid);
             class_unloaded(c.cid);
         }
-    } else if tag > 0 {
-        let obj = tag as u64;
-        buffer::vm_write(Rec::ObjFree { obj, t }.encode().bytes());
+    } else {
+        let obj = objects::object_id(tag);
+        if obj != 0 {
+            buffer::vm_write(Rec::ObjFree { obj, t }.encode().bytes());
+        }
     }
 }
 

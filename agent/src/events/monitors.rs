@@ -21,7 +21,7 @@ pub fn contended_enter(jvmti: Jvmti, thread: jthread, object: jobject) {
     let Some(b) = threads::of(jvmti, thread) else {
         return;
     };
-    let obj = objects::id_of(jvmti, object);
+    let obj = objects::id_of(jvmti, object, b.tid);
     // Sent at once, before the (slow) owner lookup: from the moment the sink has
     // it, it holds back every threadEnd until the owner is known, so the owner's id
     // is still live when monContendedEnter names it.
@@ -43,7 +43,7 @@ pub fn contended_enter(jvmti: Jvmti, thread: jthread, object: jobject) {
 
 pub fn contended_entered(jvmti: Jvmti, thread: jthread, object: jobject) {
     if let Some(b) = threads::of(jvmti, thread) {
-        let obj = objects::id_of(jvmti, object);
+        let obj = objects::id_of(jvmti, object, b.tid);
         let t = clock::ticks();
         b.write(Rec::MonEntered { obj, t }.encode().bytes());
     }
@@ -51,7 +51,7 @@ pub fn contended_entered(jvmti: Jvmti, thread: jthread, object: jobject) {
 
 pub fn wait(jvmti: Jvmti, thread: jthread, object: jobject, timeout_ms: i64) {
     if let Some(b) = threads::of(jvmti, thread) {
-        let obj = objects::id_of(jvmti, object);
+        let obj = objects::id_of(jvmti, object, b.tid);
         let (timeout, t) = (timeout_ms.max(0) as u64, clock::ticks());
         b.write(Rec::MonWait { obj, timeout, t }.encode().bytes());
     }
@@ -59,7 +59,7 @@ pub fn wait(jvmti: Jvmti, thread: jthread, object: jobject, timeout_ms: i64) {
 
 pub fn waited(jvmti: Jvmti, thread: jthread, object: jobject, timed_out: bool) {
     if let Some(b) = threads::of(jvmti, thread) {
-        let obj = objects::id_of(jvmti, object);
+        let obj = objects::id_of(jvmti, object, b.tid);
         let t = clock::ticks();
         b.write(Rec::MonWaited { obj, timed_out, t }.encode().bytes());
     }

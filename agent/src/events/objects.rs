@@ -1,21 +1,24 @@
 //! Object ids: a JVMTI tag per object we name (allocated, thrown, locked); the tag is the TPTP `objId`.
 //!
 //! Ids count up from 1. Tags of class mirrors carry `CLASS_TAG_BIT` instead, so one
-//! ObjectFree callback can tell a freed object from an unloaded class.
+//! ObjectFree callback can tell a freed object from an unloaded class; tags of objects
+//! allocated under observation carry `ALLOC_BIT` and the allocating thread until
+//! another stream names them (define before use across threads, see `publish`).
 
 use crate::buffer;
-use crate::jvmti::Jvmti;
-use crate::sys::jni::jobject;
+use crate::jvmti::{Jni, Jvmti};
+use crate::sys::jni::{jclass, jobject};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
-use trace::defs::{Def, Msg};
+use std::sync::{Mutex, OnceLock};
+use trace::defs::{Def, Msg, ObjDef};
 
 /// Tags with this bit name a class mirror, not an object (see `ClassTag`).
 pub const CLASS_TAG_BIT: i64 = 1 << 62;
 
 /// What a class mirror's tag says: its class id, its TPTP isArray code (0 for a
-/// non-array class) and, for object arrays, the element class id. Packed as
+/// non-array class) and, for arrays, the element class id (for primitive arrays the
+/// class `int`, `byte`, ...). Packed as
 /// bit 62 | code << 48 | cid << 24 | elem (24 bits per id).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClassTag {
@@ -30,6 +33,16 @@ impl ClassTag {
             | (self.code as i64) << 48
             | ((self.cid as i64) & 0xFF_FFFF) << 24
             | (self.elem as i64) & 0xFF_FFFF
+    }
+
+    /// The class id an allocation or objDef of an instance names: the class itself,
+    /// or for an array its element class (TPTP's model of arrays).
+    pub fn named_cid(self) -> u32 {
+        if self.code == 0 {
+            self.cid
+        } else {
+            self.elem
+        }
     }
 
     pub fn decode(tag: i64) -> ClassTag {
@@ -63,6 +76,16 @@ fn needs_def(id: u64) -> bool {
             .lock()
             .is_ok_and(|mut r| r.get_or_insert_with(HashSet::new).insert(id))
 }
+/// How an object's class is named and defined (the class tables' `class_tag`,
+/// installed at load): objects stay below the class tables, which name objects'
+/// classes by their tags.
+pub type ClassLookup = fn(Jvmti, Jni, jclass) -> Option<ClassTag>;
+static CLASS_OF: OnceLock<ClassLookup> = OnceLock::new();
+
+pub fn set_class_lookup(f: ClassLookup) {
+    let _ = CLASS_OF.set(f);
+}
+
 /// Serialises first tagging, so two threads naming one object agree on its id.
 static TAGGING: Mutex<()> = Mutex::new(());
 
@@ -70,42 +93,122 @@ pub fn next_object() -> u64 {
     NEXT_OBJECT.fetch_add(1, Ordering::Relaxed)
 }
 
-/// The id of `obj`, giving it one (and sending its objDef) if it has none. 0 when
-/// the object is null or cannot be tagged. The objDef goes on the sink's FIFO at
-/// once, ahead of any record naming the id, whichever thread's buffer that is in.
-pub fn id_of(jvmti: Jvmti, obj: jobject) -> u64 {
-    let (id, new) = tag(jvmti, obj);
-    if new {
-        buffer::send(Msg::Defs(vec![Def::Object(id)]));
+/// Tags of objects allocated under observation carry this bit until something else
+/// names them: their definition (the `objAlloc`) is still in the allocating thread's
+/// buffer, which may reach the sink after a record of another stream that names
+/// the object. The first such naming sends the buffers first (`publish`).
+const ALLOC_BIT: i64 = 1 << 61;
+/// The allocating thread's id sits in these bits of an allocation tag (0: unknown,
+/// the thread id did not fit); the object id in the bits below.
+const TID_SHIFT: u32 = 40;
+const TID_MASK: i64 = (1 << 20) - 1;
+const ID_MASK: i64 = (1 << TID_SHIFT) - 1;
+
+/// The tag of an object allocated now by thread `tid` (see `ALLOC_BIT`).
+pub fn alloc_tag(obj: u64, tid: u32) -> i64 {
+    let tid = if (tid as i64) <= TID_MASK {
+        tid as i64
+    } else {
+        0
+    };
+    ALLOC_BIT | tid << TID_SHIFT | (obj as i64 & ID_MASK)
+}
+
+/// The object id an object tag carries (0 for a class mirror's tag or no tag).
+pub fn object_id(tag: i64) -> u64 {
+    if tag <= 0 || tag & CLASS_TAG_BIT != 0 {
+        0
+    } else {
+        (tag & ID_MASK) as u64
+    }
+}
+
+/// The id of `obj`, for a record written to the buffer of thread `stream` (0: for a
+/// definition, sent on the sink's FIFO), giving it one if it has none. Its objDef,
+/// when this document needs one, goes on the sink's FIFO at once, and an object
+/// another thread allocated has that thread's records (its objAlloc) sent first: so
+/// the definition precedes any record naming the id, whichever buffer holds it.
+/// 0 when the object is null or cannot be tagged.
+pub fn id_of(jvmti: Jvmti, obj: jobject, stream: u32) -> u64 {
+    let (id, def) = name(jvmti, obj, stream);
+    if let Some(d) = def {
+        buffer::send(Msg::Defs(vec![Def::Object(d)]));
     }
     id
 }
 
-/// The id of `obj` and whether the caller must send its `Def::Object` before anything
-/// names it (it was given just now, or in an earlier trace's time). (0, false) for
-/// null or untaggable.
-pub fn tag(jvmti: Jvmti, obj: jobject) -> (u64, bool) {
+/// The id of `obj` (as `id_of`) and the objDef the caller must send before anything
+/// names it (the id was given just now, or in an earlier trace's time), with the
+/// object's class. (0, None) for null or untaggable.
+pub fn name(jvmti: Jvmti, obj: jobject, stream: u32) -> (u64, Option<ObjDef>) {
     if obj.is_null() {
-        return (0, false);
+        return (0, None);
     }
-    match jvmti.get_tag(obj) {
-        Ok(t) if t > 0 && t & CLASS_TAG_BIT == 0 => return (t as u64, needs_def(t as u64)),
-        Ok(0) => {}
-        _ => return (0, false),
+    let id = match jvmti.get_tag(obj) {
+        Ok(0) => 0,
+        Ok(t) if t & CLASS_TAG_BIT == 0 && t > 0 => {
+            if t & ALLOC_BIT != 0 {
+                publish(jvmti, obj, t, stream);
+            }
+            object_id(t)
+        }
+        _ => return (0, None),
+    };
+    if id != 0 {
+        return (id, needs_def(id).then(|| obj_def(jvmti, obj, id)));
     }
     let Ok(_g) = TAGGING.lock() else {
-        return (0, false);
+        return (0, None);
     };
     if let Ok(t) = jvmti.get_tag(obj) {
-        if t > 0 && t & CLASS_TAG_BIT == 0 {
-            return (t as u64, false);
+        if t != 0 {
+            drop(_g);
+            return name(jvmti, obj, stream);
         }
     }
     let id = next_object();
     if jvmti.set_tag(obj, id as i64).is_err() {
-        return (0, false);
+        return (0, None);
     }
-    (id, true)
+    (id, Some(obj_def(jvmti, obj, id)))
+}
+
+/// An object allocated under observation is named by something other than its
+/// allocation: unless that is a record of the allocating thread's own stream (which
+/// keeps its order), every thread's buffered records go to the writer first, so its
+/// objAlloc precedes the naming record or definition. Done once per object: the tag
+/// loses its `ALLOC_BIT`.
+fn publish(jvmti: Jvmti, obj: jobject, tag: i64, stream: u32) {
+    let tid = ((tag >> TID_SHIFT) & TID_MASK) as u32;
+    if stream == 0 || tid == 0 || tid != stream {
+        buffer::steal_all();
+    }
+    let _ = jvmti.set_tag(obj, tag & ID_MASK);
+}
+
+/// The objDef of `obj` (id `id`) with its class as an allocation names it: the class,
+/// or for an array its element class and `isArray` code. The class is defined first
+/// if it never was (its classDef goes on the FIFO before this objDef).
+pub fn obj_def(jvmti: Jvmti, obj: jobject, id: u64) -> ObjDef {
+    let mut d = ObjDef {
+        obj: id,
+        ..ObjDef::default()
+    };
+    let Some(jni) = crate::jvmti::jni_of_current() else {
+        return d;
+    };
+    let klass = jni.object_class(obj);
+    if klass.is_null() {
+        return d;
+    }
+    if let Some(tag) = CLASS_OF
+        .get()
+        .and_then(|class_of| class_of(jvmti, jni, klass))
+    {
+        (d.cid, d.is_array) = (tag.named_cid(), tag.code);
+    }
+    jni.delete_local(klass);
+    d
 }
 
 #[cfg(test)]
@@ -121,5 +224,16 @@ mod tests {
         };
         assert_eq!(ClassTag::decode(t.encode()), t);
         assert!(t.encode() & CLASS_TAG_BIT != 0 && t.encode() > 0);
+        assert_eq!(object_id(t.encode()), 0);
+    }
+
+    #[test]
+    fn alloc_tags_keep_the_id() {
+        let t = alloc_tag(123_456, 7);
+        assert_eq!(object_id(t), 123_456);
+        assert_eq!((t >> TID_SHIFT) & TID_MASK, 7);
+        assert_eq!(object_id(alloc_tag(9, u32::MAX)), 9);
+        assert_eq!((alloc_tag(9, u32::MAX) >> TID_SHIFT) & TID_MASK, 0);
+        assert_eq!(object_id(42), 42);
     }
 }

@@ -12,7 +12,7 @@ use crate::jvmti::Jvmti;
 use crate::sys::jvmti::jthread;
 use std::collections::HashMap;
 use std::sync::Mutex;
-use trace::defs::{Def, ThreadDef};
+use trace::defs::ThreadDef;
 use trace::record;
 
 static REGISTRY: Mutex<()> = Mutex::new(());
@@ -28,10 +28,11 @@ pub fn id_of_thread_object(jvmti: Jvmti, thread: jthread) -> u32 {
     let Ok(tag) = jvmti.get_tag(thread) else {
         return 0;
     };
+    let obj = crate::events::objects::object_id(tag);
     THREAD_OBJECTS
         .lock()
         .ok()
-        .and_then(|m| m.as_ref().and_then(|m| m.get(&(tag as u64)).copied()))
+        .and_then(|m| m.as_ref().and_then(|m| m.get(&obj).copied()))
         .unwrap_or(0)
 }
 
@@ -102,7 +103,11 @@ fn define(jvmti: Jvmti, thread: jthread, before_trace: bool) -> Option<&'static 
     buffer::set_of_thread(jvmti, thread, b).ok()?;
     // The Thread object's id: threadStart names it, and a monitor's owner (a Thread)
     // is mapped back to its thread id through it.
-    let (obj, new_obj) = crate::events::objects::tag(jvmti, thread);
+    // Named by a definition (stream 0): an allocating thread's objAlloc goes first.
+    let (obj, sent) = crate::events::objects::name(jvmti, thread, 0);
+    // Filed for later traces with its class, whether or not this one needs it.
+    let filed =
+        sent.or_else(|| (obj != 0).then(|| crate::events::objects::obj_def(jvmti, thread, obj)));
     if obj != 0 {
         if let Ok(mut m) = THREAD_OBJECTS.lock() {
             m.get_or_insert_with(HashMap::new).insert(obj, tid);
@@ -110,11 +115,7 @@ fn define(jvmti: Jvmti, thread: jthread, before_trace: bool) -> Option<&'static 
     }
     // One message for both definitions. No flush of the current thread's buffer
     // first: the new thread has no earlier events to keep ahead of these.
-    let mut defs = Vec::with_capacity(2);
-    if new_obj {
-        defs.push(Def::Object(obj));
-    }
-    defs.push(Def::Thread(ThreadDef {
+    let thread_def = ThreadDef {
         tid,
         obj,
         t: clock::ticks(),
@@ -122,8 +123,8 @@ fn define(jvmti: Jvmti, thread: jthread, before_trace: bool) -> Option<&'static 
         group: info.group,
         parent: info.parent_group,
         before_trace,
-    }));
-    crate::live::send_thread(tid, defs);
+    };
+    crate::live::send_thread(tid, filed, sent.is_some(), thread_def);
     Some(b)
 }
 

@@ -10,8 +10,8 @@ use crate::jvmti::{GlobalRef, Jni, Jvmti};
 use crate::log::log_once;
 use crate::options::Options;
 use crate::state::agent;
-use crate::sys::jni::jclass;
 use crate::sys::jni::JNINativeMethod;
+use crate::sys::jni::{jclass, jobject};
 use std::sync::OnceLock;
 
 /// The tracker class (its `on` switch is set at each start and stop).
@@ -28,6 +28,70 @@ pub fn set_recording(on: bool) {
     if !jni.set_static_boolean(class.as_raw(), &name, on) {
         log_once("cannot switch the tracker's probes; they keep calling the agent");
     }
+}
+
+/// Loaders asked whether they see the tracker: (weak reference, answer).
+static ASKED: std::sync::Mutex<Vec<(usize, bool)>> = std::sync::Mutex::new(Vec::new());
+
+/// Whether classes `loader` defines can resolve the tracker, which their probes name.
+/// Every loader should (the tracker is a `java.*` class, which loaders must delegate),
+/// but one that delegates only some names (say `java.lang.*`) cannot: its classes are
+/// then left untouched, and one stderr line names the loader. Asked once per loader
+/// (`loader.loadClass("java.jtrace.Tracker")`, the request its first probe would
+/// make), the answer kept by a weak reference.
+pub fn visible_from(jvmti: Jvmti, jni: Jni, loader: jobject) -> bool {
+    thread_local! {
+        /// Asking now: a class the loader loads meanwhile is left alone.
+        static ASKING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    let Some(tracker) = TRACKER_CLASS.get() else {
+        return false;
+    };
+    if ASKING.with(|a| a.replace(true)) {
+        return false;
+    }
+    let seen = ask(jvmti, jni, loader, tracker);
+    ASKING.with(|a| a.set(false));
+    seen
+}
+
+fn ask(jvmti: Jvmti, jni: Jni, loader: jobject, tracker: &GlobalRef) -> bool {
+    if let Ok(asked) = ASKED.lock() {
+        if let Some(&(_, seen)) = asked
+            .iter()
+            .find(|&&(w, _)| jni.same_object(w as jobject, loader))
+        {
+            return seen;
+        }
+    }
+    let found = jni.loader_load_class(loader, &TRACKER.replace('/', "."));
+    let seen = !found.is_null() && jni.same_object(found, tracker.as_raw());
+    if !found.is_null() {
+        jni.delete_local(found);
+    }
+    if !seen {
+        let name = jvmti
+            .object_class_signature(jni, loader)
+            .map_or_else(|| "?".to_string(), |s| classes::java_name(&s));
+        log_once(&format!(
+            "class loader {name} cannot see {}: the classes it defines run untouched and untraced",
+            TRACKER.replace('/', ".")
+        ));
+    }
+    if let Ok(mut asked) = ASKED.lock() {
+        // Answers of collected loaders go when the list has doubled.
+        if asked.len() >= 64 && asked.len().is_power_of_two() {
+            asked.retain(|&(w, _)| {
+                let gone = jni.same_object(w as jobject, std::ptr::null_mut());
+                if gone {
+                    jni.delete_weak(w as jobject);
+                }
+                !gone
+            });
+        }
+        asked.push((jni.new_weak(loader) as usize, seen));
+    }
+    seen
 }
 
 /// The tracker's module (the boot loader's unnamed module).

@@ -127,18 +127,19 @@ impl Symbols {
         &self.methods[ix as usize]
     }
 
-    /// The name an allocation's class is shown with: object arrays add `[]` (the trace
-    /// names their element class), primitive arrays have their own class (`byte[]`).
+    /// The name an allocation's class is shown with: the trace names an array's
+    /// element class (`int`, `java.lang.String`, `[LItem;`), shown as the array's
+    /// Java name (`int[]`, `java.lang.String[]`, `Item[][]`).
     pub fn alloc_class(&self, class: u32, is_array: u8) -> String {
         let base = if class == NONE {
             "?"
         } else {
             self.class_name(class)
         };
-        if is_array == 2 {
-            format!("{base}[]")
-        } else {
+        if is_array == 0 {
             base.to_string()
+        } else {
+            trace::render::names::array_name(base, is_array)
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use super::wire::{put_bool, put_ivar, put_str, put_uvar, Cursor, WireResult};
 use crate::clock::Converter;
-use crate::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
+use crate::defs::{ClassDef, Def, MethodDef, Msg, ObjDef, ThreadDef};
 use crate::header::Header;
 
 /// Block kinds (the byte before each block's length).
@@ -140,13 +140,21 @@ const DEF_THREAD: u8 = 3;
 const DEF_CLASS: u8 = 4;
 const DEF_METHOD: u8 = 5;
 const DEF_THREAD_BEFORE_TRACE: u8 = 6;
+/// An object with its class (version 3); an object of unknown class keeps kind 1.
+const DEF_OBJECT_OF_CLASS: u8 = 7;
 
 pub fn encode_defs(out: &mut Vec<u8>, defs: &[Def]) {
     for d in defs {
         match d {
-            Def::Object(obj) => {
+            Def::Object(o) if o.cid == 0 => {
                 out.push(DEF_OBJECT);
-                put_uvar(out, *obj);
+                put_uvar(out, o.obj);
+            }
+            Def::Object(o) => {
+                out.push(DEF_OBJECT_OF_CLASS);
+                put_uvar(out, o.obj);
+                put_uvar(out, o.cid as u64);
+                put_uvar(out, o.is_array as u64);
             }
             Def::Untraced(name, why) => {
                 out.push(DEF_UNTRACED);
@@ -217,7 +225,15 @@ pub fn decode_defs(c: &mut Cursor) -> WireResult<Vec<Def>> {
     let mut defs = Vec::new();
     while !c.is_empty() {
         let d = match c.u8("definition kind")? {
-            DEF_OBJECT => Def::Object(c.uvar("object id")?),
+            DEF_OBJECT => Def::Object(ObjDef {
+                obj: c.uvar("object id")?,
+                ..ObjDef::default()
+            }),
+            DEF_OBJECT_OF_CLASS => Def::Object(ObjDef {
+                obj: c.uvar("object id")?,
+                cid: c.u32var("object class")?,
+                is_array: c.u32var("object isArray")?.min(u8::MAX as u32) as u8,
+            }),
             DEF_UNTRACED => Def::Untraced(c.str("class name")?, c.str("reason")?),
             kind @ (DEF_THREAD | DEF_THREAD_BEFORE_TRACE) => Def::Thread(ThreadDef {
                 before_trace: kind == DEF_THREAD_BEFORE_TRACE,

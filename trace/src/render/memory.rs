@@ -6,6 +6,7 @@
 //! and classUnload is therefore written between a gcStart and its gcFinish.
 
 use super::{Renderer, NO_UNIT};
+use crate::defs::ObjDef;
 
 /// `threadName` of the collector's thread (no Java thread has this name by accident:
 /// HotSpot's own GC threads are "VM Thread", "GC Thread#0", "G1 Conc#0", ...).
@@ -13,12 +14,18 @@ pub const GC_THREAD_NAME: &str = "jtrace: garbage collector";
 use std::io::Write;
 
 impl<W: Write> Renderer<W> {
-    pub(super) fn obj_def(&mut self, obj: u64) {
-        if obj == 0 || !self.live_objects.insert(obj) {
+    /// An objDef, with the object's class when the agent knew it (as `objAlloc` names
+    /// it: an array's element class, with its `isArray` code).
+    pub(super) fn obj_def(&mut self, o: ObjDef) {
+        if o.obj == 0 || !self.live_objects.insert(o.obj) {
             return;
         }
         self.out.open("objDef");
-        self.out.num("objId", obj);
+        self.out.num("objId", o.obj);
+        if o.cid != 0 {
+            self.out.num("isArray", o.is_array as u64);
+            self.out.num("classIdRef", o.cid as u64);
+        }
         self.out.close();
     }
 

@@ -4,7 +4,7 @@
 //! * definitions arrive on the same FIFO as chunks and are written when received, so
 //!   every id is defined before an element uses it;
 //! * each thread's records are replayed in order against that thread's open-frame
-//!   stack: `ticket` counts up per thread, `stackDepth` is the stack size (omitted above
+//!   stack: `ticket` counts up per thread, `stackDepth` is the stack size (clamped at
 //!   32767, the xsd:short range), and an exit
 //!   always closes the innermost frame (the writer never emits a mismatched exit);
 //! * times are converted with one fixed linear map and clamped so that they never go
@@ -31,7 +31,8 @@ use std::io::Write;
 /// What the writer reports when it is done.
 #[derive(Debug, Default, Clone)]
 pub struct Stats {
-    /// Records replayed.
+    /// Event elements written (method entries and exits, and what the other records
+    /// became); for a `.jtr` written without rendering, the records it holds.
     pub events: u64,
     /// Elements written, `TRACE` included.
     pub elements: u64,
@@ -334,7 +335,7 @@ impl<W: Write> Renderer<W> {
     fn def(&mut self, d: Def) {
         match d {
             Def::Untraced(name, why) => self.untraced.push((name, why)),
-            Def::Object(obj) => self.obj_def(obj),
+            Def::Object(o) => self.obj_def(o),
             Def::Thread(t) => self.thread_def(t),
             Def::Class(c) => self.class_def(c),
             Def::Method(m) => self.method_def(m),
@@ -487,7 +488,10 @@ impl<W: Write> Renderer<W> {
                 break;
             };
             pos += reader.position();
-            self.stats.events += 1;
+            // Events are the elements these records become: a line record on the
+            // frame's current line, an allocation made on the VM's behalf, heap
+            // figures or a monitor's owner write none of their own.
+            let written = self.out.elements;
             match rec {
                 Rec::Entry { mid, t } => self.entry(tid, mid, t),
                 Rec::Exit { mid, t } => self.leave(tid, mid, t, Leave::Return),
@@ -516,6 +520,7 @@ impl<W: Write> Renderer<W> {
                 Rec::MonWaited { obj, timed_out, t } => self.mon_waited(tid, obj, timed_out, t),
                 Rec::Line { mid, unit, t } => self.line(tid, mid, unit, t),
             }
+            self.stats.events += self.out.elements - written;
         }
     }
 
@@ -548,12 +553,11 @@ impl<W: Write> Renderer<W> {
         o.padded(&m.ids);
         o.digits(ticket);
         // traceEvents.xsd types stackDepth as xsd:short (the TPTP importer reads an
-        // int16): deeper frames leave the optional attribute out rather than write a
-        // value out of range. Nesting stays exact through the tickets.
-        if depth <= MAX_STACK_DEPTH {
-            o.bytes(b"\" stackDepth=\"");
-            o.digits(depth);
-        }
+        // int16): deeper frames say 32767. Left out, the importer would read 0 and hang
+        // the call outside its caller; clamped, it stays under the deepest caller that
+        // has a smaller depth. Nesting stays exact through the tickets.
+        o.bytes(b"\" stackDepth=\"");
+        o.digits(depth.min(MAX_STACK_DEPTH));
         o.end_quoted();
     }
 

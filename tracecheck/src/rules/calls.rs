@@ -52,18 +52,20 @@ impl State {
                 ),
             );
         }
+        // Deeper than xsd:short allows: clamped at MAX_STACK_DEPTH.
+        let want = expected_depth.min(MAX_STACK_DEPTH);
         match depth {
-            Some(d) if d != expected_depth => self.err(
+            Some(d) if d > MAX_STACK_DEPTH => self.err(
+                line,
+                Rule::Attribute,
+                format!("stackDepth=\"{d}\" exceeds {MAX_STACK_DEPTH} (xsd:short); deeper frames say {MAX_STACK_DEPTH}"),
+            ),
+            Some(d) if d != want => self.err(
                 line,
                 Rule::Nesting,
                 format!("stackDepth=\"{d}\" but thread {tid} has {expected_depth} open frame(s) including this one"),
             ),
-            Some(d) if d > MAX_STACK_DEPTH => self.err(
-                line,
-                Rule::Attribute,
-                format!("stackDepth=\"{d}\" exceeds {MAX_STACK_DEPTH} (xsd:short); deeper frames omit it"),
-            ),
-            None if expected_depth <= MAX_STACK_DEPTH => self.err(
+            None => self.err(
                 line,
                 Rule::Attribute,
                 format!("<{el}> lacks attribute stackDepth (depth {expected_depth})"),

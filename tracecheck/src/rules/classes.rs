@@ -26,6 +26,10 @@ impl State {
                 return;
             }
         }
+        let loader = get(attrs, "classLoader").unwrap_or("");
+        if let Some(msg) = self.integrity.class_def(id, line, &name, loader) {
+            self.err(line, Rule::Ids, msg);
+        }
         self.summary.classes.push(name.clone());
         self.summary
             .class_loaders

@@ -86,6 +86,9 @@ impl State {
             self.object_ref(line, name, attrs)
         };
 
+        for (l, msg) in self.integrity.element(name) {
+            self.err(l, Rule::Nesting, msg);
+        }
         match name {
             "threadStart" => self.thread_start(line, attrs, time),
             "threadEnd" => self.thread_end(line, thread),
@@ -112,7 +115,14 @@ impl State {
             }
             "objAlloc" => self.obj_alloc(line, attrs),
             "objDef" => self.obj_def(line, attrs),
-            "objFree" | "objMove" | "classUnload" => self.gc_event(line, name, attrs, object),
+            "objFree" | "objMove" | "classUnload" => {
+                if name == "classUnload" {
+                    if let Some(c) = get(attrs, "classIdRef").and_then(|c| c.parse().ok()) {
+                        self.integrity.class_unload(c);
+                    }
+                }
+                self.gc_event(line, name, attrs, object)
+            }
             "gcStart" | "gcFinish" if thread.is_none() && get(attrs, "threadIdRef").is_none() => {
                 self.err(
                     line,

@@ -5,16 +5,17 @@ use crate::model::State;
 use crate::summary::AllocStats;
 use crate::Rule;
 
-/// `objAlloc@isArray` codes of primitive arrays, and the name of their class.
+/// `objAlloc@isArray` codes of primitive arrays, and the name of their element class
+/// (TPTP's importer files an array allocation under its element class plus `[]`).
 pub(crate) const PRIMITIVE_ARRAYS: [(u64, &str); 8] = [
-    (4, "boolean[]"),
-    (5, "char[]"),
-    (6, "float[]"),
-    (7, "double[]"),
-    (8, "byte[]"),
-    (9, "short[]"),
-    (10, "int[]"),
-    (11, "long[]"),
+    (4, "boolean"),
+    (5, "char"),
+    (6, "float"),
+    (7, "double"),
+    (8, "byte"),
+    (9, "short"),
+    (10, "int"),
+    (11, "long"),
 ];
 
 /// Valid `objAlloc@isArray` codes: object, object array, boolean[] .. long[].

@@ -57,7 +57,8 @@ impl State {
                 top.ticket,
                 top.line
             );
-            self.err(line, Rule::Nesting, msg);
+            // Accepted if only the close follows: a stopped trace.
+            self.integrity.open_at_end(line, msg);
         }
         self.ended_thread_lines.insert(id, line);
         self.finished_threads.push(th);

@@ -24,7 +24,9 @@ pub fn cases() -> Vec<Case> {
         program: "Apache Felix: 5 bundles started, calling each other, stopped",
         packages: &["libfelix-framework-java"],
         subset: true,
-        options: "",
+        // Every allocation too: bundle loaders' objects, thrown across bundles, and
+        // threads started by the framework (define before use across threads).
+        options: "alloc=exact",
         // The bundle cache records install times.
         ignore: &["felix-cache"],
         mask: keep,

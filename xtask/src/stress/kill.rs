@@ -1,7 +1,9 @@
 //! SIGKILL mid-run (stress/StressKill.java): once the trace file holds a few MB, the JVM is
 //! killed; nothing can close the document, so what remains must be a readable prefix:
 //! tracecheck's `check_prefix` names it "cut short" (every whole element up to the cut
-//! well-formed and consistent) rather than invalid.
+//! well-formed and consistent) rather than invalid. The `.jtr` written beside it
+//! (`jtr=`) must render up to its last whole block into a complete, valid document
+//! that says it was cut short.
 
 use super::{Ctx, Verdict};
 use crate::java;
@@ -13,7 +15,8 @@ const KILL_AT: u64 = 4 << 20;
 
 pub fn run(ctx: &Ctx) -> Verdict {
     let trace = ctx.dir.join("trace.xml");
-    let options = format!("out={}", trace.display());
+    let jtr = ctx.dir.join("trace.jtr");
+    let options = format!("out={},jtr={}", trace.display(), jtr.display());
     let mut cmd = java::command(ctx.jdk, Some((ctx.agent, &options)), false);
     cmd.arg("-cp").arg(ctx.classes).arg("StressKill");
     let p = match Proc::spawn(cmd, &ctx.dir) {
@@ -48,10 +51,13 @@ pub fn run(ctx: &Ctx) -> Verdict {
     match tracecheck::check_prefix(&trace) {
         Ok(tracecheck::Checked::CutShort { lines, summary }) if lines > 0 => {
             let entries: u64 = summary.methods.values().map(|m| m.entries).sum();
-            Verdict::Pass(format!(
-                "killed at >= {} MiB; cut short after line {lines}, {entries} method entries readable",
-                at >> 20
-            ))
+            match jtr_renders(&jtr) {
+                Ok(jtr_entries) => Verdict::Pass(format!(
+                    "killed at >= {} MiB; cut short after line {lines}, {entries} method entries readable; .jtr renders {jtr_entries}",
+                    at >> 20
+                )),
+                Err(e) => Verdict::Fail(format!("{}: {e}", jtr.display())),
+            }
         }
         Ok(tracecheck::Checked::CutShort { .. }) => {
             Verdict::Fail("the file holds no whole line".to_string())
@@ -71,4 +77,34 @@ pub fn run(ctx: &Ctx) -> Verdict {
             )
         )),
     }
+}
+
+/// Renders the killed run's `.jtr` (up to its last whole block): the document must be
+/// complete and valid, say `recordingCutShort`, and hold method entries. Their count.
+fn jtr_renders(jtr: &std::path::Path) -> Result<u64, String> {
+    let file = std::fs::File::open(jtr).map_err(|e| e.to_string())?;
+    let mut xml = Vec::new();
+    let done = trace::jtr::to_xml(std::io::BufReader::new(file), &mut xml)
+        .map_err(|e| format!("does not render: {e}"))?;
+    if done.cut_short.is_none() {
+        return Err("a killed JVM left a complete .jtr?".to_string());
+    }
+    let s = tracecheck::check_reader(&xml[..]).map_err(|v| {
+        format!(
+            "rendered, not valid: {}",
+            v.iter()
+                .take(3)
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(" / ")
+        )
+    })?;
+    if s.end_counts.get("recordingCutShort") != Some(&1) {
+        return Err("the rendered document does not say recordingCutShort=1".to_string());
+    }
+    let entries: u64 = s.methods.values().map(|m| m.entries).sum();
+    if entries == 0 {
+        return Err("no method entry rendered".to_string());
+    }
+    Ok(entries)
 }

@@ -12,6 +12,7 @@ mod demo;
 mod expect;
 mod hygiene;
 mod jdk;
+mod parquet_tests;
 mod realworld;
 mod run;
 mod stress;

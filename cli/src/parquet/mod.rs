@@ -18,8 +18,7 @@ use std::path::{Path, PathBuf};
 
 pub use order::LIMIT;
 
-/// The tables, each a directory of `DIR`.
-pub const TABLES: [&str; 6] = ["calls", "methods", "threads", "paths", "trace", "events"];
+pub use schema::markdown as schema_markdown;
 
 /// What one export did.
 pub struct Summary {
@@ -111,7 +110,7 @@ pub fn export(
         ));
     }
     let mut bytes = 0;
-    for t in TABLES {
+    for (t, _, _) in schema::ALL {
         let dir = out.join(t).join(format!("trace_id={id}"));
         if dir.exists() {
             std::fs::remove_dir_all(&dir)

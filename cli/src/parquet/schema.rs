@@ -256,3 +256,79 @@ pub mod events {
         col("catch_method_id", OptInt, Dict, "exception: the method that caught it; null if it left the traced code"),
     ];
 }
+
+/// Every table: its name (its directory), what a row is, its columns.
+pub const ALL: [(&str, &str, &[Column]); 6] = [
+    (
+        "calls",
+        "one row per call, sorted by thread then start",
+        calls::COLUMNS,
+    ),
+    (
+        "methods",
+        "every method the trace defines, called or not",
+        methods::COLUMNS,
+    ),
+    ("threads", "every thread the trace saw", threads::COLUMNS),
+    (
+        "paths",
+        "the calling-context tree: one row per distinct root-to-method path",
+        paths::COLUMNS,
+    ),
+    (
+        "trace",
+        "one row about the trace as a whole",
+        trace::COLUMNS,
+    ),
+    (
+        "events",
+        "what is not a call, each tied to the call it happened in",
+        events::COLUMNS,
+    ),
+];
+
+/// The schema as Markdown tables (`jtrace parquet --schema`; docs/PARQUET.md shows it).
+pub fn markdown() -> String {
+    let mut s = String::new();
+    for (name, what, cols) in ALL {
+        s.push_str(&format!(
+            "### `{name}`: {what}\n\n| column | type | encoding | meaning |\n|---|---|---|---|\n"
+        ));
+        for c in cols {
+            let ty = match c.kind {
+                Kind::Int => "INT64",
+                Kind::OptInt => "INT64, null",
+                Kind::Text => "STRING",
+                Kind::OptText => "STRING, null",
+                Kind::Bool => "BOOLEAN",
+            };
+            let enc = match c.enc {
+                _ if c.kind == Kind::Bool => "plain",
+                Enc::Dict => "dictionary",
+                Enc::Delta => "delta",
+                Enc::Plain => "plain",
+            };
+            s.push_str(&format!(
+                "| `{}` | {ty} | {enc} | {} |\n",
+                c.name,
+                c.doc.replace('|', "\\|")
+            ));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    /// docs/PARQUET.md shows the schema exactly as the code writes it.
+    #[test]
+    fn docs_show_the_schema() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/PARQUET.md");
+        let docs = std::fs::read_to_string(path).expect("docs/PARQUET.md");
+        assert!(
+            docs.contains(&super::markdown()),
+            "docs/PARQUET.md's schema differs from `jtrace parquet --schema`; paste its output"
+        );
+    }
+}

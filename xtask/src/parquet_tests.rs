@@ -13,7 +13,7 @@ use crate::test::Tally;
 use crate::util;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// Spark runs on this JDK.
@@ -138,13 +138,7 @@ fn trace_runs(
     jtrace: &Path,
 ) -> Result<Vec<Traced>, String> {
     let dir = util::root().join("java-tests/cli");
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "java"))
-        .collect();
-    sources.sort();
+    let sources = cases::java_files(&dir)?;
     let classes = base.join("classes");
     crate::test::compile_sources(jdk, &classes, &sources)?;
     let case = cases::load(&dir.join("CliWork.java"))?;

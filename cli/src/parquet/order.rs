@@ -7,14 +7,14 @@
 //! (calls still open then, at most the stack's depth per thread, go to a small late list
 //! when they finish). At the end each thread's runs, late rows and slots are merged by
 //! `call_id`, which rises with the start within a thread. A trace whose calls fit in
-//! memory never touches the disk.
+//! memory never touches the disk; spilled rows take about 15 bytes each.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// Rows held in memory before a spill (about 80 bytes each).
-pub const LIMIT: usize = 2_000_000;
+pub const LIMIT: usize = 1_000_000;
 
 /// What a call's row holds (its thread is the list it is in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,8 +38,44 @@ pub struct CallRow {
 }
 
 const EMPTY: i64 = i64::MIN;
-/// Bytes of a row in a spill file.
-const REC: usize = 8 * 8 + 4 * 4 + 2;
+
+/// LEB128.
+fn put_u64(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_u64(r: &mut impl Read) -> std::io::Result<u64> {
+    let mut v = 0u64;
+    let mut b = [0u8; 1];
+    for shift in (0..64).step_by(7) {
+        r.read_exact(&mut b)?;
+        v |= ((b[0] & 0x7f) as u64) << shift;
+        if b[0] < 0x80 {
+            return Ok(v);
+        }
+    }
+    Err(std::io::Error::other("bad varint in the spill file"))
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// The previous row of a run: spill rows are stored as differences from it (a run is
+/// sorted by call_id, so by start too), LEB128-coded: ~15 bytes a call instead of 80.
+#[derive(Default, Clone, Copy)]
+struct Prev {
+    call_id: u64,
+    start: i64,
+}
 
 impl CallRow {
     const HOLE: CallRow = CallRow {
@@ -58,49 +94,62 @@ impl CallRow {
         alloc_count: 0,
     };
 
-    fn encode(&self, b: &mut [u8; REC]) {
-        let w8 = [
-            self.call_id,
-            self.parent_id,
-            self.start as u64,
-            self.dur as u64,
-            self.self_ns as u64,
-            self.alloc_bytes,
-            self.alloc_count,
-            0,
-        ];
-        for (i, v) in w8.iter().enumerate() {
-            b[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
-        }
-        for (i, v) in [self.method, self.path, self.depth, self.exc]
-            .iter()
-            .enumerate()
-        {
-            b[64 + i * 4..68 + i * 4].copy_from_slice(&v.to_le_bytes());
-        }
-        b[80] = self.exit;
-        b[81] = self.recursive as u8;
+    fn encode(&self, prev: &mut Prev, out: &mut Vec<u8>) {
+        put_u64(out, self.call_id.wrapping_sub(prev.call_id));
+        // 0: no parent (a parent always started before its callee).
+        let parent = if self.parent_id == u64::MAX {
+            0
+        } else {
+            self.call_id.wrapping_sub(self.parent_id)
+        };
+        put_u64(out, parent);
+        put_u64(out, self.method as u64);
+        put_u64(out, self.path as u64);
+        put_u64(out, self.depth as u64);
+        put_u64(out, self.exc.wrapping_add(1) as u64);
+        out.push(self.exit | (self.recursive as u8) << 4);
+        put_u64(out, zigzag(self.start.wrapping_sub(prev.start)));
+        put_u64(out, zigzag(self.dur));
+        put_u64(out, zigzag(self.self_ns));
+        put_u64(out, self.alloc_bytes);
+        put_u64(out, self.alloc_count);
+        *prev = Prev {
+            call_id: self.call_id,
+            start: self.start,
+        };
     }
 
-    fn decode(b: &[u8; REC]) -> CallRow {
-        let u8_at = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]));
-        let u4_at =
-            |i: usize| u32::from_le_bytes(b[64 + i * 4..68 + i * 4].try_into().unwrap_or([0; 4]));
-        CallRow {
-            call_id: u8_at(0),
-            parent_id: u8_at(1),
-            start: u8_at(2) as i64,
-            dur: u8_at(3) as i64,
-            self_ns: u8_at(4) as i64,
-            alloc_bytes: u8_at(5),
-            alloc_count: u8_at(6),
-            method: u4_at(0),
-            path: u4_at(1),
-            depth: u4_at(2),
-            exc: u4_at(3),
-            exit: b[80],
-            recursive: b[81] != 0,
-        }
+    fn decode(prev: &mut Prev, r: &mut impl Read) -> std::io::Result<CallRow> {
+        let call_id = prev.call_id.wrapping_add(get_u64(r)?);
+        let parent = get_u64(r)?;
+        let method = get_u64(r)? as u32;
+        let path = get_u64(r)? as u32;
+        let depth = get_u64(r)? as u32;
+        let exc = (get_u64(r)? as u32).wrapping_sub(1);
+        let mut flags = [0u8; 1];
+        r.read_exact(&mut flags)?;
+        let start = prev.start.wrapping_add(unzigzag(get_u64(r)?));
+        let row = CallRow {
+            call_id,
+            parent_id: if parent == 0 {
+                u64::MAX
+            } else {
+                call_id.wrapping_sub(parent)
+            },
+            method,
+            path,
+            depth,
+            exc,
+            exit: flags[0] & 0xf,
+            recursive: flags[0] & 0x10 != 0,
+            start,
+            dur: unzigzag(get_u64(r)?),
+            self_ns: unzigzag(get_u64(r)?),
+            alloc_bytes: get_u64(r)?,
+            alloc_count: get_u64(r)?,
+        };
+        *prev = Prev { call_id, start };
+        Ok(row)
     }
 }
 
@@ -143,22 +192,21 @@ impl Drop for Order {
 
 /// A thread's rows in call_id order: one sorted source among several.
 enum Source<'a> {
-    Run(BufReader<File>, u64),
+    Run(BufReader<File>, u64, Prev),
     Mem(std::slice::Iter<'a, CallRow>),
 }
 
 impl Source<'_> {
     fn next(&mut self) -> Result<Option<CallRow>, String> {
         match self {
-            Source::Run(r, left) => {
+            Source::Run(r, left, prev) => {
                 if *left == 0 {
                     return Ok(None);
                 }
                 *left -= 1;
-                let mut b = [0u8; REC];
-                r.read_exact(&mut b)
-                    .map_err(|e| format!("spill file: cannot read: {e}"))?;
-                Ok(Some(CallRow::decode(&b)))
+                CallRow::decode(prev, r)
+                    .map(Some)
+                    .map_err(|e| format!("spill file: cannot read: {e}"))
             }
             Source::Mem(it) => Ok(it.find(|r| r.dur != EMPTY).copied()),
         }
@@ -238,22 +286,32 @@ impl Order {
         let Some(spill) = self.spill.as_mut() else {
             return Ok(());
         };
-        let mut b = [0u8; REC];
+        let mut b = Vec::with_capacity(1 << 16);
         let mut late = 0;
         for r in &mut self.threads {
             let start = spill.len;
             let mut n = 0u64;
+            let mut prev = Prev::default();
             for row in r.slots.iter().filter(|c| c.dur != EMPTY) {
-                row.encode(&mut b);
-                spill
-                    .out
-                    .write_all(&b)
-                    .map_err(|e| format!("{}: cannot write: {e}", spill.path.display()))?;
+                row.encode(&mut prev, &mut b);
                 n += 1;
+                if b.len() >= 1 << 16 {
+                    spill
+                        .out
+                        .write_all(&b)
+                        .map_err(|e| format!("{}: cannot write: {e}", spill.path.display()))?;
+                    spill.len += b.len() as u64;
+                    b.clear();
+                }
             }
+            spill
+                .out
+                .write_all(&b)
+                .map_err(|e| format!("{}: cannot write: {e}", spill.path.display()))?;
+            spill.len += b.len() as u64;
+            b.clear();
             if n > 0 {
                 r.runs.push((start, n));
-                spill.len += n * REC as u64;
                 self.spilled += n;
             }
             r.base += r.slots.len() as u64;
@@ -297,7 +355,11 @@ impl Order {
                     .map_err(|e| format!("{}: cannot read: {e}", s.path.display()))?;
                 file.seek(SeekFrom::Start(offset))
                     .map_err(|e| format!("{}: cannot read: {e}", s.path.display()))?;
-                sources.push(Source::Run(BufReader::with_capacity(1 << 16, file), n));
+                sources.push(Source::Run(
+                    BufReader::with_capacity(1 << 16, file),
+                    n,
+                    Prev::default(),
+                ));
             }
         }
         sources.push(Source::Mem(r.late.iter()));
@@ -395,8 +457,21 @@ mod tests {
             alloc_bytes: 14,
             alloc_count: 15,
         };
-        let mut b = [0u8; REC];
-        r.encode(&mut b);
-        assert_eq!(CallRow::decode(&b), r);
+        let mut prev = Prev::default();
+        let mut b = Vec::new();
+        r.encode(&mut prev, &mut b);
+        let next = CallRow {
+            call_id: 9,
+            parent_id: 7,
+            start: 10,
+            dur: 0,
+            ..r
+        };
+        next.encode(&mut prev, &mut b);
+        let mut read = Prev::default();
+        let mut input = &b[..];
+        assert_eq!(CallRow::decode(&mut read, &mut input).unwrap(), r);
+        assert_eq!(CallRow::decode(&mut read, &mut input).unwrap(), next);
+        assert!(input.is_empty());
     }
 }

@@ -57,6 +57,25 @@ QUERIES = {
         JOIN paths p ON c.trace_id = p.trace_id AND c.path_id = p.path_id
         WHERE m.class = 'CliWork' AND m.method = 'sleepy'
         ORDER BY c.trace_id, p.stack""",
+    # Calls an exception ended: where it was thrown (throw) or passed through (unwind).
+    "exception_exits": f"""
+        SELECT c.trace_id, m.class, m.method, c.exit_kind, c.exception_class, COUNT(*) AS n
+        FROM calls c {JOIN_M}
+        WHERE c.exit_kind IN ('throw', 'unwind')
+        GROUP BY c.trace_id, m.class, m.method, c.exit_kind, c.exception_class
+        ORDER BY c.trace_id, m.class, m.method, c.exit_kind""",
+    # Events tied to their calls: exceptions, allocations, contention, by site.
+    "events": """
+        SELECT e.trace_id, e.kind, e.class, m.class AS site_class, m.method AS site,
+               e.line, k.method AS caught_in, COUNT(*) AS n, MIN(e.dur_ns) AS min_dur_ns,
+               SUM(CASE WHEN c.method_id = e.method_id THEN 1 ELSE 0 END) AS in_site_call
+        FROM events e
+        JOIN methods m ON e.trace_id = m.trace_id AND e.method_id = m.method_id
+        LEFT JOIN methods k ON e.trace_id = k.trace_id AND e.catch_method_id = k.method_id
+        LEFT JOIN calls c ON e.trace_id = c.trace_id AND e.call_id = c.call_id
+        WHERE e.kind IN ('exception', 'alloc', 'contended', 'wait') AND m.class LIKE 'CliWork%'
+        GROUP BY e.trace_id, e.kind, e.class, m.class, m.method, e.line, k.method
+        ORDER BY e.trace_id, e.kind, e.class, m.class, m.method, e.line""",
 }
 
 

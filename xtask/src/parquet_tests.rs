@@ -455,11 +455,119 @@ fn check(a: &Value, traced: &[Traced]) -> Result<(), String> {
             format!("sleepy path {} != truth {want}", s(r, 1)),
         );
     }
+    events(a, traced, &run_of, &mut expect)?;
     if errs.is_empty() {
         Ok(())
     } else {
         Err(errs.join("; "))
     }
+}
+
+/// The calls exceptions ended and the events table against the programs' truth:
+/// exceptions (class, thrown at, caught in), allocations at their site and line,
+/// contention and waits, each tied to a call of the method it names.
+fn events(
+    a: &Value,
+    traced: &[Traced],
+    run_of: &BTreeMap<String, &Traced>,
+    expect: &mut impl FnMut(bool, String),
+) -> Result<(), String> {
+    for t in traced {
+        let id = run_of
+            .iter()
+            .find(|(_, r)| r.file == t.file)
+            .map(|(id, _)| id.as_str())
+            .unwrap_or_default();
+        let exc = t
+            .truth
+            .iter()
+            .find(|l| l[0] == "exception")
+            .ok_or("no TRUTH exception")?;
+        let n = t.truth(&["exception-exits", "CliWork.thrower"])?;
+        let got: Vec<String> = rows(a, "exception_exits")?
+            .iter()
+            .filter(|r| s(r, 0) == id)
+            .map(|r| {
+                format!(
+                    "{}.{} {} {} {}",
+                    s(r, 1),
+                    s(r, 2),
+                    s(r, 3),
+                    s(r, 4),
+                    int(r, 5)
+                )
+            })
+            .collect();
+        let want = vec![format!("CliWork.thrower throw {} {n}", exc[1])];
+        expect(
+            got == want,
+            format!("{id}: exception exits {got:?} != truth {want:?}"),
+        );
+        let ev = rows(a, "events")?;
+        // (kind, class, Class.method, line or None) → the row.
+        let find = |kind: &str, class: &str, site: &str, line: Option<i64>| {
+            ev.iter().find(|r| {
+                s(r, 0) == id
+                    && s(r, 1) == kind
+                    && s(r, 2) == class
+                    && format!("{}.{}", s(r, 3), s(r, 4)) == site
+                    && line.is_none_or(|l| int(r, 5) == l)
+            })
+        };
+        let site_line = |w: &str| -> (String, Option<i64>) {
+            match w.split_once(':') {
+                Some((m, l)) => (m.to_string(), l.parse().ok()),
+                None => (w.to_string(), None),
+            }
+        };
+        for l in &t.truth {
+            let (kind, class, site, n, caught, min_dur) = match &l[..] {
+                [k, class, at, caught, n] if k == "exception" => {
+                    ("exception", class, at, n, Some(caught), 0)
+                }
+                [k, class, at, n] if k == "alloc" => ("alloc", class, at, n, None, 0),
+                [k, class, at, n, ns] if k == "contended" || k == "waits" => {
+                    let kind = if k == "waits" { "wait" } else { "contended" };
+                    (kind, class, at, n, None, ns.parse().unwrap_or(i64::MAX))
+                }
+                _ => continue,
+            };
+            let (site, line) = site_line(site);
+            let n: i64 = n.parse().unwrap_or(-1);
+            let Some(r) = find(kind, class, &site, line) else {
+                expect(false, format!("{id}: no {kind} event of {class} at {site}"));
+                continue;
+            };
+            expect(
+                int(r, 7) == n,
+                format!("{id}: {kind} {class} at {site}: {} != truth {n}", int(r, 7)),
+            );
+            expect(
+                int(r, 9) == n,
+                format!(
+                    "{id}: {kind} {class}: {} of {n} tied to a call of {site}",
+                    int(r, 9)
+                ),
+            );
+            if let Some(c) = caught {
+                let want = c.rsplit('.').next().unwrap_or_default();
+                expect(
+                    s(r, 6) == want,
+                    format!("{id}: {class} caught in {} != truth {c}", s(r, 6)),
+                );
+            }
+            if min_dur > 0 {
+                expect(
+                    int(r, 8) >= min_dur,
+                    format!(
+                        "{id}: {kind} {class} lasted {} < truth {min_dur}",
+                        int(r, 8)
+                    ),
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Not a trace, and a bad --trace-id: one line, non-zero exit, nothing written.

@@ -203,3 +203,31 @@ impl Symbols {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A class's facts reach the methods defined after it; a method's first line, the
+    /// trace's facts land where exports read them.
+    #[test]
+    fn facts_reach_methods_and_the_trace() {
+        let mut s = Symbols::default();
+        s.add_class(7, "a.B");
+        s.fact(Fact::ClassSource(7), "B.java");
+        s.fact(Fact::ClassLoader(7), "app");
+        s.fact(Fact::ClassSource(99), "unknown class: ignored");
+        s.add_method(3, 7, "run", "()V");
+        s.fact(Fact::MethodFirstLine(3), "42");
+        s.fact(Fact::Pid, "1234");
+        s.fact(Fact::TraceUuid, "u-1");
+        let ix = s.method_or_placeholder(3);
+        let m = s.method(ix);
+        assert_eq!(m.key, "a.B.run()V");
+        assert_eq!(m.source.as_deref(), Some("B.java"));
+        assert_eq!(m.loader.as_deref(), Some("app"));
+        assert_eq!(m.first_line, Some(42));
+        assert_eq!(s.trace.pid, Some(1234));
+        assert_eq!(s.trace.uuid.as_deref(), Some("u-1"));
+    }
+}

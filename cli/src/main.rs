@@ -7,6 +7,7 @@ mod analysis;
 mod cmd;
 mod control;
 mod model;
+mod parquet;
 mod pipe;
 mod read;
 mod render;
@@ -61,6 +62,8 @@ enum Command {
     Check(cmd::check::Args),
     /// Render a `.jtr` record file as the TPTP XML document (`-o trace.xml[.gz|.zst]`)
     Xml(cmd::xml::Args),
+    /// Traces into Parquet tables for DuckDB, Spark and friends (docs/PARQUET.md)
+    Parquet(cmd::parquet::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
         Command::Diff(a) => cmd::diff::run(a),
         Command::Check(a) => cmd::check::run(a),
         Command::Xml(a) => cmd::xml::run(a),
+        Command::Parquet(a) => cmd::parquet::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -37,8 +37,18 @@ public class CliWork {
     static int throwLine;
     static int allocLine;
     static int sink;
+    static String sleepyPath;
 
     static void sleepy() throws InterruptedException {
+        if (sleepyPath == null) {
+            StackTraceElement[] st = new Throwable().getStackTrace();
+            StringBuilder path = new StringBuilder();
+            for (int i = st.length - 1; i >= 0; i--) {
+                path.append(st[i].getClassName()).append('.').append(st[i].getMethodName());
+                path.append(i > 0 ? ";" : "");
+            }
+            sleepyPath = path.toString();
+        }
         long t0 = System.nanoTime();
         Thread.sleep(SLEEP_MS);
         long d = System.nanoTime() - t0;
@@ -167,5 +177,7 @@ public class CliWork {
         System.out.println("TRUTH thread cli-holder");
         System.out.println("TRUTH thread cli-waiter");
         System.out.println("TRUTH gc-at-least 1");
+        // Root-to-method path of every sleepy() call (jtrace parquet's paths.stack).
+        System.out.println("TRUTH path CliWork.sleepy " + sleepyPath);
     }
 }

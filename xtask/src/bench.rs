@@ -14,6 +14,7 @@ mod families;
 mod javac;
 mod jvm;
 mod moo;
+mod parquet_export;
 mod renderer;
 
 use crate::util;
@@ -354,6 +355,7 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
                 .and_then(|s| s.render),
         ));
         report.push_str(&renderer::jtrace_xml(&renders));
+        report.push_str(&parquet_export::run(env));
         report.push('\n');
         let moo_disk = disks
             .iter()

@@ -83,8 +83,12 @@ pub fn dir() -> PathBuf {
 
 /// Every `*.java` file in java-tests/, sorted by name.
 pub fn sources() -> Result<Vec<PathBuf>, String> {
-    let dir = dir();
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+    java_files(&dir())
+}
+
+/// Every `*.java` file in `dir`, sorted by name.
+pub fn java_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .flatten()
         .map(|e| e.path())

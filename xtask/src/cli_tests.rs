@@ -20,7 +20,7 @@ use std::time::Duration;
 const MODE: &str = "bci";
 
 /// The truth a program printed, one `TRUTH` line split in words.
-type Truth = Vec<Vec<String>>;
+pub type Truth = Vec<Vec<String>>;
 
 pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
     let root = util::root();
@@ -148,7 +148,8 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
     }
 }
 
-fn truth(stdout: &Path) -> Result<Truth, String> {
+/// The `TRUTH` lines a program printed (also the parquet step's).
+pub fn truth(stdout: &Path) -> Result<Truth, String> {
     let text = std::fs::read_to_string(stdout).map_err(|e| format!("{}: {e}", stdout.display()))?;
     let t: Truth = text
         .lines()

@@ -13,6 +13,7 @@ mod expect;
 mod hygiene;
 mod java;
 mod jdk;
+mod parquet_tests;
 mod proc;
 mod realworld;
 mod run;

@@ -174,6 +174,10 @@ pub fn run(args: &[String]) -> bool {
     if only.is_empty() || only.iter().any(|o| o.as_str() == "cli") {
         crate::cli_tests::run(&mut tally, &agent, &jdks, &work);
     }
+    // Traces as Parquet, queried by DuckDB and Spark (xtask/src/parquet_tests.rs).
+    if only.is_empty() || only.iter().any(|o| o.as_str() == "parquet") {
+        crate::parquet_tests::run(&mut tally, &agent, &jdks, &work);
+    }
     // The rewriter over a fixed sample of the JDKs' and /usr/share/java's classes.
     if only.is_empty() {
         tally.report(crate::corpus::ci_sample(), "-", "corpus-sample");

@@ -4,6 +4,7 @@ pub mod check;
 pub mod common;
 pub mod diff;
 pub mod flame;
+pub mod parquet;
 pub mod perfetto;
 pub mod report;
 pub mod slow;

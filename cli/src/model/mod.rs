@@ -510,6 +510,7 @@ impl Model {
             } => self.syms.add_method(id, class, name, signature),
             Event::TraceStart { time } => self.set_start(time),
             Event::TraceEnd { time } => self.totals.end = Some(time),
+            Event::Fact { fact, ref value } => self.syms.fact(fact, value),
         }
     }
 

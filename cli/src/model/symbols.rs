@@ -1,6 +1,7 @@
 //! Names: threads, classes and methods as their definitions arrive, by dense index.
 
 use super::idmap::IdMap;
+use crate::read::Fact;
 
 pub const NONE: u32 = u32::MAX;
 
@@ -25,6 +26,22 @@ pub struct MethodInfo {
     pub short: String,
     /// `Class.method(signature)`: what identifies a method across traces.
     pub key: String,
+    /// The class's source file, its loader and the method's first line, when the trace
+    /// says (exports only).
+    pub source: Option<String>,
+    pub loader: Option<String>,
+    pub first_line: Option<u32>,
+}
+
+/// What the trace says about its process and agent (exports only).
+#[derive(Debug, Clone, Default)]
+pub struct TraceFacts {
+    pub uuid: Option<String>,
+    pub host: Option<String>,
+    pub pid: Option<u64>,
+    pub command: Option<String>,
+    pub agent_options: Option<String>,
+    pub agent_version: Option<String>,
 }
 
 impl MethodInfo {
@@ -35,6 +52,9 @@ impl MethodInfo {
             signature: signature.to_string(),
             short: format!("{class}.{name}"),
             key: format!("{class}.{name}{signature}"),
+            source: None,
+            loader: None,
+            first_line: None,
         }
     }
 }
@@ -51,6 +71,9 @@ pub struct Symbols {
     class_ids: IdMap,
     pub methods: Vec<MethodInfo>,
     method_ids: IdMap,
+    pub trace: TraceFacts,
+    /// Source file and loader by class index (see [`Fact`]).
+    class_facts: Vec<(Option<String>, Option<String>)>,
 }
 
 impl Default for Symbols {
@@ -64,6 +87,8 @@ impl Default for Symbols {
             class_ids: IdMap::default(),
             methods: Vec::new(),
             method_ids: IdMap::default(),
+            trace: TraceFacts::default(),
+            class_facts: Vec::new(),
         }
     }
 }
@@ -99,17 +124,53 @@ impl Symbols {
         self.classes.get(ix as usize).map_or("?", String::as_str)
     }
 
-    pub fn add_method(&mut self, id: u64, class: u64, name: &str, signature: &str) {
+    pub fn add_method(&mut self, id: u64, class_id: u64, name: &str, signature: &str) {
         let class = self
-            .class(class)
+            .class(class_id)
             .map_or("?", |c| self.class_name(c))
             .to_string();
-        let info = MethodInfo::new(&class, name, signature);
+        let mut info = MethodInfo::new(&class, name, signature);
+        if let Some((source, loader)) = self
+            .class(class_id)
+            .and_then(|c| self.class_facts.get(c as usize))
+        {
+            info.source.clone_from(source);
+            info.loader.clone_from(loader);
+        }
         match self.method_ids.get(id) {
             Some(ix) => self.methods[ix as usize] = info,
             None => {
                 self.method_ids.insert(id, self.methods.len() as u32);
                 self.methods.push(info);
+            }
+        }
+    }
+
+    /// Records what an [`Event::Fact`](crate::read::Event::Fact) tells.
+    pub fn fact(&mut self, fact: Fact, value: &str) {
+        let text = Some(value.to_string());
+        match fact {
+            Fact::Host => self.trace.host = text,
+            Fact::Pid => self.trace.pid = value.parse().ok(),
+            Fact::Command => self.trace.command = text,
+            Fact::AgentOptions => self.trace.agent_options = text,
+            Fact::AgentVersion => self.trace.agent_version = text,
+            Fact::TraceUuid => self.trace.uuid = text,
+            Fact::ClassSource(id) | Fact::ClassLoader(id) => {
+                let Some(c) = self.class(id) else { return };
+                let c = c as usize;
+                if self.class_facts.len() <= c {
+                    self.class_facts.resize(c + 1, (None, None));
+                }
+                match fact {
+                    Fact::ClassSource(_) => self.class_facts[c].0 = text,
+                    _ => self.class_facts[c].1 = text,
+                }
+            }
+            Fact::MethodFirstLine(id) => {
+                if let Some(m) = self.method_ids.get(id) {
+                    self.methods[m as usize].first_line = value.parse().ok();
+                }
             }
         }
     }
@@ -141,5 +202,33 @@ impl Symbols {
         } else {
             trace::render::names::array_name(base, is_array)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A class's facts reach the methods defined after it; a method's first line, the
+    /// trace's facts land where exports read them.
+    #[test]
+    fn facts_reach_methods_and_the_trace() {
+        let mut s = Symbols::default();
+        s.add_class(7, "a.B");
+        s.fact(Fact::ClassSource(7), "B.java");
+        s.fact(Fact::ClassLoader(7), "app");
+        s.fact(Fact::ClassSource(99), "unknown class: ignored");
+        s.add_method(3, 7, "run", "()V");
+        s.fact(Fact::MethodFirstLine(3), "42");
+        s.fact(Fact::Pid, "1234");
+        s.fact(Fact::TraceUuid, "u-1");
+        let ix = s.method_or_placeholder(3);
+        let m = s.method(ix);
+        assert_eq!(m.key, "a.B.run()V");
+        assert_eq!(m.source.as_deref(), Some("B.java"));
+        assert_eq!(m.loader.as_deref(), Some("app"));
+        assert_eq!(m.first_line, Some(42));
+        assert_eq!(s.trace.pid, Some(1234));
+        assert_eq!(s.trace.uuid.as_deref(), Some("u-1"));
     }
 }

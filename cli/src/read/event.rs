@@ -110,4 +110,26 @@ pub enum Event<'a> {
         obj: u64,
         time: u64,
     },
+    /// A fact no analysis of calls needs, kept for exports (`jtrace parquet`'s `trace` and
+    /// `methods` tables); the element's own event, if any, comes first.
+    Fact {
+        fact: Fact,
+        value: Cow<'a, str>,
+    },
+}
+
+/// What an [`Event::Fact`] tells (ids as the trace writes them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fact {
+    Host,
+    Pid,
+    /// The JVM's command line.
+    Command,
+    AgentOptions,
+    AgentVersion,
+    /// The trace's own id (`traceStart traceId`).
+    TraceUuid,
+    ClassSource(u64),
+    ClassLoader(u64),
+    MethodFirstLine(u64),
 }

@@ -9,6 +9,6 @@ mod input;
 mod progress;
 mod xml;
 
-pub use event::Event;
+pub use event::{Event, Fact};
 pub use input::{open, Input};
 pub use xml::{read, Outcome};

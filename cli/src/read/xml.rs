@@ -1,7 +1,7 @@
 //! quick-xml's streaming reader over an [`Input`], turning each direct child of
 //! `<TRACE>` into an [`Event`]. Only the element being parsed is in memory.
 
-use super::{Event, Input};
+use super::{Event, Fact, Input};
 use quick_xml::events::{BytesStart, Event as Xml};
 use quick_xml::Reader;
 use std::borrow::Cow;
@@ -270,6 +270,41 @@ fn event<'b>(name: &[u8], a: &Attrs<'b>) -> Option<Result<Event<'b>, &'static st
     Some(ev.ok_or("lacks an attribute or has a malformed number"))
 }
 
+/// The facts an element carries besides its event (see [`Event::Fact`]); absent or
+/// empty attributes tell nothing.
+fn facts(name: &[u8], a: &Attrs, sink: &mut impl FnMut(&Event)) {
+    let mut emit = |fact: Fact, key: &[u8]| {
+        let value = a.text(key);
+        if !value.is_empty() {
+            sink(&Event::Fact { fact, value });
+        }
+    };
+    match name {
+        b"node" => emit(Fact::Host, b"hostname"),
+        b"processCreate" => {
+            emit(Fact::Pid, b"pid");
+            emit(Fact::Command, b"application_executable");
+        }
+        b"agentCreate" => {
+            emit(Fact::AgentOptions, b"agentParameters");
+            emit(Fact::AgentVersion, b"version");
+        }
+        b"traceStart" => emit(Fact::TraceUuid, b"traceId"),
+        b"classDef" => {
+            if let Some(id) = a.num(b"classId") {
+                emit(Fact::ClassSource(id), b"sourceName");
+                emit(Fact::ClassLoader(id), b"classLoader");
+            }
+        }
+        b"methodDef" => {
+            if let Some(id) = a.num(b"methodId") {
+                emit(Fact::MethodFirstLine(id), b"startLineNumber");
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Malformed elements are reported individually up to this many, then counted.
 const MAX_ELEMENT_WARNINGS: usize = 5;
 
@@ -338,6 +373,7 @@ pub fn read(input: Input, mut sink: impl FnMut(&Event)) -> Result<Outcome, Strin
                         }
                         None => {}
                     }
+                    facts(qname.as_ref().as_bytes(), &attrs, &mut sink);
                 }
                 if !empty {
                     depth += 1;

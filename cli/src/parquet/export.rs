@@ -1,0 +1,444 @@
+//! The [`Analysis`] that turns one pass over a trace into its Parquet tables: calls get
+//! their ids, parents, paths and allocations as they start and finish; events and paths
+//! are written as they come; methods, threads and the trace's row at the end.
+
+use super::order::{CallRow, Order};
+use super::schema::{calls, events, methods, paths, threads, trace};
+use super::table::{text, Table};
+use crate::model::idmap::FastMap;
+use crate::model::{
+    Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Model, Symbols, NONE,
+};
+use parquet::data_type::ByteArray;
+use std::path::Path;
+
+const RETURN: u8 = 0;
+const THROW: u8 = 1;
+const UNWIND: u8 = 2;
+const OPEN: u8 = 3;
+/// `exit_kind`'s values, by the codes above.
+const EXIT_KINDS: [&str; 4] = ["return", "throw", "unwind", "open"];
+
+/// An open call as the export sees it.
+struct Open {
+    seq: u64,
+    call_id: u64,
+    path: u32,
+    alloc_bytes: u64,
+    alloc_count: u64,
+}
+
+/// One trace's export in progress (into a directory per table, see [`super::Layout`]).
+pub struct Export {
+    order: Order,
+    stacks: Vec<Vec<Open>>,
+    /// Per thread: calls left by an exception not yet reported (seq, call_id, method).
+    unwound: Vec<Vec<(u64, u64, u32)>>,
+    next_call: u64,
+    /// (parent path + 1) << 32 | method → path id.
+    path_ids: FastMap<u64, u32>,
+    paths: Table,
+    events: Table,
+    exit_kinds: Vec<ByteArray>,
+    kinds: FastMap<&'static str, ByteArray>,
+    /// Class names as values, by class index (exceptions, monitors) or with `[]`.
+    class_text: FastMap<(u32, u8), ByteArray>,
+    /// The first write error (callbacks cannot return one).
+    error: Option<String>,
+}
+
+fn rel(s: &Symbols, t: u64) -> i64 {
+    t.saturating_sub(s.start) as i64
+}
+
+fn opt_id(v: u32) -> Option<i64> {
+    (v != NONE).then_some(v as i64)
+}
+
+impl Export {
+    /// `files(table)` names each table's file.
+    pub fn new(
+        files: &dyn Fn(&str) -> std::path::PathBuf,
+        spill_dir: &Path,
+        limit: usize,
+    ) -> Result<Export, String> {
+        Ok(Export {
+            order: Order::new(spill_dir, limit),
+            stacks: Vec::new(),
+            unwound: Vec::new(),
+            next_call: 0,
+            path_ids: FastMap::default(),
+            paths: Table::create(&files("paths"), paths::COLUMNS)?,
+            events: Table::create(&files("events"), events::COLUMNS)?,
+            exit_kinds: EXIT_KINDS.iter().map(|k| text(k)).collect(),
+            kinds: FastMap::default(),
+            class_text: FastMap::default(),
+            error: None,
+        })
+    }
+
+    fn keep(&mut self, r: Result<(), String>) {
+        if let Err(e) = r {
+            self.error.get_or_insert(e);
+        }
+    }
+
+    fn kind(&mut self, k: &'static str) -> ByteArray {
+        self.kinds.entry(k).or_insert_with(|| text(k)).clone()
+    }
+
+    fn class(&mut self, s: &Symbols, class: u32, is_array: u8) -> ByteArray {
+        self.class_text
+            .entry((class, is_array))
+            .or_insert_with(|| text(&s.alloc_class(class, is_array)))
+            .clone()
+    }
+
+    fn stack(&mut self, t: u32) -> &mut Vec<Open> {
+        let t = t as usize;
+        if self.stacks.len() <= t {
+            self.stacks.resize_with(t + 1, Vec::new);
+            self.unwound.resize_with(t + 1, Vec::new);
+        }
+        &mut self.stacks[t]
+    }
+
+    /// The innermost open call on thread `t`.
+    fn top(&self, t: u32) -> Option<i64> {
+        self.stacks
+            .get(t as usize)
+            .and_then(|s| s.last())
+            .map(|o| o.call_id as i64)
+    }
+
+    /// The path of `frames` (the last one new on top of its parent's path).
+    fn path(&mut self, s: &Symbols, parent: u32, frames: &[Frame]) -> Result<u32, String> {
+        let Some(top) = frames.last() else {
+            return Ok(NONE);
+        };
+        let key = ((parent as u64).wrapping_add(1) << 32) | top.method as u64;
+        if let Some(&p) = self.path_ids.get(&key) {
+            return Ok(p);
+        }
+        let id = self.path_ids.len() as u32;
+        self.path_ids.insert(key, id);
+        let mut stack = String::new();
+        for (i, f) in frames.iter().enumerate() {
+            if i > 0 {
+                stack.push(';');
+            }
+            stack.push_str(&s.method(f.method).short);
+        }
+        let p = &mut self.paths;
+        p.int(paths::PATH_ID, id as i64);
+        p.opt_int(paths::PARENT_PATH_ID, opt_id(parent));
+        p.int(paths::METHOD_ID, top.method as i64);
+        p.int(paths::DEPTH, frames.len() as i64 - 1);
+        p.text(paths::STACK, text(&stack));
+        p.row()?;
+        Ok(id)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn event(
+        &mut self,
+        kind: &'static str,
+        thread: Option<u32>,
+        call: Option<i64>,
+        time: i64,
+        dur: Option<i64>,
+        method: Option<u32>,
+        line: u32,
+        class: Option<ByteArray>,
+        bytes: Option<u64>,
+        peer: Option<u32>,
+        catch: Option<u32>,
+    ) {
+        let k = self.kind(kind);
+        let e = &mut self.events;
+        e.text(events::KIND, k);
+        e.opt_int(events::THREAD_ID, thread.map(|t| t as i64));
+        e.opt_int(events::CALL_ID, call);
+        e.int(events::TIME_NS, time);
+        e.opt_int(events::DUR_NS, dur);
+        e.opt_int(events::METHOD_ID, method.and_then(opt_id));
+        e.opt_int(events::LINE, (line > 0).then_some(line as i64));
+        e.opt_text(events::CLASS, class);
+        e.opt_int(events::BYTES, bytes.map(|b| b as i64));
+        e.opt_int(events::PEER_THREAD_ID, peer.map(|p| p as i64));
+        e.opt_int(events::CATCH_METHOD_ID, catch.map(|m| m as i64));
+        let r = e.row();
+        self.keep(r);
+    }
+}
+
+impl Analysis for Export {
+    fn enter(&mut self, s: &Symbols, t: u32, frames: &[Frame]) {
+        let parent = self.stack(t).last().map_or(NONE, |o| o.path);
+        let path = match self.path(s, parent, frames) {
+            Ok(p) => p,
+            Err(e) => {
+                self.keep(Err(e));
+                NONE
+            }
+        };
+        let seq = self.order.reserve(t);
+        let call_id = self.next_call;
+        self.next_call += 1;
+        self.stack(t).push(Open {
+            seq,
+            call_id,
+            path,
+            alloc_bytes: 0,
+            alloc_count: 0,
+        });
+    }
+
+    fn exit(&mut self, _s: &Symbols, t: u32, c: &Call, parents: &[Frame]) {
+        let stack = self.stack(t);
+        let Some(o) = stack.pop() else { return };
+        let parent_id = stack.last().map_or(u64::MAX, |p| p.call_id);
+        let start = c.start.saturating_sub(_s.start) as i64;
+        let exit = if c.open {
+            OPEN
+        } else if c.by_exception {
+            self.unwound[t as usize].push((o.seq, o.call_id, c.method));
+            UNWIND
+        } else {
+            RETURN
+        };
+        let row = CallRow {
+            call_id: o.call_id,
+            parent_id,
+            method: c.method,
+            path: o.path,
+            depth: parents.len() as u32,
+            exc: NONE,
+            exit,
+            recursive: c.recursive,
+            start,
+            dur: c.incl as i64,
+            self_ns: c.self_ns as i64,
+            alloc_bytes: o.alloc_bytes,
+            alloc_count: o.alloc_count,
+        };
+        let r = self.order.put(t, o.seq, row);
+        self.keep(r);
+    }
+
+    fn alloc(&mut self, s: &Symbols, t: u32, a: &Alloc, _frames: &[Frame]) {
+        let call = match self.stack(t).last_mut() {
+            Some(o) => {
+                o.alloc_bytes += a.size;
+                o.alloc_count += 1;
+                Some(o.call_id as i64)
+            }
+            None => None,
+        };
+        let class = self.class(s, a.class, a.is_array);
+        let site = (a.site != NONE).then_some(a.site);
+        self.event(
+            "alloc",
+            Some(t),
+            call,
+            rel(s, a.time),
+            None,
+            site,
+            a.line,
+            Some(class),
+            Some(a.size),
+            None,
+            None,
+        );
+    }
+
+    fn exception(&mut self, s: &Symbols, e: &Exception) {
+        let t = e.thread;
+        self.stack(t);
+        let unwound = std::mem::take(&mut self.unwound[t as usize]);
+        let exc = e.class.unwrap_or(NONE);
+        // The call it was thrown in: the first one it left (the innermost) running the
+        // method it was thrown in; the others it only passed through.
+        let mut thrower = None;
+        for &(seq, call_id, method) in &unwound {
+            let Some(row) = self.order.get_mut(t, seq, call_id) else {
+                continue;
+            };
+            row.exc = exc;
+            if thrower.is_none() && method == e.thrown_in {
+                row.exit = THROW;
+                thrower = Some(call_id as i64);
+            }
+        }
+        let call = thrower.or_else(|| self.top(t));
+        let class = e.class.map(|c| self.class(s, c, 0));
+        self.event(
+            "exception",
+            Some(t),
+            call,
+            rel(s, e.time),
+            None,
+            Some(e.thrown_in),
+            e.thrown_line,
+            class,
+            None,
+            None,
+            e.caught_in,
+        );
+    }
+
+    fn blocked(&mut self, s: &Symbols, b: &Blocked) {
+        let kind = match b.kind {
+            BlockKind::Contended => "contended",
+            BlockKind::Wait => "wait",
+        };
+        let call = self.top(b.thread);
+        let class = b.class.map(|c| self.class(s, c, 0));
+        self.event(
+            kind,
+            Some(b.thread),
+            call,
+            rel(s, b.start),
+            Some(b.end.saturating_sub(b.start) as i64),
+            b.site,
+            0,
+            class,
+            None,
+            b.owner,
+            None,
+        );
+    }
+
+    fn gc(&mut self, s: &Symbols, start: u64, end: u64) {
+        self.event(
+            "gc",
+            None,
+            None,
+            rel(s, start),
+            Some(end.saturating_sub(start) as i64),
+            None,
+            0,
+            None,
+            None,
+            None,
+            None,
+        );
+    }
+}
+
+/// Figures of a finished export.
+pub struct Written {
+    pub calls: u64,
+    pub spilled: u64,
+}
+
+impl Export {
+    /// Writes the tables that need the whole pass (calls, methods, threads, trace) and
+    /// closes every file.
+    pub fn finish(
+        mut self,
+        model: &Model,
+        file: &str,
+        complete: bool,
+        files: &dyn Fn(&str) -> std::path::PathBuf,
+    ) -> Result<Written, String> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let s = &model.syms;
+        let mut c = Table::create(&files("calls"), calls::COLUMNS)?;
+        let mut exc_text: FastMap<u32, ByteArray> = FastMap::default();
+        for t in 0..self.order.threads() {
+            let kinds = &self.exit_kinds;
+            self.order.drain(t, |r| {
+                c.int(calls::CALL_ID, r.call_id as i64);
+                c.opt_int(
+                    calls::PARENT_ID,
+                    (r.parent_id != u64::MAX).then_some(r.parent_id as i64),
+                );
+                c.int(calls::THREAD_ID, t as i64);
+                c.int(calls::METHOD_ID, r.method as i64);
+                c.int(calls::PATH_ID, r.path as i64);
+                c.int(calls::DEPTH, r.depth as i64);
+                c.int(calls::START_NS, r.start);
+                c.int(calls::DUR_NS, r.dur);
+                c.int(calls::SELF_NS, r.self_ns);
+                c.text(calls::EXIT_KIND, kinds[r.exit as usize].clone());
+                c.bool(calls::RECURSIVE, r.recursive);
+                let exc = (r.exc != NONE).then(|| {
+                    exc_text
+                        .entry(r.exc)
+                        .or_insert_with(|| text(s.class_name(r.exc)))
+                        .clone()
+                });
+                c.opt_text(calls::EXCEPTION_CLASS, exc);
+                c.int(calls::ALLOC_BYTES, r.alloc_bytes as i64);
+                c.int(calls::ALLOC_COUNT, r.alloc_count as i64);
+                c.row()
+            })?;
+        }
+        let calls_written = c.close()?;
+
+        let mut m = Table::create(&files("methods"), methods::COLUMNS)?;
+        for (i, info) in s.methods.iter().enumerate() {
+            m.int(methods::METHOD_ID, i as i64);
+            m.text(methods::METHOD_KEY, text(&info.key));
+            m.text(methods::CLASS, text(&info.class));
+            m.text(methods::METHOD, text(&info.name));
+            m.text(methods::SIGNATURE, text(&info.signature));
+            m.opt_text(methods::SOURCE_FILE, info.source.as_deref().map(text));
+            m.opt_int(methods::FIRST_LINE, info.first_line.map(i64::from));
+            m.opt_text(methods::CLASS_LOADER, info.loader.as_deref().map(text));
+            m.row()?;
+        }
+        m.close()?;
+
+        let mut th = Table::create(&files("threads"), threads::COLUMNS)?;
+        for (i, info) in s.threads.iter().enumerate() {
+            th.int(threads::THREAD_ID, i as i64);
+            th.int(threads::THREAD_KEY, info.id as i64);
+            th.text(threads::NAME, text(&info.name));
+            th.int(threads::START_NS, rel(s, info.start));
+            th.opt_int(threads::END_NS, info.end.map(|e| rel(s, e)));
+            th.row()?;
+        }
+        th.close()?;
+
+        let totals = &model.totals;
+        let info = &s.trace;
+        let mut tr = Table::create(&files("trace"), trace::COLUMNS)?;
+        tr.opt_text(trace::TRACE_UUID, info.uuid.as_deref().map(text));
+        tr.text(trace::FILE, text(file));
+        tr.opt_text(trace::HOST, info.host.as_deref().map(text));
+        tr.opt_int(trace::PID, info.pid.map(|p| p as i64));
+        tr.opt_text(trace::COMMAND, info.command.as_deref().map(text));
+        tr.opt_text(
+            trace::AGENT_OPTIONS,
+            info.agent_options.as_deref().map(text),
+        );
+        tr.opt_text(
+            trace::AGENT_VERSION,
+            info.agent_version.as_deref().map(text),
+        );
+        tr.int(trace::START_UNIX_NS, s.start as i64);
+        let end = totals.end.unwrap_or(totals.last);
+        tr.int(trace::DURATION_NS, rel(s, end));
+        tr.bool(trace::COMPLETE, complete);
+        tr.int(trace::CALLS, calls_written as i64);
+        tr.int(trace::THREADS, s.threads.len() as i64);
+        tr.int(trace::METHODS, s.methods.len() as i64);
+        tr.int(trace::OPEN_CALLS, totals.open_frames as i64);
+        tr.int(trace::INFERRED_EXITS, totals.inferred_exits as i64);
+        tr.int(trace::MISMATCHED_EXITS, totals.mismatched_exits as i64);
+        tr.int(trace::GCS, totals.gcs as i64);
+        tr.row()?;
+        tr.close()?;
+
+        self.paths.close()?;
+        self.events.close()?;
+        Ok(Written {
+            calls: calls_written,
+            spilled: self.order.spilled,
+        })
+    }
+}

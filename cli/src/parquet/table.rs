@@ -1,0 +1,265 @@
+//! One Parquet file written row group by row group: typed column buffers over the
+//! `parquet` crate's column writers (no Arrow arrays in between), flushed every
+//! [`GROUP_ROWS`] rows so memory stays bounded whatever the table's length.
+
+use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::data_type::{BoolType, ByteArray, ByteArrayType, Int64Type};
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::{ColumnPath, Type};
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Rows per row group: about 30 MB of buffers for `calls`, and row groups large enough
+/// for dictionaries and zstd to pay off (DuckDB reads 122,880-row groups in parallel).
+pub const GROUP_ROWS: usize = 1 << 18;
+
+/// A column's Parquet type: every engine reads these without options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `INT64`, required.
+    Int,
+    /// `INT64`, null allowed.
+    OptInt,
+    /// `BYTE_ARRAY (STRING)`, required.
+    Text,
+    /// `BYTE_ARRAY (STRING)`, null allowed.
+    OptText,
+    /// `BOOLEAN`, required.
+    Bool,
+}
+
+/// How a column's pages are encoded (all of them then compressed with zstd).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Enc {
+    /// Dictionary, run-length encoded indices: few distinct values (ids, names, kinds).
+    Dict,
+    /// `DELTA_BINARY_PACKED`: rising values (ids in entry order, start times).
+    Delta,
+    /// Plain: values with no pattern (durations).
+    Plain,
+}
+
+/// One column of a table's schema.
+#[derive(Clone, Copy, Debug)]
+pub struct Column {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub enc: Enc,
+    /// What it holds (docs/PARQUET.md says the same).
+    pub doc: &'static str,
+}
+
+enum Buf {
+    Int(Vec<i64>, Vec<i16>),
+    Text(Vec<ByteArray>, Vec<i16>),
+    Bool(Vec<bool>),
+}
+
+/// A Parquet file being written; push values column by column, then [`Table::row`].
+pub struct Table {
+    path: PathBuf,
+    spec: &'static [Column],
+    writer: Option<SerializedFileWriter<BufWriter<File>>>,
+    bufs: Vec<Buf>,
+    rows: usize,
+    /// Rows written in all.
+    pub total: u64,
+}
+
+fn err(path: &Path, e: impl std::fmt::Display) -> String {
+    format!("{}: cannot write: {e}", path.display())
+}
+
+/// The schema as Parquet's message type.
+fn schema(spec: &[Column]) -> Result<Type, String> {
+    let mut fields = Vec::with_capacity(spec.len());
+    for c in spec {
+        use parquet::basic::{LogicalType, Repetition, Type as Physical};
+        let (physical, logical, rep) = match c.kind {
+            Kind::Int => (Physical::INT64, None, Repetition::REQUIRED),
+            Kind::OptInt => (Physical::INT64, None, Repetition::OPTIONAL),
+            Kind::Text => (
+                Physical::BYTE_ARRAY,
+                Some(LogicalType::String),
+                Repetition::REQUIRED,
+            ),
+            Kind::OptText => (
+                Physical::BYTE_ARRAY,
+                Some(LogicalType::String),
+                Repetition::OPTIONAL,
+            ),
+            Kind::Bool => (Physical::BOOLEAN, None, Repetition::REQUIRED),
+        };
+        let t = Type::primitive_type_builder(c.name, physical)
+            .with_logical_type(logical)
+            .with_repetition(rep)
+            .build()
+            .map_err(|e| e.to_string())?;
+        fields.push(Arc::new(t));
+    }
+    Type::group_type_builder("schema")
+        .with_fields(fields)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+fn properties(spec: &[Column]) -> Result<WriterProperties, String> {
+    let level = ZstdLevel::try_new(1).map_err(|e| e.to_string())?;
+    let mut b = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(level))
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_max_row_group_row_count(Some(GROUP_ROWS))
+        .set_created_by(format!("jtrace {}", env!("CARGO_PKG_VERSION")));
+    for c in spec {
+        let path = ColumnPath::from(c.name);
+        match c.enc {
+            Enc::Dict => b = b.set_column_dictionary_enabled(path, true),
+            Enc::Delta => {
+                b = b
+                    .set_column_dictionary_enabled(path.clone(), false)
+                    .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED)
+            }
+            Enc::Plain => b = b.set_column_dictionary_enabled(path, false),
+        }
+    }
+    Ok(b.build())
+}
+
+impl Table {
+    pub fn create(path: &Path, spec: &'static [Column]) -> Result<Table, String> {
+        let file = File::create(path).map_err(|e| err(path, e))?;
+        let writer = SerializedFileWriter::new(
+            BufWriter::with_capacity(1 << 20, file),
+            Arc::new(schema(spec)?),
+            Arc::new(properties(spec)?),
+        )
+        .map_err(|e| err(path, e))?;
+        let bufs = spec
+            .iter()
+            .map(|c| match c.kind {
+                Kind::Int | Kind::OptInt => Buf::Int(Vec::new(), Vec::new()),
+                Kind::Text | Kind::OptText => Buf::Text(Vec::new(), Vec::new()),
+                Kind::Bool => Buf::Bool(Vec::new()),
+            })
+            .collect();
+        Ok(Table {
+            path: path.to_path_buf(),
+            spec,
+            writer: Some(writer),
+            bufs,
+            rows: 0,
+            total: 0,
+        })
+    }
+
+    #[inline]
+    pub fn int(&mut self, c: usize, v: i64) {
+        if let Buf::Int(vals, _) = &mut self.bufs[c] {
+            vals.push(v);
+        }
+    }
+
+    #[inline]
+    pub fn opt_int(&mut self, c: usize, v: Option<i64>) {
+        if let Buf::Int(vals, def) = &mut self.bufs[c] {
+            def.push(v.is_some() as i16);
+            if let Some(v) = v {
+                vals.push(v);
+            }
+        }
+    }
+
+    #[inline]
+    pub fn text(&mut self, c: usize, v: ByteArray) {
+        if let Buf::Text(vals, _) = &mut self.bufs[c] {
+            vals.push(v);
+        }
+    }
+
+    #[inline]
+    pub fn opt_text(&mut self, c: usize, v: Option<ByteArray>) {
+        if let Buf::Text(vals, def) = &mut self.bufs[c] {
+            def.push(v.is_some() as i16);
+            if let Some(v) = v {
+                vals.push(v);
+            }
+        }
+    }
+
+    #[inline]
+    pub fn bool(&mut self, c: usize, v: bool) {
+        if let Buf::Bool(vals) = &mut self.bufs[c] {
+            vals.push(v);
+        }
+    }
+
+    /// Ends a row (every column got its value); writes a row group when one is full.
+    #[inline]
+    pub fn row(&mut self) -> Result<(), String> {
+        self.rows += 1;
+        self.total += 1;
+        if self.rows >= GROUP_ROWS {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), String> {
+        if self.rows == 0 {
+            return Ok(());
+        }
+        let path = &self.path;
+        let writer = self.writer.as_mut().ok_or_else(|| err(path, "closed"))?;
+        let mut rg = writer.next_row_group().map_err(|e| err(path, e))?;
+        for (c, buf) in self.spec.iter().zip(&mut self.bufs) {
+            let mut cw = rg
+                .next_column()
+                .map_err(|e| err(path, e))?
+                .ok_or_else(|| err(path, "fewer columns than the schema"))?;
+            let optional = matches!(c.kind, Kind::OptInt | Kind::OptText);
+            let wrote = match buf {
+                Buf::Int(v, d) => {
+                    let def = optional.then_some(d.as_slice());
+                    let r = cw.typed::<Int64Type>().write_batch(v, def, None);
+                    v.clear();
+                    d.clear();
+                    r
+                }
+                Buf::Text(v, d) => {
+                    let def = optional.then_some(d.as_slice());
+                    let r = cw.typed::<ByteArrayType>().write_batch(v, def, None);
+                    v.clear();
+                    d.clear();
+                    r
+                }
+                Buf::Bool(v) => {
+                    let r = cw.typed::<BoolType>().write_batch(v, None, None);
+                    v.clear();
+                    r
+                }
+            };
+            wrote.map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
+            cw.close().map_err(|e| err(path, e))?;
+        }
+        rg.close().map_err(|e| err(path, e))?;
+        self.rows = 0;
+        Ok(())
+    }
+
+    /// Writes what is buffered and the footer.
+    pub fn close(mut self) -> Result<u64, String> {
+        self.flush()?;
+        let path = self.path.clone();
+        let writer = self.writer.take().ok_or_else(|| err(&path, "closed"))?;
+        writer.close().map_err(|e| err(&path, e))?;
+        Ok(self.total)
+    }
+}
+
+/// A string as a Parquet value.
+pub fn text(s: &str) -> ByteArray {
+    ByteArray::from(s.as_bytes().to_vec())
+}

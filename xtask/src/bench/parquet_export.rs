@@ -1,0 +1,123 @@
+//! The Parquet export's cell: MooBench traced into a `.jtr` of about 30 M events
+//! (N = 1.5 M, depth 10; `--quick`: 200 K), then `jtrace parquet` of it: calls per second
+//! of CPU, peak memory, the files' size against the `.jtr`'s; `jtrace report` of the same
+//! file beside it, the cost of the reading front end every subcommand shares.
+
+use super::Env;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+const DEPTH: u64 = 10;
+
+/// `/usr/bin/time` of `jtrace ARGS`: (wall s, user + system s, peak KB, stderr).
+fn timed(env: &Env, args: &[&std::ffi::OsStr]) -> Result<(f64, f64, u64, String), String> {
+    let tf = env.work.join("parquet-time.txt");
+    let o = Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%e %U %S %M")
+        .arg("-o")
+        .arg(&tf)
+        .arg(&env.jtrace)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run /usr/bin/time: {e}"))?;
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    if !o.status.success() {
+        return Err(format!("jtrace failed: {}", stderr.trim()));
+    }
+    let t = std::fs::read_to_string(&tf).map_err(|e| format!("{}: {e}", tf.display()))?;
+    let v: Vec<f64> = t
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    match v[..] {
+        [wall, user, sys, kb] => Ok((wall, user + sys, kb as u64, stderr)),
+        _ => Err(format!("/usr/bin/time wrote {t:?}")),
+    }
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    rd.flatten()
+        .map(|e| {
+            let p = e.path();
+            if p.is_dir() {
+                dir_bytes(&p)
+            } else {
+                e.metadata().map_or(0, |m| m.len())
+            }
+        })
+        .sum()
+}
+
+fn cell(env: &Env) -> Result<String, String> {
+    let n: u64 = if env.cfg.quick { 200_000 } else { 1_500_000 };
+    let jtr = env.work.join("parquet-moo.jtr");
+    let fleet = env.work.join("parquet-fleet");
+    let _ = std::fs::remove_dir_all(&fleet);
+    let o = Command::new(env.cfg.jdk.join("bin/java"))
+        .arg(format!(
+            "-agentpath:{}=out={}",
+            env.agent.display(),
+            jtr.display()
+        ))
+        .arg("-cp")
+        .arg(&env.classes)
+        .arg("moobench.MooBench")
+        .arg(n.to_string())
+        .arg(DEPTH.to_string())
+        .output()
+        .map_err(|e| format!("cannot run java: {e}"))?;
+    if !o.status.success() {
+        return Err(format!("MooBench failed: {}", o.status));
+    }
+    let jtr_bytes = std::fs::metadata(&jtr).map_err(|e| e.to_string())?.len();
+    let (wall, cpu, kb, stderr) = timed(
+        env,
+        &[
+            "parquet".as_ref(),
+            jtr.as_os_str(),
+            "-o".as_ref(),
+            fleet.as_os_str(),
+        ],
+    )?;
+    // `jtrace: wrote DIR/*/trace_id=ID: N calls, ...`
+    let calls: u64 = stderr
+        .lines()
+        .find_map(|l| l.split(": ").nth(2))
+        .and_then(|r| r.split(' ').next())
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| format!("jtrace parquet printed no call count: {stderr}"))?;
+    let bytes = dir_bytes(&fleet);
+    let (rwall, rcpu, rkb, _) = timed(env, &["report".as_ref(), jtr.as_os_str()])?;
+    let _ = std::fs::remove_dir_all(&fleet);
+    let _ = std::fs::remove_file(&jtr);
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "jtrace parquet (MooBench N={n} depth {DEPTH} .jtr, {:.1} MB): {calls} calls in {wall:.2} s wall, {cpu:.2} s CPU = {:.0} calls/s of CPU, peak {} MB; files {:.1} MB = {:.2}x the .jtr{}",
+        jtr_bytes as f64 / 1e6,
+        calls as f64 / cpu.max(1e-9),
+        kb / 1024,
+        bytes as f64 / 1e6,
+        bytes as f64 / jtr_bytes.max(1) as f64,
+        if stderr.contains("sorted on disk") { " (calls sorted through the spill file)" } else { "" }
+    );
+    let _ = writeln!(
+        t,
+        "jtrace report of the same .jtr (the shared reading front end): {rwall:.2} s wall, {rcpu:.2} s CPU, peak {} MB; the export's own share: {:.2} s CPU = {:.0} calls/s",
+        rkb / 1024,
+        (cpu - rcpu).max(0.0),
+        calls as f64 / (cpu - rcpu).max(1e-9)
+    );
+    Ok(t)
+}
+
+/// The cell's lines for the report (a failure is a line too).
+pub fn run(env: &Env) -> String {
+    eprintln!("bench: jtrace parquet of a MooBench .jtr");
+    cell(env).unwrap_or_else(|e| format!("jtrace parquet: FAILED: {e}\n"))
+}

@@ -423,7 +423,9 @@ fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Optio
     if code == 0 {
         // A traced class whose load hook defined it, referenced before its prepare
         // event bound it (`new Marker[n]` runs before Marker is linked): it keeps the
-        // ids of its classDef. Its mirror is tagged now; prepare binds the rest.
+        // ids of its classDef. Its mirror stays untagged until prepare binds it (a
+        // class never linked is reported unloaded by the pending table's purge, and a
+        // tag would report it a second time).
         if let Some(name) = sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) {
             let loader = jvmti.class_loader(klass).unwrap_or(std::ptr::null_mut());
             let ids = identity::pending_ids(jni, name, loader);
@@ -431,13 +433,11 @@ fn define_referenced(jvmti: Jvmti, jni: Jni, klass: jclass, depth: u32) -> Optio
                 jni.delete_local(loader);
             }
             if let Some((cid, _)) = ids {
-                let tag = ClassTag {
+                return Some(ClassTag {
                     cid,
                     code: 0,
                     elem: 0,
-                };
-                jvmti.set_tag(klass, tag.encode()).ok()?;
-                return Some(tag);
+                });
             }
         }
     }

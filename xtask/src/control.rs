@@ -581,7 +581,14 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
         let work = root.join("target/xtask").join(&jdk.name).join("control");
         let _ = std::fs::remove_dir_all(&work);
         let classes = work.join("classes");
-        let sources = ["Busy.java", "Switch.java", "Nested.java", "Blind.java", "BlindPayload.java"].map(|f| root.join("java-tests/control").join(f));
+        let sources = [
+            "Busy.java",
+            "Switch.java",
+            "Nested.java",
+            "Blind.java",
+            "BlindPayload.java",
+        ]
+        .map(|f| root.join("java-tests/control").join(f));
         let compiled = java::javac(
             jdk,
             &classes,

@@ -1,22 +1,11 @@
-//! quick-xml's streaming reader over an [`Input`], turning each direct child of
+//! quick-xml's streaming reader over an XML document, turning each direct child of
 //! `<TRACE>` into an [`Event`]. Only the element being parsed is in memory.
 
-use super::{Event, Input};
+use super::{Event, Outcome};
 use quick_xml::events::{BytesStart, Event as Xml};
 use quick_xml::Reader;
 use std::borrow::Cow;
 use std::io::{BufRead, ErrorKind};
-
-/// How reading ended.
-#[derive(Debug, Default)]
-pub struct Outcome {
-    /// `</TRACE>` was read: the document is whole.
-    pub complete: bool,
-    /// What the reader skipped or repaired, one line each (cut short, malformed elements).
-    pub warnings: Vec<String>,
-    /// Bytes of XML read.
-    pub xml_bytes: u64,
-}
 
 /// Most attributes any element the reader uses carries.
 const MAX_ATTRS: usize = 16;
@@ -277,9 +266,12 @@ const MAX_ELEMENT_WARNINGS: usize = 5;
 /// `</TRACE>`, a partial last element, a truncated compressed stream) is read up to where
 /// it stops, with a warning; anything else that is not a jtrace trace is an `Err` naming
 /// the file and the problem.
-pub fn read(input: Input, mut sink: impl FnMut(&Event)) -> Result<Outcome, String> {
-    let name = input.name.clone();
-    let mut xml = Reader::from_reader(input.reader);
+pub fn read(
+    name: &str,
+    reader: Box<dyn BufRead>,
+    mut sink: impl FnMut(&Event),
+) -> Result<Outcome, String> {
+    let mut xml = Reader::from_reader(reader);
     xml.config_mut().trim_text(true);
     let mut buf = Vec::with_capacity(4096);
     let mut depth = 0usize;
@@ -367,7 +359,6 @@ pub fn read(input: Input, mut sink: impl FnMut(&Event)) -> Result<Outcome, Strin
             "{name}: {malformed} malformed elements skipped in all"
         ));
     }
-    out.xml_bytes = xml.buffer_position();
     Ok(out)
 }
 

@@ -1,0 +1,466 @@
+//! The replay's typed events: one variant per trace element an analysis uses, times in
+//! nanoseconds since the Unix epoch, ids as the trace writes them; [`EventOut`] turns
+//! the renderer's elements into them, with no XML in between.
+//!
+//! The `jtrace` command reads a `.jtr` through this stream and an XML document into
+//! the same events (its XML reader), so every answer is the same for both.
+
+use crate::render::output::{Output, Piece};
+use std::borrow::Cow;
+
+/// One element of a trace (elements no analysis needs are not turned into events).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event<'a> {
+    TraceStart {
+        time: u64,
+    },
+    TraceEnd {
+        time: u64,
+    },
+    ThreadStart {
+        id: u64,
+        time: u64,
+        name: Cow<'a, str>,
+    },
+    ThreadEnd {
+        id: u64,
+        time: u64,
+    },
+    ClassDef {
+        id: u64,
+        name: Cow<'a, str>,
+    },
+    MethodDef {
+        id: u64,
+        class: u64,
+        name: Cow<'a, str>,
+        signature: Cow<'a, str>,
+    },
+    /// An object first named by something other than its allocation; `class` 0 if unknown.
+    ObjDef {
+        obj: u64,
+        class: u64,
+    },
+    ObjFree {
+        obj: u64,
+    },
+    Entry {
+        thread: u64,
+        method: u64,
+        ticket: u64,
+        time: u64,
+    },
+    Exit {
+        thread: u64,
+        method: u64,
+        ticket: u64,
+        time: u64,
+    },
+    /// An exception passing through a traced frame (the catching frame included).
+    Throw {
+        thread: u64,
+        obj: u64,
+        method: u64,
+        ticket: u64,
+        time: u64,
+    },
+    Catch {
+        thread: u64,
+        obj: u64,
+        method: u64,
+        ticket: u64,
+        time: u64,
+    },
+    Line {
+        thread: u64,
+        method: u64,
+        line: u32,
+        time: u64,
+    },
+    /// `class` 0: none named; `site_method` 0: no allocating method known.
+    Alloc {
+        thread: u64,
+        obj: u64,
+        class: u64,
+        is_array: u8,
+        size: u64,
+        site_method: u64,
+        site_line: u32,
+        time: u64,
+    },
+    GcStart {
+        time: u64,
+    },
+    GcFinish {
+        time: u64,
+    },
+    ContendedEnter {
+        thread: u64,
+        obj: u64,
+        owner: u64,
+        time: u64,
+    },
+    ContendedEntered {
+        thread: u64,
+        obj: u64,
+        time: u64,
+    },
+    Wait {
+        thread: u64,
+        obj: u64,
+        time: u64,
+    },
+    Waited {
+        thread: u64,
+        obj: u64,
+        time: u64,
+    },
+}
+
+/// Which element is being received (only those that become events).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Other,
+    TraceStart,
+    TraceEnd,
+    ThreadStart,
+    ThreadEnd,
+    ClassDef,
+    MethodDef,
+    ObjDef,
+    ObjFree,
+    Exit,
+    Throw,
+    Catch,
+    Alloc,
+    GcStart,
+    GcFinish,
+    ContendedEnter,
+    ContendedEntered,
+    Wait,
+    Waited,
+}
+
+impl Kind {
+    fn of(name: &str) -> Kind {
+        match name {
+            "traceStart" => Kind::TraceStart,
+            "traceEnd" => Kind::TraceEnd,
+            "threadStart" => Kind::ThreadStart,
+            "threadEnd" => Kind::ThreadEnd,
+            "classDef" => Kind::ClassDef,
+            "methodDef" => Kind::MethodDef,
+            "objDef" => Kind::ObjDef,
+            "objFree" => Kind::ObjFree,
+            "methodExit" => Kind::Exit,
+            "throw" => Kind::Throw,
+            "catch" => Kind::Catch,
+            "objAlloc" => Kind::Alloc,
+            "gcStart" => Kind::GcStart,
+            "gcFinish" => Kind::GcFinish,
+            "monContendedEnter" => Kind::ContendedEnter,
+            "monContendedEntered" => Kind::ContendedEntered,
+            "monWait" => Kind::Wait,
+            "monWaited" => Kind::Waited,
+            _ => Kind::Other,
+        }
+    }
+}
+
+/// The attributes of the element being received, by meaning (absent: 0 or empty, as
+/// the XML reader reads an absent optional attribute).
+#[derive(Default)]
+struct Element {
+    thread: u64,
+    id: u64,
+    method: u64,
+    class: u64,
+    ticket: u64,
+    time: u64,
+    obj: u64,
+    owner: u64,
+    is_array: u64,
+    size: u64,
+    site_method: u64,
+    site_line: u64,
+    line: u64,
+    name: String,
+    signature: String,
+}
+
+/// An [`Output`] that hands each element an analysis uses to `f` as an [`Event`].
+pub struct EventOut<F: FnMut(&Event)> {
+    f: F,
+    depth: u32,
+    kind: Kind,
+    el: Element,
+    elements: u64,
+    /// `</TRACE>` was reached.
+    pub complete: bool,
+}
+
+impl<F: FnMut(&Event)> EventOut<F> {
+    pub fn new(f: F) -> Self {
+        EventOut {
+            f,
+            depth: 0,
+            kind: Kind::Other,
+            el: Element::default(),
+            elements: 0,
+            complete: false,
+        }
+    }
+
+    /// The element received, as its event (depth 1 only: children are not events).
+    fn emit(&mut self) {
+        if self.depth != 1 || self.kind == Kind::Other {
+            return;
+        }
+        let e = &self.el;
+        let ev = match self.kind {
+            Kind::Other => return,
+            Kind::TraceStart => Event::TraceStart { time: e.time },
+            Kind::TraceEnd => Event::TraceEnd { time: e.time },
+            Kind::ThreadStart => Event::ThreadStart {
+                id: e.id,
+                time: e.time,
+                name: Cow::Borrowed(&e.name),
+            },
+            Kind::ThreadEnd => Event::ThreadEnd {
+                id: e.thread,
+                time: e.time,
+            },
+            Kind::ClassDef => Event::ClassDef {
+                id: e.id,
+                name: Cow::Borrowed(&e.name),
+            },
+            Kind::MethodDef => Event::MethodDef {
+                id: e.id,
+                class: e.class,
+                name: Cow::Borrowed(&e.name),
+                signature: Cow::Borrowed(&e.signature),
+            },
+            Kind::ObjDef => Event::ObjDef {
+                obj: e.obj,
+                class: e.class,
+            },
+            Kind::ObjFree => Event::ObjFree { obj: e.obj },
+            Kind::Exit => Event::Exit {
+                thread: e.thread,
+                method: e.method,
+                ticket: e.ticket,
+                time: e.time,
+            },
+            Kind::Throw => Event::Throw {
+                thread: e.thread,
+                obj: e.obj,
+                method: e.method,
+                ticket: e.ticket,
+                time: e.time,
+            },
+            Kind::Catch => Event::Catch {
+                thread: e.thread,
+                obj: e.obj,
+                method: e.method,
+                ticket: e.ticket,
+                time: e.time,
+            },
+            Kind::Alloc => Event::Alloc {
+                thread: e.thread,
+                obj: e.obj,
+                class: e.class,
+                is_array: e.is_array as u8,
+                size: e.size,
+                site_method: e.site_method,
+                site_line: e.site_line as u32,
+                time: e.time,
+            },
+            Kind::GcStart => Event::GcStart { time: e.time },
+            Kind::GcFinish => Event::GcFinish { time: e.time },
+            Kind::ContendedEnter => Event::ContendedEnter {
+                thread: e.thread,
+                obj: e.obj,
+                owner: e.owner,
+                time: e.time,
+            },
+            Kind::ContendedEntered => Event::ContendedEntered {
+                thread: e.thread,
+                obj: e.obj,
+                time: e.time,
+            },
+            Kind::Wait => Event::Wait {
+                thread: e.thread,
+                obj: e.obj,
+                time: e.time,
+            },
+            Kind::Waited => Event::Waited {
+                thread: e.thread,
+                obj: e.obj,
+                time: e.time,
+            },
+        };
+        (self.f)(&ev);
+    }
+}
+
+/// `v` as an XML reader reads it back: the characters XML 1.0 forbids become U+FFFD
+/// (what the XML writer writes for them).
+fn as_xml_reads(out: &mut String, v: &str) {
+    out.clear();
+    for c in v.chars() {
+        let bad = ((c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r'))
+            || c == '\u{FFFE}'
+            || c == '\u{FFFF}';
+        out.push(if bad { '\u{FFFD}' } else { c });
+    }
+}
+
+impl<F: FnMut(&Event)> Output for EventOut<F> {
+    fn prolog(&mut self) {}
+
+    fn open(&mut self, name: &str) {
+        self.kind = if self.depth == 1 {
+            Kind::of(name)
+        } else {
+            Kind::Other
+        };
+        if self.kind != Kind::Other {
+            let (name, signature) = (
+                std::mem::take(&mut self.el.name),
+                std::mem::take(&mut self.el.signature),
+            );
+            self.el = Element {
+                name,
+                signature,
+                ..Element::default()
+            };
+            self.el.name.clear();
+            self.el.signature.clear();
+        }
+    }
+
+    fn close(&mut self) {
+        self.elements += 1;
+        self.emit();
+        self.kind = Kind::Other;
+    }
+
+    fn start_children(&mut self) {
+        self.elements += 1;
+        self.emit();
+        self.kind = Kind::Other;
+        self.depth += 1;
+    }
+
+    fn end(&mut self, _name: &str) {
+        self.depth = self.depth.saturating_sub(1);
+        if self.depth == 0 {
+            self.complete = true;
+        }
+    }
+
+    fn num(&mut self, k: &str, v: u64) {
+        if self.kind == Kind::Other {
+            return;
+        }
+        let e = &mut self.el;
+        match k {
+            "threadIdRef" => e.thread = v,
+            "threadId" | "classId" | "methodId" => e.id = v,
+            "methodIdRef" => e.method = v,
+            "classIdRef" => e.class = v,
+            "ticket" => e.ticket = v,
+            "objId" | "objIdRef" => e.obj = v,
+            "threadOwner" => e.owner = v,
+            "isArray" => e.is_array = v,
+            "size" => e.size = v,
+            "aMethodIdRef" => e.site_method = v,
+            "aLineNr" => e.site_line = v,
+            "line_number" => e.line = v,
+            _ => {}
+        }
+    }
+
+    fn int(&mut self, _k: &str, _v: i64) {}
+
+    fn boolean(&mut self, _k: &str, _v: bool) {}
+
+    fn time(&mut self, k: &str, unix_ns: u64) {
+        if k == "time" {
+            self.el.time = unix_ns;
+        }
+    }
+
+    fn str(&mut self, k: &str, v: &str) {
+        match (self.kind, k) {
+            (Kind::ThreadStart, "threadName") | (Kind::ClassDef | Kind::MethodDef, "name") => {
+                as_xml_reads(&mut self.el.name, v)
+            }
+            (Kind::MethodDef, "signature") => as_xml_reads(&mut self.el.signature, v),
+            _ => {}
+        }
+    }
+
+    #[inline]
+    fn entry(
+        &mut self,
+        tid: u32,
+        mid: u32,
+        ticket: u64,
+        _depth: u64,
+        ns: u64,
+        _pre: (&Piece, &Piece),
+    ) {
+        self.elements += 1;
+        (self.f)(&Event::Entry {
+            thread: tid as u64,
+            method: mid as u64,
+            ticket,
+            time: ns,
+        });
+    }
+
+    #[inline]
+    fn exit(&mut self, tid: u32, mid: u32, ticket: u64, ns: u64, _pre: (&Piece, &Piece)) {
+        self.elements += 1;
+        (self.f)(&Event::Exit {
+            thread: tid as u64,
+            method: mid as u64,
+            ticket,
+            time: ns,
+        });
+    }
+
+    fn line(
+        &mut self,
+        tid: u32,
+        mid: u32,
+        line: u32,
+        _ticket: u64,
+        ns: u64,
+        _pre: &Piece,
+        _tail: &[u8],
+    ) {
+        self.elements += 1;
+        (self.f)(&Event::Line {
+            thread: tid as u64,
+            method: mid as u64,
+            line,
+            time: ns,
+        });
+    }
+
+    fn finish(&mut self) {}
+
+    fn bytes_written(&self) -> u64 {
+        0
+    }
+
+    fn elements(&self) -> u64 {
+        self.elements
+    }
+
+    fn error(&self) -> Option<String> {
+        None
+    }
+}

@@ -124,8 +124,36 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         tally.report(t.check(), &jdk.name, "cli:check");
         tally.report(t.diff(&two.join("trace.xml")), &jdk.name, "cli:diff");
         tally.report(t.html(), &jdk.name, "cli:report --html (chromium)");
+        tally.report(
+            t.same_for_jtr(two),
+            &jdk.name,
+            "cli:every answer the same for .jtr and XML",
+        );
     }
 }
+
+/// The answers compared between a run's XML and its `.jtr` (`-o` writes `out`).
+const SAME_ANSWERS: &[&[&str]] = &[
+    &["report", "--json", "trace"],
+    &["report", "--top", "50", "trace"],
+    &["report", "--html", "trace", "-o", "out"],
+    &["report", "--json", "--thread", "main", "--from", "1ms", "trace"],
+    &["collapsed", "trace"],
+    &["collapsed", "--alloc", "--threads", "trace"],
+    &["tree", "trace"],
+    &["slow", "--over", "1ms", "trace"],
+    &["slow", "--over", "1ms", "--json", "trace"],
+    &["flame", "trace", "-o", "out"],
+    &["perfetto", "trace", "-o", "out"],
+    &["diff", "trace", "after", "--json"],
+    &["check", "trace"],
+    &["info", "trace"],
+    &["info", "--json", "trace"],
+    &["replay", "trace"],
+    &["replay", "--json", "--thread", "main", "trace"],
+    &["graph", "CliWork.work", "trace"],
+    &["graph", "CliWork.counted", "--json", "trace"],
+];
 
 fn truth(stdout: &Path) -> Result<Truth, String> {
     let text = std::fs::read_to_string(stdout).map_err(|e| format!("{}: {e}", stdout.display()))?;
@@ -181,6 +209,60 @@ impl Ctx<'_> {
             ));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Every answer in [`SAME_ANSWERS`], byte for byte the same for the run's XML and
+    /// its `.jtr` (`jtr=` beside `out=`). Both are read under the same name, `trace`
+    /// (a link; the kind comes from the file's first bytes), so names in the answers
+    /// agree too.
+    fn same_for_jtr(&self, after: &Path) -> Result<(), String> {
+        let mut answers = Vec::new();
+        for ext in ["xml", "jtr"] {
+            let dir = self.dir.join(format!("same-{ext}"));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            for (link, target) in [("trace", &self.dir), ("after", &after.to_path_buf())] {
+                let file = target.join(format!("trace.{ext}"));
+                std::os::unix::fs::symlink(&file, dir.join(link))
+                    .map_err(|e| format!("{}: {e}", file.display()))?;
+            }
+            let mut got = Vec::new();
+            for args in SAME_ANSWERS {
+                let out = Command::new(self.jtrace)
+                    .args(*args)
+                    .current_dir(&dir)
+                    .output()
+                    .map_err(|e| format!("cannot run {}: {e}", self.jtrace.display()))?;
+                if !out.status.success() {
+                    return Err(format!(
+                        "jtrace {} on the {ext} failed ({}): {}",
+                        args.join(" "),
+                        out.status,
+                        util::clip(String::from_utf8_lossy(&out.stderr).trim(), 300)
+                    ));
+                }
+                let mut answer = out.stdout;
+                if let Ok(file) = std::fs::read(dir.join("out")) {
+                    answer.extend_from_slice(&file);
+                    let _ = std::fs::remove_file(dir.join("out"));
+                }
+                got.push(answer);
+            }
+            answers.push(got);
+        }
+        for (i, args) in SAME_ANSWERS.iter().enumerate() {
+            let (x, j) = (&answers[0][i], &answers[1][i]);
+            if x != j {
+                let at = x.iter().zip(j.iter()).take_while(|(a, b)| a == b).count();
+                return Err(format!(
+                    "jtrace {}: the .jtr's answer differs from the XML's at byte {at}: {:?} / {:?}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&x[at.saturating_sub(40)..(at + 40).min(x.len())]),
+                    String::from_utf8_lossy(&j[at.saturating_sub(40)..(at + 40).min(j.len())]),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn path(&self) -> &str {

@@ -39,10 +39,10 @@ enum Kind {
     Jtr,
 }
 
-/// The kind from the file name, else from the first bytes (gzip and zstd magic).
+/// The kind from the file name, else from the first bytes (`.jtr`, gzip and zstd magic).
 fn kind(path: &Path, head: &[u8]) -> Kind {
     let name = path.to_string_lossy();
-    if name.ends_with(".jtr") {
+    if name.ends_with(".jtr") || head.starts_with(&trace::jtr::MAGIC) {
         Kind::Jtr
     } else if name.ends_with(".gz") || head.starts_with(&[0x1f, 0x8b]) {
         Kind::Gzip
@@ -224,6 +224,7 @@ mod tests {
         assert_eq!(kind(Path::new("a.jtr"), b""), Kind::Jtr);
         assert_eq!(kind(Path::new("a"), &[0x1f, 0x8b, 8]), Kind::Gzip);
         assert_eq!(kind(Path::new("a"), &[0x28, 0xb5, 0x2f, 0xfd]), Kind::Zstd);
+        assert_eq!(kind(Path::new("a"), &trace::jtr::MAGIC), Kind::Jtr);
     }
 
     #[test]

@@ -17,6 +17,26 @@ pub enum Event<'a> {
     TraceEnd {
         time: u64,
     },
+    /// `processCreate`: the traced JVM's process and its command line.
+    Process {
+        pid: u64,
+        command: Cow<'a, str>,
+    },
+    /// `agentCreate`: the agent's option string as given, and its version.
+    Agent {
+        parameters: Cow<'a, str>,
+        version: Cow<'a, str>,
+    },
+    /// `option`: one agent option in force.
+    AgentOption {
+        key: Cow<'a, str>,
+        value: Cow<'a, str>,
+    },
+    /// An `annotation` of `traceEnd`: what was dropped or repaired, by cause, or a note.
+    Annotation {
+        name: Cow<'a, str>,
+        value: Cow<'a, str>,
+    },
     ThreadStart {
         id: u64,
         time: u64,
@@ -121,6 +141,10 @@ pub enum Event<'a> {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
     Other,
+    Process,
+    Agent,
+    AgentOption,
+    Annotation,
     TraceStart,
     TraceEnd,
     ThreadStart,
@@ -144,6 +168,9 @@ enum Kind {
 impl Kind {
     fn of(name: &str) -> Kind {
         match name {
+            "processCreate" => Kind::Process,
+            "agentCreate" => Kind::Agent,
+            "option" => Kind::AgentOption,
             "traceStart" => Kind::TraceStart,
             "traceEnd" => Kind::TraceEnd,
             "threadStart" => Kind::ThreadStart,
@@ -193,6 +220,8 @@ pub struct EventOut<F: FnMut(&Event)> {
     f: F,
     depth: u32,
     kind: Kind,
+    /// The element whose children are being received (depth 2).
+    parent: Kind,
     el: Element,
     elements: u64,
     /// `</TRACE>` was reached.
@@ -205,20 +234,37 @@ impl<F: FnMut(&Event)> EventOut<F> {
             f,
             depth: 0,
             kind: Kind::Other,
+            parent: Kind::Other,
             el: Element::default(),
             elements: 0,
             complete: false,
         }
     }
 
-    /// The element received, as its event (depth 1 only: children are not events).
+    /// The element received, as its event (depth 1, and traceEnd's annotations).
     fn emit(&mut self) {
-        if self.depth != 1 || self.kind == Kind::Other {
+        if self.kind == Kind::Other || (self.depth != 1 && self.kind != Kind::Annotation) {
             return;
         }
         let e = &self.el;
         let ev = match self.kind {
             Kind::Other => return,
+            Kind::Process => Event::Process {
+                pid: e.id,
+                command: Cow::Borrowed(&e.name),
+            },
+            Kind::Agent => Event::Agent {
+                parameters: Cow::Borrowed(&e.name),
+                version: Cow::Borrowed(&e.signature),
+            },
+            Kind::AgentOption => Event::AgentOption {
+                key: Cow::Borrowed(&e.name),
+                value: Cow::Borrowed(&e.signature),
+            },
+            Kind::Annotation => Event::Annotation {
+                name: Cow::Borrowed(&e.name),
+                value: Cow::Borrowed(&e.signature),
+            },
             Kind::TraceStart => Event::TraceStart { time: e.time },
             Kind::TraceEnd => Event::TraceEnd { time: e.time },
             Kind::ThreadStart => Event::ThreadStart {
@@ -319,10 +365,10 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
     fn prolog(&mut self) {}
 
     fn open(&mut self, name: &str) {
-        self.kind = if self.depth == 1 {
-            Kind::of(name)
-        } else {
-            Kind::Other
+        self.kind = match self.depth {
+            1 => Kind::of(name),
+            2 if self.parent == Kind::TraceEnd && name == "annotation" => Kind::Annotation,
+            _ => Kind::Other,
         };
         if self.kind != Kind::Other {
             let (name, signature) = (
@@ -348,6 +394,9 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
     fn start_children(&mut self) {
         self.elements += 1;
         self.emit();
+        if self.depth == 1 {
+            self.parent = self.kind;
+        }
         self.kind = Kind::Other;
         self.depth += 1;
     }
@@ -377,6 +426,8 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
             "aMethodIdRef" => e.site_method = v,
             "aLineNr" => e.site_line = v,
             "line_number" => e.line = v,
+            "pid" => e.id = v,
+            "value" if self.kind == Kind::Annotation => e.signature = v.to_string(),
             _ => {}
         }
     }
@@ -397,6 +448,13 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
                 as_xml_reads(&mut self.el.name, v)
             }
             (Kind::MethodDef, "signature") => as_xml_reads(&mut self.el.signature, v),
+            (Kind::Process, "application_executable")
+            | (Kind::Agent, "agentParameters")
+            | (Kind::AgentOption, "key")
+            | (Kind::Annotation, "name") => as_xml_reads(&mut self.el.name, v),
+            (Kind::Agent, "version") | (Kind::AgentOption | Kind::Annotation, "value") => {
+                as_xml_reads(&mut self.el.signature, v)
+            }
             _ => {}
         }
     }

@@ -8,6 +8,7 @@
 pub mod filter;
 pub mod hist;
 pub mod idmap;
+pub mod names;
 pub mod symbols;
 
 use crate::read::Event;
@@ -509,6 +510,10 @@ impl Model {
                 ref signature,
             } => self.syms.add_method(id, class, name, signature),
             Event::TraceStart { time } => self.set_start(time),
+            Event::Process { .. }
+            | Event::Agent { .. }
+            | Event::AgentOption { .. }
+            | Event::Annotation { .. } => {}
             Event::TraceEnd { time } => self.totals.end = Some(time),
         }
     }

@@ -253,6 +253,20 @@ fn event<'b>(name: &[u8], a: &Attrs<'b>) -> Option<Result<Event<'b>, &'static st
             })
         })(),
         b"traceStart" => (|| Some(Event::TraceStart { time: a.time()? }))(),
+        b"processCreate" => (|| {
+            Some(Event::Process {
+                pid: a.num(b"pid")?,
+                command: a.text(b"application_executable"),
+            })
+        })(),
+        b"agentCreate" => Some(Event::Agent {
+            parameters: a.text(b"agentParameters"),
+            version: a.text(b"version"),
+        }),
+        b"option" => Some(Event::AgentOption {
+            key: a.text(b"key"),
+            value: a.text(b"value"),
+        }),
         b"traceEnd" => (|| Some(Event::TraceEnd { time: a.time()? }))(),
         _ => return None,
     };
@@ -276,6 +290,8 @@ pub fn read(
     let mut buf = Vec::with_capacity(4096);
     let mut depth = 0usize;
     let mut seen_root = false;
+    // Inside `<traceEnd>`: its annotations are events too.
+    let mut in_trace_end = false;
     let mut out = Outcome::default();
     let mut malformed = 0u64;
     loop {
@@ -313,7 +329,14 @@ pub fn read(
                         ));
                     }
                     seen_root = true;
+                } else if depth == 2 && in_trace_end && e.name().as_ref() == "annotation" {
+                    let a = Attrs::of(e);
+                    sink(&Event::Annotation {
+                        name: a.text(b"name"),
+                        value: a.text(b"value"),
+                    });
                 } else if depth == 1 {
+                    in_trace_end = !empty && e.name().as_ref() == "traceEnd";
                     let qname = e.name();
                     let attrs = Attrs::of(e);
                     match event(qname.as_ref().as_bytes(), &attrs) {

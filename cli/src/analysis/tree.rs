@@ -140,7 +140,7 @@ pub fn label_name(s: &Symbols, label: u32) -> &str {
             .get((label & !THREAD) as usize)
             .map_or("?", |t| t.name.as_str())
     } else {
-        &s.method(label).short
+        &s.method(label).frame
     }
 }
 

@@ -98,7 +98,7 @@ impl Printer {
                 caught_in,
             } => format!(
                 "! {} thrown in {}{}, {}",
-                class_of(s, *class),
+                self.names.class(&class_of(s, *class)),
                 self.method(s, *thrown_in),
                 if *line > 0 {
                     format!(" line {line}")
@@ -131,7 +131,7 @@ impl Printer {
                     BlockKind::Contended => "blocked on",
                     BlockKind::Wait => "waited on",
                 },
-                class_of(s, *class),
+                self.names.class(&class_of(s, *class)),
                 owner
                     .map(|o| format!(" (held by {})", thread_name(s, o)))
                     .unwrap_or_default()
@@ -192,7 +192,7 @@ impl Printer {
             } => {
                 j.kind = "exception";
                 method(&mut j, *thrown_in);
-                j.class = Some(class_of(s, *class));
+                j.class = Some(self.names.class(&class_of(s, *class)));
                 j.line = Some(*line);
                 j.caught_in = caught_in.map(|m| self.method(s, m));
             }
@@ -212,7 +212,7 @@ impl Printer {
                     BlockKind::Contended => "blocked",
                     BlockKind::Wait => "wait",
                 };
-                j.class = Some(class_of(s, *class));
+                j.class = Some(self.names.class(&class_of(s, *class)));
                 j.owner = owner.map(|o| thread_name(s, o));
             }
         }

@@ -25,6 +25,10 @@ pub struct MethodInfo {
     pub short: String,
     /// `Class.method(signature)`: what identifies a method across traces.
     pub key: String,
+    /// The frame name of trees and flame graphs: `short`, or with the parameter types
+    /// (`Class.method(int)`) when the class has overloads of it, so that two overloads
+    /// never look like one method calling itself.
+    pub frame: String,
 }
 
 impl MethodInfo {
@@ -35,7 +39,17 @@ impl MethodInfo {
             signature: signature.to_string(),
             short: format!("{class}.{name}"),
             key: format!("{class}.{name}{signature}"),
+            frame: format!("{class}.{name}"),
         }
+    }
+
+    /// `Class.method(Param, ...)` with simple parameter type names.
+    fn with_params(&self) -> String {
+        let params: Vec<String> = super::names::params(&self.signature)
+            .into_iter()
+            .map(|p| p.rsplit('.').next().unwrap_or(&p).to_string())
+            .collect();
+        format!("{}({})", self.short, params.join(", "))
     }
 }
 
@@ -51,6 +65,8 @@ pub struct Symbols {
     class_ids: IdMap,
     pub methods: Vec<MethodInfo>,
     method_ids: IdMap,
+    /// `Class.method` -> the first method index of that name (for overloads).
+    by_short: std::collections::HashMap<String, u32>,
 }
 
 impl Default for Symbols {
@@ -64,6 +80,7 @@ impl Default for Symbols {
             class_ids: IdMap::default(),
             methods: Vec::new(),
             method_ids: IdMap::default(),
+            by_short: std::collections::HashMap::new(),
         }
     }
 }
@@ -104,13 +121,33 @@ impl Symbols {
             .class(class)
             .map_or("?", |c| self.class_name(c))
             .to_string();
-        let info = MethodInfo::new(&class, name, signature);
-        match self.method_ids.get(id) {
-            Some(ix) => self.methods[ix as usize] = info,
+        let mut info = MethodInfo::new(&class, name, signature);
+        let ix = match self.method_ids.get(id) {
+            Some(ix) => ix,
             None => {
                 self.method_ids.insert(id, self.methods.len() as u32);
-                self.methods.push(info);
+                self.methods.len() as u32
             }
+        };
+        // An overload (same class and name, another descriptor): both frames name
+        // their parameters.
+        match self.by_short.get(&info.short).copied() {
+            Some(first) if first != ix => {
+                let f = &mut self.methods[first as usize];
+                if f.signature != signature {
+                    f.frame = f.with_params();
+                    info.frame = info.with_params();
+                }
+            }
+            Some(_) => {}
+            None => {
+                self.by_short.insert(info.short.clone(), ix);
+            }
+        }
+        if (ix as usize) < self.methods.len() {
+            self.methods[ix as usize] = info;
+        } else {
+            self.methods.push(info);
         }
     }
 

@@ -83,6 +83,12 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
             ", CUT SHORT (read up to its end)"
         }
     );
+    if !t.complete {
+        // Where it stops: the reader's warning names the byte or block.
+        if let Some(w) = t.warnings.iter().find(|w| w.contains("cut short")) {
+            let _ = writeln!(o, "  {w}");
+        }
+    }
     if let Some((a, b)) = t.window {
         let _ = writeln!(
             o,

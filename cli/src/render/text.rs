@@ -3,7 +3,7 @@
 use super::fmt;
 use crate::analysis::report::ReportDoc;
 use crate::analysis::slow::SlowCall;
-use crate::analysis::tree::{label_name, PathTree};
+use crate::analysis::tree::{label_name, marked_name, PathTree};
 use crate::model::Symbols;
 use std::fmt::Write;
 
@@ -316,7 +316,7 @@ pub fn tree(
                 } else {
                     String::new()
                 },
-                format!("{indent}{}", label_name(s, n.label)),
+                format!("{indent}{}", marked_name(s, n.label)),
             ]
         })
         .collect();

@@ -26,6 +26,15 @@ pub struct MethodAgg {
     pub hist: Histogram,
 }
 
+/// One caller edge: the calls of a method made from one caller.
+#[derive(Default, Clone)]
+struct EdgeAgg {
+    calls: u64,
+    /// Outermost invocations' inclusive time (as the method's `total`).
+    total: u64,
+    self_ns: u64,
+}
+
 #[derive(Default, Clone)]
 struct ThreadAgg {
     calls: u64,
@@ -68,6 +77,8 @@ pub struct Report {
     exceptions: HashMap<(String, String, String), ExcAgg>,
     gc: Gc,
     slowest: BinaryHeap<Reverse<(u64, u64, u32, u32)>>,
+    /// (callee row, caller row or NONE for a thread's first frame) -> figures.
+    edges: FastMap<(u32, u32), EdgeAgg>,
 }
 
 impl Report {
@@ -125,6 +136,16 @@ impl Analysis for Report {
         a.open += c.open as u64;
         a.by_exception += c.by_exception as u64;
         a.hist.add(c.incl);
+        let caller = match parents.last() {
+            Some(f) => self.row(s, f.method) as u32,
+            None => NONE,
+        };
+        let e = self.edges.entry((r as u32, caller)).or_default();
+        e.calls += 1;
+        e.self_ns += c.self_ns;
+        if !c.recursive {
+            e.total += c.incl;
+        }
         let th = self.threads.entry(t).or_default();
         th.calls += 1;
         if parents.is_empty() {
@@ -226,6 +247,18 @@ pub struct MethodRow {
     pub open: u64,
     /// Calls left by an exception.
     pub exception_exits: u64,
+    /// Per caller: the calls it made, their total and exact self time (sums to the
+    /// method's figures); `""` is a thread's first frame.
+    pub callers: Vec<CallerRow>,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct CallerRow {
+    /// `Class.method(signature)` of the caller.
+    pub method: String,
+    pub calls: u64,
+    pub total_ns: u64,
+    pub self_ns: u64,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -316,8 +349,23 @@ impl Report {
         let rel = |x: u64| x.saturating_sub(start);
         let cut = |n: usize| top.map_or(n, |k| k.min(n));
 
+        let mut callers: Vec<Vec<CallerRow>> = vec![Vec::new(); self.rows.len()];
+        for (&(callee, caller), e) in &self.edges {
+            callers[callee as usize].push(CallerRow {
+                method: self
+                    .rows
+                    .get(caller as usize)
+                    .map_or(String::new(), |r| r.0.clone()),
+                calls: e.calls,
+                total_ns: e.total,
+                self_ns: e.self_ns,
+            });
+        }
+        for c in &mut callers {
+            c.sort_by(|a, b| (b.self_ns, b.calls, &a.method).cmp(&(a.self_ns, a.calls, &b.method)));
+        }
         let mut methods: Vec<MethodRow> = Vec::new();
-        for (_, m, a) in &self.rows {
+        for (row, (_, m, a)) in self.rows.iter().enumerate() {
             let info = s.method(*m);
             if !method_ok(&info.short) && !method_ok(&info.key) {
                 continue;
@@ -334,6 +382,7 @@ impl Report {
                 p99_ns: a.hist.quantile(0.99).min(a.max),
                 open: a.open,
                 exception_exits: a.by_exception,
+                callers: std::mem::take(&mut callers[row]),
             });
         }
         methods.sort_by(|a, b| {

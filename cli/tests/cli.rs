@@ -272,7 +272,10 @@ fn a_cut_jtr_says_so_everywhere() {
     let doc = ok(&["report", "--json", path]);
     assert!(doc.contains("\"complete\": false"), "{doc}");
     let text = ok(&["report", path]);
-    assert!(text.contains("CUT SHORT") && text.contains("cut short ("), "{text}");
+    assert!(
+        text.contains("CUT SHORT") && text.contains("cut short ("),
+        "{text}"
+    );
     assert!(ok(&["info", path]).contains("CUT SHORT"));
     // The whole file is whole.
     let doc = ok(&["report", "--json", "../trace/tests/data/v1-exceptions.jtr"]);
@@ -286,12 +289,21 @@ fn a_cut_jtr_says_so_everywhere() {
 fn replay_graph_and_info() {
     let r = ok(&["replay", SMALL]);
     assert_eq!(r.matches("App.leaf()").count(), 5, "{r}");
-    assert!(r.contains("! IllegalStateException thrown in App.fail() line 24, caught in App.work(int)"), "{r}");
-    assert!(r.contains("~ blocked on App.Lock (held by worker-1)"), "{r}");
+    assert!(
+        r.contains("! IllegalStateException thrown in App.fail() line 24, caught in App.work(int)"),
+        "{r}"
+    );
+    assert!(
+        r.contains("~ blocked on App.Lock (held by worker-1)"),
+        "{r}"
+    );
     let depth1 = ok(&["replay", "--depth", "1", SMALL]);
     assert!(!depth1.contains("App.work"), "{depth1}");
     let long = ok(&["replay", "--min-time", "5ms", SMALL]);
-    assert!(!long.contains("App.leaf()\n") && long.contains("} App.work(int)"), "{long}");
+    assert!(
+        !long.contains("App.leaf()\n") && long.contains("} App.work(int)"),
+        "{long}"
+    );
     let g = ok(&["graph", "App.leaf", "--json", SMALL]);
     let v: serde_json::Value = serde_json::from_str(&g).unwrap();
     assert_eq!(v["calls"], 4);

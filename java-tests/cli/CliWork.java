@@ -167,5 +167,10 @@ public class CliWork {
         System.out.println("TRUTH thread cli-holder");
         System.out.println("TRUTH thread cli-waiter");
         System.out.println("TRUTH gc-at-least 1");
+        // Who calls whom (the structure of work() and catcher() above): caller edges.
+        System.out.println("TRUTH caller CliWork.counted CliWork.work " + COUNTED);
+        System.out.println("TRUTH caller CliWork.sleepy CliWork.work " + SLEEPS);
+        System.out.println("TRUTH caller CliWork.thrower CliWork.catcher " + THROWS);
+        System.out.println("TRUTH caller CliWork.work CliWork.main 1");
     }
 }

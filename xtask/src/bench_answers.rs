@@ -85,7 +85,11 @@ fn timed(cmd: &mut Command, work: &Path) -> Result<Measured, String> {
 /// Traces `Rec REPS` into `out`; the events the agent reports.
 fn trace(jdk: &Path, agent: &Path, classes: &Path, out: &Path, reps: u32) -> Result<u64, String> {
     let o = Command::new(jdk.join("bin/java"))
-        .arg(format!("-agentpath:{}=out={}", agent.display(), out.display()))
+        .arg(format!(
+            "-agentpath:{}=out={}",
+            agent.display(),
+            out.display()
+        ))
         .arg("-cp")
         .arg(classes)
         .arg("Rec")
@@ -128,7 +132,13 @@ pub fn cell(jtrace: &Path, agent: &Path, jdk: &Path, work: &Path) -> String {
     }
 }
 
-fn measure(jtrace: &Path, agent: &Path, jdk: &Path, dir: &Path, reps: u32) -> Result<String, String> {
+fn measure(
+    jtrace: &Path,
+    agent: &Path,
+    jdk: &Path,
+    dir: &Path,
+    reps: u32,
+) -> Result<String, String> {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let src = dir.join("Rec.java");
@@ -223,7 +233,15 @@ pub fn run_cmd(args: &[String]) -> bool {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/lib/jvm/java-17-openjdk-amd64"));
     let built = util::cargo()
-        .args(["build", "--release", "--quiet", "-p", "jtrace", "-p", "jtrace-cli"])
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "jtrace",
+            "-p",
+            "jtrace-cli",
+        ])
         .status()
         .is_ok_and(|s| s.success());
     if !built {

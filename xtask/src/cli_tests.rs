@@ -124,6 +124,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         tally.report(t.check(), &jdk.name, "cli:check");
         tally.report(t.diff(&two.join("trace.xml")), &jdk.name, "cli:diff");
         tally.report(t.html(), &jdk.name, "cli:report --html (chromium)");
+        tally.report(t.views(&doc), &jdk.name, "cli:replay, graph, info, callers");
         tally.report(
             t.same_for_jtr(two),
             &jdk.name,
@@ -137,7 +138,9 @@ const SAME_ANSWERS: &[&[&str]] = &[
     &["report", "--json", "trace"],
     &["report", "--top", "50", "trace"],
     &["report", "--html", "trace", "-o", "out"],
-    &["report", "--json", "--thread", "main", "--from", "1ms", "trace"],
+    &[
+        "report", "--json", "--thread", "main", "--from", "1ms", "trace",
+    ],
     &["collapsed", "trace"],
     &["collapsed", "--alloc", "--threads", "trace"],
     &["tree", "trace"],
@@ -209,6 +212,184 @@ impl Ctx<'_> {
             ));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// `replay`, `graph`, `info` and the report's caller edges against the program's
+    /// own truth (exact counts; times only as lower bounds).
+    fn views(&self, doc: &Value) -> Result<(), String> {
+        let calls = |m: &str| -> Result<u64, String> {
+            self.truths("calls")
+                .find(|w| w[0] == m)
+                .ok_or_else(|| format!("no TRUTH calls {m}"))
+                .and_then(|w| parse(&w[1]))
+        };
+        let json = |args: &[&str]| -> Result<Value, String> {
+            let mut a = args.to_vec();
+            a.push(self.path());
+            let out = self.jtrace(&a)?;
+            serde_json::from_str(&out).map_err(|e| format!("jtrace {}: {e}", args.join(" ")))
+        };
+        // report --json: each caller edge, exact.
+        for w in self.truths("caller") {
+            let (callee, caller, n) = (&w[0], &w[1], parse(&w[2])?);
+            let row = list(doc, "methods")
+                .iter()
+                .find(|m| format!("{}.{}", text(m, "class"), text(m, "name")) == *callee)
+                .ok_or_else(|| format!("report: no method {callee}"))?;
+            let got: u64 = list(row, "callers")
+                .iter()
+                .filter(|c| text(c, "method").starts_with(&format!("{caller}(")))
+                .map(|c| num(c, "calls"))
+                .sum();
+            if got != n {
+                return Err(format!(
+                    "report: {caller} -> {callee}: {got} calls, expected {n}"
+                ));
+            }
+            let self_sum: u64 = list(row, "callers").iter().map(|c| num(c, "self_ns")).sum();
+            if self_sum != num(row, "self_ns") {
+                return Err(format!(
+                    "report: {callee}'s caller edges' self time {self_sum} != its self time {}",
+                    num(row, "self_ns")
+                ));
+            }
+        }
+        // graph: callers and callees merged by path, exact counts.
+        let g = json(&["graph", "CliWork.counted", "--json"])?;
+        let counted = calls("CliWork.counted")?;
+        if num(&g, "calls") != counted {
+            return Err(format!(
+                "graph counted: {} calls, expected {counted}",
+                num(&g, "calls")
+            ));
+        }
+        let callers = list(&g, "callers");
+        let chain: Vec<&str> = callers.iter().map(|n| text(n, "frame")).collect();
+        if chain
+            != [
+                "CliWork.counted(int)",
+                "CliWork.work()",
+                "CliWork.main(String[])",
+            ]
+            || callers.iter().any(|n| num(n, "calls") != counted)
+        {
+            return Err(format!("graph counted: callers {chain:?}"));
+        }
+        let g = json(&["graph", "CliWork.work", "--json"])?;
+        for (m, frame) in [
+            ("CliWork.counted", "CliWork.counted(int)"),
+            ("CliWork.sleepy", "CliWork.sleepy()"),
+            ("CliWork.thrower", "CliWork.thrower()"),
+        ] {
+            let got: u64 = list(&g, "callees")
+                .iter()
+                .filter(|n| text(n, "frame") == frame)
+                .map(|n| num(n, "calls"))
+                .sum();
+            if got != calls(m)? {
+                return Err(format!("graph work: {got} calls of {frame} below it"));
+            }
+        }
+        // replay: every call in order, exceptions, allocations, lock waits inline.
+        let r = json(&["replay", "--json", "--thread", "main"])?;
+        let lines = r.as_array().ok_or("replay --json is not a list")?;
+        let count = |kind: &str, method: &str| {
+            lines
+                .iter()
+                .filter(|l| text(l, "kind") == kind && text(l, "method") == method)
+                .count() as u64
+        };
+        if count("call", "CliWork.counted(int)") != counted {
+            return Err("replay: not every counted(int) call".into());
+        }
+        let min = parse(&self.one("min-sleep")?[0])?;
+        let sleeps: Vec<u64> = lines
+            .iter()
+            .filter(|l| text(l, "method") == "CliWork.sleepy()")
+            .map(|l| num(l, "duration_ns"))
+            .collect();
+        if sleeps.len() as u64 != calls("CliWork.sleepy")? || sleeps.iter().any(|&d| d < min) {
+            return Err(format!(
+                "replay: sleepy() calls {sleeps:?}, each at least {min} ns"
+            ));
+        }
+        let throws = self.one("exception")?;
+        let line: u32 = throws[1]
+            .rsplit(':')
+            .next()
+            .and_then(|l| l.parse().ok())
+            .unwrap_or(0);
+        let exc = lines
+            .iter()
+            .filter(|l| {
+                text(l, "kind") == "exception"
+                    && text(l, "method") == "CliWork.thrower()"
+                    && text(l, "caught_in") == "CliWork.catcher()"
+                    && num(l, "line") == line as u64
+            })
+            .count() as u64;
+        if exc != calls("CliWork.thrower")? {
+            return Err(format!(
+                "replay: {exc} exceptions thrown at line {line} and caught"
+            ));
+        }
+        let allocs = lines
+            .iter()
+            .filter(|l| text(l, "kind") == "alloc" && text(l, "class") == "CliWork.Payload")
+            .count() as u64;
+        if allocs != calls("CliWork.allocSite")? {
+            return Err(format!("replay: {allocs} Payload allocations"));
+        }
+        let w = json(&["replay", "--json", "--thread", "cli-waiter"])?;
+        let held = parse(&self.one("contended")?[3])?;
+        let blocked = w
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|l| text(l, "kind") == "blocked" && text(l, "class") == "CliWork.Lock")
+            .ok_or("replay cli-waiter: no blocked line")?;
+        if num(blocked, "duration_ns") < held || text(blocked, "owner") != "cli-holder" {
+            return Err(format!("replay cli-waiter: {blocked}"));
+        }
+        // --min-time keeps the slow calls only: 5 sleeps inside work inside main.
+        let slow = json(&[
+            "replay",
+            "--json",
+            "--thread",
+            "main",
+            "--min-time",
+            &format!("{min}ns"),
+        ])?;
+        if slow
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|l| text(l, "method") == "CliWork.counted(int)")
+        {
+            return Err("replay --min-time: a short call shown".into());
+        }
+        // info: the session.
+        let i = json(&["info", "--json"])?;
+        if i.get("complete") != Some(&Value::Bool(true)) {
+            return Err("info: not complete".into());
+        }
+        for w in self.truths("thread") {
+            if !list(&i, "threads").iter().any(|t| text(t, "name") == w[0]) {
+                return Err(format!("info: no thread {}", w[0]));
+            }
+        }
+        let main_calls: u64 = list(&i, "threads")
+            .iter()
+            .filter(|t| text(t, "name") == "main")
+            .map(|t| num(t, "calls"))
+            .sum();
+        if main_calls < counted {
+            return Err(format!("info: main made {main_calls} calls"));
+        }
+        if i.pointer("/drops_and_repairs/droppedRecordBytes") != Some(&Value::from("0")) {
+            return Err("info: droppedRecordBytes is not 0".into());
+        }
+        Ok(())
     }
 
     /// Every answer in [`SAME_ANSWERS`], byte for byte the same for the run's XML and

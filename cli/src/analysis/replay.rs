@@ -12,11 +12,19 @@ use crate::model::{Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, 
 #[derive(Debug, Clone)]
 pub enum What {
     /// A call with nothing shown inside it: one line, with its duration.
-    Call { method: u32, threw: bool, open: bool },
+    Call {
+        method: u32,
+        threw: bool,
+        open: bool,
+    },
     /// The entry of a call with lines inside it.
     Enter { method: u32 },
     /// Its exit, with the duration.
-    Exit { method: u32, threw: bool, open: bool },
+    Exit {
+        method: u32,
+        threw: bool,
+        open: bool,
+    },
     /// An exception thrown at `time` (reported where it was caught or left the code).
     Exception {
         class: Option<u32>,
@@ -24,8 +32,17 @@ pub enum What {
         line: u32,
         caught_in: Option<u32>,
     },
-    Alloc { class: u32, is_array: u8, size: u64, line: u32 },
-    Blocked { kind: BlockKind, class: Option<u32>, owner: Option<u32> },
+    Alloc {
+        class: u32,
+        is_array: u8,
+        size: u64,
+        line: u32,
+    },
+    Blocked {
+        kind: BlockKind,
+        class: Option<u32>,
+        owner: Option<u32>,
+    },
 }
 
 #[derive(Debug, Clone)]

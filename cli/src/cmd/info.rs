@@ -152,7 +152,9 @@ fn text(d: &InfoDoc) -> String {
         let _ = writeln!(
             o,
             "  CUT SHORT: {}",
-            d.warnings.first().map_or("the trace stops early", |w| w.as_str())
+            d.warnings
+                .first()
+                .map_or("the trace stops early", |w| w.as_str())
         );
     }
     if let Some(pid) = d.pid {

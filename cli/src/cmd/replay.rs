@@ -82,13 +82,17 @@ impl Printer {
 
     fn text(&self, s: &Symbols, l: &Line) -> String {
         let what = match &l.what {
-            What::Call { method, threw, open } => format!(
-                "{}{}",
-                self.method(s, *method),
-                suffix(*threw, *open)
-            ),
+            What::Call {
+                method,
+                threw,
+                open,
+            } => format!("{}{}", self.method(s, *method), suffix(*threw, *open)),
             What::Enter { method } => format!("{} {{", self.method(s, *method)),
-            What::Exit { method, threw, open } => {
+            What::Exit {
+                method,
+                threw,
+                open,
+            } => {
                 format!("}} {}{}", self.method(s, *method), suffix(*threw, *open))
             }
             What::Exception {
@@ -170,7 +174,16 @@ impl Printer {
             j.jvm = Some(crate::model::names::jvm(&i.class, &i.name, &i.signature));
         };
         match &l.what {
-            What::Call { method: m, threw, open } | What::Exit { method: m, threw, open } => {
+            What::Call {
+                method: m,
+                threw,
+                open,
+            }
+            | What::Exit {
+                method: m,
+                threw,
+                open,
+            } => {
                 j.kind = if matches!(l.what, What::Call { .. }) {
                     "call"
                 } else {

@@ -141,7 +141,10 @@ mod tests {
             n.method("Demo", "parse", "(Ljava/lang/String;)I"),
             "Demo.parse(String)"
         );
-        assert_eq!(n.method("Demo$Worker", "-init-", "(I)V"), "Demo.Worker.<init>(int)");
+        assert_eq!(
+            n.method("Demo$Worker", "-init-", "(I)V"),
+            "Demo.Worker.<init>(int)"
+        );
         assert_eq!(
             n.method("a.b.C", "m", "([[JLjava/util/List;Z)V"),
             "C.m(long[][], List, boolean)"

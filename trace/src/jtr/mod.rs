@@ -11,8 +11,8 @@ mod wire;
 
 use crate::clock::Converter;
 use crate::defs::Msg;
-use crate::header::Header;
 use crate::event::{Event, EventOut};
+use crate::header::Header;
 use crate::render::{Output, Renderer, Stats};
 use body::*;
 use std::fmt;
@@ -328,10 +328,7 @@ pub fn to_xml<R: Read, W: Write>(jtr: R, xml: W) -> Result<Rendered, JtrError> {
 /// Replays a `.jtr` stream as typed events (the elements of the document [`to_xml`]
 /// writes, in its order, with no XML in between), each handed to `f`; the header comes
 /// back too (`Rendered::stats` counts the records replayed and the elements).
-pub fn replay<R: Read>(
-    jtr: R,
-    f: impl FnMut(&Event),
-) -> Result<(Rendered, Header), JtrError> {
+pub fn replay<R: Read>(jtr: R, f: impl FnMut(&Event)) -> Result<(Rendered, Header), JtrError> {
     let r = JtrReader::open(jtr)?;
     let header = r.header.clone();
     let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);

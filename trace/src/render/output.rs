@@ -130,7 +130,14 @@ impl<W: Write> Output for XmlOut<W> {
     }
 
     #[inline(always)]
-    fn exit(&mut self, _tid: u32, _mid: u32, ticket: u64, ns: u64, (prefix, ids): (&Piece, &Piece)) {
+    fn exit(
+        &mut self,
+        _tid: u32,
+        _mid: u32,
+        ticket: u64,
+        ns: u64,
+        (prefix, ids): (&Piece, &Piece),
+    ) {
         self.padded(prefix);
         self.padded(ids);
         self.digits(ticket);

@@ -224,7 +224,7 @@ fn perfetto_timeline_nests_and_flame_graph_renders() {
     assert!(std::fs::read_to_string(&html)
         .unwrap()
         .contains("data:image/svg+xml;base64,"));
-    // A too-small limit makes perfetto refuse (the measuring pass runs for any input
+    // A limit nothing fits makes perfetto refuse (the measuring pass runs for any input
     // larger than the limit).
     fails(
         &[
@@ -235,7 +235,36 @@ fn perfetto_timeline_nests_and_flame_graph_renders() {
             "--max-size",
             "0",
         ],
-        "cut a window",
+        "--max-size",
+    );
+    // Over the limit: a window from the start that fits, said on stderr.
+    let o = jtrace(&[
+        "perfetto",
+        SMALL,
+        "-o",
+        out.to_str().unwrap(),
+        "--max-size",
+        "0.001",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains("writing its first"), "{err}");
+    let written = std::fs::read(&out).unwrap();
+    assert!(written.len() <= 1048 && !written.is_empty(), "{}", written.len());
+    let v: serde_json::Value = serde_json::from_slice(&written).unwrap();
+    assert!(v["traceEvents"].as_array().is_some_and(|e| !e.is_empty()));
+    // A window the user chose is not narrowed behind their back.
+    fails(
+        &[
+            "perfetto",
+            SMALL,
+            "-o",
+            out.to_str().unwrap(),
+            "--max-size",
+            "0.001",
+            "--from",
+            "0",
+        ],
+        "narrower window",
     );
 }
 

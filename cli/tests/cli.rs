@@ -247,9 +247,16 @@ fn perfetto_timeline_nests_and_flame_graph_renders() {
         "0.001",
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success() && err.contains("writing its first"), "{err}");
+    assert!(
+        o.status.success() && err.contains("writing its first"),
+        "{err}"
+    );
     let written = std::fs::read(&out).unwrap();
-    assert!(written.len() <= 1048 && !written.is_empty(), "{}", written.len());
+    assert!(
+        written.len() <= 1048 && !written.is_empty(),
+        "{}",
+        written.len()
+    );
     let v: serde_json::Value = serde_json::from_slice(&written).unwrap();
     assert!(v["traceEvents"].as_array().is_some_and(|e| !e.is_empty()));
     // A window the user chose is not narrowed behind their back.

@@ -44,7 +44,13 @@ fn measure(a: &Args, filter: &Filter) -> Result<(u64, u64), String> {
 
 /// A window from the trace's start whose timeline fits `limit`: sized in proportion
 /// to what the whole one weighs, then measured and narrowed until it fits.
-fn fitting_window(a: &Args, filter: &Filter, bytes: u64, span: u64, limit: u64) -> Result<(Filter, u64), String> {
+fn fitting_window(
+    a: &Args,
+    filter: &Filter,
+    bytes: u64,
+    span: u64,
+    limit: u64,
+) -> Result<(Filter, u64), String> {
     let mut len = (span as f64 * limit as f64 / bytes.max(1) as f64 * 0.9) as u64;
     for _ in 0..6 {
         let f = Filter {

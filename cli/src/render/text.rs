@@ -107,7 +107,7 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
 
     heading(
         &mut o,
-        "Methods by self time",
+        "Methods by working time (self time minus waiting: monitors, sleeps, parks, blocking I/O)",
         d.methods.len(),
         Some(totals.methods.len()),
     );
@@ -123,6 +123,11 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
                 m.calls.to_string(),
                 fmt::ns(m.total_ns),
                 fmt::ns(m.self_ns),
+                if m.wait_ns > 0 {
+                    fmt::ns(m.wait_ns)
+                } else {
+                    String::new()
+                },
                 fmt::ns(m.mean_ns),
                 fmt::ns(m.p99_ns),
                 fmt::ns(m.max_ns),
@@ -132,7 +137,7 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
         .collect();
     table(
         &mut o,
-        &["calls", "total", "self", "mean", "p99", "max", "method"],
+        &["calls", "total", "self", "wait", "mean", "p99", "max", "method"],
         &rows,
     );
 

@@ -254,6 +254,21 @@ impl Ctx<'_> {
                 ));
             }
         }
+        // Waiting apart from working: enterLock's contention is its wait (at least the
+        // hold the holder measured), and its work is the rest of its self time.
+        let held = parse(&self.one("contended")?[3])?;
+        let lock = list(doc, "methods")
+            .iter()
+            .find(|m| text(m, "name") == "enterLock")
+            .ok_or("report: no enterLock")?;
+        if num(lock, "wait_ns") < held
+            || num(lock, "wait_ns") + num(lock, "work_ns") != num(lock, "self_ns")
+        {
+            return Err(format!(
+                "report: enterLock waited {} ns, held {held} ns",
+                num(lock, "wait_ns")
+            ));
+        }
         // graph: callers and callees merged by path, exact counts.
         let g = json(&["graph", "CliWork.counted", "--json"])?;
         let counted = calls("CliWork.counted")?;
@@ -341,7 +356,6 @@ impl Ctx<'_> {
             return Err(format!("replay: {allocs} Payload allocations"));
         }
         let w = json(&["replay", "--json", "--thread", "cli-waiter"])?;
-        let held = parse(&self.one("contended")?[3])?;
         let blocked = w
             .as_array()
             .into_iter()

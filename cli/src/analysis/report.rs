@@ -39,13 +39,28 @@ pub struct MethodAgg {
 pub fn blocks(class: &str, name: &str) -> bool {
     matches!(
         (class, name),
-        ("java.lang.Thread", "sleep" | "sleep0" | "sleepNanos" | "sleepNanos0" | "onSpinWait" | "yield")
-            | ("java.lang.Object", "wait" | "wait0")
-            | ("java.lang.VirtualThread", "park" | "parkNanos" | "sleepNanos")
+        (
+            "java.lang.Thread",
+            "sleep" | "sleep0" | "sleepNanos" | "sleepNanos0" | "onSpinWait" | "yield"
+        ) | ("java.lang.Object", "wait" | "wait0")
+            | (
+                "java.lang.VirtualThread",
+                "park" | "parkNanos" | "sleepNanos"
+            )
             | ("jdk.internal.misc.Unsafe", "park")
-            | ("java.util.concurrent.locks.LockSupport", "park" | "parkNanos" | "parkUntil")
-            | ("java.lang.ProcessImpl" | "java.lang.ProcessHandleImpl", "waitFor" | "waitForProcessExit0")
-    ) || (name.starts_with("accept") || name.starts_with("read") || name == "poll" || name.starts_with("select") || name == "connect")
+            | (
+                "java.util.concurrent.locks.LockSupport",
+                "park" | "parkNanos" | "parkUntil"
+            )
+            | (
+                "java.lang.ProcessImpl" | "java.lang.ProcessHandleImpl",
+                "waitFor" | "waitForProcessExit0"
+            )
+    ) || (name.starts_with("accept")
+        || name.starts_with("read")
+        || name == "poll"
+        || name.starts_with("select")
+        || name == "connect")
         && (class.starts_with("sun.nio.ch.")
             || class.starts_with("java.net.")
             || class == "java.io.FileInputStream"

@@ -137,7 +137,9 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
         .collect();
     table(
         &mut o,
-        &["calls", "total", "self", "wait", "mean", "p99", "max", "method"],
+        &[
+            "calls", "total", "self", "wait", "mean", "p99", "max", "method",
+        ],
         &rows,
     );
 

@@ -23,21 +23,19 @@ pub fn svg(
     count_name: &str,
     out: &mut impl Write,
 ) -> Result<(), String> {
-    let mut lines: Vec<String> = Vec::with_capacity(stacks.len());
+    // One copy of the folded text, borrowed line by line (not a string per line).
     let mut text = Vec::new();
     folded(stacks, &mut text).map_err(|e| e.to_string())?;
-    for l in String::from_utf8_lossy(&text).lines() {
-        lines.push(l.to_string());
+    if text.is_empty() {
+        // A trace with no calls (or none in the window) still gives a valid, empty graph.
+        text.extend_from_slice(b"(no calls) 1\n");
     }
+    let text = String::from_utf8(text).map_err(|e| format!("flame graph: {e}"))?;
     let mut opt = inferno::flamegraph::Options::default();
     opt.title = title.to_string();
     opt.count_name = count_name.to_string();
     opt.colors =
         inferno::flamegraph::color::Palette::Multi(inferno::flamegraph::color::MultiPalette::Java);
-    // A trace with no calls (or none in the window) still gives a valid, empty graph.
-    if lines.is_empty() {
-        lines.push("(no calls) 1".to_string());
-    }
-    inferno::flamegraph::from_lines(&mut opt, lines.iter().map(String::as_str), out)
+    inferno::flamegraph::from_lines(&mut opt, text.lines(), out)
         .map_err(|e| format!("flame graph: {e}"))
 }

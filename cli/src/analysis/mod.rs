@@ -1,5 +1,6 @@
 //! Analyses: one per kind of answer, each an [`crate::model::Analysis`] fed by one pass.
 
+pub mod folded;
 pub mod graph;
 pub mod replay;
 pub mod report;

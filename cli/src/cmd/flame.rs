@@ -5,7 +5,6 @@ use super::common::{emit, Select};
 use crate::analysis::tree::CallTree;
 use crate::render;
 use crate::session;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -56,12 +55,16 @@ fn stacks(
     trace: &std::path::Path,
     w: &Weight,
     sel: &Select,
-) -> Result<(String, BTreeMap<String, u64>, &'static str), String> {
+    for_svg: bool,
+) -> Result<(String, String, &'static str), String> {
     let mut t = CallTree::default();
     let s = session::run(trace, sel.filter()?, &mut t)?;
     let syms = &s.model.syms;
     Ok(if w.alloc {
-        let f = t.folded_allocs(syms, w.threads, w.count);
+        let map = t.folded_allocs(syms, w.threads, w.count);
+        let mut f = Vec::new();
+        render::flame::folded(&map, &mut f).map_err(|e| e.to_string())?;
+        let f = String::from_utf8_lossy(&f).into_owned();
         if f.is_empty() {
             eprintln!(
                 "jtrace: warning: {}: no allocations in the trace (trace with alloc=exact)",
@@ -70,12 +73,13 @@ fn stacks(
         }
         (s.file, f, if w.count { "allocations" } else { "bytes" })
     } else {
-        (s.file, t.folded(syms, w.threads), "ns")
+        let min = if for_svg { t.flame_min() } else { 0 };
+        (s.file, t.folded(syms, w.threads, min), "ns")
     })
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let (file, stacks, unit) = stacks(&a.trace, &a.weight, &a.select)?;
+    let (file, stacks, unit) = stacks(&a.trace, &a.weight, &a.select, true)?;
     let what = if a.weight.alloc {
         "allocations"
     } else {
@@ -94,8 +98,6 @@ pub fn run(a: Args) -> Result<(), String> {
 }
 
 pub fn collapsed(a: CollapsedArgs) -> Result<(), String> {
-    let (_, stacks, _) = stacks(&a.trace, &a.weight, &a.select)?;
-    let mut out = Vec::new();
-    render::flame::folded(&stacks, &mut out).map_err(|e| e.to_string())?;
-    emit(a.output.as_deref(), &out)
+    let (_, stacks, _) = stacks(&a.trace, &a.weight, &a.select, false)?;
+    emit(a.output.as_deref(), stacks.as_bytes())
 }

@@ -45,7 +45,8 @@ pub fn run(a: Args) -> Result<(), String> {
         let doc = report.doc(&s, &ok, Some(a.top.unwrap_or(HTML_TOP)));
         let mut svg = Vec::new();
         let title = format!("{} (self time, ns)", s.file);
-        render::flame::svg(&tree.folded(&s.model.syms, false), &title, "ns", &mut svg)?;
+        let folded = tree.folded(&s.model.syms, false, tree.flame_min());
+        render::flame::svg(&folded, &title, "ns", &mut svg)?;
         render::html::page(&doc, &svg).into_bytes()
     } else {
         let doc = report.doc(&s, &ok, Some(a.top.unwrap_or(TEXT_TOP)));

@@ -16,21 +16,14 @@ pub fn folded(stacks: &BTreeMap<String, u64>, out: &mut impl Write) -> std::io::
     Ok(())
 }
 
-/// The flame graph SVG of folded stacks. `count_name` is the unit of the values.
-pub fn svg(
-    stacks: &BTreeMap<String, u64>,
-    title: &str,
-    count_name: &str,
-    out: &mut impl Write,
-) -> Result<(), String> {
-    // One copy of the folded text, borrowed line by line (not a string per line).
-    let mut text = Vec::new();
-    folded(stacks, &mut text).map_err(|e| e.to_string())?;
-    if text.is_empty() {
-        // A trace with no calls (or none in the window) still gives a valid, empty graph.
-        text.extend_from_slice(b"(no calls) 1\n");
-    }
-    let text = String::from_utf8(text).map_err(|e| format!("flame graph: {e}"))?;
+/// The flame graph SVG of folded lines. `count_name` is the unit of the values.
+pub fn svg(text: &str, title: &str, count_name: &str, out: &mut impl Write) -> Result<(), String> {
+    // A trace with no calls (or none in the window) still gives a valid, empty graph.
+    let text = if text.is_empty() {
+        "(no calls) 1\n"
+    } else {
+        text
+    };
     let mut opt = inferno::flamegraph::Options::default();
     opt.title = title.to_string();
     opt.count_name = count_name.to_string();

@@ -7,6 +7,16 @@ use super::tree::{label_name, PathTree, ROOT, THREAD};
 use crate::model::Symbols;
 use std::collections::HashMap;
 
+/// The weight under which a flame graph folds a subtree into one frame: a large tree
+/// (over 100,000 paths) keeps only what is at least 1/12,000 of the total (0.1 px of
+/// inferno's 1200 px, the narrowest frame it draws); 0 otherwise.
+pub fn flame_min(t: &PathTree) -> u64 {
+    if t.nodes.len() <= 100_000 {
+        return 0;
+    }
+    t.nodes.iter().map(|n| n.self_ns).sum::<u64>() / 12_000
+}
+
 /// A path tree merged by frame name.
 struct Names {
     /// Frame names (`;` and spaces replaced), by id.

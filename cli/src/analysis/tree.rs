@@ -188,23 +188,6 @@ impl CallTree {
         }
     }
 
-    /// The weight under which a flame graph folds a subtree into one frame: a large
-    /// tree (over 100,000 paths) keeps only what is at least 1/12,000 of the total
-    /// (0.1 px of inferno's 1200 px, the narrowest frame it draws); 0 otherwise.
-    pub fn flame_min(&self) -> u64 {
-        if self.tree.nodes.len() <= 100_000 {
-            return 0;
-        }
-        self.tree.nodes.iter().map(|n| n.self_ns).sum::<u64>() / 12_000
-    }
-
-    /// Folded stacks (`frame;frame;frame value` lines), sorted, identical stacks merged;
-    /// `threads` puts the thread's name first. Values are self time in nanoseconds.
-    /// `min` > 0 folds subtrees lighter than it into one line (for flame graphs).
-    pub fn folded(&self, s: &Symbols, threads: bool, min: u64) -> String {
-        super::folded::folded(s, &self.tree, threads, min)
-    }
-
     /// Folded allocation stacks: the allocating path, then the allocated class; values
     /// are bytes (or counts when `counts`).
     pub fn folded_allocs(&self, s: &Symbols, threads: bool, counts: bool) -> BTreeMap<String, u64> {

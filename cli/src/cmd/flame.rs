@@ -2,6 +2,7 @@
 //! (folded stacks), weighted by exact self time or, with `--alloc`, allocated bytes.
 
 use super::common::{emit, Select};
+use crate::analysis::folded;
 use crate::analysis::tree::CallTree;
 use crate::render;
 use crate::session;
@@ -73,8 +74,12 @@ fn stacks(
         }
         (s.file, f, if w.count { "allocations" } else { "bytes" })
     } else {
-        let min = if for_svg { t.flame_min() } else { 0 };
-        (s.file, t.folded(syms, w.threads, min), "ns")
+        let min = if for_svg {
+            folded::flame_min(&t.tree)
+        } else {
+            0
+        };
+        (s.file, folded::folded(syms, &t.tree, w.threads, min), "ns")
     })
 }
 

@@ -1,6 +1,7 @@
 //! `jtrace report`: the one-screen answer (text, `--json` or `--html`).
 
 use super::common::{emit, json, Select};
+use crate::analysis::folded;
 use crate::analysis::report::Report;
 use crate::analysis::tree::CallTree;
 use crate::render;
@@ -45,7 +46,12 @@ pub fn run(a: Args) -> Result<(), String> {
         let doc = report.doc(&s, &ok, Some(a.top.unwrap_or(HTML_TOP)));
         let mut svg = Vec::new();
         let title = format!("{} (self time, ns)", s.file);
-        let folded = tree.folded(&s.model.syms, false, tree.flame_min());
+        let folded = folded::folded(
+            &s.model.syms,
+            &tree.tree,
+            false,
+            folded::flame_min(&tree.tree),
+        );
         render::flame::svg(&folded, &title, "ns", &mut svg)?;
         render::html::page(&doc, &svg).into_bytes()
     } else {

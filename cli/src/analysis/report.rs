@@ -124,7 +124,19 @@ pub struct Report {
 }
 
 impl Report {
+    #[inline]
     fn row(&mut self, s: &Symbols, m: u32) -> usize {
+        let i = m as usize;
+        if let Some(&r) = self.row_of.get(i) {
+            if r != NONE {
+                return r as usize;
+            }
+        }
+        self.new_row(s, m)
+    }
+
+    #[inline(never)]
+    fn new_row(&mut self, s: &Symbols, m: u32) -> usize {
         let i = m as usize;
         if self.row_of.len() <= i {
             self.row_of.resize(i + 1, NONE);

@@ -35,7 +35,8 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), String> {
     let filter = a.select.filter()?;
-    let mut both = (Report::default(), CallTree::default());
+    // The path tree only for the page's flame graph.
+    let mut both = (Report::default(), a.html.then(CallTree::default));
     let s = session::run(&a.trace, filter.clone(), &mut both)?;
     let (report, tree) = both;
     let ok = |m: &str| filter.method_ok(m);
@@ -48,9 +49,9 @@ pub fn run(a: Args) -> Result<(), String> {
         let title = format!("{} (self time, ns)", s.file);
         let folded = folded::folded(
             &s.model.syms,
-            &tree.tree,
+            tree.as_ref().map(|t| &t.tree).ok_or("no call tree")?,
             false,
-            folded::flame_min(&tree.tree),
+            tree.as_ref().map_or(0, |t| folded::flame_min(&t.tree)),
         );
         render::flame::svg(&folded, &title, "ns", &mut svg)?;
         render::html::page(&doc, &svg).into_bytes()

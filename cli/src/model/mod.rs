@@ -137,6 +137,40 @@ impl<A: Analysis, B: Analysis> Analysis for (A, B) {
     }
 }
 
+/// An analysis that may not be wanted (`None`: nothing to do).
+impl<A: Analysis> Analysis for Option<A> {
+    fn enter(&mut self, s: &Symbols, t: u32, st: &[Frame]) {
+        if let Some(a) = self {
+            a.enter(s, t, st);
+        }
+    }
+    fn exit(&mut self, s: &Symbols, t: u32, c: &Call, p: &[Frame]) {
+        if let Some(a) = self {
+            a.exit(s, t, c, p);
+        }
+    }
+    fn alloc(&mut self, s: &Symbols, t: u32, x: &Alloc, st: &[Frame]) {
+        if let Some(a) = self {
+            a.alloc(s, t, x, st);
+        }
+    }
+    fn exception(&mut self, s: &Symbols, e: &Exception) {
+        if let Some(a) = self {
+            a.exception(s, e);
+        }
+    }
+    fn blocked(&mut self, s: &Symbols, b: &Blocked) {
+        if let Some(a) = self {
+            a.blocked(s, b);
+        }
+    }
+    fn gc(&mut self, s: &Symbols, x: u64, y: u64) {
+        if let Some(a) = self {
+            a.gc(s, x, y);
+        }
+    }
+}
+
 struct Pending {
     obj: u64,
     class: Option<u32>,

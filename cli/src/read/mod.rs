@@ -21,6 +21,8 @@ pub struct Outcome {
     pub complete: bool,
     /// What the reader skipped or repaired, one line each (cut short, malformed elements).
     pub warnings: Vec<String>,
+    /// Bytes of XML read (0 for a `.jtr`, which has none).
+    pub xml_bytes: u64,
 }
 
 /// Streams `input` to `sink`, one event per element an analysis uses.

@@ -382,6 +382,7 @@ pub fn read(
             "{name}: {malformed} malformed elements skipped in all"
         ));
     }
+    out.xml_bytes = xml.buffer_position();
     Ok(out)
 }
 

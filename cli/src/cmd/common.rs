@@ -1,6 +1,7 @@
 //! Arguments and output plumbing every analysing subcommand shares.
 
 use crate::model::filter::{parse_duration, Filter, Pattern};
+use crate::model::names::{Inner, Names, Style};
 use std::io::{ErrorKind, Write};
 use std::path::Path;
 
@@ -45,6 +46,26 @@ impl Select {
             from: self.from,
             to: self.to,
         })
+    }
+}
+
+/// How methods are named (`--names`, `--inner`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct Naming {
+    /// How methods are named
+    #[arg(long, value_enum, default_value = "short")]
+    pub names: Style,
+    /// How nested classes are written
+    #[arg(long, value_enum, default_value = "dot")]
+    pub inner: Inner,
+}
+
+impl Naming {
+    pub fn names(&self) -> Names {
+        Names {
+            style: self.names,
+            inner: self.inner,
+        }
     }
 }
 

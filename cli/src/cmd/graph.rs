@@ -1,10 +1,10 @@
 //! `jtrace graph METHOD`: the method's callers above, its callees below, merged by path,
 //! with exact counts, total and self time.
 
-use super::common::{duration, emit, json, Select};
+use super::common::{duration, emit, json, Naming, Select};
 use crate::analysis::graph::{Graph, Target};
 use crate::analysis::tree::PathTree;
-use crate::model::names::{Inner, Names, Style};
+use crate::model::names::Names;
 use crate::model::Symbols;
 use crate::render;
 use crate::session;
@@ -27,12 +27,8 @@ pub struct Args {
     /// Levels of callers and of callees to show
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
-    /// How methods are named
-    #[arg(long, value_enum, default_value = "short")]
-    pub names: Style,
-    /// How nested classes are written
-    #[arg(long, value_enum, default_value = "dot")]
-    pub inner: Inner,
+    #[command(flatten)]
+    pub naming: Naming,
     /// JSON instead of text
     #[arg(long)]
     pub json: bool,
@@ -96,10 +92,7 @@ fn table(o: &mut String, rows: &[Node]) {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let names = Names {
-        style: a.names,
-        inner: a.inner,
-    };
+    let names = a.naming.names();
     let mut g = Graph::new(Target::new(&a.target, names));
     let s = session::run(&a.trace, a.select.filter()?, &mut g)?;
     let syms = &s.model.syms;

@@ -1,9 +1,9 @@
 //! `jtrace replay`: the exact sequence of calls per thread, with durations, exceptions
 //! inline, allocations and monitor waits, streamed as it is read.
 
-use super::common::{duration, Select};
+use super::common::{duration, Naming, Select};
 use crate::analysis::replay::{class_of, Line, Replay, Show, What};
-use crate::model::names::{Inner, Names, Style};
+use crate::model::names::Names;
 use crate::model::{BlockKind, Symbols};
 use crate::render::fmt;
 use crate::session;
@@ -22,12 +22,8 @@ pub struct Args {
     /// Show calls at most N deep (1: each thread's outermost calls)
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
-    /// How methods are named
-    #[arg(long, value_enum, default_value = "short")]
-    pub names: Style,
-    /// How nested classes are written
-    #[arg(long, value_enum, default_value = "dot")]
-    pub inner: Inner,
+    #[command(flatten)]
+    pub naming: Naming,
     /// JSON (an array, one object per line) instead of text
     #[arg(long)]
     pub json: bool,
@@ -275,10 +271,7 @@ pub fn run(a: Args) -> Result<(), String> {
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
     let mut p = Printer {
-        names: Names {
-            style: a.names,
-            inner: a.inner,
-        },
+        names: a.naming.names(),
         json: a.json,
         first: true,
         out,

@@ -121,6 +121,11 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         tally.report(t.slow(), &jdk.name, "cli:slow");
         tally.report(t.flame(), &jdk.name, "cli:flame");
         tally.report(t.perfetto(), &jdk.name, "cli:perfetto");
+        tally.report(
+            t.pftrace(),
+            &jdk.name,
+            "cli:perfetto .pftrace (Perfetto's schema)",
+        );
         tally.report(t.check(), &jdk.name, "cli:check");
         tally.report(t.diff(&two.join("trace.xml")), &jdk.name, "cli:diff");
         tally.report(t.html(), &jdk.name, "cli:report --html (chromium)");
@@ -148,6 +153,7 @@ const SAME_ANSWERS: &[&[&str]] = &[
     &["slow", "--over", "1ms", "--json", "trace"],
     &["flame", "trace", "-o", "out"],
     &["perfetto", "trace", "-o", "out"],
+    &["perfetto", "trace", "-o", "out.pftrace"],
     &["diff", "trace", "after", "--json"],
     &["check", "trace"],
     &["info", "trace"],
@@ -212,6 +218,77 @@ impl Ctx<'_> {
             ));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// `perfetto -o x.pftrace`, decoded by Perfetto's own schema (`perfetto_trace_pb2`
+    /// of its Python package): every packet parses, every name id is interned before
+    /// use, each track's slices nest, and the slices per method are the calls.
+    fn pftrace(&self) -> Result<(), String> {
+        const DECODE: &str = r#"
+import json, sys
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+t = pb.Trace()
+t.ParseFromString(open(sys.argv[1], 'rb').read())
+names, tracks, depth, begins, errors = {}, set(), {}, {}, []
+for k in t.packet:
+    for n in k.interned_data.event_names:
+        names[n.iid] = n.name
+    if k.HasField('track_descriptor'):
+        tracks.add(k.track_descriptor.uuid)
+    if not k.HasField('track_event'):
+        continue
+    e = k.track_event
+    if e.track_uuid not in tracks:
+        errors.append('event on an undescribed track %d' % e.track_uuid)
+    if e.type in (pb.TrackEvent.TYPE_SLICE_BEGIN, pb.TrackEvent.TYPE_INSTANT):
+        if e.name_iid not in names:
+            errors.append('name id %d used before it was interned' % e.name_iid)
+    if e.type == pb.TrackEvent.TYPE_SLICE_BEGIN:
+        depth[e.track_uuid] = depth.get(e.track_uuid, 0) + 1
+        n = names.get(e.name_iid, '?')
+        begins[n] = begins.get(n, 0) + 1
+    elif e.type == pb.TrackEvent.TYPE_SLICE_END:
+        depth[e.track_uuid] = depth.get(e.track_uuid, 0) - 1
+        if depth[e.track_uuid] < 0:
+            errors.append('an end without a begin on track %d' % e.track_uuid)
+errors += ['track %d left %d slices open' % (k, v) for k, v in depth.items() if v]
+print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packet)}))
+"#;
+        let out = self.dir.join("trace.pftrace");
+        self.jtrace(&[
+            "perfetto",
+            self.path(),
+            "-o",
+            out.to_str().unwrap_or_default(),
+        ])?;
+        let o = Command::new("python3")
+            .arg("-c")
+            .arg(DECODE)
+            .arg(&out)
+            .output()
+            .map_err(|e| format!("cannot run python3: {e}"))?;
+        if !o.status.success() {
+            return Err(format!(
+                "decoding with Perfetto's schema failed (pip install perfetto protobuf): {}",
+                util::clip(String::from_utf8_lossy(&o.stderr).trim(), 300)
+            ));
+        }
+        let v: Value = serde_json::from_slice(&o.stdout).map_err(|e| format!("decoder: {e}"))?;
+        if let Some(e) = list(&v, "errors").first() {
+            return Err(format!(".pftrace: {e}"));
+        }
+        for w in self.truths("calls") {
+            let got = v
+                .pointer(&format!("/slices/{}", w[0]))
+                .and_then(Value::as_u64);
+            if got != Some(parse(&w[1])?) {
+                return Err(format!(
+                    ".pftrace: {:?} slices of {}, expected {}",
+                    got, w[0], w[1]
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// `replay`, `graph`, `info` and the report's caller edges against the program's
@@ -437,9 +514,11 @@ impl Ctx<'_> {
                     ));
                 }
                 let mut answer = out.stdout;
-                if let Ok(file) = std::fs::read(dir.join("out")) {
-                    answer.extend_from_slice(&file);
-                    let _ = std::fs::remove_file(dir.join("out"));
+                for name in ["out", "out.pftrace"] {
+                    if let Ok(file) = std::fs::read(dir.join(name)) {
+                        answer.extend_from_slice(&file);
+                        let _ = std::fs::remove_file(dir.join(name));
+                    }
                 }
                 got.push(answer);
             }

@@ -6,9 +6,10 @@ use super::common::Select;
 use crate::model::filter::Filter;
 use crate::render::fmt;
 use crate::render::perfetto::Perfetto;
-use crate::session;
-use std::io::BufWriter;
-use std::path::PathBuf;
+use crate::render::pftrace::Pftrace;
+use crate::session::{self, Session};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 /// The default --max-size. The UI parses JSON inside the browser tab's memory (about
 /// 2 GB for a tab); JSON files of 900 MB crash it, a few hundred MB open slowly.
@@ -18,7 +19,8 @@ const UI_LIMIT: u64 = 500 << 20;
 pub struct Args {
     /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
     pub trace: PathBuf,
-    /// Output file (.json, or .pftrace: Perfetto tells the formats apart by content)
+    /// Output file: .json (trace-event JSON), or .pftrace (Perfetto's protobuf: TrackEvent
+    /// with interned names, several times smaller)
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
     #[command(flatten)]
@@ -32,11 +34,54 @@ pub struct Args {
     pub force: bool,
 }
 
+/// Whether `path` asks for Perfetto's protobuf format rather than JSON.
+fn protobuf(path: &Path) -> bool {
+    let name = path.to_string_lossy().to_lowercase();
+    name.ends_with(".pftrace") || name.ends_with(".perfetto-trace") || name.ends_with(".pb")
+}
+
+/// One pass writing the timeline (JSON or protobuf) to `out`: bytes and events
+/// written, and the session. `loud`: the reader's warnings on stderr.
+fn pass<W: Write>(
+    a: &Args,
+    filter: &Filter,
+    out: W,
+    loud: bool,
+) -> Result<(u64, u64, Session), String> {
+    fn run<A: crate::model::Analysis>(
+        a: &Args,
+        f: &Filter,
+        an: &mut A,
+        loud: bool,
+    ) -> Result<Session, String> {
+        if loud {
+            session::run(&a.trace, f.clone(), an)
+        } else {
+            session::run_quiet(&a.trace, f.clone(), an)
+        }
+    }
+    if protobuf(&a.output) {
+        let mut p = Pftrace::new(out);
+        let s = run(a, filter, &mut p, loud)?;
+        let events = p.events;
+        let (bytes, _) = p
+            .finish()
+            .map_err(|e| format!("{}: cannot write: {e}", a.output.display()))?;
+        Ok((bytes, events, s))
+    } else {
+        let mut p = Perfetto::new(out);
+        let s = run(a, filter, &mut p, loud)?;
+        let events = p.events;
+        let (bytes, _) = p
+            .finish()
+            .map_err(|e| format!("{}: cannot write: {e}", a.output.display()))?;
+        Ok((bytes, events, s))
+    }
+}
+
 /// The timeline's exact size for `filter`, without writing it, and the trace's span.
 fn measure(a: &Args, filter: &Filter) -> Result<(u64, u64), String> {
-    let mut p = Perfetto::new(std::io::sink());
-    let s = session::run_quiet(&a.trace, filter.clone(), &mut p)?;
-    let (bytes, _) = p.finish().map_err(|e| e.to_string())?;
+    let (bytes, _, s) = pass(a, filter, std::io::sink(), false)?;
     let t = &s.model.totals;
     let span = t.end.unwrap_or(t.last).saturating_sub(t.start.unwrap_or(0));
     Ok((bytes, span))
@@ -116,15 +161,9 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let file = std::fs::File::create(&a.output)
         .map_err(|e| format!("{}: cannot create: {e}", a.output.display()))?;
-    let mut p = Perfetto::new(BufWriter::with_capacity(1 << 20, file));
-    let result = session::run(&a.trace, filter, &mut p).and_then(|_| {
-        let events = p.events;
-        p.finish()
-            .map(|(bytes, _)| (bytes, events))
-            .map_err(|e| format!("{}: cannot write: {e}", a.output.display()))
-    });
+    let result = pass(&a, &filter, BufWriter::with_capacity(1 << 20, file), true);
     match result {
-        Ok((bytes, events)) => {
+        Ok((bytes, events, _)) => {
             eprintln!(
                 "jtrace: wrote {} ({}, {events} events){}",
                 a.output.display(),

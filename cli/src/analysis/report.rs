@@ -5,6 +5,7 @@
 use crate::model::hist::Histogram;
 use crate::model::idmap::FastMap;
 use crate::model::{Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Symbols, NONE};
+use crate::model::names::Names;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -121,6 +122,8 @@ pub struct Report {
     slowest: BinaryHeap<Reverse<(u64, u64, u32, u32)>>,
     /// (callee row, caller row or NONE for a thread's first frame) -> figures.
     edges: FastMap<(u32, u32), EdgeAgg>,
+    /// How the document names methods for people (`MethodRow::method`).
+    pub names: Names,
 }
 
 impl Report {
@@ -308,6 +311,9 @@ pub struct TraceInfo {
 
 #[derive(Serialize, Clone, Debug)]
 pub struct MethodRow {
+    /// The name for people (`Class.method(int, String)`, `--names`); `class`, `name` and
+    /// `signature` keep the trace's (the JVM descriptor).
+    pub method: String,
     pub class: String,
     pub name: String,
     pub signature: String,
@@ -451,6 +457,7 @@ impl Report {
                 continue;
             }
             methods.push(MethodRow {
+                method: self.names.method(&info.class, &info.name, &info.signature),
                 class: info.class.clone(),
                 name: info.name.clone(),
                 signature: info.signature.clone(),

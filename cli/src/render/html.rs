@@ -6,7 +6,6 @@
 
 use super::fmt;
 use crate::analysis::report::ReportDoc;
-use crate::model::names::Names;
 
 fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
@@ -165,7 +164,7 @@ pub fn page(d: &ReportDoc, flame_svg: &[u8]) -> String {
         .map(|m| {
             vec![
                 // Readable at 1400px: `Class.method(int, String)`, not the descriptor.
-                Cell::Text(Names::default().method(&m.class, &m.name, &m.signature)),
+                Cell::Text(m.method.clone()),
                 n(m.calls),
                 t(m.total_ns),
                 t(m.self_ns),

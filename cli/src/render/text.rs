@@ -115,7 +115,7 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
         .methods
         .iter()
         .map(|m| {
-            let mut name = format!("{}.{}{}", m.class, m.name, m.signature);
+            let mut name = m.method.clone();
             if m.open > 0 {
                 let _ = write!(name, " ({} open)", m.open);
             }

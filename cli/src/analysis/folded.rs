@@ -6,6 +6,7 @@
 use super::tree::{label_name, PathTree, ROOT, THREAD};
 use crate::model::Symbols;
 use std::collections::HashMap;
+use std::io::Write;
 
 /// The weight under which a flame graph folds a subtree into one frame: a large tree
 /// (over 100,000 paths) keeps only what is at least 1/12,000 of the total (0.1 px of
@@ -43,7 +44,13 @@ impl Names {
 /// exactly as sorting every path string would order and merge them. With `min` > 0,
 /// a subtree lighter than `min` becomes one line, its top frame's, with its whole
 /// weight (a flame graph cannot draw frames that narrow anyway; widths stay exact).
-pub fn folded(s: &Symbols, t: &PathTree, threads: bool, min: u64) -> String {
+pub fn folded(
+    s: &Symbols,
+    t: &PathTree,
+    threads: bool,
+    min: u64,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let mut n = Names {
         names: Vec::new(),
         nodes: vec![(u32::MAX, 0, Vec::new())],
@@ -82,7 +89,6 @@ pub fn folded(s: &Symbols, t: &PathTree, threads: bool, min: u64) -> String {
             weight[i] += weight[c as usize];
         }
     }
-    let mut out = String::new();
     let mut path = String::new();
     // Work list: (node, path length before it, what to do).
     enum Step {
@@ -100,10 +106,7 @@ pub fn folded(s: &Symbols, t: &PathTree, threads: bool, min: u64) -> String {
                 let at = path.len();
                 path.push_str(&n.names[n.nodes[c as usize].0 as usize]);
                 if v > 0 {
-                    out.push_str(&path);
-                    out.push(' ');
-                    out.push_str(&v.to_string());
-                    out.push('\n');
+                    writeln!(out, "{path} {v}")?;
                 }
                 path.truncate(at);
             }
@@ -138,7 +141,15 @@ pub fn folded(s: &Symbols, t: &PathTree, threads: bool, min: u64) -> String {
             }
         }
     }
-    out
+    Ok(())
+}
+
+/// [`folded`] into a string (what a flame graph is drawn from).
+pub fn folded_text(s: &Symbols, t: &PathTree, threads: bool, min: u64) -> String {
+    let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = folded(s, t, threads, min, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -184,6 +195,6 @@ mod tests {
         for (k, v) in &want {
             expected.push_str(&format!("{k} {v}\n"));
         }
-        assert_eq!(folded(&s, &t, false, 0), expected);
+        assert_eq!(folded_text(&s, &t, false, 0), expected);
     }
 }

@@ -4,8 +4,8 @@
 
 use crate::model::hist::Histogram;
 use crate::model::idmap::FastMap;
-use crate::model::{Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Symbols, NONE};
 use crate::model::names::Names;
+use crate::model::{Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Symbols, NONE};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};

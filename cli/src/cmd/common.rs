@@ -94,6 +94,62 @@ pub fn emit(path: Option<&Path>, data: &[u8]) -> Result<(), String> {
     }
 }
 
+/// An answer written as it is made (to FILE, or stdout), for answers too large to
+/// hold: `finish` flushes and says where it went, as [`emit`] does.
+pub struct Stream {
+    path: Option<std::path::PathBuf>,
+    out: std::io::BufWriter<Box<dyn Write>>,
+    pub bytes: u64,
+}
+
+impl Stream {
+    pub fn open(path: Option<&Path>) -> Result<Stream, String> {
+        let out: Box<dyn Write> = match path {
+            Some(p) => Box::new(
+                std::fs::File::create(p)
+                    .map_err(|e| format!("{}: cannot write: {e}", p.display()))?,
+            ),
+            None => Box::new(std::io::stdout()),
+        };
+        Ok(Stream {
+            path: path.map(Path::to_path_buf),
+            out: std::io::BufWriter::with_capacity(1 << 20, out),
+            bytes: 0,
+        })
+    }
+
+    /// Flushes; a closed stdout (`| head`) is not an error.
+    pub fn finish(mut self, result: std::io::Result<()>) -> Result<(), String> {
+        match result.and_then(|()| self.out.flush()) {
+            Err(e) if self.path.is_some() || e.kind() != ErrorKind::BrokenPipe => {
+                Err(format!("cannot write: {e}"))
+            }
+            _ => {
+                if let Some(p) = &self.path {
+                    eprintln!(
+                        "jtrace: wrote {} ({})",
+                        p.display(),
+                        crate::render::fmt::bytes(self.bytes)
+                    );
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
 /// JSON with a trailing newline.
 pub fn json<T: serde::Serialize>(v: &T) -> Result<Vec<u8>, String> {
     let mut s = serde_json::to_vec_pretty(v).map_err(|e| format!("JSON: {e}"))?;

@@ -51,7 +51,7 @@ pub fn run(a: Args) -> Result<(), String> {
         let doc = report.doc(&s, &ok, Some(a.top.unwrap_or(HTML_TOP)));
         let mut svg = Vec::new();
         let title = format!("{} (self time, ns)", s.file);
-        let folded = folded::folded(
+        let folded = folded::folded_text(
             &s.model.syms,
             tree.as_ref().map(|t| &t.tree).ok_or("no call tree")?,
             false,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 /// Folded lines, one per stack, as flamegraph.pl and speedscope read them.
-pub fn folded(stacks: &BTreeMap<String, u64>, out: &mut impl Write) -> std::io::Result<()> {
+pub fn folded(stacks: &BTreeMap<String, u64>, out: &mut dyn Write) -> std::io::Result<()> {
     for (stack, v) in stacks {
         if *v > 0 && !stack.is_empty() {
             writeln!(out, "{stack} {v}")?;

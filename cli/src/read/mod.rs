@@ -32,3 +32,29 @@ pub fn read(input: Input, sink: impl FnMut(&Event)) -> Result<Outcome, String> {
         Source::Jtr(r) => jtr::read(&input.name, r, sink),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Every stored `.jtr` gives, through the replay, exactly the events its XML twin
+    /// (the agent's own document of the same run) gives through the XML reader.
+    #[test]
+    fn a_jtr_and_its_xml_give_the_same_events() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../trace/tests/data");
+        for name in ["v1-exceptions", "v1-monitors", "v2-switch"] {
+            let events = |ext: &str| {
+                let input = open(&data.join(format!("{name}.{ext}"))).unwrap();
+                let mut v = Vec::new();
+                let out = read(input, |e| v.push(format!("{e:?}"))).unwrap();
+                (v, out.complete)
+            };
+            let (jtr, whole_jtr) = events("jtr");
+            let (xml, whole_xml) = events("xml");
+            assert!(whole_jtr && whole_xml, "{name}");
+            assert!(jtr.len() > 10, "{name}");
+            assert_eq!(jtr, xml, "{name}");
+        }
+    }
+}

@@ -60,6 +60,12 @@ enum Command {
     Diff(cmd::diff::Args),
     /// Validate a trace: vocabulary, required attributes and every semantic rule
     Check(cmd::check::Args),
+    /// One thread's calls in order, with durations, exceptions, allocations and lock waits
+    Replay(cmd::replay::Args),
+    /// One method's callers above and callees below, merged by path, with exact counts
+    Graph(cmd::graph::Args),
+    /// The session at a glance: JVM, options, time span, events by kind, drops, threads
+    Info(cmd::info::Args),
     /// Render a `.jtr` record file as the TPTP XML document (`-o trace.xml[.gz|.zst]`)
     Xml(cmd::xml::Args),
     /// Traces into Parquet tables for DuckDB, Spark and friends (docs/PARQUET.md)
@@ -82,6 +88,9 @@ fn main() -> ExitCode {
         Command::Diff(a) => cmd::diff::run(a),
         Command::Check(a) => cmd::check::run(a),
         Command::Xml(a) => cmd::xml::run(a),
+        Command::Replay(a) => cmd::replay::run(a),
+        Command::Graph(a) => cmd::graph::run(a),
+        Command::Info(a) => cmd::info::run(a),
         Command::Parquet(a) => cmd::parquet::run(a),
     };
     match result {

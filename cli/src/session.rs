@@ -23,10 +23,24 @@ pub fn run<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Sessio
 
 /// The same pass without the warnings (a second pass over a file already reported).
 pub fn run_quiet<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Session, String> {
+    run_tapped(path, filter, a, |_| {})
+}
+
+/// A pass that also hands every event to `tap` before the model sees it (for answers
+/// about the trace itself, not its calls). No warnings.
+pub fn run_tapped<A: Analysis>(
+    path: &Path,
+    filter: Filter,
+    a: &mut A,
+    mut tap: impl FnMut(&read::Event),
+) -> Result<Session, String> {
     let input = read::open(path)?;
     let file = input.name.clone();
     let mut model = Model::new(filter);
-    let outcome = read::read(input, |ev| model.event(ev, a))?;
+    let outcome = read::read(input, |ev| {
+        tap(ev);
+        model.event(ev, a)
+    })?;
     model.finish(a);
     Ok(Session {
         file,
@@ -36,7 +50,7 @@ pub fn run_quiet<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<
 }
 
 /// Warnings about the read on stderr, prefixed `jtrace: warning:`.
-fn warn(s: &Session) {
+pub fn warn(s: &Session) {
     let (file, model, outcome) = (&s.file, &s.model, &s.outcome);
     for w in &outcome.warnings {
         eprintln!("jtrace: warning: {w}");

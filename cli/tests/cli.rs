@@ -229,7 +229,7 @@ fn perfetto_timeline_nests_and_flame_graph_renders() {
     assert!(std::fs::read_to_string(&html)
         .unwrap()
         .contains("data:image/svg+xml;base64,"));
-    // A too-small limit makes perfetto refuse (the measuring pass runs for any input
+    // A limit nothing fits makes perfetto refuse (the measuring pass runs for any input
     // larger than the limit).
     fails(
         &[
@@ -240,7 +240,43 @@ fn perfetto_timeline_nests_and_flame_graph_renders() {
             "--max-size",
             "0",
         ],
-        "cut a window",
+        "--max-size",
+    );
+    // Over the limit: a window from the start that fits, said on stderr.
+    let o = jtrace(&[
+        "perfetto",
+        SMALL,
+        "-o",
+        out.to_str().unwrap(),
+        "--max-size",
+        "0.001",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && err.contains("writing its first"),
+        "{err}"
+    );
+    let written = std::fs::read(&out).unwrap();
+    assert!(
+        written.len() <= 1048 && !written.is_empty(),
+        "{}",
+        written.len()
+    );
+    let v: serde_json::Value = serde_json::from_slice(&written).unwrap();
+    assert!(v["traceEvents"].as_array().is_some_and(|e| !e.is_empty()));
+    // A window the user chose is not narrowed behind their back.
+    fails(
+        &[
+            "perfetto",
+            SMALL,
+            "-o",
+            out.to_str().unwrap(),
+            "--max-size",
+            "0.001",
+            "--from",
+            "0",
+        ],
+        "narrower window",
     );
 }
 
@@ -260,4 +296,63 @@ fn help_everywhere() {
     }
     assert!(ok(&["--version"]).contains("CDDL-1.0"));
     let _ = Path::new("");
+}
+
+/// A `.jtr` cut short is not whole anywhere: `check` fails (unless `--prefix-ok`), the
+/// JSON says `"complete": false`, the text heading says where it stops.
+#[test]
+fn a_cut_jtr_says_so_everywhere() {
+    let whole = std::fs::read(dir().join("../trace/tests/data/v1-exceptions.jtr")).unwrap();
+    let tmp = std::env::temp_dir().join(format!("jtrace-cut-jtr-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let cut = tmp.join("cut.jtr");
+    std::fs::write(&cut, &whole[..whole.len() * 2 / 3]).unwrap();
+    let path = cut.to_str().unwrap();
+    fails(&["check", path], "cut short");
+    assert!(ok(&["check", "--prefix-ok", path]).contains("cut short"));
+    let doc = ok(&["report", "--json", path]);
+    assert!(doc.contains("\"complete\": false"), "{doc}");
+    let text = ok(&["report", path]);
+    assert!(
+        text.contains("CUT SHORT") && text.contains("cut short ("),
+        "{text}"
+    );
+    assert!(ok(&["info", path]).contains("CUT SHORT"));
+    // The whole file is whole.
+    let doc = ok(&["report", "--json", "../trace/tests/data/v1-exceptions.jtr"]);
+    assert!(doc.contains("\"complete\": true"), "{doc}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The new views on the fixture: exact structure, on XML and on its `.jtr` twin alike
+/// (the xtask cli step compares them byte for byte on a real run).
+#[test]
+fn replay_graph_and_info() {
+    let r = ok(&["replay", SMALL]);
+    assert_eq!(r.matches("App.leaf()").count(), 5, "{r}");
+    assert!(
+        r.contains("! IllegalStateException thrown in App.fail() line 24, caught in App.work(int)"),
+        "{r}"
+    );
+    assert!(
+        r.contains("~ blocked on App.Lock (held by worker-1)"),
+        "{r}"
+    );
+    let depth1 = ok(&["replay", "--depth", "1", SMALL]);
+    assert!(!depth1.contains("App.work"), "{depth1}");
+    let long = ok(&["replay", "--min-time", "5ms", SMALL]);
+    assert!(
+        !long.contains("App.leaf()\n") && long.contains("} App.work(int)"),
+        "{long}"
+    );
+    let g = ok(&["graph", "App.leaf", "--json", SMALL]);
+    let v: serde_json::Value = serde_json::from_str(&g).unwrap();
+    assert_eq!(v["calls"], 4);
+    assert_eq!(v["callers"][0]["calls"], 4);
+    assert_eq!(v["callers"][0]["jvm"], "App.leaf()V");
+    fails(&["graph", "App.nothing", SMALL], "no call of a method");
+    let i = ok(&["info", "--json", SMALL]);
+    let v: serde_json::Value = serde_json::from_str(&i).unwrap();
+    assert_eq!(v["events"]["methodEntry"], 8);
+    assert_eq!(v["threads"][0]["calls"], 7);
 }

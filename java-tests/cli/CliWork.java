@@ -179,5 +179,10 @@ public class CliWork {
         System.out.println("TRUTH gc-at-least 1");
         // Root-to-method path of every sleepy() call (jtrace parquet's paths.stack).
         System.out.println("TRUTH path CliWork.sleepy " + sleepyPath);
+        // Who calls whom (the structure of work() and catcher() above): caller edges.
+        System.out.println("TRUTH caller CliWork.counted CliWork.work " + COUNTED);
+        System.out.println("TRUTH caller CliWork.sleepy CliWork.work " + SLEEPS);
+        System.out.println("TRUTH caller CliWork.thrower CliWork.catcher " + THROWS);
+        System.out.println("TRUTH caller CliWork.work CliWork.main 1");
     }
 }

@@ -1,4 +1,4 @@
-//! jtrace's trace library: the record layout, the clock map, the `.jtr` codec and the TPTP XML renderer.
+//! jtrace's trace library: the record layout, the clock map, the `.jtr` codec, the replay of records into the TPTP XML document or typed events.
 //!
 //! Shared by the agent (which records and, for `out=*.xml`, renders) and the `jtrace`
 //! command (which renders `.jtr` files and reads traces). It knows nothing of JVMTI,
@@ -10,6 +10,7 @@
 pub mod clock;
 pub mod compress;
 pub mod defs;
+pub mod event;
 pub mod header;
 pub mod jtr;
 pub mod record;

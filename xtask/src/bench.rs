@@ -337,6 +337,12 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
             let _ = writeln!(report, "{line}");
         }
         report.push_str(&callgrind);
+        report.push_str(&crate::bench_answers::cell(
+            &env.jtrace,
+            &env.agent,
+            &env.cfg.jdk,
+            &env.work,
+        ));
         let mut renders = Vec::new();
         for j in &moo {
             if let (Some(v), Ok(_)) = (j.version, &j.cells) {

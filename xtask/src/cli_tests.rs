@@ -132,9 +132,20 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         tally.report(t.slow(), &jdk.name, "cli:slow");
         tally.report(t.flame(), &jdk.name, "cli:flame");
         tally.report(t.perfetto(), &jdk.name, "cli:perfetto");
+        tally.report(
+            t.pftrace(),
+            &jdk.name,
+            "cli:perfetto .pftrace (Perfetto's schema)",
+        );
         tally.report(t.check(), &jdk.name, "cli:check");
         tally.report(t.diff(&two.join("trace.xml")), &jdk.name, "cli:diff");
         tally.report(t.html(), &jdk.name, "cli:report --html (chromium)");
+        tally.report(t.views(&doc), &jdk.name, "cli:replay, graph, info, callers");
+        tally.report(
+            t.same_for_jtr(two),
+            &jdk.name,
+            "cli:every answer the same for .jtr and XML",
+        );
         let t3 = Ctx {
             trace: three.join("trace.xml"),
             dir: three.clone(),
@@ -147,6 +158,32 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         );
     }
 }
+
+/// The answers compared between a run's XML and its `.jtr` (`-o` writes `out`).
+const SAME_ANSWERS: &[&[&str]] = &[
+    &["report", "--json", "trace"],
+    &["report", "--top", "50", "trace"],
+    &["report", "--html", "trace", "-o", "out"],
+    &[
+        "report", "--json", "--thread", "main", "--from", "1ms", "trace",
+    ],
+    &["collapsed", "trace"],
+    &["collapsed", "--alloc", "--threads", "trace"],
+    &["tree", "trace"],
+    &["slow", "--over", "1ms", "trace"],
+    &["slow", "--over", "1ms", "--json", "trace"],
+    &["flame", "trace", "-o", "out"],
+    &["perfetto", "trace", "-o", "out"],
+    &["perfetto", "trace", "-o", "out.pftrace"],
+    &["diff", "trace", "after", "--json"],
+    &["check", "trace"],
+    &["info", "trace"],
+    &["info", "--json", "trace"],
+    &["replay", "trace"],
+    &["replay", "--json", "--thread", "main", "trace"],
+    &["graph", "CliWork.work", "trace"],
+    &["graph", "CliWork.counted", "--json", "trace"],
+];
 
 /// The `TRUTH` lines a program printed (also the parquet step's).
 pub fn truth(stdout: &Path) -> Result<Truth, String> {
@@ -203,6 +240,325 @@ impl Ctx<'_> {
             ));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// `perfetto -o x.pftrace`, decoded by Perfetto's own schema (`perfetto_trace_pb2`
+    /// of its Python package): every packet parses, every name id is interned before
+    /// use, each track's slices nest, and the slices per method are the calls.
+    fn pftrace(&self) -> Result<(), String> {
+        const DECODE: &str = r#"
+import json, sys
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+t = pb.Trace()
+t.ParseFromString(open(sys.argv[1], 'rb').read())
+names, tracks, depth, begins, errors = {}, set(), {}, {}, []
+for k in t.packet:
+    for n in k.interned_data.event_names:
+        names[n.iid] = n.name
+    if k.HasField('track_descriptor'):
+        tracks.add(k.track_descriptor.uuid)
+    if not k.HasField('track_event'):
+        continue
+    e = k.track_event
+    if e.track_uuid not in tracks:
+        errors.append('event on an undescribed track %d' % e.track_uuid)
+    if e.type in (pb.TrackEvent.TYPE_SLICE_BEGIN, pb.TrackEvent.TYPE_INSTANT):
+        if e.name_iid not in names:
+            errors.append('name id %d used before it was interned' % e.name_iid)
+    if e.type == pb.TrackEvent.TYPE_SLICE_BEGIN:
+        depth[e.track_uuid] = depth.get(e.track_uuid, 0) + 1
+        n = names.get(e.name_iid, '?')
+        begins[n] = begins.get(n, 0) + 1
+    elif e.type == pb.TrackEvent.TYPE_SLICE_END:
+        depth[e.track_uuid] = depth.get(e.track_uuid, 0) - 1
+        if depth[e.track_uuid] < 0:
+            errors.append('an end without a begin on track %d' % e.track_uuid)
+errors += ['track %d left %d slices open' % (k, v) for k, v in depth.items() if v]
+print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packet)}))
+"#;
+        let out = self.dir.join("trace.pftrace");
+        self.jtrace(&[
+            "perfetto",
+            self.path(),
+            "-o",
+            out.to_str().unwrap_or_default(),
+        ])?;
+        let o = Command::new("python3")
+            .arg("-c")
+            .arg(DECODE)
+            .arg(&out)
+            .output()
+            .map_err(|e| format!("cannot run python3: {e}"))?;
+        if !o.status.success() {
+            return Err(format!(
+                "decoding with Perfetto's schema failed (pip install perfetto protobuf): {}",
+                util::clip(String::from_utf8_lossy(&o.stderr).trim(), 300)
+            ));
+        }
+        let v: Value = serde_json::from_slice(&o.stdout).map_err(|e| format!("decoder: {e}"))?;
+        if let Some(e) = list(&v, "errors").first() {
+            return Err(format!(".pftrace: {e}"));
+        }
+        for w in self.truths("calls") {
+            let got = v
+                .pointer(&format!("/slices/{}", w[0]))
+                .and_then(Value::as_u64);
+            if got != Some(parse(&w[1])?) {
+                return Err(format!(
+                    ".pftrace: {:?} slices of {}, expected {}",
+                    got, w[0], w[1]
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `replay`, `graph`, `info` and the report's caller edges against the program's
+    /// own truth (exact counts; times only as lower bounds).
+    fn views(&self, doc: &Value) -> Result<(), String> {
+        let calls = |m: &str| -> Result<u64, String> {
+            self.truths("calls")
+                .find(|w| w[0] == m)
+                .ok_or_else(|| format!("no TRUTH calls {m}"))
+                .and_then(|w| parse(&w[1]))
+        };
+        let json = |args: &[&str]| -> Result<Value, String> {
+            let mut a = args.to_vec();
+            a.push(self.path());
+            let out = self.jtrace(&a)?;
+            serde_json::from_str(&out).map_err(|e| format!("jtrace {}: {e}", args.join(" ")))
+        };
+        // report --json: each caller edge, exact.
+        for w in self.truths("caller") {
+            let (callee, caller, n) = (&w[0], &w[1], parse(&w[2])?);
+            let row = list(doc, "methods")
+                .iter()
+                .find(|m| format!("{}.{}", text(m, "class"), text(m, "name")) == *callee)
+                .ok_or_else(|| format!("report: no method {callee}"))?;
+            let got: u64 = list(row, "callers")
+                .iter()
+                .filter(|c| text(c, "method").starts_with(&format!("{caller}(")))
+                .map(|c| num(c, "calls"))
+                .sum();
+            if got != n {
+                return Err(format!(
+                    "report: {caller} -> {callee}: {got} calls, expected {n}"
+                ));
+            }
+            let self_sum: u64 = list(row, "callers").iter().map(|c| num(c, "self_ns")).sum();
+            if self_sum != num(row, "self_ns") {
+                return Err(format!(
+                    "report: {callee}'s caller edges' self time {self_sum} != its self time {}",
+                    num(row, "self_ns")
+                ));
+            }
+        }
+        // Waiting apart from working: enterLock's contention is its wait (at least the
+        // hold the holder measured), and its work is the rest of its self time.
+        let held = parse(&self.one("contended")?[3])?;
+        let lock = list(doc, "methods")
+            .iter()
+            .find(|m| text(m, "name") == "enterLock")
+            .ok_or("report: no enterLock")?;
+        if num(lock, "wait_ns") < held
+            || num(lock, "wait_ns") + num(lock, "work_ns") != num(lock, "self_ns")
+        {
+            return Err(format!(
+                "report: enterLock waited {} ns, held {held} ns",
+                num(lock, "wait_ns")
+            ));
+        }
+        // graph: callers and callees merged by path, exact counts.
+        let g = json(&["graph", "CliWork.counted", "--json"])?;
+        let counted = calls("CliWork.counted")?;
+        if num(&g, "calls") != counted {
+            return Err(format!(
+                "graph counted: {} calls, expected {counted}",
+                num(&g, "calls")
+            ));
+        }
+        let callers = list(&g, "callers");
+        let chain: Vec<&str> = callers.iter().map(|n| text(n, "frame")).collect();
+        if chain
+            != [
+                "CliWork.counted(int)",
+                "CliWork.work()",
+                "CliWork.main(String[])",
+            ]
+            || callers.iter().any(|n| num(n, "calls") != counted)
+        {
+            return Err(format!("graph counted: callers {chain:?}"));
+        }
+        let g = json(&["graph", "CliWork.work", "--json"])?;
+        for (m, frame) in [
+            ("CliWork.counted", "CliWork.counted(int)"),
+            ("CliWork.sleepy", "CliWork.sleepy()"),
+            ("CliWork.thrower", "CliWork.thrower()"),
+        ] {
+            let got: u64 = list(&g, "callees")
+                .iter()
+                .filter(|n| text(n, "frame") == frame)
+                .map(|n| num(n, "calls"))
+                .sum();
+            if got != calls(m)? {
+                return Err(format!("graph work: {got} calls of {frame} below it"));
+            }
+        }
+        // replay: every call in order, exceptions, allocations, lock waits inline.
+        let r = json(&["replay", "--json", "--thread", "main"])?;
+        let lines = r.as_array().ok_or("replay --json is not a list")?;
+        let count = |kind: &str, method: &str| {
+            lines
+                .iter()
+                .filter(|l| text(l, "kind") == kind && text(l, "method") == method)
+                .count() as u64
+        };
+        if count("call", "CliWork.counted(int)") != counted {
+            return Err("replay: not every counted(int) call".into());
+        }
+        let min = parse(&self.one("min-sleep")?[0])?;
+        let sleeps: Vec<u64> = lines
+            .iter()
+            .filter(|l| text(l, "method") == "CliWork.sleepy()")
+            .map(|l| num(l, "duration_ns"))
+            .collect();
+        if sleeps.len() as u64 != calls("CliWork.sleepy")? || sleeps.iter().any(|&d| d < min) {
+            return Err(format!(
+                "replay: sleepy() calls {sleeps:?}, each at least {min} ns"
+            ));
+        }
+        let throws = self.one("exception")?;
+        let line: u32 = throws[1]
+            .rsplit(':')
+            .next()
+            .and_then(|l| l.parse().ok())
+            .unwrap_or(0);
+        let exc = lines
+            .iter()
+            .filter(|l| {
+                text(l, "kind") == "exception"
+                    && text(l, "method") == "CliWork.thrower()"
+                    && text(l, "caught_in") == "CliWork.catcher()"
+                    && num(l, "line") == line as u64
+            })
+            .count() as u64;
+        if exc != calls("CliWork.thrower")? {
+            return Err(format!(
+                "replay: {exc} exceptions thrown at line {line} and caught"
+            ));
+        }
+        let allocs = lines
+            .iter()
+            .filter(|l| text(l, "kind") == "alloc" && text(l, "class") == "CliWork.Payload")
+            .count() as u64;
+        if allocs != calls("CliWork.allocSite")? {
+            return Err(format!("replay: {allocs} Payload allocations"));
+        }
+        let w = json(&["replay", "--json", "--thread", "cli-waiter"])?;
+        let blocked = w
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|l| text(l, "kind") == "blocked" && text(l, "class") == "CliWork.Lock")
+            .ok_or("replay cli-waiter: no blocked line")?;
+        if num(blocked, "duration_ns") < held || text(blocked, "owner") != "cli-holder" {
+            return Err(format!("replay cli-waiter: {blocked}"));
+        }
+        // --min-time keeps the slow calls only: 5 sleeps inside work inside main.
+        let slow = json(&[
+            "replay",
+            "--json",
+            "--thread",
+            "main",
+            "--min-time",
+            &format!("{min}ns"),
+        ])?;
+        if slow
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|l| text(l, "method") == "CliWork.counted(int)")
+        {
+            return Err("replay --min-time: a short call shown".into());
+        }
+        // info: the session.
+        let i = json(&["info", "--json"])?;
+        if i.get("complete") != Some(&Value::Bool(true)) {
+            return Err("info: not complete".into());
+        }
+        for w in self.truths("thread") {
+            if !list(&i, "threads").iter().any(|t| text(t, "name") == w[0]) {
+                return Err(format!("info: no thread {}", w[0]));
+            }
+        }
+        let main_calls: u64 = list(&i, "threads")
+            .iter()
+            .filter(|t| text(t, "name") == "main")
+            .map(|t| num(t, "calls"))
+            .sum();
+        if main_calls < counted {
+            return Err(format!("info: main made {main_calls} calls"));
+        }
+        if i.pointer("/drops_and_repairs/droppedRecordBytes") != Some(&Value::from("0")) {
+            return Err("info: droppedRecordBytes is not 0".into());
+        }
+        Ok(())
+    }
+
+    /// Every answer in [`SAME_ANSWERS`], byte for byte the same for the run's XML and
+    /// its `.jtr` (`jtr=` beside `out=`). Both are read under the same name, `trace`
+    /// (a link; the kind comes from the file's first bytes), so names in the answers
+    /// agree too.
+    fn same_for_jtr(&self, after: &Path) -> Result<(), String> {
+        let mut answers = Vec::new();
+        for ext in ["xml", "jtr"] {
+            let dir = self.dir.join(format!("same-{ext}"));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            for (link, target) in [("trace", &self.dir), ("after", &after.to_path_buf())] {
+                let file = target.join(format!("trace.{ext}"));
+                std::os::unix::fs::symlink(&file, dir.join(link))
+                    .map_err(|e| format!("{}: {e}", file.display()))?;
+            }
+            let mut got = Vec::new();
+            for args in SAME_ANSWERS {
+                let out = Command::new(self.jtrace)
+                    .args(*args)
+                    .current_dir(&dir)
+                    .output()
+                    .map_err(|e| format!("cannot run {}: {e}", self.jtrace.display()))?;
+                if !out.status.success() {
+                    return Err(format!(
+                        "jtrace {} on the {ext} failed ({}): {}",
+                        args.join(" "),
+                        out.status,
+                        util::clip(String::from_utf8_lossy(&out.stderr).trim(), 300)
+                    ));
+                }
+                let mut answer = out.stdout;
+                for name in ["out", "out.pftrace"] {
+                    if let Ok(file) = std::fs::read(dir.join(name)) {
+                        answer.extend_from_slice(&file);
+                        let _ = std::fs::remove_file(dir.join(name));
+                    }
+                }
+                got.push(answer);
+            }
+            answers.push(got);
+        }
+        for (i, args) in SAME_ANSWERS.iter().enumerate() {
+            let (x, j) = (&answers[0][i], &answers[1][i]);
+            if x != j {
+                let at = x.iter().zip(j.iter()).take_while(|(a, b)| a == b).count();
+                return Err(format!(
+                    "jtrace {}: the .jtr's answer differs from the XML's at byte {at}: {:?} / {:?}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&x[at.saturating_sub(40)..(at + 40).min(x.len())]),
+                    String::from_utf8_lossy(&j[at.saturating_sub(40)..(at + 40).min(j.len())]),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn path(&self) -> &str {
@@ -699,6 +1055,9 @@ impl Ctx<'_> {
                 "--disable-sync",
                 "--enable-logging=stderr",
                 "--v=0",
+                // The page must be readable at 1400px: its self-test fails when a
+                // table is wider than the window.
+                "--window-size=1400,1000",
             ])
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("--dump-dom")
@@ -720,7 +1079,12 @@ impl Ctx<'_> {
             return Err(format!("console message: {}", util::clip(l, 300)));
         }
         if !dom.contains("data-selftest=\"ok\"") {
-            return Err("the page's sorting self-test did not pass".into());
+            return Err(format!(
+                "the page's self-test did not pass (sorting, or tables wider than 1400px: {:?})",
+                dom.split("data-too-wide=\"")
+                    .nth(1)
+                    .and_then(|r| r.split('"').next())
+            ));
         }
         for w in self.truths("calls") {
             if !dom.contains(&format!("{}(", w[0])) {

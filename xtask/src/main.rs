@@ -1,6 +1,7 @@
 //! xtask: project automation (`cargo xtask test`, `tidy`, `demo`, `check`, `bench`, `corpus`, `stress`, `realworld`); this file only dispatches.
 
 mod bench;
+mod bench_answers;
 mod bench_loaders;
 mod cases;
 mod check;
@@ -42,6 +43,8 @@ const USAGE: &str = "usage:
   cargo xtask bench [--quick] [--families] [--jdk PATH] [--moo-jdks PATH,PATH]
                                              MooBench on JDK 17 and 25 (none, jvmti, .jtr, .xml, .xml.zst,
                                              JFR), javac traced, disk bandwidth, renderer, event families
+  cargo xtask bench-answers [--reps=N] [--jdk=PATH]
+                                             jtrace's subcommands on a ~31 M-event .jtr: events/s, memory
   cargo xtask bench-loaders [--loaders=N] [--jdk=PATH]
                                              resident memory over N short-lived class loaders, with and without the agent";
 
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         Some("test") => test::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("bench-loaders") => bench_loaders::run_cmd(&args[1..]),
+        Some("bench-answers") => bench_answers::run_cmd(&args[1..]),
         Some("check") if args.len() == 2 => check::run(&args[1]),
         Some("demo") => demo::run(),
         Some("jar") => match control::build_jar() {

@@ -1,5 +1,8 @@
 //! Analyses: one per kind of answer, each an [`crate::model::Analysis`] fed by one pass.
 
+pub mod folded;
+pub mod graph;
+pub mod replay;
 pub mod report;
 pub mod slow;
 pub mod tree;

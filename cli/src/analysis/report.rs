@@ -4,6 +4,7 @@
 
 use crate::model::hist::Histogram;
 use crate::model::idmap::FastMap;
+use crate::model::names::Names;
 use crate::model::{Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Symbols, NONE};
 use serde::Serialize;
 use std::cmp::Reverse;
@@ -24,6 +25,56 @@ pub struct MethodAgg {
     pub open: u64,
     pub by_exception: u64,
     pub hist: Histogram,
+    /// Time of its self time spent waiting: monitor contention and `Object.wait` inside
+    /// its frames, and the whole self time of a JDK method that blocks (sleep, park,
+    /// blocking I/O) when the JDK is traced.
+    pub wait: u64,
+    /// A JDK method that blocks (see [`blocks`]).
+    pub blocking: bool,
+}
+
+/// JDK methods whose own time is waiting, not working: sleeping, parking, waiting on
+/// a monitor, accepting connections, blocking reads and selects. Their time shows when
+/// the JDK is traced (`include=java.*`); monitor contention and waits are recorded
+/// whatever is traced.
+pub fn blocks(class: &str, name: &str) -> bool {
+    matches!(
+        (class, name),
+        (
+            "java.lang.Thread",
+            "sleep" | "sleep0" | "sleepNanos" | "sleepNanos0" | "onSpinWait" | "yield"
+        ) | ("java.lang.Object", "wait" | "wait0")
+            | (
+                "java.lang.VirtualThread",
+                "park" | "parkNanos" | "sleepNanos"
+            )
+            | ("jdk.internal.misc.Unsafe", "park")
+            | (
+                "java.util.concurrent.locks.LockSupport",
+                "park" | "parkNanos" | "parkUntil"
+            )
+            | (
+                "java.lang.ProcessImpl" | "java.lang.ProcessHandleImpl",
+                "waitFor" | "waitForProcessExit0"
+            )
+    ) || (name.starts_with("accept")
+        || name.starts_with("read")
+        || name == "poll"
+        || name.starts_with("select")
+        || name == "connect")
+        && (class.starts_with("sun.nio.ch.")
+            || class.starts_with("java.net.")
+            || class == "java.io.FileInputStream"
+            || class == "sun.nio.fs.UnixNativeDispatcher")
+}
+
+/// One caller edge: the calls of a method made from one caller.
+#[derive(Default, Clone)]
+struct EdgeAgg {
+    calls: u64,
+    /// Outermost invocations' inclusive time (as the method's `total`).
+    total: u64,
+    self_ns: u64,
 }
 
 #[derive(Default, Clone)]
@@ -62,16 +113,33 @@ pub struct Report {
     /// Key, a method index that names the row, figures.
     rows: Vec<(String, u32, MethodAgg)>,
     keys: HashMap<String, u32>,
-    threads: FastMap<u32, ThreadAgg>,
+    /// By thread index (dense).
+    threads: Vec<ThreadAgg>,
     allocs: HashMap<(String, String), AllocAgg>,
     monitors: HashMap<(String, String), MonAgg>,
     exceptions: HashMap<(String, String, String), ExcAgg>,
     gc: Gc,
     slowest: BinaryHeap<Reverse<(u64, u64, u32, u32)>>,
+    /// (callee row, caller row or NONE for a thread's first frame) -> figures.
+    edges: FastMap<(u32, u32), EdgeAgg>,
+    /// How the document names methods for people (`MethodRow::method`).
+    pub names: Names,
 }
 
 impl Report {
+    #[inline]
     fn row(&mut self, s: &Symbols, m: u32) -> usize {
+        let i = m as usize;
+        if let Some(&r) = self.row_of.get(i) {
+            if r != NONE {
+                return r as usize;
+            }
+        }
+        self.new_row(s, m)
+    }
+
+    #[inline(never)]
+    fn new_row(&mut self, s: &Symbols, m: u32) -> usize {
         let i = m as usize;
         if self.row_of.len() <= i {
             self.row_of.resize(i + 1, NONE);
@@ -82,7 +150,12 @@ impl Report {
                 Some(&r) => r,
                 None => {
                     let r = self.rows.len() as u32;
-                    self.rows.push((key.clone(), m, MethodAgg::default()));
+                    let info = s.method(m);
+                    let agg = MethodAgg {
+                        blocking: blocks(&info.class, &info.name),
+                        ..MethodAgg::default()
+                    };
+                    self.rows.push((key.clone(), m, agg));
                     self.keys.insert(key.clone(), r);
                     r
                 }
@@ -120,12 +193,29 @@ impl Analysis for Report {
             a.total += c.incl;
         }
         a.self_ns += c.self_ns;
+        if a.blocking {
+            a.wait += c.self_ns;
+        }
         a.sum += c.incl;
         a.max = a.max.max(c.incl);
         a.open += c.open as u64;
         a.by_exception += c.by_exception as u64;
         a.hist.add(c.incl);
-        let th = self.threads.entry(t).or_default();
+        let caller = match parents.last() {
+            Some(f) => self.row(s, f.method) as u32,
+            None => NONE,
+        };
+        let e = self.edges.entry((r as u32, caller)).or_default();
+        e.calls += 1;
+        e.self_ns += c.self_ns;
+        if !c.recursive {
+            e.total += c.incl;
+        }
+        let ti = t as usize;
+        if self.threads.len() <= ti {
+            self.threads.resize(ti + 1, ThreadAgg::default());
+        }
+        let th = &mut self.threads[ti];
         th.calls += 1;
         if parents.is_empty() {
             th.traced += c.incl;
@@ -166,6 +256,15 @@ impl Analysis for Report {
     }
 
     fn blocked(&mut self, s: &Symbols, b: &Blocked) {
+        // Waiting inside the frame that blocked: part of its self time (the monitor's
+        // own code is not traced), within the window.
+        if let Some(site) = b.site.filter(|&m| m != NONE) {
+            let (ws, we) = s.window;
+            let clipped = b.end.min(we).saturating_sub(b.start.max(ws));
+            let r = self.row(s, site);
+            let a = &mut self.rows[r].2;
+            a.wait += clipped;
+        }
         let class = b
             .class
             .map_or("?".to_string(), |c| s.class_name(c).to_string());
@@ -212,12 +311,20 @@ pub struct TraceInfo {
 
 #[derive(Serialize, Clone, Debug)]
 pub struct MethodRow {
+    /// The name for people (`Class.method(int, String)`, `--names`); `class`, `name` and
+    /// `signature` keep the trace's (the JVM descriptor).
+    pub method: String,
     pub class: String,
     pub name: String,
     pub signature: String,
     pub calls: u64,
     pub total_ns: u64,
     pub self_ns: u64,
+    /// Of `self_ns`, time spent waiting (monitor contention and waits in its frames;
+    /// all of it for a JDK method that blocks); `work_ns` is the rest. Reports rank
+    /// methods by `work_ns`, so an idle accept loop never tops them.
+    pub wait_ns: u64,
+    pub work_ns: u64,
     pub mean_ns: u64,
     pub max_ns: u64,
     /// Upper bound of the 99th percentile's histogram bucket (within ~4.4%).
@@ -226,6 +333,18 @@ pub struct MethodRow {
     pub open: u64,
     /// Calls left by an exception.
     pub exception_exits: u64,
+    /// Per caller: the calls it made, their total and exact self time (sums to the
+    /// method's figures); `""` is a thread's first frame.
+    pub callers: Vec<CallerRow>,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct CallerRow {
+    /// `Class.method(signature)` of the caller.
+    pub method: String,
+    pub calls: u64,
+    pub total_ns: u64,
+    pub self_ns: u64,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -316,29 +435,48 @@ impl Report {
         let rel = |x: u64| x.saturating_sub(start);
         let cut = |n: usize| top.map_or(n, |k| k.min(n));
 
+        let mut callers: Vec<Vec<CallerRow>> = vec![Vec::new(); self.rows.len()];
+        for (&(callee, caller), e) in &self.edges {
+            callers[callee as usize].push(CallerRow {
+                method: self
+                    .rows
+                    .get(caller as usize)
+                    .map_or(String::new(), |r| r.0.clone()),
+                calls: e.calls,
+                total_ns: e.total,
+                self_ns: e.self_ns,
+            });
+        }
+        for c in &mut callers {
+            c.sort_by(|a, b| (b.self_ns, b.calls, &a.method).cmp(&(a.self_ns, a.calls, &b.method)));
+        }
         let mut methods: Vec<MethodRow> = Vec::new();
-        for (_, m, a) in &self.rows {
+        for (row, (_, m, a)) in self.rows.iter().enumerate() {
             let info = s.method(*m);
             if !method_ok(&info.short) && !method_ok(&info.key) {
                 continue;
             }
             methods.push(MethodRow {
+                method: self.names.method(&info.class, &info.name, &info.signature),
                 class: info.class.clone(),
                 name: info.name.clone(),
                 signature: info.signature.clone(),
                 calls: a.calls,
                 total_ns: a.total,
                 self_ns: a.self_ns,
+                wait_ns: a.wait.min(a.self_ns),
+                work_ns: a.self_ns.saturating_sub(a.wait),
                 mean_ns: a.sum.checked_div(a.calls).unwrap_or(0),
                 max_ns: a.max,
                 p99_ns: a.hist.quantile(0.99).min(a.max),
                 open: a.open,
                 exception_exits: a.by_exception,
+                callers: std::mem::take(&mut callers[row]),
             });
         }
         methods.sort_by(|a, b| {
-            (b.self_ns, b.total_ns, b.calls)
-                .cmp(&(a.self_ns, a.total_ns, a.calls))
+            (b.work_ns, b.self_ns, b.total_ns, b.calls)
+                .cmp(&(a.work_ns, a.self_ns, a.total_ns, a.calls))
                 .then_with(|| {
                     (&a.class, &a.name, &a.signature).cmp(&(&b.class, &b.name, &b.signature))
                 })
@@ -352,7 +490,7 @@ impl Report {
             .enumerate()
             .filter(|(_, th)| th.included)
             .map(|(i, th)| {
-                let agg = self.threads.get(&(i as u32)).cloned().unwrap_or_default();
+                let agg = self.threads.get(i).cloned().unwrap_or_default();
                 ThreadRow {
                     id: th.id,
                     name: th.name.clone(),

@@ -1,9 +1,11 @@
 //! Slow calls with their whole subtree, in two passes over the trace: the first finds
 //! the calls over the threshold (a call's length is known only at its exit, after its
 //! subtree streamed by), the second merges each one's subtree by path as it streams.
-//! Memory: the slow calls found, and one path tree per slow call.
+//! Memory: the slow calls found, and one path tree per slow call. A slow call inside
+//! another is a marked leaf of the outer one's subtree (its own subtree is shown once,
+//! under its own entry), so nothing is printed twice.
 
-use super::tree::PathTree;
+use super::tree::{PathTree, SLOW};
 use crate::model::idmap::FastMap;
 use crate::model::{Analysis, Call, Frame, Symbols};
 
@@ -36,6 +38,9 @@ struct Active {
     stack: Vec<u32>,
 }
 
+/// A frame inside a nested slow call: not part of the outer call's tree.
+const SKIP: u32 = u32::MAX;
+
 /// Pass 2: the subtrees of the calls pass 1 found.
 pub struct Collector {
     pub wanted: FastMap<(u32, u64), ()>,
@@ -56,13 +61,21 @@ impl Collector {
 impl Analysis for Collector {
     fn enter(&mut self, _s: &Symbols, t: u32, stack: &[Frame]) {
         let Some(f) = stack.last() else { return };
+        let wanted = self.wanted.contains_key(&(t, f.ticket));
         let list = self.active.entry(t).or_default();
         for a in list.iter_mut() {
             let parent = *a.stack.last().unwrap_or(&0);
-            let n = a.call.tree.child(parent, f.method);
+            // Inside a nested slow call: its frames are its own subtree's.
+            let n = if parent == SKIP || a.call.tree.nodes[parent as usize].label & SLOW != 0 {
+                SKIP
+            } else if wanted {
+                a.call.tree.child(parent, f.method | SLOW)
+            } else {
+                a.call.tree.child(parent, f.method)
+            };
             a.stack.push(n);
         }
-        if self.wanted.contains_key(&(t, f.ticket)) {
+        if wanted {
             list.push(Active {
                 call: SlowCall {
                     thread: t,
@@ -83,7 +96,7 @@ impl Analysis for Collector {
         let mut i = 0;
         while i < list.len() {
             let a = &mut list[i];
-            if let Some(n) = a.stack.pop() {
+            if let Some(n) = a.stack.pop().filter(|&n| n != SKIP) {
                 a.call.tree.record(n, c);
             }
             if a.stack.is_empty() {

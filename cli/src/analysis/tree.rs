@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 pub const ROOT: u32 = u32::MAX;
 /// Set on a label that names a thread (index in the low bits), not a method.
 pub const THREAD: u32 = 1 << 31;
+/// Set on a method label in a slow call's subtree: a nested slow call, shown on its own.
+pub const SLOW: u32 = 1 << 30;
 
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -140,7 +142,17 @@ pub fn label_name(s: &Symbols, label: u32) -> &str {
             .get((label & !THREAD) as usize)
             .map_or("?", |t| t.name.as_str())
     } else {
-        &s.method(label).short
+        &s.method(label & !SLOW).frame
+    }
+}
+
+/// A label's name with a nested slow call marked (`slow` shows its subtree apart).
+pub fn marked_name(s: &Symbols, label: u32) -> String {
+    let name = label_name(s, label);
+    if label != ROOT && label & THREAD == 0 && label & SLOW != 0 {
+        format!("{name} [slow: shown apart]")
+    } else {
+        name.to_string()
     }
 }
 
@@ -174,20 +186,6 @@ impl CallTree {
             Some(&n) => n,
             None => self.tree.child(0, THREAD | t),
         }
-    }
-
-    /// Folded stacks (`frame;frame;frame value`), sorted, identical stacks merged;
-    /// `threads` puts the thread's name first. Values are self time in nanoseconds.
-    pub fn folded(&self, s: &Symbols, threads: bool) -> BTreeMap<String, u64> {
-        let mut out: BTreeMap<String, u64> = BTreeMap::new();
-        for (n, node) in self.tree.nodes.iter().enumerate() {
-            if node.self_ns == 0 || node.label & THREAD != 0 {
-                continue;
-            }
-            let key = self.stack_name(s, n as u32, threads);
-            *out.entry(key).or_default() += node.self_ns;
-        }
-        out
     }
 
     /// Folded allocation stacks: the allocating path, then the allocated class; values

@@ -1,6 +1,7 @@
 //! Arguments and output plumbing every analysing subcommand shares.
 
 use crate::model::filter::{parse_duration, Filter, Pattern};
+use crate::model::names::{Inner, Names, Style};
 use std::io::{ErrorKind, Write};
 use std::path::Path;
 
@@ -48,6 +49,26 @@ impl Select {
     }
 }
 
+/// How methods are named (`--names`, `--inner`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct Naming {
+    /// How methods are named
+    #[arg(long, value_enum, default_value = "short")]
+    pub names: Style,
+    /// How nested classes are written
+    #[arg(long, value_enum, default_value = "dot")]
+    pub inner: Inner,
+}
+
+impl Naming {
+    pub fn names(&self) -> Names {
+        Names {
+            style: self.names,
+            inner: self.inner,
+        }
+    }
+}
+
 /// Writes `data` to `path`, or to stdout when `None`. A closed stdout (`| head`) is not
 /// an error.
 pub fn emit(path: Option<&Path>, data: &[u8]) -> Result<(), String> {
@@ -70,6 +91,62 @@ pub fn emit(path: Option<&Path>, data: &[u8]) -> Result<(), String> {
                 _ => Ok(()),
             }
         }
+    }
+}
+
+/// An answer written as it is made (to FILE, or stdout), for answers too large to
+/// hold: `finish` flushes and says where it went, as [`emit`] does.
+pub struct Stream {
+    path: Option<std::path::PathBuf>,
+    out: std::io::BufWriter<Box<dyn Write>>,
+    pub bytes: u64,
+}
+
+impl Stream {
+    pub fn open(path: Option<&Path>) -> Result<Stream, String> {
+        let out: Box<dyn Write> = match path {
+            Some(p) => Box::new(
+                std::fs::File::create(p)
+                    .map_err(|e| format!("{}: cannot write: {e}", p.display()))?,
+            ),
+            None => Box::new(std::io::stdout()),
+        };
+        Ok(Stream {
+            path: path.map(Path::to_path_buf),
+            out: std::io::BufWriter::with_capacity(1 << 20, out),
+            bytes: 0,
+        })
+    }
+
+    /// Flushes; a closed stdout (`| head`) is not an error.
+    pub fn finish(mut self, result: std::io::Result<()>) -> Result<(), String> {
+        match result.and_then(|()| self.out.flush()) {
+            Err(e) if self.path.is_some() || e.kind() != ErrorKind::BrokenPipe => {
+                Err(format!("cannot write: {e}"))
+            }
+            _ => {
+                if let Some(p) = &self.path {
+                    eprintln!(
+                        "jtrace: wrote {} ({})",
+                        p.display(),
+                        crate::render::fmt::bytes(self.bytes)
+                    );
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
     }
 }
 

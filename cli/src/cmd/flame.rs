@@ -1,11 +1,12 @@
 //! `jtrace flame` (inferno SVG, or an HTML page around it) and `jtrace collapsed`
 //! (folded stacks), weighted by exact self time or, with `--alloc`, allocated bytes.
 
-use super::common::{emit, Select};
+use super::common::{emit, Select, Stream};
+use crate::analysis::folded;
 use crate::analysis::tree::CallTree;
 use crate::render;
 use crate::session;
-use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -51,31 +52,45 @@ pub struct CollapsedArgs {
     pub output: Option<PathBuf>,
 }
 
-/// The folded stacks of a trace and the unit of their values.
+/// Writes the folded stacks of a trace to `out`; the trace's name and the unit of the
+/// values.
 fn stacks(
     trace: &std::path::Path,
     w: &Weight,
     sel: &Select,
-) -> Result<(String, BTreeMap<String, u64>, &'static str), String> {
+    for_svg: bool,
+    out: &mut dyn Write,
+) -> Result<(String, &'static str), String> {
     let mut t = CallTree::default();
     let s = session::run(trace, sel.filter()?, &mut t)?;
     let syms = &s.model.syms;
-    Ok(if w.alloc {
-        let f = t.folded_allocs(syms, w.threads, w.count);
-        if f.is_empty() {
+    if w.alloc {
+        let map = t.folded_allocs(syms, w.threads, w.count);
+        if map.is_empty() {
             eprintln!(
                 "jtrace: warning: {}: no allocations in the trace (trace with alloc=exact)",
                 s.file
             );
         }
-        (s.file, f, if w.count { "allocations" } else { "bytes" })
+        render::flame::folded(&map, out).map_err(|e| format!("cannot write: {e}"))?;
+        Ok((s.file, if w.count { "allocations" } else { "bytes" }))
     } else {
-        (s.file, t.folded(syms, w.threads), "ns")
-    })
+        let min = if for_svg {
+            folded::flame_min(&t.tree)
+        } else {
+            0
+        };
+        // Streamed: the folded text of a large trace can be gigabytes.
+        folded::folded(syms, &t.tree, w.threads, min, out)
+            .map_err(|e| format!("cannot write: {e}"))?;
+        Ok((s.file, "ns"))
+    }
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let (file, stacks, unit) = stacks(&a.trace, &a.weight, &a.select)?;
+    let mut text = Vec::new();
+    let (file, unit) = stacks(&a.trace, &a.weight, &a.select, true, &mut text)?;
+    let stacks = String::from_utf8_lossy(&text);
     let what = if a.weight.alloc {
         "allocations"
     } else {
@@ -94,8 +109,12 @@ pub fn run(a: Args) -> Result<(), String> {
 }
 
 pub fn collapsed(a: CollapsedArgs) -> Result<(), String> {
-    let (_, stacks, _) = stacks(&a.trace, &a.weight, &a.select)?;
-    let mut out = Vec::new();
-    render::flame::folded(&stacks, &mut out).map_err(|e| e.to_string())?;
-    emit(a.output.as_deref(), &out)
+    let mut out = Stream::open(a.output.as_deref())?;
+    let r = stacks(&a.trace, &a.weight, &a.select, false, &mut out);
+    match r {
+        Ok(_) => out.finish(Ok(())),
+        // A closed stdout while writing is not an error (`| head`).
+        Err(e) if e.contains("Broken pipe") && a.output.is_none() => Ok(()),
+        Err(e) => Err(e),
+    }
 }

@@ -1,12 +1,15 @@
 //! `jtrace perfetto`: the per-thread timeline as a JSON trace-event file for
-//! ui.perfetto.dev (and chrome://tracing), refused when too large for the UI to open.
+//! ui.perfetto.dev (and chrome://tracing). A timeline too large for the UI to open gets
+//! a window chosen to fit (said on stderr), unless the user chose one or `--force`.
 
 use super::common::Select;
+use crate::model::filter::Filter;
 use crate::render::fmt;
 use crate::render::perfetto::Perfetto;
-use crate::session;
-use std::io::BufWriter;
-use std::path::PathBuf;
+use crate::render::pftrace::Pftrace;
+use crate::session::{self, Session};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 /// The default --max-size. The UI parses JSON inside the browser tab's memory (about
 /// 2 GB for a tab); JSON files of 900 MB crash it, a few hundred MB open slowly.
@@ -16,57 +19,151 @@ const UI_LIMIT: u64 = 500 << 20;
 pub struct Args {
     /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
     pub trace: PathBuf,
-    /// Output file (.json, or .pftrace: Perfetto tells the formats apart by content)
+    /// Output file: .json (trace-event JSON), or .pftrace (Perfetto's protobuf: TrackEvent
+    /// with interned names, several times smaller)
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
     #[command(flatten)]
     pub select: Select,
-    /// Refuse to write more than this many MiB (the UI cannot open much more)
-    #[arg(long, value_name = "MIB", default_value_t = UI_LIMIT >> 20)]
-    pub max_size: u64,
+    /// Write at most this many MiB (fractions allowed): a larger timeline gets a window
+    /// from the trace's start that fits (the UI cannot open much more)
+    #[arg(long, value_name = "MIB", default_value_t = (UI_LIMIT >> 20) as f64)]
+    pub max_size: f64,
     /// Write the file even when it is over --max-size
     #[arg(long)]
     pub force: bool,
 }
 
+/// Whether `path` asks for Perfetto's protobuf format rather than JSON.
+fn protobuf(path: &Path) -> bool {
+    let name = path.to_string_lossy().to_lowercase();
+    name.ends_with(".pftrace") || name.ends_with(".perfetto-trace") || name.ends_with(".pb")
+}
+
+/// One pass writing the timeline (JSON or protobuf) to `out`: bytes and events
+/// written, and the session. `loud`: the reader's warnings on stderr.
+fn pass<W: Write>(
+    a: &Args,
+    filter: &Filter,
+    out: W,
+    loud: bool,
+) -> Result<(u64, u64, Session), String> {
+    fn run<A: crate::model::Analysis>(
+        a: &Args,
+        f: &Filter,
+        an: &mut A,
+        loud: bool,
+    ) -> Result<Session, String> {
+        if loud {
+            session::run(&a.trace, f.clone(), an)
+        } else {
+            session::run_quiet(&a.trace, f.clone(), an)
+        }
+    }
+    if protobuf(&a.output) {
+        let mut p = Pftrace::new(out);
+        let s = run(a, filter, &mut p, loud)?;
+        let events = p.events;
+        let (bytes, _) = p
+            .finish()
+            .map_err(|e| format!("{}: cannot write: {e}", a.output.display()))?;
+        Ok((bytes, events, s))
+    } else {
+        let mut p = Perfetto::new(out);
+        let s = run(a, filter, &mut p, loud)?;
+        let events = p.events;
+        let (bytes, _) = p
+            .finish()
+            .map_err(|e| format!("{}: cannot write: {e}", a.output.display()))?;
+        Ok((bytes, events, s))
+    }
+}
+
+/// The timeline's exact size for `filter`, without writing it, and the trace's span.
+fn measure(a: &Args, filter: &Filter) -> Result<(u64, u64), String> {
+    let (bytes, _, s) = pass(a, filter, std::io::sink(), false)?;
+    let t = &s.model.totals;
+    let span = t.end.unwrap_or(t.last).saturating_sub(t.start.unwrap_or(0));
+    Ok((bytes, span))
+}
+
+/// A window from the trace's start whose timeline fits `limit`: sized in proportion
+/// to what the whole one weighs, then measured and narrowed until it fits.
+fn fitting_window(
+    a: &Args,
+    filter: &Filter,
+    bytes: u64,
+    span: u64,
+    limit: u64,
+) -> Result<(Filter, u64), String> {
+    let mut len = (span as f64 * limit as f64 / bytes.max(1) as f64 * 0.9) as u64;
+    for _ in 0..6 {
+        let f = Filter {
+            from: Some(0),
+            to: Some(len),
+            ..filter.clone()
+        };
+        let (b, _) = measure(a, &f)?;
+        if b <= limit {
+            return Ok((f, len));
+        }
+        len = (len as f64 * limit as f64 / b as f64 * 0.9) as u64;
+    }
+    Err(format!(
+        "{}: no window from the start fits {} (--max-size); cut one with --from/--to or \
+         --thread, or pass --force",
+        a.trace.display(),
+        fmt::bytes(limit)
+    ))
+}
+
 pub fn run(a: Args) -> Result<(), String> {
-    let filter = a.select.filter()?;
-    let limit = a.max_size << 20;
+    let mut filter = a.select.filter()?;
+    let limit = (a.max_size.max(0.0) * (1u64 << 20) as f64) as u64;
     let size = std::fs::metadata(&a.trace).map(|m| m.len()).unwrap_or(0);
     // The JSON is smaller than the XML it comes from (about 100 bytes per call against
     // 250), so only inputs larger than the limit (or compressed ones) can produce too
     // much: for those, a first pass measures the output exactly without writing it.
     let compressed = !a.trace.to_string_lossy().ends_with(".xml");
     if !a.force && (size > limit || compressed && size.saturating_mul(10) > limit) {
-        let mut p = Perfetto::new(std::io::sink());
-        session::run(&a.trace, filter.clone(), &mut p)?;
-        let (bytes, _) = p.finish().map_err(|e| e.to_string())?;
+        let (bytes, span) = measure(&a, &filter)?;
         if bytes > limit {
-            return Err(format!(
-                "{}: the timeline would be {}, over the {} ui.perfetto.dev can open \
-                 (--max-size); cut a window with --from/--to or --thread, or pass --force",
+            // A window the user chose is theirs: say it is too large.
+            if a.select.from.is_some() || a.select.to.is_some() {
+                return Err(format!(
+                    "{}: the timeline would be {}, over the {} ui.perfetto.dev can open \
+                     (--max-size); cut a narrower window with --from/--to or --thread, or \
+                     pass --force",
+                    a.trace.display(),
+                    fmt::bytes(bytes),
+                    fmt::bytes(limit)
+                ));
+            }
+            let (f, len) = fitting_window(&a, &filter, bytes, span, limit)?;
+            eprintln!(
+                "jtrace: {}: the whole timeline would be {}, over the {} ui.perfetto.dev can \
+                 open (--max-size): writing its first {} (--from 0 --to {}ns); choose another \
+                 window with --from/--to, or pass --force for all of it",
                 a.trace.display(),
                 fmt::bytes(bytes),
-                fmt::bytes(limit)
-            ));
+                fmt::bytes(limit),
+                fmt::ns(len),
+                len
+            );
+            filter = f;
+        } else {
+            eprintln!(
+                "jtrace: {}: the timeline will be {}",
+                a.trace.display(),
+                fmt::bytes(bytes)
+            );
         }
-        eprintln!(
-            "jtrace: {}: the timeline will be {}",
-            a.trace.display(),
-            fmt::bytes(bytes)
-        );
     }
     let file = std::fs::File::create(&a.output)
         .map_err(|e| format!("{}: cannot create: {e}", a.output.display()))?;
-    let mut p = Perfetto::new(BufWriter::with_capacity(1 << 20, file));
-    let result = session::run(&a.trace, filter, &mut p).and_then(|_| {
-        let events = p.events;
-        p.finish()
-            .map(|(bytes, _)| (bytes, events))
-            .map_err(|e| format!("{}: cannot write: {e}", a.output.display()))
-    });
+    let result = pass(&a, &filter, BufWriter::with_capacity(1 << 20, file), true);
     match result {
-        Ok((bytes, events)) => {
+        Ok((bytes, events, _)) => {
             eprintln!(
                 "jtrace: wrote {} ({}, {events} events){}",
                 a.output.display(),

@@ -1,6 +1,7 @@
 //! `jtrace report`: the one-screen answer (text, `--json` or `--html`).
 
-use super::common::{emit, json, Select};
+use super::common::{emit, json, Naming, Select};
+use crate::analysis::folded;
 use crate::analysis::report::Report;
 use crate::analysis::tree::CallTree;
 use crate::render;
@@ -27,6 +28,8 @@ pub struct Args {
     /// A self-contained HTML page: sortable tables, flame graph, slowest calls
     #[arg(long)]
     pub html: bool,
+    #[command(flatten)]
+    pub naming: Naming,
     /// Write to FILE instead of stdout
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -34,7 +37,10 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), String> {
     let filter = a.select.filter()?;
-    let mut both = (Report::default(), CallTree::default());
+    // The path tree only for the page's flame graph.
+    let mut report = Report::default();
+    report.names = a.naming.names();
+    let mut both = (report, a.html.then(CallTree::default));
     let s = session::run(&a.trace, filter.clone(), &mut both)?;
     let (report, tree) = both;
     let ok = |m: &str| filter.method_ok(m);
@@ -45,7 +51,13 @@ pub fn run(a: Args) -> Result<(), String> {
         let doc = report.doc(&s, &ok, Some(a.top.unwrap_or(HTML_TOP)));
         let mut svg = Vec::new();
         let title = format!("{} (self time, ns)", s.file);
-        render::flame::svg(&tree.folded(&s.model.syms, false), &title, "ns", &mut svg)?;
+        let folded = folded::folded_text(
+            &s.model.syms,
+            tree.as_ref().map(|t| &t.tree).ok_or("no call tree")?,
+            false,
+            tree.as_ref().map_or(0, |t| folded::flame_min(&t.tree)),
+        );
+        render::flame::svg(&folded, &title, "ns", &mut svg)?;
         render::html::page(&doc, &svg).into_bytes()
     } else {
         let doc = report.doc(&s, &ok, Some(a.top.unwrap_or(TEXT_TOP)));

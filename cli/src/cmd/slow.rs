@@ -2,7 +2,7 @@
 
 use super::common::{duration, emit, json, Select};
 use crate::analysis::slow::{Collector, Finder};
-use crate::analysis::tree::label_name;
+use crate::analysis::tree::{label_name, SLOW};
 use crate::model::idmap::FastMap;
 use crate::render;
 use crate::session;
@@ -39,6 +39,9 @@ struct Node {
     calls: u64,
     total_ns: u64,
     self_ns: u64,
+    /// A slow call nested in this one: its subtree is under its own entry.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    shown_apart: bool,
 }
 
 #[derive(Serialize)]
@@ -85,6 +88,7 @@ pub fn run(a: Args) -> Result<(), String> {
                         Node {
                             depth: r.depth,
                             frame: label_name(syms, n.label).to_string(),
+                            shown_apart: n.label & SLOW != 0 && r.depth > 0,
                             calls: n.calls,
                             total_ns: n.total,
                             self_ns: n.self_ns,

@@ -1,6 +1,6 @@
 //! `jtrace tree`: the call tree merged by path, per thread.
 
-use super::common::{duration, emit, Select};
+use super::common::{duration, Select, Stream};
 use crate::analysis::tree::CallTree;
 use crate::render;
 use crate::session;
@@ -28,6 +28,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let s = session::run(&a.trace, a.select.filter()?, &mut t)?;
     // Depth 1 is the thread; frames start below it.
     let depth = a.depth.map(|d| d + 1);
-    let text = render::text::tree(&s.model.syms, &t.tree, a.min_time, depth, true);
-    emit(a.output.as_deref(), text.as_bytes())
+    let mut out = Stream::open(a.output.as_deref())?;
+    let r = render::text::tree_to(&mut out, &s.model.syms, &t.tree, a.min_time, depth, true);
+    out.finish(r)
 }

@@ -8,6 +8,7 @@
 pub mod filter;
 pub mod hist;
 pub mod idmap;
+pub mod names;
 pub mod symbols;
 
 use crate::read::Event;
@@ -133,6 +134,40 @@ impl<A: Analysis, B: Analysis> Analysis for (A, B) {
     fn gc(&mut self, s: &Symbols, a: u64, b: u64) {
         self.0.gc(s, a, b);
         self.1.gc(s, a, b);
+    }
+}
+
+/// An analysis that may not be wanted (`None`: nothing to do).
+impl<A: Analysis> Analysis for Option<A> {
+    fn enter(&mut self, s: &Symbols, t: u32, st: &[Frame]) {
+        if let Some(a) = self {
+            a.enter(s, t, st);
+        }
+    }
+    fn exit(&mut self, s: &Symbols, t: u32, c: &Call, p: &[Frame]) {
+        if let Some(a) = self {
+            a.exit(s, t, c, p);
+        }
+    }
+    fn alloc(&mut self, s: &Symbols, t: u32, x: &Alloc, st: &[Frame]) {
+        if let Some(a) = self {
+            a.alloc(s, t, x, st);
+        }
+    }
+    fn exception(&mut self, s: &Symbols, e: &Exception) {
+        if let Some(a) = self {
+            a.exception(s, e);
+        }
+    }
+    fn blocked(&mut self, s: &Symbols, b: &Blocked) {
+        if let Some(a) = self {
+            a.blocked(s, b);
+        }
+    }
+    fn gc(&mut self, s: &Symbols, x: u64, y: u64) {
+        if let Some(a) = self {
+            a.gc(s, x, y);
+        }
     }
 }
 
@@ -509,6 +544,10 @@ impl Model {
                 ref signature,
             } => self.syms.add_method(id, class, name, signature),
             Event::TraceStart { time } => self.set_start(time),
+            Event::Process { .. }
+            | Event::Agent { .. }
+            | Event::AgentOption { .. }
+            | Event::Annotation { .. } => {}
             Event::TraceEnd { time } => self.totals.end = Some(time),
             Event::Fact { fact, ref value } => self.syms.fact(fact, value),
         }

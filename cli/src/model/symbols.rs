@@ -31,6 +31,10 @@ pub struct MethodInfo {
     pub source: Option<String>,
     pub loader: Option<String>,
     pub first_line: Option<u32>,
+    /// The frame name of trees and flame graphs: `short`, or with the parameter types
+    /// (`Class.method(int)`) when the class has overloads of it, so that two overloads
+    /// never look like one method calling itself.
+    pub frame: String,
 }
 
 /// What the trace says about its process and agent (exports only).
@@ -55,7 +59,17 @@ impl MethodInfo {
             source: None,
             loader: None,
             first_line: None,
+            frame: format!("{class}.{name}"),
         }
+    }
+
+    /// `Class.method(Param, ...)` with simple parameter type names.
+    fn with_params(&self) -> String {
+        let params: Vec<String> = super::names::params(&self.signature)
+            .into_iter()
+            .map(|p| p.rsplit('.').next().unwrap_or(&p).to_string())
+            .collect();
+        format!("{}({})", self.short, params.join(", "))
     }
 }
 
@@ -74,6 +88,8 @@ pub struct Symbols {
     pub trace: TraceFacts,
     /// Source file and loader by class index (see [`Fact`]).
     class_facts: Vec<(Option<String>, Option<String>)>,
+    /// `Class.method` -> the first method index of that name (for overloads).
+    by_short: std::collections::HashMap<String, u32>,
 }
 
 impl Default for Symbols {
@@ -89,6 +105,7 @@ impl Default for Symbols {
             method_ids: IdMap::default(),
             trace: TraceFacts::default(),
             class_facts: Vec::new(),
+            by_short: std::collections::HashMap::new(),
         }
     }
 }
@@ -137,12 +154,32 @@ impl Symbols {
             info.source.clone_from(source);
             info.loader.clone_from(loader);
         }
-        match self.method_ids.get(id) {
-            Some(ix) => self.methods[ix as usize] = info,
+        let ix = match self.method_ids.get(id) {
+            Some(ix) => ix,
             None => {
                 self.method_ids.insert(id, self.methods.len() as u32);
-                self.methods.push(info);
+                self.methods.len() as u32
             }
+        };
+        // An overload (same class and name, another descriptor): both frames name
+        // their parameters.
+        match self.by_short.get(&info.short).copied() {
+            Some(first) if first != ix => {
+                let f = &mut self.methods[first as usize];
+                if f.signature != signature {
+                    f.frame = f.with_params();
+                    info.frame = info.with_params();
+                }
+            }
+            Some(_) => {}
+            None => {
+                self.by_short.insert(info.short.clone(), ix);
+            }
+        }
+        if (ix as usize) < self.methods.len() {
+            self.methods[ix as usize] = info;
+        } else {
+            self.methods.push(info);
         }
     }
 

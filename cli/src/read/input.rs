@@ -1,21 +1,30 @@
 //! Opening a trace: the one place that knows file kinds (`.xml`, `.xml.gz`, `.xml.zst`,
-//! `.jtr`, rendered by the trace crate on a thread) and turns a path into a stream of XML bytes with progress reporting.
+//! `.jtr`) and turns a path into a [`Source`] (XML bytes, or `.jtr` records for the trace
+//! crate's replay) with progress reporting.
 
 use super::progress::{Counting, Progress};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
 
 /// Read buffer: large enough that system calls and progress updates are rare.
 const BUF: usize = 1 << 20;
 
-/// An opened trace: its XML bytes and what to call it in messages.
+/// What an opened trace's bytes are.
+pub enum Source {
+    /// An XML document, decompressed.
+    Xml(Box<dyn BufRead>),
+    /// A `.jtr` file (its magic checked), for `trace::jtr::replay`.
+    Jtr(Box<dyn Read + Send>),
+}
+
+/// An opened trace: its bytes and what to call it in messages.
 pub struct Input {
     /// The path as the user gave it.
     pub name: String,
-    /// The XML document, decompressed.
-    pub reader: Box<dyn BufRead>,
+    pub source: Source,
     /// Whether `reader` decompresses (then `size` is not the XML's size).
     pub compressed: bool,
     /// Kept alive while reading: clears the progress bar when dropped.
@@ -30,10 +39,10 @@ enum Kind {
     Jtr,
 }
 
-/// The kind from the file name, else from the first bytes (gzip and zstd magic).
+/// The kind from the file name, else from the first bytes (`.jtr`, gzip and zstd magic).
 fn kind(path: &Path, head: &[u8]) -> Kind {
     let name = path.to_string_lossy();
-    if name.ends_with(".jtr") {
+    if name.ends_with(".jtr") || head.starts_with(&trace::jtr::MAGIC) {
         Kind::Jtr
     } else if name.ends_with(".gz") || head.starts_with(&[0x1f, 0x8b]) {
         Kind::Gzip
@@ -44,7 +53,7 @@ fn kind(path: &Path, head: &[u8]) -> Kind {
     }
 }
 
-/// Opens `path` for reading as a jtrace XML document; `Err` is one line naming the file.
+/// Opens `path` for reading as a jtrace trace; `Err` is one line naming the file.
 pub fn open(path: &Path) -> Result<Input, String> {
     let name = path.display().to_string();
     let file = File::open(path).map_err(|e| format!("{name}: cannot open: {e}"))?;
@@ -64,41 +73,63 @@ pub fn open(path: &Path) -> Result<Input, String> {
     if head.is_empty() {
         return Err(format!("{name}: empty file, not a trace"));
     }
-    let (reader, compressed): (Box<dyn BufRead>, bool) = match kind(path, &head) {
-        Kind::Xml => (Box::new(raw), false),
+    let (source, compressed) = match kind(path, &head) {
+        Kind::Xml => (Source::Xml(Box::new(raw)), false),
         Kind::Gzip => (
-            Box::new(BufReader::with_capacity(
+            Source::Xml(Box::new(BufReader::with_capacity(
                 BUF,
                 flate2::bufread::MultiGzDecoder::new(raw),
-            )),
+            ))),
             true,
         ),
         Kind::Zstd => {
             let d = zstd::stream::read::Decoder::with_buffer(raw)
                 .map_err(|e| format!("{name}: not a zstd stream: {e}"))?;
-            (Box::new(BufReader::with_capacity(BUF, d)), true)
+            (
+                Source::Xml(Box::new(BufReader::with_capacity(BUF, d))),
+                true,
+            )
         }
-        // A .jtr is read as the XML document the agent would have written: the trace
-        // crate's renderer runs on a thread and feeds this reader through a pipe.
         Kind::Jtr => {
             if !head.starts_with(&trace::jtr::MAGIC) {
                 return Err(format!("{name}: not a jtrace .jtr file (no JTR header)"));
             }
-            (
-                Box::new(BufReader::with_capacity(
-                    BUF,
-                    jtr_as_xml(name.clone(), raw)?,
-                )),
-                false,
-            )
+            (Source::Jtr(Box::new(raw)), false)
         }
     };
     Ok(Input {
         name,
-        reader,
+        source,
         compressed,
         _progress: progress,
     })
+}
+
+/// A trace as an XML document (for `jtrace check`): a `.jtr` is rendered as the
+/// document the agent would have written, by the trace crate's renderer on a thread.
+pub struct XmlDocument {
+    pub reader: Box<dyn BufRead>,
+    /// Set once a `.jtr` read to its end turned out to be cut short: why.
+    pub cut_short: Arc<Mutex<Option<String>>>,
+    _progress: Progress,
+}
+
+impl Input {
+    pub fn into_xml(self) -> Result<XmlDocument, String> {
+        let cut_short = Arc::new(Mutex::new(None));
+        let reader: Box<dyn BufRead> = match self.source {
+            Source::Xml(r) => r,
+            Source::Jtr(r) => Box::new(BufReader::with_capacity(
+                BUF,
+                jtr_as_xml(self.name, r, cut_short.clone())?,
+            )),
+        };
+        Ok(XmlDocument {
+            reader,
+            cut_short,
+            _progress: self._progress,
+        })
+    }
 }
 
 /// Pieces of rendered XML in flight between the render thread and the reader.
@@ -107,7 +138,11 @@ const IN_FLIGHT: usize = 4;
 type Piece = Result<Vec<u8>, String>;
 
 /// Starts the renderer on `jtr`; the returned reader yields the XML document.
-fn jtr_as_xml(name: String, jtr: impl Read + Send + 'static) -> Result<JtrXml, String> {
+fn jtr_as_xml(
+    name: String,
+    jtr: impl Read + Send + 'static,
+    cut: Arc<Mutex<Option<String>>>,
+) -> Result<JtrXml, String> {
     let (tx, rx) = mpsc::sync_channel::<Piece>(IN_FLIGHT);
     std::thread::Builder::new()
         .name("jtrace-render".into())
@@ -115,11 +150,8 @@ fn jtr_as_xml(name: String, jtr: impl Read + Send + 'static) -> Result<JtrXml, S
             let out = PieceWriter { tx: tx.clone() };
             match trace::jtr::to_xml(jtr, out) {
                 Ok(done) => {
-                    if let Some(why) = done.cut_short {
-                        eprintln!(
-                            "jtrace: warning: {name} was cut short ({why}); read up to its \
-                             last whole block"
-                        );
+                    if let (Some(why), Ok(mut c)) = (done.cut_short, cut.lock()) {
+                        *c = Some(why);
                     }
                 }
                 // The reader may be gone (it stopped early): nobody to tell then.
@@ -192,14 +224,18 @@ mod tests {
         assert_eq!(kind(Path::new("a.jtr"), b""), Kind::Jtr);
         assert_eq!(kind(Path::new("a"), &[0x1f, 0x8b, 8]), Kind::Gzip);
         assert_eq!(kind(Path::new("a"), &[0x28, 0xb5, 0x2f, 0xfd]), Kind::Zstd);
+        assert_eq!(kind(Path::new("a"), &trace::jtr::MAGIC), Kind::Jtr);
     }
 
     #[test]
     fn a_jtr_reads_as_the_agents_xml() {
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../trace/tests/data");
-        let mut input = open(&data.join("v1-exceptions.jtr")).unwrap();
+        let mut doc = open(&data.join("v1-exceptions.jtr"))
+            .unwrap()
+            .into_xml()
+            .unwrap();
         let mut xml = Vec::new();
-        input.reader.read_to_end(&mut xml).unwrap();
+        doc.reader.read_to_end(&mut xml).unwrap();
         assert!(xml == std::fs::read(data.join("v1-exceptions.xml")).unwrap());
     }
 

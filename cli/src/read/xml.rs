@@ -1,22 +1,11 @@
-//! quick-xml's streaming reader over an [`Input`], turning each direct child of
+//! quick-xml's streaming reader over an XML document, turning each direct child of
 //! `<TRACE>` into an [`Event`]. Only the element being parsed is in memory.
 
-use super::{Event, Fact, Input};
+use super::{Event, Fact, Outcome};
 use quick_xml::events::{BytesStart, Event as Xml};
 use quick_xml::Reader;
 use std::borrow::Cow;
 use std::io::{BufRead, ErrorKind};
-
-/// How reading ended.
-#[derive(Debug, Default)]
-pub struct Outcome {
-    /// `</TRACE>` was read: the document is whole.
-    pub complete: bool,
-    /// What the reader skipped or repaired, one line each (cut short, malformed elements).
-    pub warnings: Vec<String>,
-    /// Bytes of XML read.
-    pub xml_bytes: u64,
-}
 
 /// Most attributes any element the reader uses carries.
 const MAX_ATTRS: usize = 16;
@@ -264,6 +253,20 @@ fn event<'b>(name: &[u8], a: &Attrs<'b>) -> Option<Result<Event<'b>, &'static st
             })
         })(),
         b"traceStart" => (|| Some(Event::TraceStart { time: a.time()? }))(),
+        b"processCreate" => (|| {
+            Some(Event::Process {
+                pid: a.num(b"pid")?,
+                command: a.text(b"application_executable"),
+            })
+        })(),
+        b"agentCreate" => Some(Event::Agent {
+            parameters: a.text(b"agentParameters"),
+            version: a.text(b"version"),
+        }),
+        b"option" => Some(Event::AgentOption {
+            key: a.text(b"key"),
+            value: a.text(b"value"),
+        }),
         b"traceEnd" => (|| Some(Event::TraceEnd { time: a.time()? }))(),
         _ => return None,
     };
@@ -273,35 +276,20 @@ fn event<'b>(name: &[u8], a: &Attrs<'b>) -> Option<Result<Event<'b>, &'static st
 /// The facts an element carries besides its event (see [`Event::Fact`]); absent or
 /// empty attributes tell nothing.
 fn facts(name: &[u8], a: &Attrs, sink: &mut impl FnMut(&Event)) {
-    let mut emit = |fact: Fact, key: &[u8]| {
-        let value = a.text(key);
-        if !value.is_empty() {
+    let Some(element) = std::str::from_utf8(name).ok().and_then(Fact::element) else {
+        return;
+    };
+    let id = match element {
+        "classDef" => a.num(b"classId"),
+        "methodDef" => a.num(b"methodId"),
+        _ => Some(0),
+    };
+    let Some(id) = id else { return };
+    for attribute in Fact::attributes(element) {
+        let value = a.text(attribute.as_bytes());
+        if let (false, Some(fact)) = (value.is_empty(), Fact::of(element, attribute, id)) {
             sink(&Event::Fact { fact, value });
         }
-    };
-    match name {
-        b"node" => emit(Fact::Host, b"hostname"),
-        b"processCreate" => {
-            emit(Fact::Pid, b"pid");
-            emit(Fact::Command, b"application_executable");
-        }
-        b"agentCreate" => {
-            emit(Fact::AgentOptions, b"agentParameters");
-            emit(Fact::AgentVersion, b"version");
-        }
-        b"traceStart" => emit(Fact::TraceUuid, b"traceId"),
-        b"classDef" => {
-            if let Some(id) = a.num(b"classId") {
-                emit(Fact::ClassSource(id), b"sourceName");
-                emit(Fact::ClassLoader(id), b"classLoader");
-            }
-        }
-        b"methodDef" => {
-            if let Some(id) = a.num(b"methodId") {
-                emit(Fact::MethodFirstLine(id), b"startLineNumber");
-            }
-        }
-        _ => {}
     }
 }
 
@@ -312,13 +300,18 @@ const MAX_ELEMENT_WARNINGS: usize = 5;
 /// `</TRACE>`, a partial last element, a truncated compressed stream) is read up to where
 /// it stops, with a warning; anything else that is not a jtrace trace is an `Err` naming
 /// the file and the problem.
-pub fn read(input: Input, mut sink: impl FnMut(&Event)) -> Result<Outcome, String> {
-    let name = input.name.clone();
-    let mut xml = Reader::from_reader(input.reader);
+pub fn read(
+    name: &str,
+    reader: Box<dyn BufRead>,
+    mut sink: impl FnMut(&Event),
+) -> Result<Outcome, String> {
+    let mut xml = Reader::from_reader(reader);
     xml.config_mut().trim_text(true);
     let mut buf = Vec::with_capacity(4096);
     let mut depth = 0usize;
     let mut seen_root = false;
+    // Inside `<traceEnd>`: its annotations are events too.
+    let mut in_trace_end = false;
     let mut out = Outcome::default();
     let mut malformed = 0u64;
     loop {
@@ -356,7 +349,14 @@ pub fn read(input: Input, mut sink: impl FnMut(&Event)) -> Result<Outcome, Strin
                         ));
                     }
                     seen_root = true;
+                } else if depth == 2 && in_trace_end && e.name().as_ref() == "annotation" {
+                    let a = Attrs::of(e);
+                    sink(&Event::Annotation {
+                        name: a.text(b"name"),
+                        value: a.text(b"value"),
+                    });
                 } else if depth == 1 {
+                    in_trace_end = !empty && e.name().as_ref() == "traceEnd";
                     let qname = e.name();
                     let attrs = Attrs::of(e);
                     match event(qname.as_ref().as_bytes(), &attrs) {

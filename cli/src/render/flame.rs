@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 /// Folded lines, one per stack, as flamegraph.pl and speedscope read them.
-pub fn folded(stacks: &BTreeMap<String, u64>, out: &mut impl Write) -> std::io::Result<()> {
+pub fn folded(stacks: &BTreeMap<String, u64>, out: &mut dyn Write) -> std::io::Result<()> {
     for (stack, v) in stacks {
         if *v > 0 && !stack.is_empty() {
             writeln!(out, "{stack} {v}")?;
@@ -16,28 +16,19 @@ pub fn folded(stacks: &BTreeMap<String, u64>, out: &mut impl Write) -> std::io::
     Ok(())
 }
 
-/// The flame graph SVG of folded stacks. `count_name` is the unit of the values.
-pub fn svg(
-    stacks: &BTreeMap<String, u64>,
-    title: &str,
-    count_name: &str,
-    out: &mut impl Write,
-) -> Result<(), String> {
-    let mut lines: Vec<String> = Vec::with_capacity(stacks.len());
-    let mut text = Vec::new();
-    folded(stacks, &mut text).map_err(|e| e.to_string())?;
-    for l in String::from_utf8_lossy(&text).lines() {
-        lines.push(l.to_string());
-    }
+/// The flame graph SVG of folded lines. `count_name` is the unit of the values.
+pub fn svg(text: &str, title: &str, count_name: &str, out: &mut impl Write) -> Result<(), String> {
+    // A trace with no calls (or none in the window) still gives a valid, empty graph.
+    let text = if text.is_empty() {
+        "(no calls) 1\n"
+    } else {
+        text
+    };
     let mut opt = inferno::flamegraph::Options::default();
     opt.title = title.to_string();
     opt.count_name = count_name.to_string();
     opt.colors =
         inferno::flamegraph::color::Palette::Multi(inferno::flamegraph::color::MultiPalette::Java);
-    // A trace with no calls (or none in the window) still gives a valid, empty graph.
-    if lines.is_empty() {
-        lines.push("(no calls) 1".to_string());
-    }
-    inferno::flamegraph::from_lines(&mut opt, lines.iter().map(String::as_str), out)
+    inferno::flamegraph::from_lines(&mut opt, text.lines(), out)
         .map_err(|e| format!("flame graph: {e}"))
 }

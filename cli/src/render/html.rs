@@ -86,8 +86,17 @@ const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;color:#2
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
 table{border-collapse:collapse;font-size:13px}th,td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}
 th{cursor:pointer;background:#f3f3f3;user-select:none}th:hover{background:#e4e4e4}
-td.n{text-align:right;font-variant-numeric:tabular-nums}td{font-family:ui-monospace,monospace}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td{font-family:ui-monospace,monospace;max-width:44em;overflow-wrap:anywhere}
 .none,.meta{color:#666}iframe{width:100%;height:620px;border:1px solid #ccc}";
+
+/// The `height` of an SVG's root element.
+fn svg_height(svg: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(svg.get(..svg.len().min(4096))?).ok()?;
+    let root = &text[text.find("<svg")?..];
+    let v = &root[root.find(" height=\"")? + 9..];
+    v[..v.find('"')?].parse().ok()
+}
 
 /// Click a header to sort by it (numbers by their data-v value), again to reverse.
 const SCRIPT: &str = "document.querySelectorAll('table.sortable').forEach(function(table){
@@ -102,14 +111,17 @@ const SCRIPT: &str = "document.querySelectorAll('table.sortable').forEach(functi
   });
 });
 // `report.html#selftest` (the browser test): sort the methods by calls, twice, and
-// record on <body> whether both orders came out right.
+// record on <body> whether both orders came out right, and whether every table fits
+// the window's width (readable at 1400px: no column pushed off-screen).
 if(location.hash==='#selftest'){
   var t=document.getElementById('methods');var ok=!!t;
   if(t){var th=t.tHead.rows[0].cells[1];
     function calls(){return Array.prototype.map.call(t.tBodies[0].rows,function(r){return Number(r.cells[1].getAttribute('data-v'));});}
     th.click();var a=calls();th.click();var d=calls();
     for(var i=1;i<a.length;i++){if(a[i-1]>a[i]||d[i-1]<d[i])ok=false;}}
-  document.body.setAttribute('data-selftest',ok?'ok':'failed');
+  var wide=[];document.querySelectorAll('table').forEach(function(x){if(x.getBoundingClientRect().right>window.innerWidth)wide.push(x.id);});
+  document.body.setAttribute('data-too-wide',wide.join(' '));
+  document.body.setAttribute('data-selftest',ok&&!wide.length?'ok':'failed');
 }";
 
 pub fn page(d: &ReportDoc, flame_svg: &[u8]) -> String {
@@ -140,8 +152,10 @@ pub fn page(d: &ReportDoc, flame_svg: &[u8]) -> String {
         }
     ));
     o.push_str("<h2>Flame graph (self time)</h2>\n");
+    // As tall as the graph (inferno writes its height on the root element), at most 620px.
+    let height = svg_height(flame_svg).map_or(620, |h| (h + 4).min(620));
     o.push_str(&format!(
-        "<iframe id=\"flame\" title=\"flame graph\" src=\"data:image/svg+xml;base64,{}\"></iframe>\n",
+        "<iframe id=\"flame\" title=\"flame graph\" style=\"height:{height}px\" src=\"data:image/svg+xml;base64,{}\"></iframe>\n",
         base64(flame_svg)
     ));
     let rows = d
@@ -149,7 +163,8 @@ pub fn page(d: &ReportDoc, flame_svg: &[u8]) -> String {
         .iter()
         .map(|m| {
             vec![
-                Cell::Text(format!("{}.{}{}", m.class, m.name, m.signature)),
+                // Readable at 1400px: `Class.method(int, String)`, not the descriptor.
+                Cell::Text(m.method.clone()),
                 n(m.calls),
                 t(m.total_ns),
                 t(m.self_ns),

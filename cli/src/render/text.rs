@@ -3,7 +3,7 @@
 use super::fmt;
 use crate::analysis::report::ReportDoc;
 use crate::analysis::slow::SlowCall;
-use crate::analysis::tree::{label_name, PathTree};
+use crate::analysis::tree::{label_name, marked_name, PathTree};
 use crate::model::Symbols;
 use std::fmt::Write;
 
@@ -83,6 +83,12 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
             ", CUT SHORT (read up to its end)"
         }
     );
+    if !t.complete {
+        // Where it stops: the reader's warning names the byte or block.
+        if let Some(w) = t.warnings.iter().find(|w| w.contains("cut short")) {
+            let _ = writeln!(o, "  {w}");
+        }
+    }
     if let Some((a, b)) = t.window {
         let _ = writeln!(
             o,
@@ -101,7 +107,7 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
 
     heading(
         &mut o,
-        "Methods by self time",
+        "Methods by working time (self time minus waiting: monitors, sleeps, parks, blocking I/O)",
         d.methods.len(),
         Some(totals.methods.len()),
     );
@@ -109,7 +115,7 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
         .methods
         .iter()
         .map(|m| {
-            let mut name = format!("{}.{}{}", m.class, m.name, m.signature);
+            let mut name = m.method.clone();
             if m.open > 0 {
                 let _ = write!(name, " ({} open)", m.open);
             }
@@ -117,6 +123,11 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
                 m.calls.to_string(),
                 fmt::ns(m.total_ns),
                 fmt::ns(m.self_ns),
+                if m.wait_ns > 0 {
+                    fmt::ns(m.wait_ns)
+                } else {
+                    String::new()
+                },
                 fmt::ns(m.mean_ns),
                 fmt::ns(m.p99_ns),
                 fmt::ns(m.max_ns),
@@ -126,7 +137,9 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
         .collect();
     table(
         &mut o,
-        &["calls", "total", "self", "mean", "p99", "max", "method"],
+        &[
+            "calls", "total", "self", "wait", "mean", "p99", "max", "method",
+        ],
         &rows,
     );
 
@@ -289,33 +302,74 @@ pub fn tree(
     max_depth: Option<usize>,
     skip_root: bool,
 ) -> String {
-    let mut o = String::new();
-    let rows: Vec<Vec<String>> = t
+    let mut o = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = tree_to(&mut o, s, t, min_total, max_depth, skip_root);
+    String::from_utf8_lossy(&o).into_owned()
+}
+
+/// [`tree`] written as it is made, in two passes over the rows (the columns' widths,
+/// then the lines): a large tree's text is never held whole. The layout is
+/// [`table`]'s.
+pub fn tree_to(
+    out: &mut dyn std::io::Write,
+    s: &Symbols,
+    t: &PathTree,
+    min_total: u64,
+    max_depth: Option<usize>,
+    skip_root: bool,
+) -> std::io::Result<()> {
+    let rows: Vec<_> = t
         .rows(min_total, max_depth)
         .into_iter()
         .filter(|r| !(skip_root && r.depth == 0))
-        .map(|r| {
-            let n = &t.nodes[r.node as usize];
-            let indent = "  ".repeat(r.depth.saturating_sub(skip_root as usize));
-            let is_call = n.calls > 0 || !skip_root;
-            vec![
-                if is_call {
-                    n.calls.to_string()
-                } else {
-                    String::new()
-                },
-                fmt::ns(t.subtotal(r.node)),
-                if is_call {
-                    fmt::ns(n.self_ns)
-                } else {
-                    String::new()
-                },
-                format!("{indent}{}", label_name(s, n.label)),
-            ]
-        })
         .collect();
-    table(&mut o, &["calls", "total", "self", "frame"], &rows);
-    o
+    let cells = |r: &crate::analysis::tree::Row| -> [String; 4] {
+        let n = &t.nodes[r.node as usize];
+        let indent = "  ".repeat(r.depth.saturating_sub(skip_root as usize));
+        let is_call = n.calls > 0 || !skip_root;
+        [
+            if is_call {
+                n.calls.to_string()
+            } else {
+                String::new()
+            },
+            fmt::ns(t.subtotal(r.node)),
+            if is_call {
+                fmt::ns(n.self_ns)
+            } else {
+                String::new()
+            },
+            format!("{indent}{}", marked_name(s, n.label)),
+        ]
+    };
+    let header = ["calls", "total", "self", "frame"];
+    let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in &rows {
+        for (i, c) in cells(r).iter().enumerate().take(3) {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let line = |out: &mut dyn std::io::Write, cells: &[&str]| -> std::io::Result<()> {
+        let mut l = String::from(" ");
+        for (i, c) in cells.iter().enumerate() {
+            l.push(' ');
+            if i == 3 {
+                l.push_str(c);
+            } else {
+                l.push_str(&" ".repeat(w[i].saturating_sub(c.chars().count())));
+                l.push_str(c);
+                l.push(' ');
+            }
+        }
+        writeln!(out, "{}", l.trim_end())
+    };
+    line(out, &header)?;
+    for r in &rows {
+        let c = cells(r);
+        line(out, &[&c[0], &c[1], &c[2], &c[3]])?;
+    }
+    Ok(())
 }
 
 /// `jtrace slow`: each slow call, then its subtree merged by path.

@@ -11,8 +11,9 @@ mod wire;
 
 use crate::clock::Converter;
 use crate::defs::Msg;
+use crate::event::{Event, EventOut};
 use crate::header::Header;
-use crate::render::{Renderer, Stats};
+use crate::render::{Output, Renderer, Stats};
 use body::*;
 use std::fmt;
 use std::io::{self, Read, Write};
@@ -319,8 +320,27 @@ pub struct Rendered {
 /// the same run. A stream cut short is rendered up to its last whole block and then
 /// closed (open frames ended, counts written, a `recordingCutShort` annotation).
 pub fn to_xml<R: Read, W: Write>(jtr: R, xml: W) -> Result<Rendered, JtrError> {
-    let mut r = JtrReader::open(jtr)?;
-    let mut out = Renderer::new(xml, &r.header, r.conv);
+    let r = JtrReader::open(jtr)?;
+    let out = Renderer::new(xml, &r.header, r.conv);
+    replay_into(r, out).map(|(rendered, _)| rendered)
+}
+
+/// Replays a `.jtr` stream as typed events (the elements of the document [`to_xml`]
+/// writes, in its order, with no XML in between), each handed to `f`; the header comes
+/// back too (`Rendered::stats` counts the records replayed and the elements).
+pub fn replay<R: Read>(jtr: R, f: impl FnMut(&Event)) -> Result<(Rendered, Header), JtrError> {
+    let r = JtrReader::open(jtr)?;
+    let header = r.header.clone();
+    let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
+    replay_into(r, out).map(|(rendered, _)| (rendered, header))
+}
+
+/// Feeds every message of `r` to `out` and closes it: at the finish block, or where
+/// the stream was cut short (then with a `recordingCutShort` annotation).
+fn replay_into<R: Read, O: Output>(
+    mut r: JtrReader<R>,
+    mut out: Renderer<O>,
+) -> Result<(Rendered, Renderer<O>), JtrError> {
     loop {
         match r.next_msg()? {
             Some(msg) => {
@@ -339,10 +359,13 @@ pub fn to_xml<R: Read, W: Write>(jtr: R, xml: W) -> Result<Rendered, JtrError> {
     if let Some(e) = &stats.io_error {
         return Err(JtrError::Io(io::Error::other(e.clone())));
     }
-    Ok(Rendered {
-        stats,
-        cut_short: r.cut_short().map(str::to_string),
-    })
+    Ok((
+        Rendered {
+            stats,
+            cut_short: r.cut_short().map(str::to_string),
+        },
+        out,
+    ))
 }
 
 #[cfg(test)]

@@ -5,15 +5,14 @@
 //! gcFinish held back, until the next gcStart or the end of the trace. Every objFree
 //! and classUnload is therefore written between a gcStart and its gcFinish.
 
-use super::{Renderer, NO_UNIT};
+use super::{Output, Renderer, NO_UNIT};
 use crate::defs::ObjDef;
 
 /// `threadName` of the collector's thread (no Java thread has this name by accident:
 /// HotSpot's own GC threads are "VM Thread", "GC Thread#0", "G1 Conc#0", ...).
 pub const GC_THREAD_NAME: &str = "jtrace: garbage collector";
-use std::io::Write;
 
-impl<W: Write> Renderer<W> {
+impl<O: Output> Renderer<O> {
     /// An objDef, with the object's class when the agent knew it (as `objAlloc` names
     /// it: an array's element class, with its `isArray` code).
     pub(super) fn obj_def(&mut self, o: ObjDef) {
@@ -224,13 +223,7 @@ impl<W: Write> Renderer<W> {
             return;
         }
         let ns = ts.clamp(self.conv.to_unix_ns(t));
-        let o = &mut self.out;
-        o.padded(&ts.line_prefix);
-        o.time_value(ns);
-        o.bytes(b"\" line_number=\"");
-        o.digits(line as u64);
-        o.bytes(&m.line_tail);
-        o.digits(ticket);
-        o.end_quoted();
+        self.out
+            .line(tid, mid, line, ticket, ns, &ts.line_prefix, &m.line_tail);
     }
 }

@@ -16,6 +16,7 @@ use crate::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
 pub use crate::header::Header;
 use crate::record::{self, Reader, Rec};
 use crate::xml::{Padded, XmlOut};
+pub use output::Output;
 
 /// A pre-formatted attribute run (always fits: ids are at most 10 digits each).
 fn padded(text: &str) -> Padded<64> {
@@ -25,6 +26,7 @@ use std::collections::{HashMap, HashSet};
 
 mod memory;
 pub mod names;
+pub mod output;
 mod sync;
 use std::io::Write;
 
@@ -176,8 +178,8 @@ struct GcState {
     last_ns: u64,
 }
 
-pub struct Renderer<W: Write> {
-    out: XmlOut<W>,
+pub struct Renderer<O: Output> {
+    out: O,
     conv: Converter,
     threads: Threads,
     /// Indexed by method id (ids are dense from 1).
@@ -212,10 +214,27 @@ pub struct Renderer<W: Write> {
     shutdown: bool,
 }
 
-impl<W: Write> Renderer<W> {
+impl<W: Write> Renderer<XmlOut<W>> {
+    /// The TPTP XML document, written to `sink`.
     pub fn new(sink: W, header: &Header, conv: Converter) -> Self {
+        Renderer::with_output(XmlOut::new(sink), header, conv)
+    }
+
+    pub fn sink_mut(&mut self) -> &mut W {
+        self.out.sink_mut()
+    }
+
+    /// The sink, after `finish` (or `handle` of a finish message) closed the document.
+    pub fn into_sink(self) -> W {
+        self.out.into_sink()
+    }
+}
+
+impl<O: Output> Renderer<O> {
+    /// The replay of `header`'s session into any output (XML, typed events).
+    pub fn with_output(out: O, header: &Header, conv: Converter) -> Self {
         let mut w = Renderer {
-            out: XmlOut::new(sink),
+            out,
             conv,
             threads: Threads::default(),
             methods: Vec::new(),
@@ -243,7 +262,8 @@ impl<W: Write> Renderer<W> {
 
     fn header(&mut self, h: &Header) {
         let o = &mut self.out;
-        o.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<TRACE");
+        o.prolog();
+        o.open("TRACE");
         o.start_children();
         o.open("node");
         o.str("nodeId", &h.node_id);
@@ -407,7 +427,7 @@ impl<W: Write> Renderer<W> {
                 o.str("value", value);
                 o.close();
             }
-            o.raw("</classDef>\n");
+            o.end("classDef");
         }
     }
 
@@ -491,7 +511,7 @@ impl<W: Write> Renderer<W> {
             // Events are the elements these records become: a line record on the
             // frame's current line, an allocation made on the VM's behalf, heap
             // figures or a monitor's owner write none of their own.
-            let written = self.out.elements;
+            let written = self.out.elements();
             match rec {
                 Rec::Entry { mid, t } => self.entry(tid, mid, t),
                 Rec::Exit { mid, t } => self.leave(tid, mid, t, Leave::Return),
@@ -520,7 +540,7 @@ impl<W: Write> Renderer<W> {
                 Rec::MonWaited { obj, timed_out, t } => self.mon_waited(tid, obj, timed_out, t),
                 Rec::Line { mid, unit, t } => self.line(tid, mid, unit, t),
             }
-            self.stats.events += self.out.elements - written;
+            self.stats.events += self.out.elements() - written;
         }
     }
 
@@ -546,19 +566,8 @@ impl<W: Write> Renderer<W> {
         let ticket = ts.next_ticket;
         ts.stack.push((mid, ticket, NO_UNIT));
         let depth = ts.stack.len() as u64;
-        let o = &mut self.out;
-        o.padded(&ts.entry_prefix);
-        o.time_value(ns);
-        o.bytes(b"\"");
-        o.padded(&m.ids);
-        o.digits(ticket);
-        // traceEvents.xsd types stackDepth as xsd:short (the TPTP importer reads an
-        // int16): deeper frames say 32767. Left out, the importer would read 0 and hang
-        // the call outside its caller; clamped, it stays under the deepest caller that
-        // has a smaller depth. Nesting stays exact through the tickets.
-        o.bytes(b"\" stackDepth=\"");
-        o.digits(depth.min(MAX_STACK_DEPTH));
-        o.end_quoted();
+        self.out
+            .entry(tid, mid, ticket, depth, ns, (&ts.entry_prefix, &m.ids));
     }
 
     /// A frame of `mid` returns, is unwound, or catches. Frames above the innermost
@@ -627,13 +636,8 @@ impl<W: Write> Renderer<W> {
         };
         ts.stack.pop();
         let ns = ts.clamp(self.conv.to_unix_ns(t));
-        let o = &mut self.out;
-        o.padded(&ts.exit_prefix);
-        o.padded(&m.ids);
-        o.digits(ticket);
-        o.bytes(b"\" time=\"");
-        o.time_value(ns);
-        o.end_quoted();
+        self.out
+            .exit(tid, mid, ticket, ns, (&ts.exit_prefix, &m.ids));
         true
     }
 
@@ -798,7 +802,7 @@ impl<W: Write> Renderer<W> {
             o.str("value", &format!("{}: {why}", names::class_name(name)));
             o.close();
         }
-        o.raw("</traceEnd>\n");
+        o.end("traceEnd");
         for (mid, count) in counts {
             o.open("methodCount");
             o.num("methodIdRef", mid as u64);
@@ -809,11 +813,11 @@ impl<W: Write> Renderer<W> {
         o.str("agentIdRef", &self.header_agent_id);
         o.time("time", end_ns);
         o.close();
-        o.raw("</TRACE>\n");
+        o.end("TRACE");
         o.finish();
-        self.stats.bytes = o.bytes_written;
-        self.stats.elements = o.elements;
-        self.stats.io_error = o.error.as_ref().map(|e| e.to_string());
+        self.stats.bytes = o.bytes_written();
+        self.stats.elements = o.elements();
+        self.stats.io_error = o.error();
     }
 
     /// A method's methodCount: this trace's entries plus the invocations made outside
@@ -837,15 +841,6 @@ impl<W: Write> Renderer<W> {
 
     pub fn stats(&self) -> Stats {
         self.stats.clone()
-    }
-
-    pub fn sink_mut(&mut self) -> &mut W {
-        self.out.sink_mut()
-    }
-
-    /// The sink, after `finish` (or `handle` of a finish message) closed the document.
-    pub fn into_sink(self) -> W {
-        self.out.into_sink()
     }
 }
 

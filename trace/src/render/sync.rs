@@ -1,9 +1,8 @@
 //! Renderer side of the monitor family: contended enter/entered, wait/waited (with the time actually waited).
 
-use super::Renderer;
-use std::io::Write;
+use super::{Output, Renderer};
 
-impl<W: Write> Renderer<W> {
+impl<O: Output> Renderer<O> {
     /// A contended enter whose owner is not known yet: held until its MonOwner.
     pub(super) fn mon_enter(&mut self, tid: u32, obj: u64, t: u64) {
         let ns = self.stamp(tid, t);

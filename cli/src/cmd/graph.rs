@@ -1,0 +1,145 @@
+//! `jtrace graph METHOD`: the method's callers above, its callees below, merged by path,
+//! with exact counts, total and self time.
+
+use super::common::{duration, emit, json, Naming, Select};
+use crate::analysis::graph::{Graph, Target};
+use crate::analysis::tree::PathTree;
+use crate::model::names::Names;
+use crate::model::Symbols;
+use crate::render;
+use crate::session;
+use serde::Serialize;
+use std::fmt::Write;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The method: `Class.method`, `Class.method(int, String)`, or a pattern with `*`/`?`
+    #[arg(value_name = "METHOD")]
+    pub target: String,
+    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
+    pub trace: PathBuf,
+    #[command(flatten)]
+    pub select: Select,
+    /// Hide paths whose total time is under TIME (e.g. 1ms)
+    #[arg(long, value_name = "TIME", value_parser = duration, default_value = "0ns")]
+    pub min_time: u64,
+    /// Levels of callers and of callees to show
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+    #[command(flatten)]
+    pub naming: Naming,
+    /// JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Write to FILE instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct Node {
+    depth: usize,
+    frame: String,
+    /// `Class.method(descriptor)`: the JVM's name.
+    jvm: String,
+    calls: u64,
+    total_ns: u64,
+    self_ns: u64,
+}
+
+#[derive(Serialize)]
+struct GraphDoc {
+    method: String,
+    matched: Vec<String>,
+    calls: u64,
+    callers: Vec<Node>,
+    callees: Vec<Node>,
+}
+
+fn nodes(s: &Symbols, t: &PathTree, names: Names, min: u64, depth: Option<usize>) -> Vec<Node> {
+    t.rows(min, depth.map(|d| d + 1))
+        .into_iter()
+        .filter(|r| r.depth > 0)
+        .map(|r| {
+            let n = &t.nodes[r.node as usize];
+            let m = s.method(n.label);
+            Node {
+                depth: r.depth - 1,
+                frame: names.method(&m.class, &m.name, &m.signature),
+                jvm: crate::model::names::jvm(&m.class, &m.name, &m.signature),
+                calls: n.calls,
+                total_ns: n.total,
+                self_ns: n.self_ns,
+            }
+        })
+        .collect()
+}
+
+fn table(o: &mut String, rows: &[Node]) {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|n| {
+            vec![
+                n.calls.to_string(),
+                render::fmt::ns(n.total_ns),
+                render::fmt::ns(n.self_ns),
+                format!("{}{}", "  ".repeat(n.depth), n.frame),
+            ]
+        })
+        .collect();
+    render::text::table(o, &["calls", "total", "self", "frame"], &rows);
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    let names = a.naming.names();
+    let mut g = Graph::new(Target::new(&a.target, names));
+    let s = session::run(&a.trace, a.select.filter()?, &mut g)?;
+    let syms = &s.model.syms;
+    if g.matched.is_empty() {
+        return Err(format!(
+            "{}: no call of a method named {:?} (give Class.method, Class.method(int), or a \
+             pattern with * and ?; `jtrace report` lists the methods)",
+            s.file, a.target
+        ));
+    }
+    let doc = GraphDoc {
+        method: a.target.clone(),
+        matched: g
+            .matched
+            .iter()
+            .map(|&m| {
+                let i = syms.method(m);
+                names.method(&i.class, &i.name, &i.signature)
+            })
+            .collect(),
+        calls: g.calls,
+        callers: nodes(syms, &g.callers, names, a.min_time, a.depth),
+        callees: nodes(syms, &g.callees, names, a.min_time, a.depth),
+    };
+    let out = if a.json {
+        json(&doc)?
+    } else {
+        let mut o = String::new();
+        let _ = writeln!(
+            o,
+            "jtrace graph: {} in {} ({} calls)",
+            doc.matched.join(", "),
+            s.file,
+            doc.calls
+        );
+        let _ = writeln!(
+            o,
+            "\nCallers (the method, then who called it, merged by path: each line counts the \
+             method's calls through that chain)"
+        );
+        table(&mut o, &doc.callers);
+        let _ = writeln!(
+            o,
+            "\nCallees (what the method's outermost calls called, merged by path)"
+        );
+        table(&mut o, &doc.callees);
+        o.into_bytes()
+    };
+    emit(a.output.as_deref(), &out)
+}

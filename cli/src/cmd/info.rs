@@ -1,0 +1,219 @@
+//! `jtrace info`: the session at a glance: the JVM's process and command line, the
+//! agent's options, the time span, events by kind, what was dropped or repaired (by
+//! cause), and every thread with its lifetime and calls.
+
+use super::common::{emit, json};
+use crate::model::filter::Filter;
+use crate::model::Analysis;
+use crate::read::Event;
+use crate::render::fmt;
+use crate::session;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
+    pub trace: PathBuf,
+    /// JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Write to FILE instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Serialize, Default)]
+struct ThreadRow {
+    id: u64,
+    name: String,
+    start_ns: u64,
+    /// None: alive when the trace ended.
+    end_ns: Option<u64>,
+    lifetime_ns: u64,
+    calls: u64,
+}
+
+#[derive(Serialize, Default)]
+struct InfoDoc {
+    file: String,
+    complete: bool,
+    pid: Option<u64>,
+    command: Option<String>,
+    agent_version: Option<String>,
+    agent_parameters: Option<String>,
+    options: BTreeMap<String, String>,
+    start_unix_ns: u64,
+    duration_ns: u64,
+    /// Trace elements by kind (method entries, exits, exceptions, ...).
+    events: BTreeMap<&'static str, u64>,
+    /// `traceEnd`'s annotations: drops and repairs by cause (0 is good), notes.
+    drops_and_repairs: BTreeMap<String, String>,
+    threads: Vec<ThreadRow>,
+    warnings: Vec<String>,
+}
+
+/// The element kind an event counts as.
+fn kind(ev: &Event) -> Option<&'static str> {
+    Some(match ev {
+        Event::Entry { .. } => "methodEntry",
+        Event::Exit { .. } => "methodExit",
+        Event::Throw { .. } => "throw",
+        Event::Catch { .. } => "catch",
+        Event::Line { .. } => "line",
+        Event::Alloc { .. } => "objAlloc",
+        Event::ObjDef { .. } => "objDef",
+        Event::ObjFree { .. } => "objFree",
+        Event::GcStart { .. } => "gcStart",
+        Event::GcFinish { .. } => "gcFinish",
+        Event::ContendedEnter { .. } => "monContendedEnter",
+        Event::ContendedEntered { .. } => "monContendedEntered",
+        Event::Wait { .. } => "monWait",
+        Event::Waited { .. } => "monWaited",
+        Event::ThreadStart { .. } => "threadStart",
+        Event::ThreadEnd { .. } => "threadEnd",
+        Event::ClassDef { .. } => "classDef",
+        Event::MethodDef { .. } => "methodDef",
+        _ => return None,
+    })
+}
+
+struct Nothing;
+impl Analysis for Nothing {}
+
+pub fn run(a: Args) -> Result<(), String> {
+    let mut d = InfoDoc::default();
+    let mut calls: BTreeMap<u64, u64> = BTreeMap::new();
+    let s = session::run_tapped(&a.trace, Filter::default(), &mut Nothing, |ev| {
+        if let Some(k) = kind(ev) {
+            *d.events.entry(k).or_default() += 1;
+        }
+        match ev {
+            Event::Entry { thread, .. } => *calls.entry(*thread).or_default() += 1,
+            Event::Process { pid, command } => {
+                d.pid = Some(*pid);
+                d.command = Some(command.to_string());
+            }
+            Event::Agent {
+                parameters,
+                version,
+            } => {
+                d.agent_parameters = Some(parameters.to_string());
+                d.agent_version = Some(version.to_string());
+            }
+            Event::AgentOption { key, value } => {
+                d.options.insert(key.to_string(), value.to_string());
+            }
+            Event::Annotation { name, value } => {
+                let e = d.drops_and_repairs.entry(name.to_string()).or_default();
+                if !e.is_empty() {
+                    e.push_str("; ");
+                }
+                e.push_str(value);
+            }
+            _ => {}
+        }
+    })?;
+    session::warn(&s);
+    let syms = &s.model.syms;
+    let t = &s.model.totals;
+    let end = t.end.unwrap_or(t.last);
+    d.file = s.file.clone();
+    d.complete = s.outcome.complete;
+    d.warnings = s.outcome.warnings.clone();
+    d.start_unix_ns = syms.start;
+    d.duration_ns = end.saturating_sub(syms.start);
+    d.threads = syms
+        .threads
+        .iter()
+        .map(|th| ThreadRow {
+            id: th.id,
+            name: th.name.clone(),
+            start_ns: th.start.saturating_sub(syms.start),
+            end_ns: th.end.map(|e| e.saturating_sub(syms.start)),
+            lifetime_ns: th.end.unwrap_or(end).saturating_sub(th.start),
+            calls: calls.get(&th.id).copied().unwrap_or(0),
+        })
+        .collect();
+    let out = if a.json {
+        json(&d)?
+    } else {
+        text(&d).into_bytes()
+    };
+    emit(a.output.as_deref(), &out)
+}
+
+fn text(d: &InfoDoc) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "jtrace info: {}", d.file);
+    if !d.complete {
+        let _ = writeln!(
+            o,
+            "  CUT SHORT: {}",
+            d.warnings
+                .first()
+                .map_or("the trace stops early", |w| w.as_str())
+        );
+    }
+    if let Some(pid) = d.pid {
+        let _ = writeln!(o, "  process: pid {pid}");
+    }
+    if let Some(c) = &d.command {
+        let _ = writeln!(o, "  command: {c}");
+    }
+    if let Some(v) = &d.agent_version {
+        let _ = writeln!(
+            o,
+            "  agent: jtrace {v}, options \"{}\"",
+            d.agent_parameters.as_deref().unwrap_or("")
+        );
+    }
+    if !d.options.is_empty() {
+        let opts: Vec<String> = d.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(o, "  in force: {}", opts.join(","));
+    }
+    let _ = writeln!(
+        o,
+        "  time: {} from {}",
+        fmt::ns(d.duration_ns),
+        fmt::date(d.start_unix_ns)
+    );
+    let _ = writeln!(o, "\nEvents by kind");
+    let rows: Vec<Vec<String>> = d
+        .events
+        .iter()
+        .map(|(k, v)| vec![v.to_string(), k.to_string()])
+        .collect();
+    crate::render::text::table(&mut o, &["count", "element"], &rows);
+    let _ = writeln!(o, "\nDropped and repaired (traceEnd annotations)");
+    let rows: Vec<Vec<String>> = d
+        .drops_and_repairs
+        .iter()
+        .map(|(k, v)| vec![v.clone(), k.clone()])
+        .collect();
+    crate::render::text::table(&mut o, &["value", "cause"], &rows);
+    let _ = writeln!(o, "\nThreads");
+    let rows: Vec<Vec<String>> = d
+        .threads
+        .iter()
+        .map(|t| {
+            vec![
+                t.id.to_string(),
+                format!("+{}", fmt::ns(t.start_ns)),
+                t.end_ns
+                    .map_or_else(|| "(alive)".to_string(), |e| format!("+{}", fmt::ns(e))),
+                fmt::ns(t.lifetime_ns),
+                t.calls.to_string(),
+                t.name.clone(),
+            ]
+        })
+        .collect();
+    crate::render::text::table(
+        &mut o,
+        &["id", "start", "end", "lifetime", "calls", "name"],
+        &rows,
+    );
+    o
+}

@@ -1,0 +1,316 @@
+//! `jtrace replay`: the exact sequence of calls per thread, with durations, exceptions
+//! inline, allocations and monitor waits, streamed as it is read.
+
+use super::common::{duration, Naming, Select};
+use crate::analysis::replay::{class_of, Line, Replay, Show, What};
+use crate::model::names::Names;
+use crate::model::{BlockKind, Symbols};
+use crate::render::fmt;
+use crate::session;
+use std::io::{BufWriter, ErrorKind, Write};
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
+    pub trace: PathBuf,
+    #[command(flatten)]
+    pub select: Select,
+    /// Show only calls that took at least TIME (e.g. 1ms), with what is inside them
+    #[arg(long, value_name = "TIME", value_parser = duration, default_value = "0ns")]
+    pub min_time: u64,
+    /// Show calls at most N deep (1: each thread's outermost calls)
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+    #[command(flatten)]
+    pub naming: Naming,
+    /// JSON (an array, one object per line) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Write to FILE instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// One line's JSON object.
+#[derive(serde::Serialize)]
+struct JsonLine<'a> {
+    thread: &'a str,
+    depth: usize,
+    kind: &'static str,
+    start_ns: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duration_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<String>,
+    /// `Class.method(descriptor)`: the JVM's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    jvm: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    exception_exit: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    open: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    class: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    caught_in: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owner: Option<&'a str>,
+}
+
+struct Printer {
+    names: Names,
+    json: bool,
+    first: bool,
+    out: Box<dyn Write>,
+    error: Option<std::io::Error>,
+}
+
+impl Printer {
+    fn method(&self, s: &Symbols, m: u32) -> String {
+        let i = s.method(m);
+        self.names.method(&i.class, &i.name, &i.signature)
+    }
+
+    fn text(&self, s: &Symbols, l: &Line) -> String {
+        let what = match &l.what {
+            What::Call {
+                method,
+                threw,
+                open,
+            } => format!("{}{}", self.method(s, *method), suffix(*threw, *open)),
+            What::Enter { method } => format!("{} {{", self.method(s, *method)),
+            What::Exit {
+                method,
+                threw,
+                open,
+            } => {
+                format!("}} {}{}", self.method(s, *method), suffix(*threw, *open))
+            }
+            What::Exception {
+                class,
+                thrown_in,
+                line,
+                caught_in,
+            } => format!(
+                "! {} thrown in {}{}, {}",
+                self.names.class(&class_of(s, *class)),
+                self.method(s, *thrown_in),
+                if *line > 0 {
+                    format!(" line {line}")
+                } else {
+                    String::new()
+                },
+                match caught_in {
+                    Some(m) => format!("caught in {}", self.method(s, *m)),
+                    None => "not caught in traced code".to_string(),
+                }
+            ),
+            What::Alloc {
+                class,
+                is_array,
+                size,
+                line,
+            } => format!(
+                "+ new {} ({}){}",
+                self.names.class(&s.alloc_class(*class, *is_array)),
+                fmt::bytes(*size),
+                if *line > 0 {
+                    format!(" line {line}")
+                } else {
+                    String::new()
+                }
+            ),
+            What::Blocked { kind, class, owner } => format!(
+                "~ {} {}{}",
+                match kind {
+                    BlockKind::Contended => "blocked on",
+                    BlockKind::Wait => "waited on",
+                },
+                self.names.class(&class_of(s, *class)),
+                owner
+                    .map(|o| format!(" (held by {})", thread_name(s, o)))
+                    .unwrap_or_default()
+            ),
+        };
+        format!(
+            "{:>12} {:>10}  {:<16} {}{}\n",
+            format!("+{}", fmt::ns(l.time.saturating_sub(s.start))),
+            l.duration.map(fmt::ns).unwrap_or_default(),
+            thread_name(s, l.thread),
+            "  ".repeat(l.depth.saturating_sub(1)),
+            what
+        )
+    }
+
+    fn json<'s>(&self, s: &'s Symbols, l: &Line) -> Result<String, String> {
+        let mut j: JsonLine<'s> = JsonLine {
+            thread: thread_name(s, l.thread),
+            depth: l.depth,
+            kind: "",
+            start_ns: l.time.saturating_sub(s.start),
+            duration_ns: l.duration,
+            method: None,
+            jvm: None,
+            exception_exit: false,
+            open: false,
+            class: None,
+            bytes: None,
+            line: None,
+            caught_in: None,
+            owner: None,
+        };
+        let method = |j: &mut JsonLine<'s>, m: u32| {
+            j.method = Some(self.method(s, m));
+            let i = s.method(m);
+            j.jvm = Some(crate::model::names::jvm(&i.class, &i.name, &i.signature));
+        };
+        match &l.what {
+            What::Call {
+                method: m,
+                threw,
+                open,
+            }
+            | What::Exit {
+                method: m,
+                threw,
+                open,
+            } => {
+                j.kind = if matches!(l.what, What::Call { .. }) {
+                    "call"
+                } else {
+                    "exit"
+                };
+                method(&mut j, *m);
+                j.exception_exit = *threw;
+                j.open = *open;
+            }
+            What::Enter { method: m } => {
+                j.kind = "enter";
+                method(&mut j, *m);
+            }
+            What::Exception {
+                class,
+                thrown_in,
+                line,
+                caught_in,
+            } => {
+                j.kind = "exception";
+                method(&mut j, *thrown_in);
+                j.class = Some(self.names.class(&class_of(s, *class)));
+                j.line = Some(*line);
+                j.caught_in = caught_in.map(|m| self.method(s, m));
+            }
+            What::Alloc {
+                class,
+                is_array,
+                size,
+                line,
+            } => {
+                j.kind = "alloc";
+                j.class = Some(self.names.class(&s.alloc_class(*class, *is_array)));
+                j.bytes = Some(*size);
+                j.line = Some(*line);
+            }
+            What::Blocked { kind, class, owner } => {
+                j.kind = match kind {
+                    BlockKind::Contended => "blocked",
+                    BlockKind::Wait => "wait",
+                };
+                j.class = Some(self.names.class(&class_of(s, *class)));
+                j.owner = owner.map(|o| thread_name(s, o));
+            }
+        }
+        serde_json::to_string(&j).map_err(|e| e.to_string())
+    }
+
+    fn line(&mut self, s: &Symbols, l: &Line) {
+        if self.error.is_some() {
+            return;
+        }
+        let text = if self.json {
+            let sep = if self.first { "[\n" } else { ",\n" };
+            self.first = false;
+            match self.json(s, l) {
+                Ok(j) => format!("{sep}{j}"),
+                Err(e) => {
+                    self.error = Some(std::io::Error::other(e));
+                    return;
+                }
+            }
+        } else {
+            self.text(s, l)
+        };
+        if let Err(e) = self.out.write_all(text.as_bytes()) {
+            self.error = Some(e);
+        }
+    }
+}
+
+fn suffix(threw: bool, open: bool) -> &'static str {
+    match (threw, open) {
+        (_, true) => " (still open at the end)",
+        (true, false) => " (left by an exception)",
+        _ => "",
+    }
+}
+
+fn thread_name(s: &Symbols, t: u32) -> &str {
+    s.threads.get(t as usize).map_or("?", |t| t.name.as_str())
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    let out: Box<dyn Write> = match &a.output {
+        Some(p) => Box::new(BufWriter::new(
+            std::fs::File::create(p).map_err(|e| format!("{}: cannot write: {e}", p.display()))?,
+        )),
+        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    };
+    let mut p = Printer {
+        names: a.naming.names(),
+        json: a.json,
+        first: true,
+        out,
+        error: None,
+    };
+    if !a.json {
+        let _ = writeln!(
+            p.out,
+            "jtrace replay: {}\n{:>12} {:>10}  {:<16} call",
+            a.trace.display(),
+            "start",
+            "duration",
+            "thread"
+        );
+    }
+    let show = Show {
+        min_time: a.min_time,
+        max_depth: a.depth,
+    };
+    let mut r = Replay::new(show, |s: &Symbols, l: &Line| p.line(s, l));
+    let s = session::run(&a.trace, a.select.filter()?, &mut r)?;
+    r.finish(&s.model.syms);
+    drop(r);
+    if a.json {
+        let end = if p.first { "[]\n" } else { "\n]\n" };
+        let _ = p.out.write_all(end.as_bytes());
+    }
+    if let Some(e) = p.error.take() {
+        if e.kind() != ErrorKind::BrokenPipe {
+            return Err(format!("cannot write: {e}"));
+        }
+    }
+    match p.out.flush() {
+        Err(e) if e.kind() != ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
+        _ => {
+            if let Some(path) = &a.output {
+                eprintln!("jtrace: wrote {}", path.display());
+            }
+            Ok(())
+        }
+    }
+}

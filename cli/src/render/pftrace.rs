@@ -1,0 +1,274 @@
+//! The per-thread timeline as Perfetto's native protobuf trace (`.pftrace`): one
+//! `TracePacket` per slice edge or instant, `TrackEvent`s on one track per thread,
+//! event names interned (each name's text is written once, then referred to by id), so a
+//! call costs a few tens of bytes instead of JSON's hundred and more. The same slices,
+//! instants and tracks as the JSON timeline (`render::perfetto`), written while reading.
+//!
+//! The encoding is written by hand (varints and length-delimited fields, about fifty
+//! lines) rather than with generated code: the handful of messages used is fixed, and
+//! the test decodes the output with Perfetto's own schema (its `perfetto` Python
+//! package's `perfetto_trace_pb2`).
+
+use crate::model::{Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Symbols};
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+// Field numbers of perfetto/trace/trace_packet.proto and track_event/*.proto.
+const TRACE_PACKET: u32 = 1;
+const P_TIMESTAMP: u32 = 8;
+const P_SEQUENCE_ID: u32 = 10;
+const P_TRACK_EVENT: u32 = 11;
+const P_INTERNED_DATA: u32 = 12;
+const P_SEQUENCE_FLAGS: u32 = 13;
+const P_TRACK_DESCRIPTOR: u32 = 60;
+const E_NAME_IID: u32 = 10;
+const E_TYPE: u32 = 9;
+const E_TRACK_UUID: u32 = 11;
+const D_UUID: u32 = 1;
+const D_NAME: u32 = 2;
+const D_PROCESS: u32 = 3;
+const D_THREAD: u32 = 4;
+const D_PARENT: u32 = 5;
+const THREAD_PID: u32 = 1;
+const THREAD_TID: u32 = 2;
+const THREAD_NAME: u32 = 5;
+const PROCESS_PID: u32 = 1;
+const PROCESS_NAME: u32 = 6;
+const INTERNED_EVENT_NAMES: u32 = 2;
+const NAME_IID: u32 = 1;
+const NAME_NAME: u32 = 2;
+const SLICE_BEGIN: u64 = 1;
+const SLICE_END: u64 = 2;
+const INSTANT: u64 = 3;
+const SEQ_CLEARED: u64 = 1;
+const SEQ_NEEDS_STATE: u64 = 2;
+/// The one packet sequence this writer uses.
+const SEQUENCE: u64 = 1;
+const PROCESS_UUID: u64 = 1;
+const GC_UUID: u64 = 2;
+/// Thread tracks: this plus the thread's index.
+const THREAD_UUID: u64 = 0x1000;
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn uint(out: &mut Vec<u8>, field: u32, v: u64) {
+    varint(out, (field as u64) << 3);
+    varint(out, v);
+}
+
+fn bytes(out: &mut Vec<u8>, field: u32, b: &[u8]) {
+    varint(out, ((field as u64) << 3) | 2);
+    varint(out, b.len() as u64);
+    out.extend_from_slice(b);
+}
+
+pub struct Pftrace<W: Write> {
+    out: W,
+    bytes_written: u64,
+    /// Interned event names.
+    iids: HashMap<String, u64>,
+    /// Threads whose track was described.
+    described: Vec<bool>,
+    /// Per thread: whether each open frame's begin was written (see the JSON writer).
+    began: Vec<Vec<bool>>,
+    gc_described: bool,
+    pub events: u64,
+    error: Option<io::Error>,
+    packet: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+impl<W: Write> Pftrace<W> {
+    pub fn new(out: W) -> Pftrace<W> {
+        let mut p = Pftrace {
+            out,
+            bytes_written: 0,
+            iids: HashMap::new(),
+            described: Vec::new(),
+            began: Vec::new(),
+            gc_described: false,
+            events: 0,
+            error: None,
+            packet: Vec::new(),
+            scratch: Vec::new(),
+        };
+        // The process track, and the sequence's incremental state (interned names) cleared.
+        let mut proc = Vec::new();
+        uint(&mut proc, PROCESS_PID, 1);
+        bytes(&mut proc, PROCESS_NAME, b"java");
+        let mut d = Vec::new();
+        uint(&mut d, D_UUID, PROCESS_UUID);
+        bytes(&mut d, D_PROCESS, &proc);
+        let mut pk = Vec::new();
+        uint(&mut pk, P_SEQUENCE_ID, SEQUENCE);
+        uint(&mut pk, P_SEQUENCE_FLAGS, SEQ_CLEARED);
+        bytes(&mut pk, P_TRACK_DESCRIPTOR, &d);
+        p.write_packet(&pk);
+        p
+    }
+
+    fn write_packet(&mut self, pk: &[u8]) {
+        if self.error.is_some() {
+            return;
+        }
+        let mut head = Vec::with_capacity(8);
+        varint(&mut head, ((TRACE_PACKET as u64) << 3) | 2);
+        varint(&mut head, pk.len() as u64);
+        let r = self
+            .out
+            .write_all(&head)
+            .and_then(|()| self.out.write_all(pk));
+        match r {
+            Ok(()) => self.bytes_written += (head.len() + pk.len()) as u64,
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    fn describe(&mut self, uuid: u64, name: &str, thread: Option<u64>) {
+        let mut d = Vec::new();
+        uint(&mut d, D_UUID, uuid);
+        uint(&mut d, D_PARENT, PROCESS_UUID);
+        match thread {
+            Some(tid) => {
+                let mut th = Vec::new();
+                uint(&mut th, THREAD_PID, 1);
+                uint(&mut th, THREAD_TID, tid);
+                bytes(&mut th, THREAD_NAME, name.as_bytes());
+                bytes(&mut d, D_THREAD, &th);
+            }
+            None => bytes(&mut d, D_NAME, name.as_bytes()),
+        }
+        let mut pk = Vec::new();
+        uint(&mut pk, P_SEQUENCE_ID, SEQUENCE);
+        bytes(&mut pk, P_TRACK_DESCRIPTOR, &d);
+        self.write_packet(&pk);
+    }
+
+    fn track(&mut self, s: &Symbols, t: u32) -> u64 {
+        let i = t as usize;
+        if self.described.len() <= i {
+            self.described.resize(i + 1, false);
+            self.began.resize(i + 1, Vec::new());
+        }
+        if !self.described[i] {
+            self.described[i] = true;
+            let th = &s.threads[i];
+            self.describe(THREAD_UUID + t as u64, &th.name, Some(th.id));
+        }
+        THREAD_UUID + t as u64
+    }
+
+    /// A track event: `kind`, at `ts` (ns from the trace's start), named `name` (none
+    /// for a slice end).
+    fn event(&mut self, track: u64, kind: u64, ts: u64, name: Option<&str>) {
+        self.events += 1;
+        let mut pk = std::mem::take(&mut self.packet);
+        let mut ev = std::mem::take(&mut self.scratch);
+        pk.clear();
+        ev.clear();
+        uint(&mut pk, P_TIMESTAMP, ts);
+        uint(&mut pk, P_SEQUENCE_ID, SEQUENCE);
+        uint(&mut pk, P_SEQUENCE_FLAGS, SEQ_NEEDS_STATE);
+        uint(&mut ev, E_TYPE, kind);
+        uint(&mut ev, E_TRACK_UUID, track);
+        if let Some(name) = name {
+            let next = self.iids.len() as u64 + 1;
+            let iid = *self.iids.entry(name.to_string()).or_insert(next);
+            if iid == next {
+                let mut en = Vec::new();
+                uint(&mut en, NAME_IID, iid);
+                bytes(&mut en, NAME_NAME, name.as_bytes());
+                let mut interned = Vec::new();
+                bytes(&mut interned, INTERNED_EVENT_NAMES, &en);
+                bytes(&mut pk, P_INTERNED_DATA, &interned);
+            }
+            uint(&mut ev, E_NAME_IID, iid);
+        }
+        bytes(&mut pk, P_TRACK_EVENT, &ev);
+        self.write_packet(&pk);
+        self.packet = pk;
+        self.scratch = ev;
+    }
+
+    fn rel(&self, s: &Symbols, t: u64) -> u64 {
+        t.max(s.window.0).saturating_sub(s.start)
+    }
+
+    /// The bytes written, or the first write error.
+    pub fn finish(mut self) -> io::Result<(u64, W)> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()?;
+        Ok((self.bytes_written, self.out))
+    }
+}
+
+impl<W: Write> Analysis for Pftrace<W> {
+    fn enter(&mut self, s: &Symbols, t: u32, stack: &[Frame]) {
+        let track = self.track(s, t);
+        let Some(f) = stack.last() else { return };
+        let now = f.start >= s.window.0 && f.start <= s.window.1;
+        self.began[t as usize].push(now);
+        if now {
+            let ts = self.rel(s, f.start);
+            self.event(track, SLICE_BEGIN, ts, Some(&s.method(f.method).frame));
+        }
+    }
+
+    fn exit(&mut self, s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
+        let track = self.track(s, t);
+        let began = self.began[t as usize].pop().unwrap_or(false);
+        if !c.counted {
+            return;
+        }
+        if !began {
+            let ts = self.rel(s, c.start);
+            self.event(track, SLICE_BEGIN, ts, Some(&s.method(c.method).frame));
+        }
+        let ts = self.rel(s, c.end.min(s.window.1));
+        self.event(track, SLICE_END, ts, None);
+    }
+
+    fn alloc(&mut self, s: &Symbols, t: u32, a: &Alloc, _stack: &[Frame]) {
+        let track = self.track(s, t);
+        let name = format!("alloc {}", s.alloc_class(a.class, a.is_array));
+        let ts = self.rel(s, a.time);
+        self.event(track, INSTANT, ts, Some(&name));
+    }
+
+    fn exception(&mut self, s: &Symbols, x: &Exception) {
+        let track = self.track(s, x.thread);
+        let class = x.class.map_or("?", |c| s.class_name(c));
+        let ts = self.rel(s, x.time);
+        self.event(track, INSTANT, ts, Some(&format!("throw {class}")));
+    }
+
+    fn blocked(&mut self, s: &Symbols, b: &Blocked) {
+        let track = self.track(s, b.thread);
+        let class = b.class.map_or("?", |c| s.class_name(c));
+        let what = match b.kind {
+            BlockKind::Contended => "blocked on",
+            BlockKind::Wait => "wait on",
+        };
+        let (start, end) = (self.rel(s, b.start), self.rel(s, b.end.min(s.window.1)));
+        self.event(track, SLICE_BEGIN, start, Some(&format!("{what} {class}")));
+        self.event(track, SLICE_END, end.max(start), None);
+    }
+
+    fn gc(&mut self, s: &Symbols, start: u64, end: u64) {
+        if !self.gc_described {
+            self.gc_described = true;
+            self.describe(GC_UUID, "GC", None);
+        }
+        let (a, b) = (self.rel(s, start), self.rel(s, end.min(s.window.1)));
+        self.event(GC_UUID, SLICE_BEGIN, a, Some("GC"));
+        self.event(GC_UUID, SLICE_END, b.max(a), None);
+    }
+}

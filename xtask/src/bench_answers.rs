@@ -1,0 +1,277 @@
+//! `cargo xtask bench-answers` (and a cell of `cargo xtask bench`): how fast `jtrace`
+//! answers on a real trace. A recursion program traced with default options gives a
+//! `.jtr` of about 31 M events; each subcommand's CPU time (user + sys: the answer's
+//! cost on one core, whatever else the machine runs), wall time, events per CPU second
+//! and peak resident memory are printed beside a `memchr` pass over the same file (the
+//! physical limit: reading the bytes once), and `report --json` on the same run's XML
+//! (MB/s of XML). docs/BENCHMARKS.md keeps the figures.
+
+use crate::util;
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+const PROGRAM: &str = r#"public class Rec {
+    static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+    public static void main(String[] a) {
+        int reps = Integer.parseInt(a[0]);
+        long s = 0;
+        for (int i = 0; i < reps; i++) s += fib(25);
+        System.out.println(s);
+    }
+}
+"#;
+
+/// Repetitions of fib(25) (242,785 calls each): 64 give 31 M events.
+const REPS: u32 = 64;
+/// For the XML figure: 3.9 M events, about 450 MB of XML.
+const XML_REPS: u32 = 8;
+
+/// The subcommands measured (the trace's path is appended).
+const ANSWERS: &[&[&str]] = &[
+    &["report", "--json"],
+    &["collapsed"],
+    &["tree"],
+    &["flame", "-o", "/dev/null"],
+    &["slow", "--over", "10ms"],
+    &["graph", "Rec.main"],
+    &["replay", "--min-time", "1ms"],
+    &["info"],
+];
+
+struct Measured {
+    wall: f64,
+    cpu: f64,
+    rss_kb: u64,
+}
+
+/// Runs `cmd` under GNU time: wall, user + sys, peak RSS.
+fn timed(cmd: &mut Command, work: &Path) -> Result<Measured, String> {
+    let rss = work.join("time.txt");
+    let prog = cmd.get_program().to_owned();
+    let args: Vec<_> = cmd.get_args().map(|a| a.to_owned()).collect();
+    let t0 = Instant::now();
+    let out = Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%M %U %S")
+        .arg("-o")
+        .arg(&rss)
+        .arg(&prog)
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .map_err(|e| format!("cannot run /usr/bin/time (apt-get install time): {e}"))?;
+    let wall = t0.elapsed().as_secs_f64();
+    if !out.status.success() {
+        return Err(format!(
+            "{} failed: {}",
+            prog.to_string_lossy(),
+            util::clip(String::from_utf8_lossy(&out.stderr).trim(), 300)
+        ));
+    }
+    let text = std::fs::read_to_string(&rss).map_err(|e| format!("{}: {e}", rss.display()))?;
+    let f: Vec<&str> = text.split_whitespace().collect();
+    let num = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    Ok(Measured {
+        wall,
+        cpu: num(1) + num(2),
+        rss_kb: num(0) as u64,
+    })
+}
+
+/// Traces `Rec REPS` into `out`; the events the agent reports.
+fn trace(jdk: &Path, agent: &Path, classes: &Path, out: &Path, reps: u32) -> Result<u64, String> {
+    let o = Command::new(jdk.join("bin/java"))
+        .arg(format!(
+            "-agentpath:{}=out={}",
+            agent.display(),
+            out.display()
+        ))
+        .arg("-cp")
+        .arg(classes)
+        .arg("Rec")
+        .arg(reps.to_string())
+        .output()
+        .map_err(|e| format!("cannot run java: {e}"))?;
+    let err = String::from_utf8_lossy(&o.stderr);
+    if !o.status.success() {
+        return Err(format!("java Rec failed: {}", util::clip(err.trim(), 300)));
+    }
+    // `jtrace: trace written to PATH: N bytes, M events`
+    err.lines()
+        .find_map(|l| l.strip_suffix(" events")?.rsplit(' ').next()?.parse().ok())
+        .ok_or_else(|| format!("no closing line from the agent: {}", util::clip(&err, 300)))
+}
+
+/// Reads `path` (from the page cache: a first read warms it), counting newlines with
+/// memchr: the speed of touching every byte once. Seconds of the second read.
+fn memchr_pass(path: &Path) -> Result<f64, String> {
+    once(path)?;
+    once(path)
+}
+
+fn once(path: &Path) -> Result<f64, String> {
+    let mut f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut n = 0usize;
+    let t0 = Instant::now();
+    loop {
+        let k = f.read(&mut buf).map_err(|e| e.to_string())?;
+        if k == 0 {
+            break;
+        }
+        n += memchr::memchr_iter(b'\n', &buf[..k]).count();
+    }
+    std::hint::black_box(n);
+    Ok(t0.elapsed().as_secs_f64())
+}
+
+/// The cell: a table of answers, or a FAILED line.
+pub fn cell(jtrace: &Path, agent: &Path, jdk: &Path, work: &Path) -> String {
+    eprintln!("bench: jtrace answers on a .jtr of ~31 M events");
+    match measure(jtrace, agent, jdk, &work.join("answers"), REPS) {
+        Ok(t) => t,
+        Err(e) => format!("jtrace answers FAILED: {e}\n"),
+    }
+}
+
+fn measure(
+    jtrace: &Path,
+    agent: &Path,
+    jdk: &Path,
+    dir: &Path,
+    reps: u32,
+) -> Result<String, String> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let src = dir.join("Rec.java");
+    std::fs::write(&src, PROGRAM).map_err(|e| e.to_string())?;
+    let javac = Command::new(jdk.join("bin/javac"))
+        .arg("-d")
+        .arg(dir)
+        .arg(&src)
+        .status()
+        .map_err(|e| format!("cannot run javac: {e}"))?;
+    if !javac.success() {
+        return Err("javac Rec.java failed".into());
+    }
+    let jtr = dir.join("big.jtr");
+    let events = trace(jdk, agent, dir, &jtr, reps)?;
+    // Every answer reads the file from the page cache, as the memchr pass does.
+    let size = std::fs::metadata(&jtr).map_or(0, |m| m.len());
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "jtrace answers: Rec (fib(25) x {reps}), default options: {events} events, {:.0} MB .jtr; load {}",
+        size as f64 / 1e6,
+        load()
+    );
+    let memchr = memchr_pass(&jtr)?;
+    let _ = writeln!(
+        o,
+        "  {:<28} {:>8} {:>8} {:>14} {:>10}",
+        "answer", "wall s", "CPU s", "M events/CPU s", "peak RSS"
+    );
+    let _ = writeln!(
+        o,
+        "  {:<28} {:>8.2} {:>8.2} {:>14.1} {:>10}",
+        "memchr pass (the limit, wall)",
+        memchr,
+        memchr,
+        events as f64 / memchr / 1e6,
+        "-"
+    );
+    for args in ANSWERS {
+        let mut c = Command::new(jtrace);
+        c.args(*args).arg(&jtr);
+        let m = timed(&mut c, dir)?;
+        let _ = writeln!(
+            o,
+            "  {:<28} {:>8.2} {:>8.2} {:>14.1} {:>7} MB",
+            args.join(" "),
+            m.wall,
+            m.cpu,
+            events as f64 / m.cpu.max(1e-3) / 1e6,
+            m.rss_kb / 1024
+        );
+    }
+    let _ = std::fs::remove_file(&jtr);
+    // XML input: a smaller run rendered by the agent itself.
+    let xml = dir.join("small.xml");
+    let xml_events = trace(jdk, agent, dir, &xml, XML_REPS)?;
+    let xml_size = std::fs::metadata(&xml).map_or(0, |m| m.len());
+    let mut c = Command::new(jtrace);
+    c.args(["report", "--json"]).arg(&xml);
+    let m = timed(&mut c, dir)?;
+    let _ = writeln!(
+        o,
+        "  report --json on its XML ({:.0} MB, {xml_events} events): {:.2} s CPU, {:.0} MB/s, {:.1} M events/CPU s, {} MB peak RSS; load {}",
+        xml_size as f64 / 1e6,
+        m.cpu,
+        xml_size as f64 / m.cpu.max(1e-3) / 1e6,
+        xml_events as f64 / m.cpu.max(1e-3) / 1e6,
+        m.rss_kb / 1024,
+        load()
+    );
+    let _ = std::fs::remove_dir_all(dir);
+    Ok(o)
+}
+
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+/// `cargo xtask bench-answers [--reps N] [--jdk PATH]`: the cell alone.
+pub fn run_cmd(args: &[String]) -> bool {
+    let root = util::root();
+    let reps = args
+        .iter()
+        .find_map(|a| a.strip_prefix("--reps="))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(REPS);
+    let jdk = args
+        .iter()
+        .find_map(|a| a.strip_prefix("--jdk="))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/lib/jvm/java-17-openjdk-amd64"));
+    let built = util::cargo()
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "jtrace",
+            "-p",
+            "jtrace-cli",
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !built {
+        eprintln!("bench-answers: cargo build --release failed");
+        return false;
+    }
+    let work = std::env::temp_dir().join(format!("jtrace-answers-{}", std::process::id()));
+    let r = measure(
+        &root.join("target/release/jtrace"),
+        &root.join("target/release/libjtrace.so"),
+        &jdk,
+        &work,
+        reps,
+    );
+    let _ = std::fs::remove_dir_all(&work);
+    match r {
+        Ok(t) => {
+            println!("{t}");
+            true
+        }
+        Err(e) => {
+            eprintln!("bench-answers: {e}");
+            false
+        }
+    }
+}

@@ -58,6 +58,8 @@ enum Command {
     Check(cmd::check::Args),
     /// Render a `.jtr` record file as the TPTP XML document (`-o trace.xml[.gz|.zst]`)
     Xml(cmd::xml::Args),
+    /// Run a command (mvn test, gradle test, java -jar ...) with the agent in every JVM it starts
+    Record(cmd::record::Args),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +78,7 @@ fn main() -> ExitCode {
         Command::Diff(a) => cmd::diff::run(a),
         Command::Check(a) => cmd::check::run(a),
         Command::Xml(a) => cmd::xml::run(a),
+        Command::Record(a) => return cmd::record::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,6 +5,7 @@ pub mod common;
 pub mod diff;
 pub mod flame;
 pub mod perfetto;
+pub mod record;
 pub mod report;
 pub mod slow;
 pub mod tree;

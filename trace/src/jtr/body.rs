@@ -2,7 +2,7 @@
 
 use super::wire::{put_bool, put_ivar, put_str, put_uvar, Cursor, WireResult};
 use crate::clock::Converter;
-use crate::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
+use crate::defs::{ClassDef, Def, MethodDef, Msg, TagDef, ThreadDef};
 use crate::header::Header;
 
 /// Block kinds (the byte before each block's length).
@@ -140,6 +140,7 @@ const DEF_THREAD: u8 = 3;
 const DEF_CLASS: u8 = 4;
 const DEF_METHOD: u8 = 5;
 const DEF_THREAD_BEFORE_TRACE: u8 = 6;
+const DEF_TAG: u8 = 7;
 
 pub fn encode_defs(out: &mut Vec<u8>, defs: &[Def]) {
     for d in defs {
@@ -209,6 +210,17 @@ pub fn encode_defs(out: &mut Vec<u8>, defs: &[Def]) {
                 put_u32s(out, &m.unit_lines);
                 put_u32s(out, &m.alloc_sites);
             }
+            Def::Tag(t) => {
+                out.push(DEF_TAG);
+                put_uvar(out, t.tid as u64);
+                put_uvar(out, t.t);
+                put_str(out, &t.name);
+                put_uvar(out, t.fields.len() as u64);
+                for (k, v) in &t.fields {
+                    put_str(out, k);
+                    put_str(out, v);
+                }
+            }
         }
     }
 }
@@ -273,6 +285,12 @@ pub fn decode_defs(c: &mut Cursor) -> WireResult<Vec<Def>> {
                     alloc_sites: get_u32s(c, "allocation sites")?,
                 })
             }
+            DEF_TAG => Def::Tag(TagDef {
+                tid: c.u32var("tag thread")?,
+                t: c.uvar("tag tick")?,
+                name: c.str("tag name")?,
+                fields: get_pairs(c, "tag fields")?,
+            }),
             k => return Err(format!("unknown definition kind {k}")),
         };
         defs.push(d);

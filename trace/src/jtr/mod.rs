@@ -21,7 +21,7 @@ use std::io::{self, Read, Write};
 /// so a text-mode transfer or a wrong tool shows at once).
 pub const MAGIC: [u8; 8] = *b"\x8aJTR\r\n\x1a\n";
 /// The format version this code writes. Readers accept every version up to this one.
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 /// Bytes of a block's kind and length.
 pub const BLOCK_HEAD: usize = 5;
 /// Bytes before the first block.

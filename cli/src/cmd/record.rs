@@ -32,8 +32,12 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     pub agent: Option<PathBuf>,
     /// Do not mark JUnit tests (no jtrace-record.jar Java agent)
-    #[arg(long)]
+    #[arg(long, conflicts_with = "tests_only")]
     pub no_tests: bool,
+    /// Trace only the JVMs that run JUnit Platform tests (the agent loads idle in the others,
+    /// such as the build tool's own JVM)
+    #[arg(long)]
+    pub tests_only: bool,
     /// Agent options (`lines=on`, `include=com.example.*`, ...; see docs/OPTIONS.md), then `--` and the command
     #[arg(value_name = "AGENT-OPTION")]
     pub options: Vec<String>,
@@ -88,6 +92,7 @@ pub fn tool_options(
     agent: &Path,
     options: &str,
     javaagent: Option<(&Path, &Path)>,
+    start_in_tests: Option<&str>,
 ) -> String {
     let mut words: Vec<String> = Vec::new();
     if let Some(e) = existing.map(str::trim).filter(|e| !e.is_empty()) {
@@ -95,8 +100,9 @@ pub fn tool_options(
     }
     words.push(word(&format!("-agentpath:{}={options}", agent.display())));
     if let Some((rec, jar)) = javaagent {
+        let start = start_in_tests.map_or(String::new(), |o| format!(";{o}"));
         words.push(word(&format!(
-            "-javaagent:{}={}",
+            "-javaagent:{}={}{start}",
             rec.display(),
             jar.display()
         )));
@@ -174,7 +180,13 @@ fn record(a: Args) -> Result<ExitCode, String> {
             .ok_or("libjtrace.so is not next to the jtrace command; give it with --agent PATH")?,
     };
     let (out, dir, glob) = out_pattern(&a.out)?;
-    let options = agent_options(&out, &a.options)?;
+    let mut options = agent_options(&out, &a.options)?;
+    if a.tests_only {
+        if a.options.iter().any(|o| o.starts_with("start=")) {
+            return Err("--tests-only starts the trace itself; drop start=".to_string());
+        }
+        options.push_str(",start=off");
+    }
     let jars = if a.no_tests {
         None
     } else {
@@ -198,6 +210,7 @@ fn record(a: Args) -> Result<ExitCode, String> {
         &agent,
         &options,
         jars.as_ref().map(|(r, j)| (r.as_path(), j.as_path())),
+        a.tests_only.then(|| format!("out={out}")).as_deref(),
     );
     let before = matching(&dir, &glob);
     let started = SystemTime::now();
@@ -315,6 +328,7 @@ mod tests {
             Path::new("/a b/libjtrace.so"),
             "out=x",
             Some((Path::new("/r.jar"), Path::new("/j.jar"))),
+            Some("out=x"),
         );
         assert_eq!(
             s,

@@ -60,6 +60,8 @@ enum Command {
     Xml(cmd::xml::Args),
     /// Run a command (mvn test, gradle test, java -jar ...) with the agent in every JVM it starts
     Record(cmd::record::Args),
+    /// The tests a trace marks: duration, calls, exceptions, slowest calls (--markdown, --junit-xml)
+    Tests(cmd::tests::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +81,7 @@ fn main() -> ExitCode {
         Command::Check(a) => cmd::check::run(a),
         Command::Xml(a) => cmd::xml::run(a),
         Command::Record(a) => return cmd::record::run(a),
+        Command::Tests(a) => cmd::tests::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,7 @@
 //! analysis, report the reader's warnings on stderr.
 
 use crate::model::filter::Filter;
+use crate::model::testcase::TestScope;
 use crate::model::{Analysis, Model};
 use crate::read;
 use std::path::Path;
@@ -23,6 +24,29 @@ pub fn run<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Sessio
 
 /// The same pass without the warnings (a second pass over a file already reported).
 pub fn run_quiet<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Session, String> {
+    match filter.test.clone() {
+        Some(p) => {
+            let mut scope = TestScope::new(p.clone(), a);
+            let s = pass(path, filter, &mut scope)?;
+            match scope.counts() {
+                (0, _) => Err(format!(
+                    "{}: --test: the trace marks no tests (record it with jtrace record, \
+                     or put jtrace.jar on the test class path)",
+                    s.file
+                )),
+                (n, 0) => Err(format!(
+                    "{}: --test {}: none of the {n} tests matches (jtrace tests lists them)",
+                    s.file,
+                    p.text()
+                )),
+                _ => Ok(s),
+            }
+        }
+        None => pass(path, filter, a),
+    }
+}
+
+fn pass<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Session, String> {
     let input = read::open(path)?;
     let file = input.name.clone();
     let mut model = Model::new(filter);

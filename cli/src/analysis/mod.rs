@@ -2,4 +2,5 @@
 
 pub mod report;
 pub mod slow;
+pub mod tests;
 pub mod tree;

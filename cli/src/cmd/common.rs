@@ -30,6 +30,10 @@ pub struct Select {
     /// End of the time window, from the trace's start
     #[arg(long, value_name = "TIME", value_parser = offset)]
     pub to: Option<u64>,
+    /// Only what ran in the tests matching PATTERN (method name, display name, unique id
+    /// or Class.method; same syntax as --thread; see jtrace tests)
+    #[arg(long, value_name = "PATTERN")]
+    pub test: Option<String>,
 }
 
 impl Select {
@@ -44,6 +48,7 @@ impl Select {
             method: self.method.as_deref().map(Pattern::new),
             from: self.from,
             to: self.to,
+            test: self.test.as_deref().map(Pattern::new),
         })
     }
 }

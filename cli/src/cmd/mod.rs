@@ -8,5 +8,6 @@ pub mod perfetto;
 pub mod record;
 pub mod report;
 pub mod slow;
+pub mod tests;
 pub mod tree;
 pub mod xml;

@@ -25,6 +25,8 @@ pub struct MethodInfo {
     pub short: String,
     /// `Class.method(signature)`: what identifies a method across traces.
     pub key: String,
+    /// The class's index ([`NONE`] when the trace never defined it).
+    pub class_ix: u32,
 }
 
 impl MethodInfo {
@@ -35,8 +37,20 @@ impl MethodInfo {
             signature: signature.to_string(),
             short: format!("{class}.{name}"),
             key: format!("{class}.{name}{signature}"),
+            class_ix: NONE,
         }
     }
+}
+
+/// What a class's definition says beyond its name (for coverage).
+#[derive(Debug, Clone, Default)]
+pub struct ClassExtra {
+    /// `sourceName` (the SourceFile attribute; "" if none).
+    pub source: String,
+    /// `methodNames` annotation: `name(sig)ret` per method in class-file order.
+    pub method_names: String,
+    /// `methodLineTables` annotation (Probekit encoding).
+    pub line_tables: String,
 }
 
 pub struct Symbols {
@@ -51,6 +65,8 @@ pub struct Symbols {
     class_ids: IdMap,
     pub methods: Vec<MethodInfo>,
     method_ids: IdMap,
+    /// By class index (shorter than `classes` when the trace gave none).
+    pub class_extra: Vec<ClassExtra>,
 }
 
 impl Default for Symbols {
@@ -64,6 +80,7 @@ impl Default for Symbols {
             class_ids: IdMap::default(),
             methods: Vec::new(),
             method_ids: IdMap::default(),
+            class_extra: Vec::new(),
         }
     }
 }
@@ -91,6 +108,22 @@ impl Symbols {
         }
     }
 
+    /// Records `sourceName`, `methodNames` or `methodLineTables` of class `id`.
+    pub fn add_class_annotation(&mut self, id: u64, name: &str, value: &str) {
+        let Some(ix) = self.class(id) else { return };
+        let ix = ix as usize;
+        if self.class_extra.len() <= ix {
+            self.class_extra.resize(ix + 1, ClassExtra::default());
+        }
+        let e = &mut self.class_extra[ix];
+        match name {
+            "sourceName" => e.source = value.to_string(),
+            "methodNames" => e.method_names = value.to_string(),
+            "methodLineTables" => e.line_tables = value.to_string(),
+            _ => {}
+        }
+    }
+
     pub fn class(&self, id: u64) -> Option<u32> {
         self.class_ids.get(id)
     }
@@ -100,11 +133,13 @@ impl Symbols {
     }
 
     pub fn add_method(&mut self, id: u64, class: u64, name: &str, signature: &str) {
+        let class_ix = self.class(class).unwrap_or(NONE);
         let class = self
             .class(class)
             .map_or("?", |c| self.class_name(c))
             .to_string();
-        let info = MethodInfo::new(&class, name, signature);
+        let mut info = MethodInfo::new(&class, name, signature);
+        info.class_ix = class_ix;
         match self.method_ids.get(id) {
             Some(ix) => self.methods[ix as usize] = info,
             None => {

@@ -110,4 +110,19 @@ pub enum Event<'a> {
         obj: u64,
         time: u64,
     },
+    /// A `tag` the application wrote (the JUnit listener's test marks): its name and
+    /// key/value pairs, on `thread` at `time`.
+    Tag {
+        thread: u64,
+        time: u64,
+        name: Cow<'a, str>,
+        fields: Vec<(String, String)>,
+    },
+    /// A fact about a defined class beyond its name: `sourceName`, and its `annotation`s
+    /// (`methodNames`, `methodLineTables`: the lines each method could run).
+    ClassAnnotation {
+        class: u64,
+        name: Cow<'a, str>,
+        value: Cow<'a, str>,
+    },
 }

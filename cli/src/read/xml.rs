@@ -263,11 +263,45 @@ fn event<'b>(name: &[u8], a: &Attrs<'b>) -> Option<Result<Event<'b>, &'static st
                 _ => Event::Waited { thread, obj, time },
             })
         })(),
+        b"tag" => return tag(a),
         b"traceStart" => (|| Some(Event::TraceStart { time: a.time()? }))(),
         b"traceEnd" => (|| Some(Event::TraceEnd { time: a.time()? }))(),
         _ => return None,
     };
     Some(ev.ok_or("lacks an attribute or has a malformed number"))
+}
+
+/// A `tag` element: its value is a JSON object with `threadIdRef`, `time` and the
+/// application's pairs (docs/TRACE_FORMAT.md). Tags of other writers (no such object)
+/// are not events.
+fn tag<'b>(a: &Attrs<'b>) -> Option<Result<Event<'b>, &'static str>> {
+    let value = a.text(b"value");
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(&value)
+    else {
+        return None;
+    };
+    let thread = map.get("threadIdRef").and_then(serde_json::Value::as_u64);
+    let time = map
+        .get("time")
+        .and_then(serde_json::Value::as_str)
+        .and_then(|t| parse_time(t.as_bytes()));
+    let (Some(thread), Some(time)) = (thread, time) else {
+        return None;
+    };
+    let fields = map
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "threadIdRef" | "time"))
+        .map(|(k, v)| {
+            let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            (k.clone(), v)
+        })
+        .collect();
+    Some(Ok(Event::Tag {
+        thread,
+        time,
+        name: a.text(b"name"),
+        fields,
+    }))
 }
 
 /// Malformed elements are reported individually up to this many, then counted.
@@ -286,6 +320,8 @@ pub fn read(input: Input, mut sink: impl FnMut(&Event)) -> Result<Outcome, Strin
     let mut seen_root = false;
     let mut out = Outcome::default();
     let mut malformed = 0u64;
+    // The class whose `classDef` is open (its annotations are its children).
+    let mut class: Option<u64> = None;
     loop {
         buf.clear();
         let ev = match xml.read_event_into(&mut buf) {
@@ -324,8 +360,20 @@ pub fn read(input: Input, mut sink: impl FnMut(&Event)) -> Result<Outcome, Strin
                 } else if depth == 1 {
                     let qname = e.name();
                     let attrs = Attrs::of(e);
+                    let is_class = qname.as_ref() == "classDef";
+                    class = None;
                     match event(qname.as_ref().as_bytes(), &attrs) {
-                        Some(Ok(ev)) => sink(&ev),
+                        Some(Ok(ev)) => {
+                            sink(&ev);
+                            if let (true, Event::ClassDef { id, .. }) = (is_class, &ev) {
+                                class = Some(*id);
+                                sink(&Event::ClassAnnotation {
+                                    class: *id,
+                                    name: Cow::Borrowed("sourceName"),
+                                    value: attrs.text(b"sourceName"),
+                                });
+                            }
+                        }
                         Some(Err(why)) => {
                             malformed += 1;
                             if malformed as usize <= MAX_ELEMENT_WARNINGS {
@@ -338,6 +386,13 @@ pub fn read(input: Input, mut sink: impl FnMut(&Event)) -> Result<Outcome, Strin
                         }
                         None => {}
                     }
+                } else if let (2, Some(id), "annotation") = (depth, class, e.name().as_ref()) {
+                    let attrs = Attrs::of(e);
+                    sink(&Event::ClassAnnotation {
+                        class: id,
+                        name: attrs.text(b"name"),
+                        value: attrs.text(b"value"),
+                    });
                 }
                 if !empty {
                     depth += 1;

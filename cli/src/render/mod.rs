@@ -5,4 +5,5 @@ pub mod flame;
 pub mod fmt;
 pub mod html;
 pub mod perfetto;
+pub mod tests;
 pub mod text;

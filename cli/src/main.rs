@@ -62,6 +62,8 @@ enum Command {
     Record(cmd::record::Args),
     /// The tests a trace marks: duration, calls, exceptions, slowest calls (--markdown, --junit-xml)
     Tests(cmd::tests::Args),
+    /// Line and method coverage with exact counts: lcov (.info) or JaCoCo XML (.xml)
+    Coverage(cmd::coverage::Args),
 }
 
 fn main() -> ExitCode {
@@ -82,6 +84,7 @@ fn main() -> ExitCode {
         Command::Xml(a) => cmd::xml::run(a),
         Command::Record(a) => return cmd::record::run(a),
         Command::Tests(a) => cmd::tests::run(a),
+        Command::Coverage(a) => cmd::coverage::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,5 +1,6 @@
 //! Analyses: one per kind of answer, each an [`crate::model::Analysis`] fed by one pass.
 
+pub mod coverage;
 pub mod report;
 pub mod slow;
 pub mod tests;

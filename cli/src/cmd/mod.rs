@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod common;
+pub mod coverage;
 pub mod diff;
 pub mod flame;
 pub mod perfetto;

@@ -1,5 +1,6 @@
 //! Outputs: one module per format, each turning an analysis' results into bytes.
 
+pub mod coverage;
 pub mod diff;
 pub mod flame;
 pub mod fmt;

@@ -16,6 +16,7 @@ mod realworld;
 mod run;
 mod stress;
 mod test;
+mod testsuite;
 mod tidy;
 mod util;
 

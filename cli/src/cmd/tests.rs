@@ -48,15 +48,6 @@ pub fn collect(traces: &[PathBuf]) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
-/// What identifies a test across runs.
-pub fn key(c: &crate::model::testcase::TestCase) -> String {
-    if c.id.is_empty() {
-        c.label()
-    } else {
-        c.id.clone()
-    }
-}
-
 pub fn run(a: Args) -> Result<(), String> {
     let rows = collect(&a.traces)?;
     if rows.is_empty() {
@@ -74,11 +65,11 @@ pub fn run(a: Args) -> Result<(), String> {
         (None, Vec::new())
     } else {
         let base = collect(&a.baseline)?;
-        let before: BTreeMap<String, &Row> = base.iter().map(|r| (key(&r.0), r)).collect();
+        let before: BTreeMap<String, &Row> = base.iter().map(|r| (r.0.key(), r)).collect();
         let mut changes: Vec<Change> = Vec::new();
         let mut new_exc = Vec::new();
         for (c, st) in &rows {
-            let Some((_, b)) = before.get(&key(c)) else {
+            let Some((_, b)) = before.get(&c.key()) else {
                 continue;
             };
             if b.calls != st.calls {

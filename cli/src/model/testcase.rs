@@ -27,8 +27,6 @@ pub struct TestCase {
     pub exception: String,
     /// The trace file it came from.
     pub trace: String,
-    #[serde(skip)]
-    pub thread: u32,
     /// ns since the epoch.
     #[serde(skip)]
     pub start: u64,
@@ -63,6 +61,15 @@ impl TestCase {
         }
     }
 
+    /// What identifies a test across runs: its unique id (its label without one).
+    pub fn key(&self) -> String {
+        if self.id.is_empty() {
+            self.label()
+        } else {
+            self.id.clone()
+        }
+    }
+
     pub fn duration(&self) -> Option<u64> {
         self.end.map(|e| e.saturating_sub(self.start))
     }
@@ -92,7 +99,6 @@ impl Tests {
             outcome: tag.get("outcome").to_string(),
             exception: tag.get("exception").to_string(),
             trace: String::new(),
-            thread,
             start: tag.time,
             end: None,
         };

@@ -140,7 +140,7 @@ impl Counter {
 /// `mi="1"` missed); the exact counts are in the lcov output.
 pub fn jacoco(m: &Model) -> String {
     let mut s = String::from(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n\
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
          <!DOCTYPE report PUBLIC \"-//JACOCO//DTD Report 1.1//EN\" \"report.dtd\">\n\
          <report name=\"jtrace\">\n",
     );

@@ -208,3 +208,76 @@ pub fn junit_xml(rows: &[Row]) -> String {
     s.push_str("</testsuites>\n");
     s
 }
+
+/// A method whose calls or self time changed in a test: (key, calls before, after, self before, after).
+type MethodChange = (String, u64, u64, u64, u64);
+
+/// `jtrace diff --by-test`: the tests (matched by unique id) whose calls or self times
+/// changed, each with its changed methods, largest change in calls first.
+pub fn by_test(
+    before: &[Row],
+    after: &[Row],
+    min_ratio: f64,
+    min_self: u64,
+    as_json: bool,
+) -> Result<String, String> {
+    let base: std::collections::HashMap<String, &Row> =
+        before.iter().map(|r| (r.0.key(), r)).collect();
+    let mut tests: Vec<(String, Vec<MethodChange>)> = Vec::new();
+    let mut only_after = Vec::new();
+    for (c, st) in after {
+        let Some((_, b)) = base.get(&c.key()) else {
+            only_after.push(c.label());
+            continue;
+        };
+        let mut changed: Vec<MethodChange> = Vec::new();
+        let names: std::collections::BTreeSet<&String> =
+            st.methods.keys().chain(b.methods.keys()).collect();
+        for m in names {
+            let (cb, sb) = b.methods.get(m).copied().unwrap_or((0, 0));
+            let (ca, sa) = st.methods.get(m).copied().unwrap_or((0, 0));
+            let d = sa.abs_diff(sb);
+            let self_changed = d >= min_self && d as f64 >= min_ratio * sb.max(1) as f64;
+            if ca != cb || self_changed {
+                changed.push((m.clone(), cb, ca, sb, sa));
+            }
+        }
+        if !changed.is_empty() {
+            changed.sort_by_key(|x| std::cmp::Reverse(x.1.abs_diff(x.2)));
+            tests.push((c.label(), changed));
+        }
+    }
+    if as_json {
+        let v: Vec<serde_json::Value> = tests
+            .iter()
+            .map(|(t, ms)| {
+                serde_json::json!({"test": t, "methods": ms.iter().map(|(m, cb, ca, sb, sa)| serde_json::json!({
+                    "method": m, "calls_before": cb, "calls_after": ca, "self_ns_before": sb, "self_ns_after": sa})).collect::<Vec<_>>()})
+            })
+            .collect();
+        let mut s = serde_json::to_string_pretty(
+            &serde_json::json!({"changed": v, "new_tests": only_after}),
+        )
+        .map_err(|e| e.to_string())?;
+        s.push('\n');
+        return Ok(s);
+    }
+    let mut s = String::new();
+    let _ = writeln!(s, "{} of {} tests changed", tests.len(), after.len());
+    for (t, ms) in &tests {
+        let _ = writeln!(s, "\n{t}");
+        for (m, cb, ca, sb, sa) in ms {
+            let _ = writeln!(
+                s,
+                "  {:>8} calls ({cb} -> {ca})  self {} -> {}  {m}",
+                format!("{:+}", *ca as i128 - *cb as i128),
+                fmt::ns(*sb),
+                fmt::ns(*sa)
+            );
+        }
+    }
+    for t in &only_after {
+        let _ = writeln!(s, "\nnew test: {t}");
+    }
+    Ok(s)
+}

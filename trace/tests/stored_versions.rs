@@ -39,3 +39,10 @@ fn version_1_monitors() {
 fn version_2_switch() {
     check("v2-switch", 2);
 }
+
+/// Version 3: tags (definition kind 7), written by `jtrace.Trace.tag` as the JUnit
+/// listener does, with quotes, a comma and markup in a value.
+#[test]
+fn version_3_tags() {
+    check("v3-tags", 3);
+}

@@ -308,6 +308,30 @@ impl Ctx {
         } else {
             errs.push("no jtrace_outside_tests record".into());
         }
+        // The CI outputs: the step summary, JUnit XML, and a trace against itself.
+        let failed = truth.iter().filter(|t| t.outcome == "FAILED").count();
+        let md = self.jtrace(&["tests", "--markdown", t])?;
+        if md.len() >= 1 << 20
+            || !md.contains(&format!(
+                "## jtrace: {} tests, {failed} failed",
+                truth.len()
+            ))
+        {
+            errs.push(format!("tests --markdown: {}", util::clip(&md, 200)));
+        }
+        let junit = self.jtrace(&["tests", "--junit-xml", t])?;
+        if junit.matches("<testcase ").count() != truth.len()
+            || junit.matches("<failure").count() != failed
+        {
+            errs.push(format!("tests --junit-xml: {}", util::clip(&junit, 200)));
+        }
+        let diff = self.jtrace(&["diff", "--by-test", t, t])?;
+        if !diff.starts_with(&format!("0 of {} tests changed", truth.len())) {
+            errs.push(format!(
+                "diff --by-test of a trace with itself: {}",
+                util::clip(&diff, 200)
+            ));
+        }
         // --test narrows report: fib's calls in the fibonacci test alone.
         let fib = truth
             .iter()

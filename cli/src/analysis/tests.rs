@@ -70,7 +70,7 @@ impl Analysis for TestsAnalysis {
             && (st.slowest.len() < SLOWEST || c.incl > st.slowest.last().map_or(0, |x| x.0))
         {
             st.slowest.push((c.incl, key.clone()));
-            st.slowest.sort_by(|a, b| b.0.cmp(&a.0));
+            st.slowest.sort_by_key(|x| std::cmp::Reverse(x.0));
             st.slowest.truncate(SLOWEST);
         }
     }

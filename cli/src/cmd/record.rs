@@ -321,6 +321,7 @@ mod tests {
             Path::new("/a/libjtrace.so"),
             "out=/t/x-%p.jtr",
             None,
+            None,
         );
         assert_eq!(s, "-Xmx1g -agentpath:/a/libjtrace.so=out=/t/x-%p.jtr");
         let s = tool_options(
@@ -332,7 +333,7 @@ mod tests {
         );
         assert_eq!(
             s,
-            "'-agentpath:/a b/libjtrace.so=out=x' -javaagent:/r.jar=/j.jar"
+            "'-agentpath:/a b/libjtrace.so=out=x' -javaagent:/r.jar=/j.jar;out=x"
         );
     }
 

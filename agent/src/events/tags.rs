@@ -10,7 +10,8 @@ use trace::defs::{Def, TagDef};
 /// Records a tag on the current thread. `lines`: the name, then keys and values
 /// alternately, one per line (a key without a value gets "").
 pub fn tag(jvmti: Jvmti, lines: &str) -> Reply {
-    if !crate::recording::tracing() || buffer::is_stopping() {
+    // Producers are stopped whenever no trace is recording (idle, stopped, shutting down).
+    if buffer::is_stopping() {
         return (Outcome::Refused, "jtrace: no trace is running".to_string());
     }
     let Ok(thread) = jvmti.current_thread() else {

@@ -116,6 +116,11 @@ fn out_pattern(out: &str) -> Result<(String, PathBuf, Pattern), String> {
     if out.is_empty() {
         return Err("-o: empty trace file pattern".to_string());
     }
+    if !out.contains("%p") {
+        return Err(format!(
+            "-o {out}: the pattern needs %p (the pid): every JVM the command starts writes its own trace"
+        ));
+    }
     let abs = std::path::absolute(out).map_err(|e| format!("-o {out}: {e}"))?;
     let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
     if dir.to_string_lossy().contains('%') {
@@ -135,12 +140,6 @@ fn out_pattern(out: &str) -> Result<(String, PathBuf, Pattern), String> {
         .replace("%t", "*")
         .replace("%n", "*")
         .replace("%%", "%");
-    // Without an escape, the glob has no wildcard: match the whole name.
-    let glob = if glob.contains('*') {
-        glob
-    } else {
-        format!("{glob}*")
-    };
     Ok((abs.to_string_lossy().into_owned(), dir, Pattern::new(&glob)))
 }
 
@@ -360,5 +359,6 @@ mod tests {
         assert!(g.matches("jt-123.jtr"));
         assert!(!g.matches("other-1.jtr"));
         assert!(out_pattern("/tmp/%p/x.jtr").is_err());
+        assert!(out_pattern("/tmp/x.jtr").unwrap_err().contains("%p"));
     }
 }

@@ -73,7 +73,7 @@ fn truths(stdout: &str) -> Result<Vec<Truth>, String> {
 
 /// `jtrace tests`' label of a test, as an lcov test name.
 fn tn(t: &Truth) -> String {
-    let plain = t.name.starts_with(&format!("{}(", t.method));
+    let plain = t.name == t.method || t.name.starts_with(&format!("{}(", t.method));
     let label = if plain {
         format!("CalcTest.{}", t.method)
     } else {

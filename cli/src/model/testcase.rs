@@ -52,8 +52,8 @@ impl TestCase {
         if self.method.is_empty() {
             return self.name.clone();
         }
-        let plain = self.name == format!("{}()", self.method)
-            || self.name.starts_with(&format!("{}(", self.method));
+        // Jupiter names a method test `method(Params)`, Vintage (JUnit 4) `method`.
+        let plain = self.name == self.method || self.name.starts_with(&format!("{}(", self.method));
         if plain {
             format!("{simple}.{}", self.method)
         } else {

@@ -631,30 +631,8 @@ impl Ctx<'_> {
             "-o",
             page.to_str().unwrap_or_default(),
         ])?;
-        let profile = self.dir.join("chromium-profile");
-        let _ = std::fs::remove_dir_all(&profile);
         let url = format!("file://{}#selftest", page.display());
-        let out = Command::new("timeout")
-            .arg("120")
-            .arg("chromium")
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--enable-logging=stderr",
-                "--v=0",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg("--dump-dom")
-            .arg(&url)
-            .output()
-            .map_err(|e| format!("cannot run chromium (apt-get install chromium): {e}"))?;
-        let _ = std::fs::remove_dir_all(&profile);
+        let out = util::chromium_dump_dom(&url, &self.dir.join("chromium-profile"))?;
         let dom = String::from_utf8_lossy(&out.stdout);
         let log = String::from_utf8_lossy(&out.stderr);
         if !out.status.success() || dom.is_empty() {

@@ -376,27 +376,10 @@ impl Ctx {
         if !page.is_file() {
             return Err(format!("genhtml wrote no {}", page.display()));
         }
-        let profile = self.dir.join("chromium-profile");
-        let _ = std::fs::remove_dir_all(&profile);
-        let o = run_out(
-            Command::new("timeout")
-                .arg("120")
-                .arg("chromium")
-                .args([
-                    "--headless",
-                    "--no-sandbox",
-                    "--disable-gpu",
-                    "--no-first-run",
-                    "--disable-background-networking",
-                    "--disable-component-update",
-                    "--disable-sync",
-                ])
-                .arg(format!("--user-data-dir={}", profile.display()))
-                .arg("--dump-dom")
-                .arg(format!("file://{}", page.display())),
-            "chromium (apt-get install chromium)",
+        let o = util::chromium_dump_dom(
+            &format!("file://{}", page.display()),
+            &self.dir.join("chromium-profile"),
         )?;
-        let _ = std::fs::remove_dir_all(&profile);
         let dom = ok(&o, "chromium")?;
         // The source view shows each line's hit count: classify ran 20 times in the threads test alone.
         if !dom.contains("classify") || !dom.contains("neverCalled") {

@@ -35,7 +35,8 @@ pub fn run_quiet<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<
                     s.file
                 )),
                 (n, 0) => Err(format!(
-                    "{}: --test {}: none of the {n} tests matches (jtrace tests lists them)",
+                    "{}: --test {}: none of the {n} tests has that name (jtrace tests lists \
+                     them; * and ? make a pattern)",
                     s.file,
                     p.text()
                 )),

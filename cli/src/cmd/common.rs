@@ -30,9 +30,9 @@ pub struct Select {
     /// End of the time window, from the trace's start
     #[arg(long, value_name = "TIME", value_parser = offset)]
     pub to: Option<u64>,
-    /// Only what ran in the tests matching PATTERN (method name, display name, unique id
-    /// or Class.method; same syntax as --thread; see jtrace tests)
-    #[arg(long, value_name = "PATTERN")]
+    /// Only what ran in the test(s) named ID: method name, display name, unique id,
+    /// Class.method, exactly; or a pattern with * and ? wildcards (see jtrace tests)
+    #[arg(long, value_name = "ID")]
     pub test: Option<String>,
 }
 

@@ -35,15 +35,25 @@ pub struct TestCase {
 }
 
 impl TestCase {
-    /// Whether `--test PATTERN` selects it: unique id, display name, method name,
-    /// `Class.method` or `SimpleClass.method`.
+    /// Whether `--test ID` selects it: without `*` or `?`, ID is one of its names
+    /// exactly (unique id, display name, method name, `Class.method`,
+    /// `SimpleClass.method`, or its label as `jtrace tests` shows it); with them, a
+    /// wildcard pattern any of those names matches.
     pub fn matches(&self, p: &Pattern) -> bool {
         let simple = self.class.rsplit('.').next().unwrap_or("");
-        p.matches(&self.id)
-            || p.matches(&self.name)
-            || p.matches(&self.method)
-            || p.matches(&format!("{}.{}", self.class, self.method))
-            || p.matches(&format!("{simple}.{}", self.method))
+        let names = [
+            self.id.clone(),
+            self.name.clone(),
+            self.method.clone(),
+            format!("{}.{}", self.class, self.method),
+            format!("{simple}.{}", self.method),
+            self.label(),
+        ];
+        if p.text().contains(['*', '?']) {
+            names.iter().any(|n| p.matches(n))
+        } else {
+            names.iter().any(|n| n == p.text())
+        }
     }
 
     /// A short label: `Class.method display-name` (the display name only when it says more).

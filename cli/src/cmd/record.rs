@@ -237,7 +237,8 @@ fn exit_code(status: &std::process::ExitStatus) -> ExitCode {
     ExitCode::from(code.clamp(0, 255) as u8)
 }
 
-/// One line per trace on stderr: file, the JVM's command line, events, drops.
+/// One line per trace on stderr: file, the JVM's command line, events, drops (XML
+/// traces are checked by tracecheck on the way).
 fn summarize(made: &[PathBuf]) {
     if made.is_empty() {
         eprintln!("jtrace record: no trace was written (did the command start a JVM?)");
@@ -249,7 +250,43 @@ fn summarize(made: &[PathBuf]) {
     }
 }
 
+/// A `.jtr` read block by block, records counted by their lengths (no rendering: a
+/// build tool's own trace can hold tens of millions of events).
+fn describe_jtr(p: &Path) -> Result<String, String> {
+    use trace::defs::Msg;
+    let file = std::fs::File::open(p).map_err(|e| e.to_string())?;
+    let mut r =
+        trace::jtr::JtrReader::open(std::io::BufReader::new(file)).map_err(|e| e.to_string())?;
+    let cmdline = shorten(&r.header.command_line, 160);
+    let (mut events, mut dropped, mut finished) = (0u64, 0u64, false);
+    while let Some(msg) = r.next_msg().map_err(|e| e.to_string())? {
+        match msg {
+            Msg::Chunk { data, .. } => events += trace::record::count(&data),
+            Msg::Chunks(v) => events += v.iter().map(|(_, d)| trace::record::count(d)).sum::<u64>(),
+            Msg::Finish { dropped_bytes, .. } => {
+                dropped += dropped_bytes;
+                finished = true;
+                break;
+            }
+            Msg::Defs(_) => {}
+        }
+    }
+    let end = match (finished, r.cut_short()) {
+        (_, Some(why)) => format!("cut short ({why})"),
+        (false, None) => "not finished".to_string(),
+        _ if dropped > 0 => format!("{dropped} bytes of records dropped"),
+        _ => "nothing dropped".to_string(),
+    };
+    Ok(format!(
+        "{}: {cmdline}: {events} events, {end}",
+        p.display()
+    ))
+}
+
 fn describe(p: &Path) -> String {
+    if p.extension().is_some_and(|e| e == "jtr") {
+        return describe_jtr(p).unwrap_or_else(|e| format!("{}: {e}", p.display()));
+    }
     let name = p.display();
     let cmdline = command_line(p).unwrap_or_else(|| "?".to_string());
     let input = match crate::read::open(p) {

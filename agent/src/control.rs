@@ -14,6 +14,9 @@ pub enum Verb {
     Start,
     Stop,
     Status,
+    /// Write a tag into the current trace (`jtrace.Trace.tag`): `options` holds its name
+    /// and key/value pairs, one per line.
+    Tag,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +29,13 @@ pub struct Request {
 
 /// Splits the control items off an option string.
 pub fn parse(s: &str) -> Result<Request, String> {
+    if let Some(lines) = s.strip_prefix("jtrace-control=tag\n") {
+        return Ok(Request {
+            verb: Verb::Tag,
+            reply: None,
+            options: lines.to_string(),
+        });
+    }
     let mut verb = Verb::Load;
     let mut reply = None;
     let mut rest = Vec::new();
@@ -37,7 +47,7 @@ pub fn parse(s: &str) -> Result<Request, String> {
                 "status" => Verb::Status,
                 _ => {
                     return Err(format!(
-                        "unknown control request \"{v}\" (valid: start, stop, status)"
+                        "unknown control request \"{v}\" (valid: start, stop, status, tag)"
                     ))
                 }
             };
@@ -118,6 +128,13 @@ mod tests {
         assert_eq!(r.reply.as_deref(), Some("/tmp/r"));
         assert_eq!(r.options, "out=y.xml");
         assert_eq!(parse("jtrace-control=stop").unwrap().verb, Verb::Stop);
+    }
+
+    #[test]
+    fn a_tag_keeps_its_lines_and_commas() {
+        let r = parse("jtrace-control=tag\ntest\nname\na, b").unwrap();
+        assert_eq!(r.verb, Verb::Tag);
+        assert_eq!(r.options, "test\nname\na, b");
     }
 
     #[test]

@@ -638,7 +638,7 @@ impl Jni {
                 self.clear_exception();
                 return None;
             }
-            let text = CStr::from_ptr(p).to_string_lossy().into_owned();
+            let text = from_modified_utf8(CStr::from_ptr(p).to_bytes());
             ((**self.0).v1_1.ReleaseStringUTFChars)(self.0, s, p);
             Some(text)
         }
@@ -922,5 +922,51 @@ impl Jni {
             c"getComponentType",
             c"()Ljava/lang/Class;",
         )
+    }
+}
+
+/// JNI's "modified UTF-8" as a Rust string: characters outside the BMP arrive as two
+/// 3-byte surrogates (CESU-8), NUL as `C0 80`; anything else malformed becomes U+FFFD.
+pub fn from_modified_utf8(b: &[u8]) -> String {
+    if let Ok(s) = std::str::from_utf8(b) {
+        return s.to_string();
+    }
+    // Decode to UTF-16 units, then let the standard decoder pair the surrogates.
+    let mut units: Vec<u16> = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let (unit, len) = if c < 0x80 {
+            (c as u16, 1)
+        } else if c & 0xE0 == 0xC0 && i + 1 < b.len() {
+            ((((c & 0x1F) as u16) << 6) | (b[i + 1] & 0x3F) as u16, 2)
+        } else if c & 0xF0 == 0xE0 && i + 2 < b.len() {
+            (
+                (((c & 0x0F) as u16) << 12)
+                    | (((b[i + 1] & 0x3F) as u16) << 6)
+                    | (b[i + 2] & 0x3F) as u16,
+                3,
+            )
+        } else {
+            (0xFFFD, 1)
+        };
+        units.push(unit);
+        i += len;
+    }
+    String::from_utf16_lossy(&units)
+}
+
+#[cfg(test)]
+mod modified_utf8_tests {
+    use super::from_modified_utf8;
+
+    #[test]
+    fn surrogate_pairs_and_nul() {
+        // U+1F600 as CESU-8 (ED A0 BD ED B8 80), NUL as C0 80, then plain UTF-8.
+        let b = [
+            0x61, 0xED, 0xA0, 0xBD, 0xED, 0xB8, 0x80, 0xC0, 0x80, 0xC3, 0xA9,
+        ];
+        assert_eq!(from_modified_utf8(&b), "a\u{1F600}\u{0}é");
+        assert_eq!(from_modified_utf8(b"plain"), "plain");
     }
 }

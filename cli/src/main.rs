@@ -70,6 +70,12 @@ enum Command {
     Xml(cmd::xml::Args),
     /// Traces into Parquet tables for DuckDB, Spark and friends (docs/PARQUET.md)
     Parquet(cmd::parquet::Args),
+    /// Run a command (mvn test, gradle test, java -jar ...) with the agent in every JVM it starts
+    Record(cmd::record::Args),
+    /// The tests a trace marks: duration, calls, exceptions, slowest calls (--markdown, --junit-xml)
+    Tests(cmd::tests::Args),
+    /// Line and method coverage with exact counts: lcov (.info) or JaCoCo XML (.xml)
+    Coverage(cmd::coverage::Args),
 }
 
 fn main() -> ExitCode {
@@ -92,6 +98,9 @@ fn main() -> ExitCode {
         Command::Graph(a) => cmd::graph::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::Parquet(a) => cmd::parquet::run(a),
+        Command::Record(a) => return cmd::record::run(a),
+        Command::Tests(a) => cmd::tests::run(a),
+        Command::Coverage(a) => cmd::coverage::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,7 @@
 //! analysis, report the reader's warnings on stderr.
 
 use crate::model::filter::Filter;
+use crate::model::testcase::TestScope;
 use crate::model::{Analysis, Model};
 use crate::read;
 use std::path::Path;
@@ -27,8 +28,38 @@ pub fn run_quiet<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<
 }
 
 /// A pass that also hands every event to `tap` before the model sees it (for answers
-/// about the trace itself, not its calls). No warnings.
+/// about the trace itself, not its calls). No warnings. With `--test`, the analysis
+/// sees only what the chosen tests did.
 pub fn run_tapped<A: Analysis>(
+    path: &Path,
+    filter: Filter,
+    a: &mut A,
+    tap: impl FnMut(&read::Event),
+) -> Result<Session, String> {
+    match filter.test.clone() {
+        Some(p) => {
+            let mut scope = TestScope::new(p.clone(), a);
+            let s = pass(path, filter, &mut scope, tap)?;
+            match scope.counts() {
+                (0, _) => Err(format!(
+                    "{}: --test: the trace marks no tests (record it with jtrace record, \
+                     or put jtrace.jar on the test class path)",
+                    s.file
+                )),
+                (n, 0) => Err(format!(
+                    "{}: --test {}: none of the {n} tests has that name (jtrace tests lists \
+                     them; * and ? make a pattern)",
+                    s.file,
+                    p.text()
+                )),
+                _ => Ok(s),
+            }
+        }
+        None => pass(path, filter, a, tap),
+    }
+}
+
+fn pass<A: Analysis>(
     path: &Path,
     filter: Filter,
     a: &mut A,

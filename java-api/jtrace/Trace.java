@@ -67,6 +67,28 @@ public final class Trace {
         return r == null ? null : r.substring(Math.min(2, r.length()));
     }
 
+    /**
+     * Writes a {@code tag} element into the current trace, on the calling thread, at this
+     * moment: {@code name} and the key/value pairs (see docs/TRACE_FORMAT.md). The JUnit
+     * listener marks tests with it. Newlines in keys and values become spaces.
+     *
+     * @return true if the tag was recorded; false without the agent or when no trace runs
+     */
+    public static boolean tag(String name, String... keyValues) {
+        if (CONTROL == null) {
+            return false;
+        }
+        StringBuilder b = new StringBuilder("jtrace-control=tag\n").append(line(name));
+        for (String kv : keyValues) {
+            b.append('\n').append(line(kv));
+        }
+        return call(b.toString());
+    }
+
+    private static String line(String s) {
+        return s == null ? "" : s.replace('\n', ' ').replace('\r', ' ');
+    }
+
     private static boolean call(String request) {
         String r = raw(request);
         if (r == null || r.isEmpty()) {

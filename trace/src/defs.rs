@@ -81,6 +81,16 @@ pub struct ObjDef {
     pub is_array: u8,
 }
 
+/// A tag the application wrote into the trace (`jtrace.Trace.tag`; the JUnit listener
+/// marks tests with it): on thread `tid` at tick `t`, a name and key/value pairs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TagDef {
+    pub tid: u32,
+    pub t: u64,
+    pub name: String,
+    pub fields: Vec<(String, String)>,
+}
+
 #[derive(Debug, Clone)]
 pub enum Def {
     /// An object first named by an event other than its allocation (objDef).
@@ -90,6 +100,9 @@ pub enum Def {
     Thread(ThreadDef),
     Class(ClassDef),
     Method(MethodDef),
+    /// Sent after the tagging thread's earlier records (its buffer is flushed first), so
+    /// it takes its place among that thread's events.
+    Tag(TagDef),
 }
 
 /// What the writer receives.

@@ -135,6 +135,21 @@ pub enum Event<'a> {
         obj: u64,
         time: u64,
     },
+    /// A `tag` the application wrote (the JUnit listener's test marks): its name and
+    /// key/value pairs, on `thread` at `time`.
+    Tag {
+        thread: u64,
+        time: u64,
+        name: Cow<'a, str>,
+        fields: Vec<(String, String)>,
+    },
+    /// A class's `annotation` (`methodNames`, `methodLineTables`: the lines each method
+    /// could run), and its `sourceName`.
+    ClassAnnotation {
+        class: u64,
+        name: Cow<'a, str>,
+        value: Cow<'a, str>,
+    },
     /// A fact no analysis of calls needs, kept for exports (`jtrace parquet`'s `trace` and
     /// `methods` tables); the element's own event, if any, comes first.
     Fact {
@@ -201,6 +216,69 @@ impl Fact {
     }
 }
 
+/// Digits as a number (at most 20, no sign).
+pub fn parse_u64(b: &[u8]) -> Option<u64> {
+    if b.is_empty() || b.len() > 20 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add((c - b'0') as u64)?;
+    }
+    Some(v)
+}
+
+/// `seconds.fraction` (up to nine fractional digits) as nanoseconds since the epoch.
+pub fn parse_time(b: &[u8]) -> Option<u64> {
+    let (secs, frac) = match b.iter().position(|&c| c == b'.') {
+        Some(i) => (&b[..i], &b[i + 1..]),
+        None => (b, &b[..0]),
+    };
+    if frac.len() > 9 {
+        return None;
+    }
+    let mut ns = if frac.is_empty() { 0 } else { parse_u64(frac)? };
+    for _ in frac.len()..9 {
+        ns *= 10;
+    }
+    parse_u64(secs)?.checked_mul(1_000_000_000)?.checked_add(ns)
+}
+
+/// The event of a `tag` element: its value is a JSON object with `threadIdRef`, `time`
+/// and the application's pairs (docs/TRACE_FORMAT.md). Tags of other writers (no such
+/// object) are not events. One reading for both front ends.
+pub fn tag_event<'a>(name: Cow<'a, str>, value: &str) -> Option<Event<'a>> {
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(value)
+    else {
+        return None;
+    };
+    let thread = map.get("threadIdRef").and_then(serde_json::Value::as_u64);
+    let time = map
+        .get("time")
+        .and_then(serde_json::Value::as_str)
+        .and_then(|t| parse_time(t.as_bytes()));
+    let (Some(thread), Some(time)) = (thread, time) else {
+        return None;
+    };
+    let fields = map
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "threadIdRef" | "time"))
+        .map(|(k, v)| {
+            let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            (k.clone(), v)
+        })
+        .collect();
+    Some(Event::Tag {
+        thread,
+        time,
+        name,
+        fields,
+    })
+}
+
 /// Which element is being received (only those that become events).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
@@ -209,6 +287,9 @@ enum Kind {
     Agent,
     AgentOption,
     Annotation,
+    /// An `annotation` of a `classDef`.
+    ClassAnnotation,
+    Tag,
     TraceStart,
     TraceEnd,
     ThreadStart,
@@ -253,6 +334,7 @@ impl Kind {
             "monContendedEntered" => Kind::ContendedEntered,
             "monWait" => Kind::Wait,
             "monWaited" => Kind::Waited,
+            "tag" => Kind::Tag,
             _ => Kind::Other,
         }
     }
@@ -284,8 +366,9 @@ pub struct EventOut<F: FnMut(&Event)> {
     f: F,
     depth: u32,
     kind: Kind,
-    /// The element whose children are being received (depth 2).
+    /// The element whose children are being received (depth 2), and its id.
     parent: Kind,
+    parent_id: u64,
     el: Element,
     /// The depth-1 element being received when it carries facts (see [`Fact`]), and
     /// its fact-carrying attributes, emitted after its own event.
@@ -303,6 +386,7 @@ impl<F: FnMut(&Event)> EventOut<F> {
             depth: 0,
             kind: Kind::Other,
             parent: Kind::Other,
+            parent_id: 0,
             el: Element::default(),
             fact_el: None,
             fact_attrs: Vec::new(),
@@ -313,7 +397,8 @@ impl<F: FnMut(&Event)> EventOut<F> {
 
     /// The element received, as its event (depth 1, and traceEnd's annotations).
     fn emit(&mut self) {
-        if self.kind == Kind::Other || (self.depth != 1 && self.kind != Kind::Annotation) {
+        let nested = matches!(self.kind, Kind::Annotation | Kind::ClassAnnotation);
+        if self.kind == Kind::Other || (self.depth != 1 && !nested) {
             return;
         }
         let e = &self.el;
@@ -334,6 +419,15 @@ impl<F: FnMut(&Event)> EventOut<F> {
             Kind::Annotation => Event::Annotation {
                 name: Cow::Borrowed(&e.name),
                 value: Cow::Borrowed(&e.signature),
+            },
+            Kind::ClassAnnotation => Event::ClassAnnotation {
+                class: self.parent_id,
+                name: Cow::Borrowed(&e.name),
+                value: Cow::Borrowed(&e.signature),
+            },
+            Kind::Tag => match tag_event(Cow::Borrowed(&e.name), &e.signature) {
+                Some(ev) => ev,
+                None => return,
             },
             Kind::TraceStart => Event::TraceStart { time: e.time },
             Kind::TraceEnd => Event::TraceEnd { time: e.time },
@@ -475,6 +569,7 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
         self.kind = match self.depth {
             1 => Kind::of(name),
             2 if self.parent == Kind::TraceEnd && name == "annotation" => Kind::Annotation,
+            2 if self.parent == Kind::ClassDef && name == "annotation" => Kind::ClassAnnotation,
             _ => Kind::Other,
         };
         if self.kind != Kind::Other {
@@ -505,6 +600,7 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
         self.emit_facts();
         if self.depth == 1 {
             self.parent = self.kind;
+            self.parent_id = self.el.id;
         }
         self.kind = Kind::Other;
         self.depth += 1;
@@ -539,7 +635,9 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
             "aLineNr" => e.site_line = v,
             "line_number" => e.line = v,
             "pid" => e.id = v,
-            "value" if self.kind == Kind::Annotation => e.signature = v.to_string(),
+            "value" if matches!(self.kind, Kind::Annotation | Kind::ClassAnnotation) => {
+                e.signature = v.to_string()
+            }
             _ => {}
         }
     }
@@ -566,8 +664,11 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
             (Kind::Process, "application_executable")
             | (Kind::Agent, "agentParameters")
             | (Kind::AgentOption, "key")
-            | (Kind::Annotation, "name") => as_xml_reads(&mut self.el.name, v),
-            (Kind::Agent, "version") | (Kind::AgentOption | Kind::Annotation, "value") => {
+            | (Kind::Annotation | Kind::ClassAnnotation | Kind::Tag, "name") => {
+                as_xml_reads(&mut self.el.name, v)
+            }
+            (Kind::Agent, "version")
+            | (Kind::AgentOption | Kind::Annotation | Kind::ClassAnnotation | Kind::Tag, "value") => {
                 as_xml_reads(&mut self.el.signature, v)
             }
             _ => {}

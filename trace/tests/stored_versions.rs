@@ -46,3 +46,10 @@ fn version_2_switch() {
 fn version_3_monitors() {
     check("v3-monitors", 3);
 }
+
+/// Version 3: tags (definition kind 8), written by `jtrace.Trace.tag` as the JUnit
+/// listener does, with quotes, a comma and markup in a value.
+#[test]
+fn version_3_tags() {
+    check("v3-tags", 3);
+}

@@ -7,14 +7,12 @@
 
 use crate::cases;
 use crate::java::Jdk;
-use crate::proc::Proc;
 use crate::run::{self, Job};
 use crate::tally::Tally;
 use crate::util;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
 /// One agent mode is enough here: the mode equivalence is the Java tests' business.
 const MODE: &str = "bci";
@@ -1039,34 +1037,10 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
             "-o",
             page.to_str().unwrap_or_default(),
         ])?;
-        let profile = self.dir.join("chromium-profile");
-        let _ = std::fs::remove_dir_all(&profile);
         let url = format!("file://{}#selftest", page.display());
-        let mut chromium = Command::new("chromium");
-        chromium
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--enable-logging=stderr",
-                "--v=0",
-                // The page must be readable at 1400px: its self-test fails when a
-                // table is wider than the window.
-                "--window-size=1400,1000",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg("--dump-dom")
-            .arg(&url);
-        let out = Proc::spawn(chromium, &self.dir)
-            .map_err(|e| format!("chromium (apt-get install chromium): {e}"))?
-            .finish(Duration::from_secs(120));
-        let _ = std::fs::remove_dir_all(&profile);
-        let (dom, log) = (&out.stdout, &out.stderr);
+        let out = util::chromium_dump_dom(&url, &self.dir.join("chromium-profile"))?;
+        let dom = String::from_utf8_lossy(&out.stdout);
+        let log = String::from_utf8_lossy(&out.stderr);
         if !out.status.success() || dom.is_empty() {
             return Err(format!(
                 "chromium failed ({}): {}",

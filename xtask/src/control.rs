@@ -14,24 +14,51 @@ use std::time::{Duration, Instant};
 /// How long a JVM may take to print `ready`.
 const READY: Duration = Duration::from_secs(60);
 
-/// `cargo xtask jar`: compiles java-api/ into target/release/jtrace.jar (Java 11
-/// bytecode, the oldest JDK the agent runs on). Uses the first JDK found.
+/// The Debian `junit5` jars the JUnit listener is compiled against (not shipped in jtrace.jar:
+/// the test run has its own).
+const JUNIT_JARS: [&str; 3] = [
+    "/usr/share/java/junit-platform-launcher.jar",
+    "/usr/share/java/junit-platform-engine.jar",
+    "/usr/share/java/junit-platform-commons.jar",
+];
+
+/// `cargo xtask jar`: compiles java-api/ into target/release/jtrace.jar (jtrace.Trace and
+/// the JUnit listener with its `ServiceLoader` registration) and target/release/jtrace-record.jar
+/// (the Java agent `jtrace record` loads), Java 11 bytecode, the oldest JDK the agent runs
+/// on. Uses the first JDK found.
 pub fn build_jar() -> Result<PathBuf, String> {
     let root = util::root();
     let jdk = crate::java::discover()
         .into_iter()
         .next()
         .ok_or("no JDK under /usr/lib/jvm")?;
+    if let Some(missing) = JUNIT_JARS.iter().find(|j| !Path::new(j).exists()) {
+        return Err(format!(
+            "{missing} is missing: the JUnit listener is compiled against Debian's junit5 \
+             (apt-get install junit5)"
+        ));
+    }
+    let api = root.join("java-api");
     let classes = root.join("target/xtask/jtrace-api");
-    java::javac(
-        &jdk,
-        &classes,
-        &["--release", "11"],
-        &[root.join("java-api/jtrace/Trace.java")],
-    )
-    .map_err(|e| format!("jtrace.Trace: {e}"))?;
-    let jar = root.join("target/release/jtrace.jar");
-    std::fs::create_dir_all(root.join("target/release")).map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&classes);
+    std::fs::create_dir_all(classes.join("META-INF")).map_err(|e| e.to_string())?;
+    util::run_tool(
+        Command::new(jdk.javac())
+            .args(["--release", "11", "-d"])
+            .arg(&classes)
+            .arg("-cp")
+            .arg(JUNIT_JARS.join(":"))
+            .arg(api.join("jtrace/Trace.java"))
+            .arg(api.join("jtrace/junit/Listener.java")),
+        "javac jtrace.Trace jtrace.junit.Listener",
+    )?;
+    let services = "META-INF/services/org.junit.platform.launcher.TestExecutionListener";
+    std::fs::create_dir_all(classes.join("META-INF/services")).map_err(|e| e.to_string())?;
+    std::fs::copy(api.join(services), classes.join(services)).map_err(|e| e.to_string())?;
+    let release = root.join("target/release");
+    std::fs::create_dir_all(&release).map_err(|e| e.to_string())?;
+    let jar = release.join("jtrace.jar");
+    let _ = std::fs::remove_file(&jar);
     util::run_tool(
         Command::new(jdk.home.join("bin/jar"))
             .arg("cf")
@@ -40,6 +67,31 @@ pub fn build_jar() -> Result<PathBuf, String> {
             .arg(&classes)
             .arg("."),
         "jar",
+    )?;
+    let rec = root.join("target/xtask/jtrace-record");
+    let _ = std::fs::remove_dir_all(&rec);
+    std::fs::create_dir_all(&rec).map_err(|e| e.to_string())?;
+    util::run_tool(
+        Command::new(jdk.javac())
+            .args(["--release", "11", "-d"])
+            .arg(&rec)
+            .arg(api.join("record/jtrace/record/Premain.java")),
+        "javac jtrace.record.Premain",
+    )?;
+    let manifest = rec.join("MANIFEST.MF");
+    std::fs::write(&manifest, "Premain-Class: jtrace.record.Premain\n")
+        .map_err(|e| e.to_string())?;
+    let rec_jar = release.join("jtrace-record.jar");
+    let _ = std::fs::remove_file(&rec_jar);
+    util::run_tool(
+        Command::new(jdk.home.join("bin/jar"))
+            .arg("cfm")
+            .arg(&rec_jar)
+            .arg(&manifest)
+            .arg("-C")
+            .arg(&rec)
+            .arg("jtrace"),
+        "jar jtrace-record.jar",
     )?;
     Ok(jar)
 }

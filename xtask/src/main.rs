@@ -21,6 +21,7 @@ mod run;
 mod stress;
 mod tally;
 mod test;
+mod testsuite;
 mod tidy;
 mod util;
 

@@ -178,6 +178,10 @@ pub fn run(args: &[String]) -> bool {
     if only.is_empty() || only.iter().any(|o| o.as_str() == "parquet") {
         crate::parquet_tests::run(&mut tally, &agent, &jdks, &work);
     }
+    // Test suites: examples/maven-junit under jtrace record (Maven, JUnit console launcher).
+    if only.is_empty() || only.iter().any(|o| o.as_str() == "testsuite") {
+        crate::testsuite::run(&mut tally, &agent, &work);
+    }
     // The rewriter over a fixed sample of the JDKs' and /usr/share/java's classes.
     if only.is_empty() {
         tally.report(crate::corpus::ci_sample(), "-", "corpus-sample");

@@ -98,3 +98,33 @@ pub fn run_tool(cmd: &mut Command, what: &str) -> Result<(), String> {
         ))
     }
 }
+
+/// Headless Chromium's DOM of `url` after its scripts ran (`--dump-dom`), with console
+/// messages logged on stderr, in a 1400x1000 window (pages must be readable at 1400px);
+/// a fresh profile in `profile`, removed afterwards.
+pub fn chromium_dump_dom(url: &str, profile: &Path) -> Result<std::process::Output, String> {
+    let _ = std::fs::remove_dir_all(profile);
+    let out = std::process::Command::new("timeout")
+        .arg("120")
+        .arg("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1400,1000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(url)
+        .output()
+        .map_err(|e| format!("cannot run chromium (apt-get install chromium): {e}"));
+    let _ = std::fs::remove_dir_all(profile);
+    out
+}

@@ -7,6 +7,7 @@ pub mod memory;
 pub mod methods;
 pub mod monitors;
 pub mod objects;
+pub mod tags;
 pub mod threads;
 pub mod tracker;
 pub mod vthreads;

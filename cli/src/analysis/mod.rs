@@ -1,8 +1,10 @@
 //! Analyses: one per kind of answer, each an [`crate::model::Analysis`] fed by one pass.
 
+pub mod coverage;
 pub mod folded;
 pub mod graph;
 pub mod replay;
 pub mod report;
 pub mod slow;
+pub mod tests;
 pub mod tree;

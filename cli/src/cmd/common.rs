@@ -31,6 +31,10 @@ pub struct Select {
     /// End of the time window, from the trace's start
     #[arg(long, value_name = "TIME", value_parser = offset)]
     pub to: Option<u64>,
+    /// Only what ran in the test(s) named ID: method name, display name, unique id,
+    /// Class.method, exactly; or a pattern with * and ? wildcards (see jtrace tests)
+    #[arg(long, value_name = "ID")]
+    pub test: Option<String>,
 }
 
 impl Select {
@@ -45,6 +49,7 @@ impl Select {
             method: self.method.as_deref().map(Pattern::new),
             from: self.from,
             to: self.to,
+            test: self.test.as_deref().map(Pattern::new),
         })
     }
 }

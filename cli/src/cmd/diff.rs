@@ -23,9 +23,30 @@ pub struct Args {
     /// Write to FILE instead of stdout
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Per test (traces of test runs, see jtrace tests): the tests whose calls or self
+    /// times changed, and the methods that changed in each
+    #[arg(long)]
+    pub by_test: bool,
+    /// With --by-test: a self time counts as changed when it moved by this fraction and
+    /// by --min-self at least
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.5)]
+    pub min_ratio: f64,
+    /// With --by-test: the smallest change in self time that counts (`100us`)
+    #[arg(long, value_name = "DURATION", default_value = "1ms", value_parser = super::common::duration)]
+    pub min_self: u64,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
+    if a.by_test {
+        let out = crate::render::tests::by_test(
+            &super::tests::collect(std::slice::from_ref(&a.before))?,
+            &super::tests::collect(std::slice::from_ref(&a.after))?,
+            a.min_ratio,
+            a.min_self,
+            a.json,
+        )?;
+        return emit(a.output.as_deref(), out.as_bytes());
+    }
     let filter = a.select.filter()?;
     let mut rb = Report::default();
     let sb = session::run(&a.before, filter.clone(), &mut rb)?;

@@ -2,14 +2,17 @@
 
 pub mod check;
 pub mod common;
+pub mod coverage;
 pub mod diff;
 pub mod flame;
 pub mod graph;
 pub mod info;
 pub mod parquet;
 pub mod perfetto;
+pub mod record;
 pub mod replay;
 pub mod report;
 pub mod slow;
+pub mod tests;
 pub mod tree;
 pub mod xml;

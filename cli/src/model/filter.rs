@@ -11,6 +11,11 @@ impl Pattern {
         Pattern(p.to_string())
     }
 
+    /// The pattern as given.
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+
     pub fn matches(&self, name: &str) -> bool {
         if self.0.contains(['*', '?']) {
             glob(self.0.as_bytes(), name.as_bytes())
@@ -79,6 +84,9 @@ pub struct Filter {
     /// Window start and end, relative to the trace's start (ns).
     pub from: Option<u64>,
     pub to: Option<u64>,
+    /// Only what ran in tests matching (`--test`: method name, display name, unique id,
+    /// `Class.method`), see `testcase`.
+    pub test: Option<Pattern>,
 }
 
 impl Filter {

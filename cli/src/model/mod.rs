@@ -10,6 +10,7 @@ pub mod hist;
 pub mod idmap;
 pub mod names;
 pub mod symbols;
+pub mod testcase;
 
 use crate::read::Event;
 use filter::Filter;
@@ -107,6 +108,38 @@ pub trait Analysis {
     fn exception(&mut self, _s: &Symbols, _e: &Exception) {}
     fn blocked(&mut self, _s: &Symbols, _b: &Blocked) {}
     fn gc(&mut self, _s: &Symbols, _start: u64, _end: u64) {}
+    /// A source line executed (`lines=on` traces) by `method` on `thread`; `stack` holds
+    /// the thread's open frames (the method's on top when it was entered in the trace).
+    fn line(
+        &mut self,
+        _s: &Symbols,
+        _thread: u32,
+        _method: u32,
+        _line: u32,
+        _time: u64,
+        _stack: &[Frame],
+    ) {
+    }
+    /// A tag the application wrote on `thread` (test marks: see [`testcase`]).
+    fn tag(&mut self, _s: &Symbols, _thread: u32, _tag: &Tag, _stack: &[Frame]) {}
+}
+
+/// A tag (`jtrace.Trace.tag`), with its time.
+#[derive(Debug, Clone)]
+pub struct Tag {
+    pub name: String,
+    pub fields: Vec<(String, String)>,
+    pub time: u64,
+}
+
+impl Tag {
+    /// The value of `key` ("" when absent).
+    pub fn get(&self, key: &str) -> &str {
+        self.fields
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or("", |(_, v)| v.as_str())
+    }
 }
 
 /// Two analyses fed from one pass.
@@ -134,6 +167,14 @@ impl<A: Analysis, B: Analysis> Analysis for (A, B) {
     fn gc(&mut self, s: &Symbols, a: u64, b: u64) {
         self.0.gc(s, a, b);
         self.1.gc(s, a, b);
+    }
+    fn line(&mut self, s: &Symbols, t: u32, m: u32, l: u32, time: u64, st: &[Frame]) {
+        self.0.line(s, t, m, l, time, st);
+        self.1.line(s, t, m, l, time, st);
+    }
+    fn tag(&mut self, s: &Symbols, t: u32, tag: &Tag, st: &[Frame]) {
+        self.0.tag(s, t, tag, st);
+        self.1.tag(s, t, tag, st);
     }
 }
 
@@ -381,7 +422,7 @@ impl Model {
                 thread,
                 method,
                 line,
-                ..
+                time,
             } => {
                 if let Some(t) = self.syms.thread(thread) {
                     let m = self.syms.method_or_placeholder(method);
@@ -390,8 +431,39 @@ impl Model {
                             f.line = line;
                         }
                     }
+                    if self.syms.threads[t as usize].included && self.in_window(time) {
+                        a.line(
+                            &self.syms,
+                            t,
+                            m,
+                            line,
+                            time,
+                            &self.threads[t as usize].stack,
+                        );
+                    }
                 }
             }
+            Event::Tag {
+                thread,
+                time,
+                ref name,
+                ref fields,
+            } => {
+                let Some(t) = self.thread(thread, time) else {
+                    return;
+                };
+                let tag = Tag {
+                    name: name.to_string(),
+                    fields: fields.clone(),
+                    time,
+                };
+                a.tag(&self.syms, t, &tag, &self.threads[t as usize].stack);
+            }
+            Event::ClassAnnotation {
+                class,
+                ref name,
+                ref value,
+            } => self.syms.add_class_annotation(class, name, value),
             Event::Throw {
                 thread,
                 obj,

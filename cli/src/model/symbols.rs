@@ -35,6 +35,8 @@ pub struct MethodInfo {
     /// (`Class.method(int)`) when the class has overloads of it, so that two overloads
     /// never look like one method calling itself.
     pub frame: String,
+    /// The class's index ([`NONE`] when the trace never defined it).
+    pub class_ix: u32,
 }
 
 /// What the trace says about its process and agent (exports only).
@@ -60,6 +62,7 @@ impl MethodInfo {
             loader: None,
             first_line: None,
             frame: format!("{class}.{name}"),
+            class_ix: NONE,
         }
     }
 
@@ -71,6 +74,17 @@ impl MethodInfo {
             .collect();
         format!("{}({})", self.short, params.join(", "))
     }
+}
+
+/// What a class's definition says beyond its name (for coverage).
+#[derive(Debug, Clone, Default)]
+pub struct ClassExtra {
+    /// `sourceName` (the SourceFile attribute; "" if none).
+    pub source: String,
+    /// `methodNames` annotation: `name(sig)ret` per method in class-file order.
+    pub method_names: String,
+    /// `methodLineTables` annotation (Probekit encoding).
+    pub line_tables: String,
 }
 
 pub struct Symbols {
@@ -90,6 +104,8 @@ pub struct Symbols {
     class_facts: Vec<(Option<String>, Option<String>)>,
     /// `Class.method` -> the first method index of that name (for overloads).
     by_short: std::collections::HashMap<String, u32>,
+    /// By class index (shorter than `classes` when the trace gave none).
+    pub class_extra: Vec<ClassExtra>,
 }
 
 impl Default for Symbols {
@@ -106,6 +122,7 @@ impl Default for Symbols {
             trace: TraceFacts::default(),
             class_facts: Vec::new(),
             by_short: std::collections::HashMap::new(),
+            class_extra: Vec::new(),
         }
     }
 }
@@ -133,6 +150,22 @@ impl Symbols {
         }
     }
 
+    /// Records `sourceName`, `methodNames` or `methodLineTables` of class `id`.
+    pub fn add_class_annotation(&mut self, id: u64, name: &str, value: &str) {
+        let Some(ix) = self.class(id) else { return };
+        let ix = ix as usize;
+        if self.class_extra.len() <= ix {
+            self.class_extra.resize(ix + 1, ClassExtra::default());
+        }
+        let e = &mut self.class_extra[ix];
+        match name {
+            "sourceName" => e.source = value.to_string(),
+            "methodNames" => e.method_names = value.to_string(),
+            "methodLineTables" => e.line_tables = value.to_string(),
+            _ => {}
+        }
+    }
+
     pub fn class(&self, id: u64) -> Option<u32> {
         self.class_ids.get(id)
     }
@@ -142,6 +175,7 @@ impl Symbols {
     }
 
     pub fn add_method(&mut self, id: u64, class_id: u64, name: &str, signature: &str) {
+        let class_ix = self.class(class_id).unwrap_or(NONE);
         let class = self
             .class(class_id)
             .map_or("?", |c| self.class_name(c))
@@ -154,6 +188,7 @@ impl Symbols {
             info.source.clone_from(source);
             info.loader.clone_from(loader);
         }
+        info.class_ix = class_ix;
         let ix = match self.method_ids.get(id) {
             Some(ix) => ix,
             None => {
@@ -194,6 +229,10 @@ impl Symbols {
             Fact::AgentVersion => self.trace.agent_version = text,
             Fact::TraceUuid => self.trace.uuid = text,
             Fact::ClassSource(id) | Fact::ClassLoader(id) => {
+                if let Fact::ClassSource(_) = fact {
+                    // Coverage reads a class's source file with its other annotations.
+                    self.add_class_annotation(id, "sourceName", value);
+                }
                 let Some(c) = self.class(id) else { return };
                 let c = c as usize;
                 if self.class_facts.len() <= c {

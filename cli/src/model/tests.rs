@@ -187,3 +187,124 @@ fn thread_filter_skips_other_threads() {
     assert!(a.0.is_empty());
     assert_eq!(m.totals.entries, 0);
 }
+
+fn tag(thread: u64, time: u64, event: &str, id: &str) -> Event<'static> {
+    Event::Tag {
+        thread,
+        time,
+        name: Cow::Borrowed("test"),
+        fields: vec![
+            ("event".into(), event.into()),
+            ("id".into(), id.into()),
+            ("name".into(), format!("{id}()")),
+            ("class".into(), "T".into()),
+            ("method".into(), id.into()),
+            (
+                "outcome".into(),
+                if event == "end" {
+                    "SUCCESSFUL".into()
+                } else {
+                    String::new()
+                },
+            ),
+        ],
+    }
+}
+
+/// Calls of the test's own thread that started inside it are the test's (the runner's
+/// enclosing frame is not); another thread's calls go by time to the one open test.
+#[test]
+fn events_belong_to_tests_by_thread_and_time() {
+    use super::testcase::Tests;
+    #[derive(Default)]
+    struct ByTest(Tests, Vec<(String, Option<usize>)>);
+    impl Analysis for ByTest {
+        fn exit(&mut self, s: &Symbols, t: u32, c: &Call, _p: &[Frame]) {
+            self.1
+                .push((s.method(c.method).short.clone(), self.0.at(t, c.start)));
+        }
+        fn tag(&mut self, _s: &Symbols, t: u32, tag: &Tag, _st: &[Frame]) {
+            self.0.tag(t, tag);
+        }
+    }
+    let mut evs = defs();
+    evs.push(Event::ThreadStart {
+        id: 2,
+        time: 0,
+        name: Cow::Borrowed("worker"),
+    });
+    evs.extend([
+        entry(1, 1, 5), // the runner's frame, open around both tests
+        tag(1, 10, "start", "a"),
+        entry(2, 2, 11),
+        exit(2, 2, 12),
+        tag(1, 20, "end", "a"),
+        tag(1, 30, "start", "b"),
+        Event::Entry {
+            thread: 2,
+            method: 2,
+            ticket: 1,
+            time: 31,
+        },
+        Event::Exit {
+            thread: 2,
+            method: 2,
+            ticket: 1,
+            time: 32,
+        },
+        tag(1, 40, "end", "b"),
+        Event::Entry {
+            thread: 2,
+            method: 2,
+            ticket: 2,
+            time: 41,
+        },
+        Event::Exit {
+            thread: 2,
+            method: 2,
+            ticket: 2,
+            time: 42,
+        },
+        exit(1, 1, 50),
+    ]);
+    let mut m = Model::new(Filter::default());
+    let mut a = ByTest::default();
+    for e in &evs {
+        m.event(e, &mut a);
+    }
+    m.finish(&mut a);
+    let got: Vec<Option<usize>> = a.1.iter().map(|x| x.1).collect();
+    // g in a (own thread), g on the worker in b (by time), g on the worker after b: none,
+    // f (the runner's frame, started before a): none.
+    assert_eq!(got, vec![Some(0), Some(1), None, None]);
+    assert_eq!(a.0.cases[1].outcome, "SUCCESSFUL");
+    assert_eq!(a.0.cases[0].duration(), Some(10));
+}
+
+/// `--test` hands the inner analysis only the selected test's calls.
+#[test]
+fn test_scope_narrows() {
+    use super::testcase::TestScope;
+    let mut evs = defs();
+    evs.extend([
+        tag(1, 10, "start", "a"),
+        entry(1, 1, 11),
+        exit(1, 1, 12),
+        tag(1, 20, "end", "a"),
+        tag(1, 30, "start", "b"),
+        entry(2, 2, 31),
+        exit(2, 2, 35),
+        tag(1, 40, "end", "b"),
+    ]);
+    let mut inner = Calls::default();
+    {
+        let mut scope = TestScope::new(filter::Pattern::new("T.b"), &mut inner);
+        let mut m = Model::new(Filter::default());
+        for e in &evs {
+            m.event(e, &mut scope);
+        }
+        m.finish(&mut scope);
+        assert_eq!(scope.counts(), (2, 1));
+    }
+    assert_eq!(inner.0, vec![("A.g".into(), 4, 4, false, false, false)]);
+}

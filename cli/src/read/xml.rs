@@ -6,6 +6,8 @@ use quick_xml::events::{BytesStart, Event as Xml};
 use quick_xml::Reader;
 use std::borrow::Cow;
 use std::io::{BufRead, ErrorKind};
+use trace::event::tag_event;
+pub use trace::event::{parse_time, parse_u64};
 
 /// Most attributes any element the reader uses carries.
 const MAX_ATTRS: usize = 16;
@@ -90,37 +92,6 @@ impl<'b> Attrs<'b> {
             Err(_) => s,
         }
     }
-}
-
-/// A non-negative decimal integer.
-pub fn parse_u64(b: &[u8]) -> Option<u64> {
-    if b.is_empty() || b.len() > 20 {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &c in b {
-        if !c.is_ascii_digit() {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add((c - b'0') as u64)?;
-    }
-    Some(v)
-}
-
-/// `seconds.fraction` (up to nine fractional digits) as nanoseconds since the epoch.
-pub fn parse_time(b: &[u8]) -> Option<u64> {
-    let (secs, frac) = match b.iter().position(|&c| c == b'.') {
-        Some(i) => (&b[..i], &b[i + 1..]),
-        None => (b, &b[..0]),
-    };
-    if frac.len() > 9 {
-        return None;
-    }
-    let mut ns = if frac.is_empty() { 0 } else { parse_u64(frac)? };
-    for _ in frac.len()..9 {
-        ns *= 10;
-    }
-    parse_u64(secs)?.checked_mul(1_000_000_000)?.checked_add(ns)
 }
 
 /// The event for one element directly under `<TRACE>`; `None` for elements no analysis
@@ -252,6 +223,7 @@ fn event<'b>(name: &[u8], a: &Attrs<'b>) -> Option<Result<Event<'b>, &'static st
                 _ => Event::Waited { thread, obj, time },
             })
         })(),
+        b"tag" => return tag_event(a.text(b"name"), &a.text(b"value")).map(Ok),
         b"traceStart" => (|| Some(Event::TraceStart { time: a.time()? }))(),
         b"processCreate" => (|| {
             Some(Event::Process {
@@ -314,6 +286,8 @@ pub fn read(
     let mut in_trace_end = false;
     let mut out = Outcome::default();
     let mut malformed = 0u64;
+    // The class whose `classDef` is open (its annotations are its children).
+    let mut class: Option<u64> = None;
     loop {
         buf.clear();
         let ev = match xml.read_event_into(&mut buf) {
@@ -359,8 +333,15 @@ pub fn read(
                     in_trace_end = !empty && e.name().as_ref() == "traceEnd";
                     let qname = e.name();
                     let attrs = Attrs::of(e);
+                    let is_class = qname.as_ref() == "classDef";
+                    class = None;
                     match event(qname.as_ref().as_bytes(), &attrs) {
-                        Some(Ok(ev)) => sink(&ev),
+                        Some(Ok(ev)) => {
+                            sink(&ev);
+                            if let (true, Event::ClassDef { id, .. }) = (is_class, &ev) {
+                                class = Some(*id);
+                            }
+                        }
                         Some(Err(why)) => {
                             malformed += 1;
                             if malformed as usize <= MAX_ELEMENT_WARNINGS {
@@ -374,6 +355,13 @@ pub fn read(
                         None => {}
                     }
                     facts(qname.as_ref().as_bytes(), &attrs, &mut sink);
+                } else if let (2, Some(id), "annotation") = (depth, class, e.name().as_ref()) {
+                    let attrs = Attrs::of(e);
+                    sink(&Event::ClassAnnotation {
+                        class: id,
+                        name: attrs.text(b"name"),
+                        value: attrs.text(b"value"),
+                    });
                 }
                 if !empty {
                     depth += 1;

@@ -1,9 +1,11 @@
 //! Outputs: one module per format, each turning an analysis' results into bytes.
 
+pub mod coverage;
 pub mod diff;
 pub mod flame;
 pub mod fmt;
 pub mod html;
 pub mod perfetto;
 pub mod pftrace;
+pub mod tests;
 pub mod text;

@@ -2,7 +2,7 @@
 
 use super::wire::{put_bool, put_ivar, put_str, put_uvar, Cursor, WireResult};
 use crate::clock::Converter;
-use crate::defs::{ClassDef, Def, MethodDef, Msg, ObjDef, ThreadDef};
+use crate::defs::{ClassDef, Def, MethodDef, Msg, ObjDef, TagDef, ThreadDef};
 use crate::header::Header;
 
 /// Block kinds (the byte before each block's length).
@@ -142,6 +142,8 @@ const DEF_METHOD: u8 = 5;
 const DEF_THREAD_BEFORE_TRACE: u8 = 6;
 /// An object with its class (version 3); an object of unknown class keeps kind 1.
 const DEF_OBJECT_OF_CLASS: u8 = 7;
+/// A tag the application wrote (version 3).
+const DEF_TAG: u8 = 8;
 
 pub fn encode_defs(out: &mut Vec<u8>, defs: &[Def]) {
     for d in defs {
@@ -217,6 +219,17 @@ pub fn encode_defs(out: &mut Vec<u8>, defs: &[Def]) {
                 put_u32s(out, &m.unit_lines);
                 put_u32s(out, &m.alloc_sites);
             }
+            Def::Tag(t) => {
+                out.push(DEF_TAG);
+                put_uvar(out, t.tid as u64);
+                put_uvar(out, t.t);
+                put_str(out, &t.name);
+                put_uvar(out, t.fields.len() as u64);
+                for (k, v) in &t.fields {
+                    put_str(out, k);
+                    put_str(out, v);
+                }
+            }
         }
     }
 }
@@ -289,6 +302,12 @@ pub fn decode_defs(c: &mut Cursor) -> WireResult<Vec<Def>> {
                     alloc_sites: get_u32s(c, "allocation sites")?,
                 })
             }
+            DEF_TAG => Def::Tag(TagDef {
+                tid: c.u32var("tag thread")?,
+                t: c.uvar("tag tick")?,
+                name: c.str("tag name")?,
+                fields: get_pairs(c, "tag fields")?,
+            }),
             k => return Err(format!("unknown definition kind {k}")),
         };
         defs.push(d);

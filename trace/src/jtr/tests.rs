@@ -231,3 +231,26 @@ fn later_trace_pieces_round_trip() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A tag (definition kind 7) survives the round trip with its pairs, commas and quotes.
+#[test]
+fn tags_round_trip() {
+    use super::body::{decode_defs, encode_defs};
+    use super::wire::Cursor;
+    use crate::defs::TagDef;
+    let t = TagDef {
+        tid: 4,
+        t: 12345,
+        name: "test".into(),
+        fields: vec![
+            ("id".into(), "[engine:x]/[m:a, \"b\"]".into()),
+            ("k".into(), String::new()),
+        ],
+    };
+    let mut out = Vec::new();
+    encode_defs(&mut out, &[Def::Tag(t.clone())]);
+    match &decode_defs(&mut Cursor::new(&out)).unwrap()[..] {
+        [Def::Tag(back)] => assert_eq!(back, &t),
+        other => panic!("{other:?}"),
+    }
+}

@@ -359,7 +359,37 @@ impl<O: Output> Renderer<O> {
             Def::Thread(t) => self.thread_def(t),
             Def::Class(c) => self.class_def(c),
             Def::Method(m) => self.method_def(m),
+            Def::Tag(t) => self.tag(t),
         }
+    }
+
+    /// `<tag name="NAME" value="{JSON}"/>`: TPTP's name/value element, the value a JSON
+    /// object of the thread, the time and the application's key/value pairs
+    /// (docs/TRACE_FORMAT.md, "Tags"). A tag of a thread the trace never defined is
+    /// dropped (nothing may name an undefined thread).
+    fn tag(&mut self, t: crate::defs::TagDef) {
+        if !self.threads.contains_key(&t.tid) {
+            return;
+        }
+        let ns = self.stamp(t.tid, t.t);
+        let mut v = format!(
+            "{{\"threadIdRef\":{},\"time\":\"{}.{:09}\"",
+            t.tid,
+            ns / 1_000_000_000,
+            ns % 1_000_000_000
+        );
+        for (k, val) in &t.fields {
+            v.push(',');
+            json_str(&mut v, k);
+            v.push(':');
+            json_str(&mut v, val);
+        }
+        v.push('}');
+        let o = &mut self.out;
+        o.open("tag");
+        o.str("name", &t.name);
+        o.str("value", &v);
+        o.close();
     }
 
     fn thread_def(&mut self, t: ThreadDef) {
@@ -878,4 +908,18 @@ fn class_access(access: u16) -> String {
         parts.push("enum");
     }
     parts.join(" ")
+}
+
+/// Appends `s` as a JSON string literal.
+fn json_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }

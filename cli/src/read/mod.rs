@@ -43,7 +43,13 @@ mod tests {
     #[test]
     fn a_jtr_and_its_xml_give_the_same_events() {
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../trace/tests/data");
-        for name in ["v1-exceptions", "v1-monitors", "v2-switch"] {
+        for name in [
+            "v1-exceptions",
+            "v1-monitors",
+            "v2-switch",
+            "v3-monitors",
+            "v3-tags",
+        ] {
             let events = |ext: &str| {
                 let input = open(&data.join(format!("{name}.{ext}"))).unwrap();
                 let mut v = Vec::new();

@@ -21,6 +21,8 @@ use std::process::Command;
 
 /// Spark runs on this JDK.
 const SPARK_JDK: u32 = 17;
+/// The tables of each trace (`<table>.parquet` in its directory).
+const TABLES: [&str; 6] = ["calls", "methods", "threads", "paths", "trace", "events"];
 /// `-Dcli.factor` of each run.
 const FACTORS: [u32; 3] = [1, 2, 3];
 
@@ -245,7 +247,6 @@ fn s(row: &Value, i: usize) -> &str {
 
 /// The fleet holds one `trace_id=<id>` directory per trace, each with the six tables.
 fn layout(fleet: &Path, traces: usize) -> Result<(), String> {
-    let tables = ["calls", "methods", "threads", "paths", "trace", "events"];
     let mut dirs = 0;
     for e in std::fs::read_dir(fleet).map_err(|e| format!("{}: {e}", fleet.display()))? {
         let e = e.map_err(|e| e.to_string())?;
@@ -259,7 +260,7 @@ fn layout(fleet: &Path, traces: usize) -> Result<(), String> {
             .map(|f| f.file_name().to_string_lossy().into_owned())
             .collect();
         files.sort();
-        let mut want: Vec<String> = tables.iter().map(|t| format!("{t}.parquet")).collect();
+        let mut want: Vec<String> = TABLES.iter().map(|t| format!("{t}.parquet")).collect();
         want.sort();
         if files != want {
             return Err(format!("{name} holds {files:?}, not {want:?}"));
@@ -300,7 +301,7 @@ fn check(a: &Value, traced: &[Traced]) -> Result<(), String> {
     // Every table's rows carry their directory's id, and every trace is in every table
     // (events only where the trace had some).
     let ids: BTreeSet<&str> = run_of.keys().map(String::as_str).collect();
-    for t in ["calls", "methods", "threads", "paths", "trace", "events"] {
+    for t in TABLES {
         let mut dirs = BTreeSet::new();
         for r in rows(a, &format!("ids_{t}"))? {
             expect(

@@ -1,6 +1,8 @@
 """Queries a fleet directory written by `jtrace parquet` with DuckDB or Spark, as they
-are: no read options, no schema. Prints one JSON object of answers for
-xtask/src/parquet_tests.rs to compare with the programs' TRUTH lines and `jtrace report`.
+are: `FLEET/*/<table>.parquet`, no read options, no schema. Prints one JSON object of
+answers for xtask/src/parquet_tests.rs to compare with the programs' TRUTH lines and
+`jtrace report`, with, per table, each file's `trace_id=<id>` directory and the trace_id
+values the engine read from it (they must be the one id).
 
 usage: fleet.py duckdb|spark FLEET BEFORE_FILE AFTER_FILE
 """
@@ -14,6 +16,15 @@ JOIN_M = "JOIN methods m ON c.trace_id = m.trace_id AND c.method_id = m.method_i
 
 QUERIES = {
     "files": "SELECT trace_id, file FROM trace ORDER BY trace_id",
+    # Per table: which directory each row came from and the trace_id the engine gave it.
+    **{
+        f"ids_{t}": f"""
+        SELECT regexp_extract(f, 'trace_id=([^/]+)/', 1) AS dir, trace_id, COUNT(*) AS n
+        FROM (SELECT {{file}} AS f, trace_id FROM {t}) x
+        GROUP BY regexp_extract(f, 'trace_id=([^/]+)/', 1), trace_id
+        ORDER BY dir, trace_id"""
+        for t in TABLES
+    },
     # Top self time across the fleet (every method, largest first).
     "top_self": f"""
         SELECT m.method_key, SUM(c.self_ns) AS self_ns, COUNT(*) AS calls
@@ -91,7 +102,8 @@ def duckdb_answers(fleet, sql):
 
     con = duckdb.connect()
     for t in TABLES:
-        con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{fleet}/{t}/*/*.parquet')")
+        con.execute(f"CREATE VIEW {t} AS SELECT *, filename AS _file FROM read_parquet('{fleet}/*/{t}.parquet')")
+    sql = {k: q.replace("{file}", "_file") for k, q in sql.items()}
     return {k: [[plain(v) for v in row] for row in con.execute(q).fetchall()] for k, q in sql.items()}
 
 
@@ -108,7 +120,8 @@ def spark_answers(fleet, sql):
     spark.sparkContext.setLogLevel("ERROR")
     try:
         for t in TABLES:
-            spark.read.parquet(f"{fleet}/{t}").createOrReplaceTempView(t)
+            spark.read.parquet(f"{fleet}/*/{t}.parquet").createOrReplaceTempView(t)
+        sql = {k: q.replace("{file}", "input_file_name()") for k, q in sql.items()}
         return {k: [[plain(v) for v in row] for row in spark.sql(q).collect()] for k, q in sql.items()}
     finally:
         spark.stop()

@@ -4,7 +4,10 @@
 //! xtask/parquet/fleet.py: top self time across the fleet, p99 per method per trace, the
 //! call-count diff between two runs, the slowest call's path. Both engines must give the
 //! same answers, equal to the programs' TRUTH lines and to `jtrace report --json` of each
-//! trace. A missing engine is a failure, not a skip (`.ci/run` installs both).
+//! trace. The fleet's layout is `fleet/trace_id=<id>/<table>.parquet`, read as
+//! `fleet/*/<table>.parquet` with no options; every row's trace_id must be its
+//! directory's id in both engines. A missing engine is a failure, not a skip (`.ci/run`
+//! installs both).
 
 use crate::cases;
 use crate::jdk::Jdk;
@@ -18,6 +21,8 @@ use std::process::Command;
 
 /// Spark runs on this JDK.
 const SPARK_JDK: u32 = 17;
+/// The tables of each trace (`<table>.parquet` in its directory).
+const TABLES: [&str; 6] = ["calls", "methods", "threads", "paths", "trace", "events"];
 /// `-Dcli.factor` of each run.
 const FACTORS: [u32; 3] = [1, 2, 3];
 
@@ -99,7 +104,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         .args(traced.iter().map(|t| &t.file))
         .arg("-o")
         .arg(&fleet);
-    let r = output(&mut export, "jtrace parquet").map(|_| ());
+    let r = output(&mut export, "jtrace parquet").and_then(|_| layout(&fleet, traced.len()));
     let exported = r.is_ok();
     tally.report(r, &jdk.name, "parquet:export");
     tally.report(bad_input(&jtrace, &base), "-", "parquet:bad-input");
@@ -240,6 +245,36 @@ fn s(row: &Value, i: usize) -> &str {
     cell(row, i).as_str().unwrap_or("")
 }
 
+/// The fleet holds one `trace_id=<id>` directory per trace, each with the six tables.
+fn layout(fleet: &Path, traces: usize) -> Result<(), String> {
+    let mut dirs = 0;
+    for e in std::fs::read_dir(fleet).map_err(|e| format!("{}: {e}", fleet.display()))? {
+        let e = e.map_err(|e| e.to_string())?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.starts_with("trace_id=") || !e.path().is_dir() {
+            return Err(format!("fleet holds {name}, not a trace_id=<id> directory"));
+        }
+        let mut files: Vec<String> = std::fs::read_dir(e.path())
+            .map_err(|e| e.to_string())?
+            .filter_map(|f| f.ok())
+            .map(|f| f.file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        let mut want: Vec<String> = TABLES.iter().map(|t| format!("{t}.parquet")).collect();
+        want.sort();
+        if files != want {
+            return Err(format!("{name} holds {files:?}, not {want:?}"));
+        }
+        dirs += 1;
+    }
+    if dirs != traces {
+        return Err(format!(
+            "fleet holds {dirs} trace directories, not {traces}"
+        ));
+    }
+    Ok(())
+}
+
 /// One engine's answers against the report of each trace and the programs' truth.
 fn check(a: &Value, traced: &[Traced]) -> Result<(), String> {
     let mut errs: Vec<String> = Vec::new();
@@ -263,6 +298,33 @@ fn check(a: &Value, traced: &[Traced]) -> Result<(), String> {
             traced.len()
         ),
     );
+    // Every table's rows carry their directory's id, and every trace is in every table
+    // (events only where the trace had some).
+    let ids: BTreeSet<&str> = run_of.keys().map(String::as_str).collect();
+    for t in TABLES {
+        let mut dirs = BTreeSet::new();
+        for r in rows(a, &format!("ids_{t}"))? {
+            expect(
+                s(r, 0) == s(r, 1) && int(r, 2) > 0,
+                format!(
+                    "{t}: {} rows in trace_id={} read with trace_id {}",
+                    int(r, 2),
+                    s(r, 0),
+                    s(r, 1)
+                ),
+            );
+            dirs.insert(s(r, 0));
+        }
+        let whole = if t == "events" {
+            dirs.is_subset(&ids)
+        } else {
+            dirs == ids
+        };
+        expect(
+            whole,
+            format!("{t}: directories {dirs:?} != traces {ids:?}"),
+        );
+    }
 
     // Top self time across the fleet: per method, the sum of each report's self time.
     let top = rows(a, "top_self")?;

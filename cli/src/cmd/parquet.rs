@@ -11,13 +11,13 @@ pub struct Args {
     /// The traces (.jtr, .xml, .xml.gz, .xml.zst)
     #[arg(required_unless_present = "schema")]
     pub traces: Vec<PathBuf>,
-    /// The fleet directory: DIR/<table>/trace_id=<id>/part-0.parquet per trace
+    /// The fleet directory: DIR/trace_id=<id>/<table>.parquet per trace
     #[arg(short, long, value_name = "DIR", required_unless_present = "schema")]
     pub output: Option<PathBuf>,
     /// Print the tables' columns (Markdown) and exit
     #[arg(long, exclusive = true)]
     pub schema: bool,
-    /// The trace's partition id (one trace only; default: the trace's own id)
+    /// The trace's id: its directory and trace_id column (one trace only; default: the trace's own id)
     #[arg(long, value_name = "ID")]
     pub trace_id: Option<String>,
     /// Calls held in memory before sorting spills to disk
@@ -46,7 +46,7 @@ pub fn run(a: Args) -> Result<(), String> {
             String::new()
         };
         eprintln!(
-            "jtrace: wrote {}/*/trace_id={}: {} calls, {}{ratio}{}",
+            "jtrace: wrote {}/trace_id={}: {} calls, {}{ratio}{}",
             output.display(),
             s.trace_id,
             s.calls,

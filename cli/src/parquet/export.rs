@@ -1,7 +1,10 @@
 //! The [`Analysis`] that turns one pass over a trace into its Parquet tables: calls get
 //! their ids, parents, paths and allocations as they start and finish; events and paths
-//! are written as they come; methods, threads and the trace's row at the end.
+//! are written as they come; methods, threads and the trace's row at the end. The
+//! trace's id is chosen once, before the first row (the trace's uuid arrives in its
+//! header, before any call), and every table and the directory get that same id.
 
+use super::id;
 use super::order::{CallRow, Order};
 use super::schema::{calls, events, methods, paths, threads, trace};
 use super::table::{text, Table};
@@ -28,8 +31,14 @@ struct Open {
     alloc_count: u64,
 }
 
-/// One trace's export in progress (into a directory per table, see [`super::Layout`]).
+/// One trace's export in progress.
 pub struct Export {
+    /// --trace-id, if given.
+    given: Option<String>,
+    /// The id from the file name, for a trace without a usable uuid.
+    fallback: String,
+    /// The trace's id, once chosen (see [`Export::fix_id`]).
+    id: Option<ByteArray>,
     order: Order,
     stacks: Vec<Vec<Open>>,
     /// Per thread: calls left by an exception not yet reported (seq, call_id, method).
@@ -56,13 +65,19 @@ fn opt_id(v: u32) -> Option<i64> {
 }
 
 impl Export {
-    /// `files(table)` names each table's file.
+    /// `files(table)` names each table's file; `given` (--trace-id) and `fallback` (from
+    /// the file name) as [`id::choose`] takes them.
     pub fn new(
         files: &dyn Fn(&str) -> std::path::PathBuf,
         spill_dir: &Path,
         limit: usize,
+        given: Option<&str>,
+        fallback: &str,
     ) -> Result<Export, String> {
         Ok(Export {
+            given: given.map(str::to_string),
+            fallback: fallback.to_string(),
+            id: None,
             order: Order::new(spill_dir, limit),
             stacks: Vec::new(),
             unwound: Vec::new(),
@@ -75,6 +90,23 @@ impl Export {
             class_text: FastMap::default(),
             error: None,
         })
+    }
+
+    /// Chooses the trace's id on the first call (from what the trace has said so far)
+    /// and sets it as the `trace_id` of the tables written during the pass.
+    fn fix_id(&mut self, s: &Symbols) -> ByteArray {
+        if let Some(id) = &self.id {
+            return id.clone();
+        }
+        let id = text(&id::choose(
+            self.given.as_deref(),
+            s.trace.uuid.as_deref(),
+            &self.fallback,
+        ));
+        self.paths.set_const(&id);
+        self.events.set_const(&id);
+        self.id = Some(id.clone());
+        id
     }
 
     fn keep(&mut self, r: Result<(), String>) {
@@ -120,6 +152,7 @@ impl Export {
         if let Some(&p) = self.path_ids.get(&key) {
             return Ok(p);
         }
+        self.fix_id(s);
         let id = self.path_ids.len() as u32;
         self.path_ids.insert(key, id);
         let mut stack = String::new();
@@ -142,6 +175,7 @@ impl Export {
     #[allow(clippy::too_many_arguments)]
     fn event(
         &mut self,
+        s: &Symbols,
         kind: &'static str,
         thread: Option<u32>,
         call: Option<i64>,
@@ -154,6 +188,7 @@ impl Export {
         peer: Option<u32>,
         catch: Option<u32>,
     ) {
+        self.fix_id(s);
         let k = self.kind(kind);
         let e = &mut self.events;
         e.text(events::KIND, k);
@@ -238,6 +273,7 @@ impl Analysis for Export {
         let class = self.class(s, a.class, a.is_array);
         let site = (a.site != NONE).then_some(a.site);
         self.event(
+            s,
             "alloc",
             Some(t),
             call,
@@ -273,6 +309,7 @@ impl Analysis for Export {
         let call = thrower.or_else(|| self.top(t));
         let class = e.class.map(|c| self.class(s, c, 0));
         self.event(
+            s,
             "exception",
             Some(t),
             call,
@@ -295,6 +332,7 @@ impl Analysis for Export {
         let call = self.top(b.thread);
         let class = b.class.map(|c| self.class(s, c, 0));
         self.event(
+            s,
             kind,
             Some(b.thread),
             call,
@@ -311,6 +349,7 @@ impl Analysis for Export {
 
     fn gc(&mut self, s: &Symbols, start: u64, end: u64) {
         self.event(
+            s,
             "gc",
             None,
             None,
@@ -328,6 +367,8 @@ impl Analysis for Export {
 
 /// Figures of a finished export.
 pub struct Written {
+    /// The id every table holds (the trace's directory).
+    pub trace_id: String,
     pub calls: u64,
     pub spilled: u64,
 }
@@ -346,7 +387,9 @@ impl Export {
             return Err(e);
         }
         let s = &model.syms;
+        let id = self.fix_id(s);
         let mut c = Table::create(&files("calls"), calls::COLUMNS)?;
+        c.set_const(&id);
         let mut exc_text: FastMap<u32, ByteArray> = FastMap::default();
         for t in 0..self.order.threads() {
             let kinds = &self.exit_kinds;
@@ -380,6 +423,7 @@ impl Export {
         let calls_written = c.close()?;
 
         let mut m = Table::create(&files("methods"), methods::COLUMNS)?;
+        m.set_const(&id);
         for (i, info) in s.methods.iter().enumerate() {
             m.int(methods::METHOD_ID, i as i64);
             m.text(methods::METHOD_KEY, text(&info.key));
@@ -394,6 +438,7 @@ impl Export {
         m.close()?;
 
         let mut th = Table::create(&files("threads"), threads::COLUMNS)?;
+        th.set_const(&id);
         for (i, info) in s.threads.iter().enumerate() {
             th.int(threads::THREAD_ID, i as i64);
             th.int(threads::THREAD_KEY, info.id as i64);
@@ -407,6 +452,7 @@ impl Export {
         let totals = &model.totals;
         let info = &s.trace;
         let mut tr = Table::create(&files("trace"), trace::COLUMNS)?;
+        tr.set_const(&id);
         tr.opt_text(trace::TRACE_UUID, info.uuid.as_deref().map(text));
         tr.text(trace::FILE, text(file));
         tr.opt_text(trace::HOST, info.host.as_deref().map(text));
@@ -437,6 +483,7 @@ impl Export {
         self.paths.close()?;
         self.events.close()?;
         Ok(Written {
+            trace_id: String::from_utf8_lossy(id.data()).into_owned(),
             calls: calls_written,
             spilled: self.order.spilled,
         })

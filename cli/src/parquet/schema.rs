@@ -13,7 +13,17 @@ const fn col(name: &'static str, kind: Kind, enc: Enc, doc: &'static str) -> Col
 }
 
 use Enc::{Delta, Dict, Plain};
-use Kind::{Bool, Int, OptInt, OptText, Text};
+use Kind::{Bool, Const, Int, OptInt, OptText, Text};
+
+/// The last column of every table: the trace's id, the same in every row of a file and
+/// equal to the `trace_id=<id>` directory it is in, so engines that do not read the
+/// directory name as a column (Spark given `DIR/*/calls.parquet`) still have it.
+pub const TRACE_ID: Column = col(
+    "trace_id",
+    Const,
+    Dict,
+    "the trace: --trace-id, else its own id, else its file name; its trace_id=<id> directory",
+);
 
 /// `calls`: one row per call, sorted by thread then start.
 pub mod calls {
@@ -47,6 +57,7 @@ pub mod calls {
         col("exception_class", OptText, Dict, "class of the exception that ended the call (throw, unwind), when the trace names it"),
         col("alloc_bytes", Int, Dict, "bytes allocated while the call was the innermost traced one (alloc=exact|sampled)"),
         col("alloc_count", Int, Dict, "objects allocated likewise"),
+        TRACE_ID,
     ];
 }
 
@@ -90,6 +101,7 @@ pub mod methods {
             Dict,
             "the class's loader (bootstrap, the loader's class)",
         ),
+        TRACE_ID,
     ];
 }
 
@@ -122,6 +134,7 @@ pub mod threads {
             Plain,
             "ns since the trace's start; null if it never ended in the trace",
         ),
+        TRACE_ID,
     ];
 }
 
@@ -149,6 +162,7 @@ pub mod paths {
             Plain,
             "Class.method;Class.method;... from the root (folded-stack form)",
         ),
+        TRACE_ID,
     ];
 }
 
@@ -225,6 +239,7 @@ pub mod trace {
             "exits naming no open frame (ignored)",
         ),
         col("gcs", Int, Plain, "garbage collections"),
+        TRACE_ID,
     ];
 }
 
@@ -254,10 +269,11 @@ pub mod events {
         col("bytes", OptInt, Plain, "alloc: size"),
         col("peer_thread_id", OptInt, Dict, "contended: the thread owning the monitor"),
         col("catch_method_id", OptInt, Dict, "exception: the method that caught it; null if it left the traced code"),
+        TRACE_ID,
     ];
 }
 
-/// Every table: its name (its directory), what a row is, its columns.
+/// Every table: its name (its file, `<name>.parquet`), what a row is, its columns.
 pub const ALL: [(&str, &str, &[Column]); 6] = [
     (
         "calls",
@@ -298,7 +314,7 @@ pub fn markdown() -> String {
             let ty = match c.kind {
                 Kind::Int => "INT64",
                 Kind::OptInt => "INT64, null",
-                Kind::Text => "STRING",
+                Kind::Text | Kind::Const => "STRING",
                 Kind::OptText => "STRING, null",
                 Kind::Bool => "BOOLEAN",
             };

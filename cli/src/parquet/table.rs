@@ -29,6 +29,9 @@ pub enum Kind {
     OptText,
     /// `BOOLEAN`, required.
     Bool,
+    /// `BYTE_ARRAY (STRING)`, required, the same value in every row of the file: set
+    /// once with [`Table::set_const`], never pushed row by row.
+    Const,
 }
 
 /// How a column's pages are encoded (all of them then compressed with zstd).
@@ -56,6 +59,8 @@ enum Buf {
     Int(Vec<i64>, Vec<i16>),
     Text(Vec<ByteArray>, Vec<i16>),
     Bool(Vec<bool>),
+    /// The file's constant value (written `rows` times at each flush).
+    Const(Option<ByteArray>),
 }
 
 /// A Parquet file being written; push values column by column, then [`Table::row`].
@@ -81,7 +86,7 @@ fn schema(spec: &[Column]) -> Result<Type, String> {
         let (physical, logical, rep) = match c.kind {
             Kind::Int => (Physical::INT64, None, Repetition::REQUIRED),
             Kind::OptInt => (Physical::INT64, None, Repetition::OPTIONAL),
-            Kind::Text => (
+            Kind::Text | Kind::Const => (
                 Physical::BYTE_ARRAY,
                 Some(LogicalType::String),
                 Repetition::REQUIRED,
@@ -143,6 +148,7 @@ impl Table {
                 Kind::Int | Kind::OptInt => Buf::Int(Vec::new(), Vec::new()),
                 Kind::Text | Kind::OptText => Buf::Text(Vec::new(), Vec::new()),
                 Kind::Bool => Buf::Bool(Vec::new()),
+                Kind::Const => Buf::Const(None),
             })
             .collect();
         Ok(Table {
@@ -196,6 +202,16 @@ impl Table {
         }
     }
 
+    /// Sets the value of the [`Kind::Const`] columns for every row, before the first
+    /// row group is written (a later value is ignored: a file holds one).
+    pub fn set_const(&mut self, v: &ByteArray) {
+        for b in &mut self.bufs {
+            if let Buf::Const(c) = b {
+                c.get_or_insert_with(|| v.clone());
+            }
+        }
+    }
+
     /// Ends a row (every column got its value); writes a row group when one is full.
     #[inline]
     pub fn row(&mut self) -> Result<(), String> {
@@ -239,6 +255,13 @@ impl Table {
                     let r = cw.typed::<BoolType>().write_batch(v, None, None);
                     v.clear();
                     r
+                }
+                Buf::Const(v) => {
+                    let v = v
+                        .as_ref()
+                        .ok_or_else(|| err(path, format!("column {}: no value set", c.name)))?;
+                    let vals = vec![v.clone(); self.rows];
+                    cw.typed::<ByteArrayType>().write_batch(&vals, None, None)
                 }
             };
             wrote.map_err(|e| err(path, format!("column {}: {e}", c.name)))?;

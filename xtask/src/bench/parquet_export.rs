@@ -84,7 +84,7 @@ fn cell(env: &Env) -> Result<String, String> {
             fleet.as_os_str(),
         ],
     )?;
-    // `jtrace: wrote DIR/*/trace_id=ID: N calls, ...`
+    // `jtrace: wrote DIR/trace_id=ID: N calls, ...`
     let calls: u64 = stderr
         .lines()
         .find_map(|l| l.split(": ").nth(2))

@@ -12,7 +12,7 @@
 use crate::cases;
 use crate::jdk::Jdk;
 use crate::run::{self, Job};
-use crate::test::Tally;
+use crate::tally::Tally;
 use crate::util;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -68,7 +68,7 @@ fn output(cmd: &mut Command, what: &str) -> Result<String, String> {
 }
 
 pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
-    let r = crate::test::cargo_status(&["build", "--release", "--quiet", "-p", "jtrace-cli"]);
+    let r = crate::util::cargo_status(&["build", "--release", "--quiet", "-p", "jtrace-cli"]);
     let built = r.is_ok();
     tally.report(r, "-", "parquet-build");
     let Some(jdk) = jdks.iter().find(|j| j.feature == SPARK_JDK) else {
@@ -145,7 +145,7 @@ fn trace_runs(
     let dir = util::root().join("java-tests/cli");
     let sources = cases::java_files(&dir)?;
     let classes = base.join("classes");
-    crate::test::compile_sources(jdk, &classes, &sources)?;
+    crate::java::compile_sources(jdk, &classes, &sources)?;
     let case = cases::load(&dir.join("CliWork.java"))?;
     let mut traced = Vec::new();
     for factor in FACTORS {

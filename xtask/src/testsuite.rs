@@ -4,7 +4,7 @@
 //! executions of the source lines marked `// L:classify-test`, `classify-even`,
 //! `classify-odd`, `classify-return` and `never` in Calc.java (examples/maven-junit).
 
-use crate::test::Tally;
+use crate::tally::Tally;
 use crate::util;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

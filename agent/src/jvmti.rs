@@ -537,6 +537,23 @@ pub fn attach_current_as_daemon(name: &CStr) -> Option<Jni> {
     (rc == 0 && !env.is_null()).then_some(Jni(env as *mut JNIEnv))
 }
 
+/// Detaches the current thread from the JVM (it was attached with
+/// [`attach_current_as_daemon`]). An agent thread detaches before it ends, and at
+/// VM death at the latest: HotSpot's exit waits up to 300 ms for every attached
+/// thread that sits in native code (`VM_Exit::wait_for_threads_in_native_to_block`),
+/// and a thread waiting on a Rust lock is in native to the JVM.
+pub fn detach_current() {
+    let vm = VM.load(std::sync::atomic::Ordering::Acquire);
+    if vm.is_null() {
+        return;
+    }
+    // SAFETY: `vm` is the process's JavaVM; the calling thread holds no JNI local
+    // references it will use again and has no Java frames (it was attached from native).
+    unsafe {
+        ((**vm).v1_1.DetachCurrentThread)(vm);
+    }
+}
+
 /// A JNI global reference: valid on every thread until deleted (we never delete
 /// ours: they live as long as the agent).
 pub struct GlobalRef(pub jobject);

@@ -461,6 +461,17 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
     if recording::tracing() {
         recording::stop(true, tid);
     }
+    if !thread.is_null() {
+        // The agent's attached threads detach now, not with the JVM: HotSpot's exit
+        // would wait up to 300 ms for each of them, in native to the JVM.
+        crate::events::memory::wake_heap_thread();
+        recording::wake_timers();
+        if !threads::wait_agent_threads_detached(Duration::from_millis(500)) {
+            log_once(
+                "an agent thread did not detach at VM death; the JVM may take 0.3 s more to exit",
+            );
+        }
+    }
 }
 
 /// Waits until the sink has closed every file. The XML renderer may still be behind

@@ -9,6 +9,7 @@
 //! One JVM run: `bench/jvm.rs`. What each number means: docs/BENCHMARKS.md. A cell that
 //! fails is reported with its error and the run goes on.
 
+mod cost;
 mod disk;
 mod families;
 mod javac;
@@ -38,12 +39,14 @@ const RUN_LIMIT: Duration = Duration::from_secs(900);
 /// MooBench's recursion depth: one outer iteration is this many traced calls.
 const DEPTH: u64 = 10;
 
-const USAGE: &str = "usage: cargo xtask bench [--quick] [--families] [--jdk PATH] [--moo-jdks PATH,PATH...] [--jdk-vthreads PATH] [--runs N] [--moo-n N] [--moo-n-jvmti N] [--files N] [--writer-events N] [--callgrind-events N]";
+const USAGE: &str = "usage: cargo xtask bench [--quick] [--families | --cost] [--jdk PATH] [--moo-jdks PATH,PATH...] [--jdk-vthreads PATH] [--runs N] [--moo-n N] [--moo-n-jvmti N] [--files N] [--writer-events N] [--callgrind-events N]";
 
 struct Config {
     quick: bool,
     /// Only the event-family programs.
     families_only: bool,
+    /// Only issue 18's cells (`bench/cost.rs`).
+    cost_only: bool,
     /// javac's and the families' JDK; MooBench is compiled with its javac.
     jdk: PathBuf,
     /// The JDKs MooBench runs on; one that is missing is reported as skipped.
@@ -68,6 +71,7 @@ impl Config {
         let mut c = Config {
             quick,
             families_only: args.iter().any(|a| a == "--families"),
+            cost_only: args.iter().any(|a| a == "--cost"),
             jdk: PathBuf::from(DEFAULT_JDK),
             moo_jdks: DEFAULT_MOO_JDKS.iter().map(PathBuf::from).collect(),
             jdk_vthreads: PathBuf::from(DEFAULT_JDK_VTHREADS),
@@ -80,7 +84,7 @@ impl Config {
         };
         let mut it = args.iter();
         while let Some(a) = it.next() {
-            if a == "--quick" || a == "--families" {
+            if a == "--quick" || a == "--families" || a == "--cost" {
                 continue;
             }
             let mut value = || {
@@ -291,6 +295,26 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
     let _ = writeln!(report, "agent source (when built): {rev}");
     let mut ok = true;
     let mut loads = vec![("start", load_average())];
+    if !env.cfg.families_only {
+        let cost = cost::run(env);
+        loads.push(("after issue 18's cells", load_average()));
+        report.push_str(&cost.text);
+        report.push('\n');
+        ok &= cost.ok;
+    }
+    if env.cfg.cost_only {
+        let _ = writeln!(
+            report,
+            "\nload average (1/5/15 min): {}",
+            loads
+                .iter()
+                .map(|(w, l)| format!("{w} {l}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        println!("{report}");
+        return Ok(ok);
+    }
     if !env.cfg.families_only {
         let moo = moo::run(env);
         loads.push(("after MooBench", load_average()));

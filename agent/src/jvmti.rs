@@ -336,6 +336,14 @@ impl Jvmti {
         )
     }
 
+    /// Whether the class is in the error state (its linking failed): it can never run,
+    /// and RetransformClasses refuses it (JVMTI_ERROR_INVALID_CLASS).
+    pub fn is_erroneous(self, class: jclass) -> bool {
+        let mut status: jint = 0;
+        call!(self, GetClassStatus, class, &mut status).is_ok()
+            && status & raw::JVMTI_CLASS_STATUS_ERROR != 0
+    }
+
     pub fn is_modifiable(self, class: jclass) -> bool {
         let mut b = 0u8;
         call!(self, IsModifiableClass, class, &mut b).is_ok() && b != 0

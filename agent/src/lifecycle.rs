@@ -175,6 +175,7 @@ pub fn control(jvmti: Jvmti, jni: Jni, verb: Verb, raw: &str) -> Reply {
 /// have done, and every already-loaded class the filters select rewritten in place.
 fn first_attach(jvmti: Jvmti, jni: Jni, option_string: &str) -> Result<Reply, LoadError> {
     let began = std::time::Instant::now();
+    threads::set_vm_live();
     let mut options =
         options::parse(option_string).map_err(|e| LoadError(options::error_report(&e)))?;
     if options.help {
@@ -410,6 +411,7 @@ fn enable_events(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
 
 /// VMInit: the VM is ready; give every live thread an id and mark the moment.
 pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
+    threads::set_vm_live();
     threads::register_all(jvmti, false);
     let options = &agent().options;
     if options.mode == Mode::Jvmti && options.lines {
@@ -466,6 +468,7 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
         // would wait up to 300 ms for each of them, in native to the JVM.
         crate::events::memory::wake_heap_thread();
         recording::wake_timers();
+        threads::release_waiting();
         if !threads::wait_agent_threads_detached(Duration::from_millis(500)) {
             log_once(
                 "an agent thread did not detach at VM death; the JVM may take 0.3 s more to exit",

@@ -9,6 +9,7 @@ mod compare;
 mod control;
 mod corpus;
 mod demo;
+mod detach;
 mod expect;
 mod hygiene;
 mod jdk;

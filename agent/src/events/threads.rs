@@ -51,6 +51,38 @@ fn mark_agent_thread() {
 static ATTACHED: Mutex<usize> = Mutex::new(0);
 static ATTACHED_CV: Condvar = Condvar::new();
 
+/// Whether the VM is live (VM init done, or attached to a running JVM): a thread may
+/// attach only then. A trace begun at load with `duration=` starts the control thread
+/// during Agent_OnLoad, and AttachCurrentThread before VM init crashes HotSpot
+/// (SIGSEGV in `ChunkPool::allocate`, JDK 17).
+static LIVE: Mutex<bool> = Mutex::new(false);
+static LIVE_CV: Condvar = Condvar::new();
+
+/// The VM is live: agent threads waiting to attach may now.
+pub fn set_vm_live() {
+    if let Ok(mut l) = LIVE.lock() {
+        *l = true;
+    }
+    LIVE_CV.notify_all();
+}
+
+/// VM death has begun: threads still waiting for a live VM give up.
+pub fn release_waiting() {
+    drop(LIVE.lock());
+    LIVE_CV.notify_all();
+}
+
+/// Waits until the VM is live; false if VM death came first.
+fn wait_for_live_vm() -> bool {
+    let Ok(l) = LIVE.lock() else {
+        return false;
+    };
+    let l = LIVE_CV
+        .wait_while(l, |live| !*live && !crate::lifecycle::vm_dead())
+        .unwrap_or_else(|e| e.into_inner());
+    *l && !crate::lifecycle::vm_dead()
+}
+
 /// Starts an agent thread (never traced) that runs `body` attached to the JVM as a
 /// daemon, and detaches it when `body` returns. `body` must return soon after VM
 /// death has begun (`lifecycle::vm_dead`), and its waits must wake for it: VM death
@@ -69,8 +101,8 @@ pub fn spawn_attached(name: &'static CStr, body: impl FnOnce(Jni) + Send + 'stat
         .name(label.to_string())
         .spawn(move || {
             mark_agent_thread();
-            // After VM death has begun the thread does not attach at all.
-            if !crate::lifecycle::vm_dead() {
+            // Not before the VM is live, nor after VM death has begun.
+            if wait_for_live_vm() {
                 match crate::jvmti::attach_current_as_daemon(name) {
                     Some(jni) => {
                         body(jni);

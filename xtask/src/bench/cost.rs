@@ -127,7 +127,11 @@ pub fn run(env: &Env) -> Report {
                 floor,
             };
             match cell(&ctx) {
-                Ok(lines) => r.text.push_str(&lines),
+                Ok(lines) => {
+                    // Also at once on stderr: the whole report comes at the end.
+                    eprint!("{lines}");
+                    r.text.push_str(&lines);
+                }
                 Err(e) => {
                     r.ok = false;
                     let _ = writeln!(r.text, "  {what}: FAILED: {e}");

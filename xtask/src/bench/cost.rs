@@ -232,29 +232,21 @@ fn jfc_text(filter: &str) -> String {
     )
 }
 
-/// ns per `rdtsc` read on this machine: the fastest of 200 batches of 100,000 reads
-/// (the fastest batch is the one no other process interrupted).
+/// ns per `rdtsc` read on this machine, through the agent's own tick read: the fastest
+/// of 200 batches of 100,000 reads (the one no other process interrupted).
 fn rdtsc_ns() -> f64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let n = 100_000u64;
-        let mut best = f64::INFINITY;
-        for _ in 0..200 {
-            let start = Instant::now();
-            let mut acc = 0u64;
-            for _ in 0..n {
-                // SAFETY: rdtsc has no preconditions on x86_64.
-                acc = acc.wrapping_add(unsafe { core::arch::x86_64::_rdtsc() });
-            }
-            std::hint::black_box(acc);
-            best = best.min(start.elapsed().as_nanos() as f64 / n as f64);
+    let n = 100_000u64;
+    let mut best = f64::INFINITY;
+    for _ in 0..200 {
+        let start = Instant::now();
+        let mut acc = 0u64;
+        for _ in 0..n {
+            acc = acc.wrapping_add(jtrace::sys::os::rdtsc());
         }
-        best
+        std::hint::black_box(acc);
+        best = best.min(start.elapsed().as_nanos() as f64 / n as f64);
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        0.0
-    }
+    best
 }
 
 /// Compiles `bench/cost` and MooBench (`--release 17`) against H2 and Jetty,

@@ -6,8 +6,10 @@
 //! XML traces' sizes (`bench/disk.rs`); the renderer on its own (`writer_bench`,
 //! callgrind, `jtrace xml` of the run's `.jtr` traces: `bench/renderer.rs`); then one
 //! small program per event family (`bench/families.rs`; `--families` runs only these).
-//! One JVM run: `bench/jvm.rs`. What each number means: docs/BENCHMARKS.md. A cell that
-//! fails is reported with its error and the run goes on.
+//! One JVM run: `bench/jvm.rs`. Before all of these, issue 18's cells (start to exit,
+//! idle, MooBench steady and whole, H2, attach: `bench/cost.rs`; `--cost` runs only
+//! these). What each number means: docs/BENCHMARKS.md. A cell that fails is reported
+//! with its error and the run goes on.
 
 mod cost;
 mod disk;
@@ -302,20 +304,7 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
         report.push('\n');
         ok &= cost.ok;
     }
-    if env.cfg.cost_only {
-        let _ = writeln!(
-            report,
-            "\nload average (1/5/15 min): {}",
-            loads
-                .iter()
-                .map(|(w, l)| format!("{w} {l}"))
-                .collect::<Vec<_>>()
-                .join("; ")
-        );
-        println!("{report}");
-        return Ok(ok);
-    }
-    if !env.cfg.families_only {
+    if !env.cfg.families_only && !env.cfg.cost_only {
         let moo = moo::run(env);
         loads.push(("after MooBench", load_average()));
         let javac = javac::run(env);
@@ -400,10 +389,12 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
         ok &= disks.iter().all(|(_, r)| r.is_ok());
         ok &= writer.iter().all(|l| !l.contains("FAILED")) && !callgrind.contains("FAILED");
     }
-    let fam = families::run(env);
-    loads.push(("end", load_average()));
-    report.push_str(&families::table(env, &fam));
-    ok &= fam.iter().all(|r| r.result.is_ok());
+    if !env.cfg.cost_only {
+        let fam = families::run(env);
+        loads.push(("end", load_average()));
+        report.push_str(&families::table(env, &fam));
+        ok &= fam.iter().all(|r| r.result.is_ok());
+    }
     let _ = writeln!(
         report,
         "\nload average (1/5/15 min): {}",

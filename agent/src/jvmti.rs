@@ -336,6 +336,14 @@ impl Jvmti {
         )
     }
 
+    /// Whether the class is in the error state (its linking failed): it can never run,
+    /// and RetransformClasses refuses it (JVMTI_ERROR_INVALID_CLASS).
+    pub fn is_erroneous(self, class: jclass) -> bool {
+        let mut status: jint = 0;
+        call!(self, GetClassStatus, class, &mut status).is_ok()
+            && status & raw::JVMTI_CLASS_STATUS_ERROR != 0
+    }
+
     pub fn is_modifiable(self, class: jclass) -> bool {
         let mut b = 0u8;
         call!(self, IsModifiableClass, class, &mut b).is_ok() && b != 0
@@ -535,6 +543,23 @@ pub fn attach_current_as_daemon(name: &CStr) -> Option<Jni> {
         ((**vm).v1_4.AttachCurrentThreadAsDaemon)(vm, &mut env, &mut args as *mut _ as *mut c_void)
     };
     (rc == 0 && !env.is_null()).then_some(Jni(env as *mut JNIEnv))
+}
+
+/// Detaches the current thread from the JVM (it was attached with
+/// [`attach_current_as_daemon`]). An agent thread detaches before it ends, and at
+/// VM death at the latest: HotSpot's exit waits up to 300 ms for every attached
+/// thread that sits in native code (`VM_Exit::wait_for_threads_in_native_to_block`),
+/// and a thread waiting on a Rust lock is in native to the JVM.
+pub fn detach_current() {
+    let vm = VM.load(std::sync::atomic::Ordering::Acquire);
+    if vm.is_null() {
+        return;
+    }
+    // SAFETY: `vm` is the process's JavaVM; the calling thread holds no JNI local
+    // references it will use again and has no Java frames (it was attached from native).
+    unsafe {
+        ((**vm).v1_1.DetachCurrentThread)(vm);
+    }
 }
 
 /// A JNI global reference: valid on every thread until deleted (we never delete

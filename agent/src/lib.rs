@@ -4,9 +4,10 @@
 //! → chunks over a bounded channel → `sink` thread → `.jtr` and/or `trace::render` → file.
 //! See docs/ARCHITECTURE.md.
 //!
-//! Only `classfile` (the rewriter, fuzzed and checked against a corpus by `xtask`)
-//! and `options` (the option table, read by `xtask tidy` and the option fuzzer) are
-//! public; everything else is the agent's own.
+//! Only `classfile` (the rewriter, fuzzed and checked against a corpus by `xtask`),
+//! `options` (the option table, read by `xtask tidy` and the option fuzzer) and
+//! `rdtsc` (the clock the probes read, whose cost `cargo xtask bench` prints as the
+//! floor) are public; everything else is the agent's own.
 
 mod buffer;
 pub mod classfile;
@@ -28,3 +29,5 @@ mod sink;
 mod spool;
 mod state;
 mod sys;
+
+pub use sys::os::rdtsc;

@@ -229,7 +229,7 @@ impl Default for Options {
             duration_ms: 0,
             filters_file: None,
             user_rules: Vec::new(),
-            counts_all: true,
+            counts_all: false,
         }
     }
 }
@@ -561,9 +561,9 @@ const KEYS: &[KeyInfo] = &[
     },
     KeyInfo {
         key: "counts",
-        values: "all, traced",
-        default: "all",
-        what: "methodCount: every invocation (all) or traced ones; traced: probes cost a field read between traces",
+        values: "traced, all",
+        default: "traced",
+        what: "methodCount: traced invocations (traced: probes cost a field read between traces) or every one (all: ~10 ns per call between traces)",
         repeatable: false,
         per_trace: false,
         set: |o, _, v| {
@@ -1345,7 +1345,7 @@ mod tests {
             ("start", "on".into()),
             ("delay", "0ms".into()),
             ("duration", "0ms".into()),
-            ("counts", "all".into()),
+            ("counts", "traced".into()),
             ("help", "off".into()),
         ];
         assert_eq!(eff, expect);
@@ -1391,7 +1391,7 @@ mod tests {
                 "alloc" => "alloc=exact".to_string(),
                 "filters" => "filters=f.txt".to_string(),
                 "delay" | "duration" => format!("{}=30s", k.key),
-                "counts" => "counts=traced".to_string(),
+                "counts" => "counts=all".to_string(),
                 _ => format!("{}=on", k.key),
             };
             assert!(parse(&item).is_ok(), "{item}");

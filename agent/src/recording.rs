@@ -384,10 +384,7 @@ fn schedule(ms: u64, timer: Timer) {
     }
     TIMER_CV.notify_all();
     TIMER_THREAD.call_once(|| {
-        let spawned = std::thread::Builder::new()
-            .name("jtrace-control".into())
-            .spawn(timer_loop);
-        if spawned.is_err() {
+        if !threads::spawn_attached(c"jtrace-control", timer_loop) {
             log_once("cannot start the control thread; delay= and duration= do nothing");
         }
     });
@@ -399,16 +396,21 @@ pub fn schedule_delayed_start(o: &Options) {
     schedule(o.delay_ms, Timer::Start(Box::new(o.clone())));
 }
 
-fn timer_loop() {
-    threads::mark_agent_thread();
-    let Some(jni) = crate::jvmti::attach_current_as_daemon(c"jtrace-control") else {
-        log_once("cannot attach the control thread; delay= and duration= do nothing");
-        return;
-    };
+/// Wakes the control thread at VM death, so that it detaches from the JVM and ends.
+pub fn wake_timers() {
+    // Taking the lock orders the wake-up after the thread's last look at vm_dead().
+    drop(TIMERS.lock());
+    TIMER_CV.notify_all();
+}
+
+fn timer_loop(jni: Jni) {
     loop {
         let due = {
             let Ok(mut t) = TIMERS.lock() else { return };
             loop {
+                if crate::state::vm_dead() {
+                    return;
+                }
                 let now = Instant::now();
                 if let Some(i) = t.iter().position(|(at, _)| *at <= now) {
                     break t.swap_remove(i).1;

@@ -6,7 +6,8 @@ package moobench;
  * start-up and the agent's final flush are not part of the number.
  *
  * Usage: java moobench.MooBench N [DEPTH]
- * Prints: loop_ns=..., calls=... (N * DEPTH monitored calls), check=...
+ * Prints: loop_ns=..., calls=... (N * DEPTH monitored calls), steady_ns=... and
+ * steady_calls=... (the second half of the loop alone), check=...
  */
 public final class MooBench {
     public static void main(final String[] args) {
@@ -14,13 +15,21 @@ public final class MooBench {
         final int depth = args.length > 1 ? Integer.parseInt(args[1]) : 10;
         final MonitoredClass mc = new MonitoredClass();
         long check = 0;
+        final long half = n / 2;
         final long t0 = System.nanoTime();
-        for (long i = 0; i < n; i++) {
+        for (long i = 0; i < half; i++) {
+            check += mc.monitoredMethod(i & 1, depth);
+        }
+        final long tHalf = System.nanoTime();
+        for (long i = half; i < n; i++) {
             check += mc.monitoredMethod(i & 1, depth);
         }
         final long t1 = System.nanoTime();
         System.out.println("loop_ns=" + (t1 - t0));
         System.out.println("calls=" + (n * depth));
+        // The second half alone: the steady state, after warm-up and compilation.
+        System.out.println("steady_ns=" + (t1 - tHalf));
+        System.out.println("steady_calls=" + ((n - half) * depth));
         System.out.println("check=" + check);
     }
 }

@@ -383,9 +383,24 @@ pub const fn len_of(tag: u8) -> Option<usize> {
 
 /// Records in a chunk (up to its first malformed byte), by their lengths alone: the
 /// sink thread of a `.jtr` counts events for its closing line without decoding them.
+///
+/// Runs of entry/exit records (13 bytes each, nearly every record of a busy trace) are
+/// counted by stride: where each record's position follows from the previous record's
+/// tag, the walk is one dependent load per record; at a fixed stride the loads are
+/// independent and the CPU overlaps them (the sink thread spent 7.5% of a traced H2
+/// server's CPU here).
 pub fn count(data: &[u8]) -> u64 {
     let (mut pos, mut n) = (0, 0);
-    while let Some(&tag) = data.get(pos) {
+    while pos < data.len() {
+        let run = data[pos..]
+            .chunks_exact(13)
+            .take_while(|r| r[0] == TAG_ENTRY || r[0] == TAG_EXIT)
+            .count();
+        pos += run * 13;
+        n += run as u64;
+        let Some(&tag) = data.get(pos) else {
+            break;
+        };
         match len_of(tag) {
             Some(len) if pos + len <= data.len() => {
                 pos += len;
@@ -504,6 +519,22 @@ mod tests {
         assert_eq!(Reader::new(&b).collect::<Vec<_>>(), all.to_vec());
         assert_eq!(count(&b), all.len() as u64);
         assert_eq!(count(&b[..b.len() - 1]), all.len() as u64 - 1);
+        // Runs of entry/exit records (counted by stride) between the others, cut at
+        // every length: the count is always the decoder's.
+        let mut mixed = Vec::new();
+        for (i, r) in all.iter().enumerate() {
+            for k in 0..i % 4 {
+                mixed.extend_from_slice(&id_tick(TAG_ENTRY + (k % 2) as u8, k as u32, 1));
+            }
+            mixed.extend_from_slice(r.encode().bytes());
+        }
+        for end in 0..=mixed.len() {
+            assert_eq!(
+                count(&mixed[..end]),
+                Reader::new(&mixed[..end]).count() as u64,
+                "cut at {end}"
+            );
+        }
         assert_eq!(len_of(0), None);
         assert_eq!(
             Rec::Entry { mid: 7, t: 9 }.encode().bytes(),

@@ -6,9 +6,12 @@
 //! XML traces' sizes (`bench/disk.rs`); the renderer on its own (`writer_bench`,
 //! callgrind, `jtrace xml` of the run's `.jtr` traces: `bench/renderer.rs`); then one
 //! small program per event family (`bench/families.rs`; `--families` runs only these).
-//! One JVM run: `bench/jvm.rs`. What each number means: docs/BENCHMARKS.md. A cell that
-//! fails is reported with its error and the run goes on.
+//! One JVM run: `bench/jvm.rs`. Before all of these, issue 18's cells (start to exit,
+//! idle, MooBench steady and whole, H2, attach: `bench/cost.rs`; `--cost` runs only
+//! these). What each number means: docs/BENCHMARKS.md. A cell that fails is reported
+//! with its error and the run goes on.
 
+mod cost;
 mod disk;
 mod families;
 mod javac;
@@ -39,12 +42,14 @@ const RUN_LIMIT: Duration = Duration::from_secs(900);
 /// MooBench's recursion depth: one outer iteration is this many traced calls.
 const DEPTH: u64 = 10;
 
-const USAGE: &str = "usage: cargo xtask bench [--quick] [--families] [--jdk PATH] [--moo-jdks PATH,PATH...] [--jdk-vthreads PATH] [--runs N] [--moo-n N] [--moo-n-jvmti N] [--files N] [--writer-events N] [--callgrind-events N]";
+const USAGE: &str = "usage: cargo xtask bench [--quick] [--families | --cost] [--jdk PATH] [--moo-jdks PATH,PATH...] [--jdk-vthreads PATH] [--runs N] [--moo-n N] [--moo-n-jvmti N] [--files N] [--writer-events N] [--callgrind-events N]";
 
 struct Config {
     quick: bool,
     /// Only the event-family programs.
     families_only: bool,
+    /// Only issue 18's cells (`bench/cost.rs`).
+    cost_only: bool,
     /// javac's and the families' JDK; MooBench is compiled with its javac.
     jdk: PathBuf,
     /// The JDKs MooBench runs on; one that is missing is reported as skipped.
@@ -69,6 +74,7 @@ impl Config {
         let mut c = Config {
             quick,
             families_only: args.iter().any(|a| a == "--families"),
+            cost_only: args.iter().any(|a| a == "--cost"),
             jdk: PathBuf::from(DEFAULT_JDK),
             moo_jdks: DEFAULT_MOO_JDKS.iter().map(PathBuf::from).collect(),
             jdk_vthreads: PathBuf::from(DEFAULT_JDK_VTHREADS),
@@ -81,7 +87,7 @@ impl Config {
         };
         let mut it = args.iter();
         while let Some(a) = it.next() {
-            if a == "--quick" || a == "--families" {
+            if a == "--quick" || a == "--families" || a == "--cost" {
                 continue;
             }
             let mut value = || {
@@ -293,6 +299,13 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
     let mut ok = true;
     let mut loads = vec![("start", load_average())];
     if !env.cfg.families_only {
+        let cost = cost::run(env);
+        loads.push(("after issue 18's cells", load_average()));
+        report.push_str(&cost.text);
+        report.push('\n');
+        ok &= cost.ok;
+    }
+    if !env.cfg.families_only && !env.cfg.cost_only {
         let moo = moo::run(env);
         loads.push(("after MooBench", load_average()));
         let javac = javac::run(env);
@@ -384,10 +397,12 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
         ok &= disks.iter().all(|(_, r)| r.is_ok());
         ok &= writer.iter().all(|l| !l.contains("FAILED")) && !callgrind.contains("FAILED");
     }
-    let fam = families::run(env);
-    loads.push(("end", load_average()));
-    report.push_str(&families::table(env, &fam));
-    ok &= fam.iter().all(|r| r.result.is_ok());
+    if !env.cfg.cost_only {
+        let fam = families::run(env);
+        loads.push(("end", load_average()));
+        report.push_str(&families::table(env, &fam));
+        ok &= fam.iter().all(|r| r.result.is_ok());
+    }
     let _ = writeln!(
         report,
         "\nload average (1/5/15 min): {}",

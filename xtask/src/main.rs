@@ -10,6 +10,7 @@ mod compare;
 mod control;
 mod corpus;
 mod demo;
+mod detach;
 mod expect;
 mod hygiene;
 mod java;

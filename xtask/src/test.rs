@@ -165,6 +165,14 @@ pub fn run(args: &[String]) -> bool {
             }
         }
     }
+    // Exit: no agent thread left attached to the JVM (xtask/src/detach.rs).
+    if only.is_empty() || only.iter().any(|o| o.as_str() == "detach") {
+        for (j, jdk) in jdks.iter().enumerate() {
+            let dir = work.join(&jdk.name).join("detach");
+            let r = crate::detach::check(jdk, &classes[j], &agent, &dir);
+            tally.report(r, &jdk.name, "detach");
+        }
+    }
     // Controlling a running JVM: jtrace attach/start/stop/status, start=off and the
     // jtrace.Trace switch, delay/duration, filter files (xtask/src/control.rs).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "control") {

@@ -120,7 +120,7 @@ pub fn on_gc_finish() {
     buffer::vm_write(Rec::GcFinish { t: clock::ticks() }.encode().bytes());
     if let Ok(mut g) = GC_DONE.lock() {
         *g += 1;
-        GC_DONE_CV.notify_one();
+        GC_DONE_CV.notify_all();
     }
 }
 
@@ -157,44 +157,47 @@ pub fn class_unloaded(cid: u32) {
 }
 
 /// Starts the thread that reads the heap figures after each collection (JNI is not
-/// allowed in GC callbacks) and sends the VM stream to the sink.
+/// allowed in GC callbacks) and sends the VM stream to the sink. It ends, detached
+/// from the JVM, at VM death ([`wake_heap_thread`]).
 pub fn start_heap_thread() {
-    let spawned = std::thread::Builder::new()
-        .name("jtrace-heap".into())
-        .spawn(|| {
-            threads::mark_agent_thread();
-            let Some(jni) = crate::jvmti::attach_current_as_daemon(c"jtrace-heap") else {
-                log_once("cannot attach the heap thread; gcFinish has no heap figures");
+    let started = threads::spawn_attached(c"jtrace-heap", |jni| {
+        let mut seen = 0;
+        loop {
+            let Ok(g) = GC_DONE.lock() else { return };
+            let (g, _) = GC_DONE_CV
+                .wait_timeout_while(g, Duration::from_millis(200), |g| {
+                    *g == seen && !crate::state::vm_dead()
+                })
+                .unwrap_or_else(|e| e.into_inner());
+            let now = *g;
+            drop(g);
+            // Between traces the thread waits for the next one; it ends with the VM.
+            if crate::state::vm_dead() {
                 return;
-            };
-            let mut seen = 0;
-            loop {
-                let Ok(g) = GC_DONE.lock() else { return };
-                let (g, _) = GC_DONE_CV
-                    .wait_timeout_while(g, Duration::from_millis(200), |g| *g == seen)
-                    .unwrap_or_else(|e| e.into_inner());
-                let now = *g;
-                drop(g);
-                // Between traces the thread waits for the next one; it ends with the VM.
-                if crate::state::vm_dead() {
-                    return;
-                }
-                if buffer::is_stopping() {
-                    seen = now;
-                    continue;
-                }
-                if now != seen {
-                    seen = now;
-                    if let Some((total, used)) = heap_figures(jni) {
-                        buffer::vm_write(Rec::Heap { total, used }.encode().bytes());
-                    }
-                }
-                buffer::vm_flush();
             }
-        });
-    if spawned.is_err() {
+            if buffer::is_stopping() {
+                seen = now;
+                continue;
+            }
+            if now != seen {
+                seen = now;
+                if let Some((total, used)) = heap_figures(jni) {
+                    buffer::vm_write(Rec::Heap { total, used }.encode().bytes());
+                }
+            }
+            buffer::vm_flush();
+        }
+    });
+    if !started {
         log_once("cannot start the heap thread; gcFinish has no heap figures");
     }
+}
+
+/// Wakes the heap thread at VM death, so that it detaches from the JVM and ends.
+pub fn wake_heap_thread() {
+    // Taking the lock orders the wake-up after the thread's last look at vm_dead().
+    drop(GC_DONE.lock());
+    GC_DONE_CV.notify_all();
 }
 
 /// (total, used) bytes of the Java heap, from `Runtime`.

@@ -8,10 +8,12 @@
 use crate::buffer::{self, ThreadBuf};
 use crate::clock;
 use crate::ids;
-use crate::jvmti::Jvmti;
+use crate::jvmti::{Jni, Jvmti};
 use crate::sys::jvmti::jthread;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::ffi::CStr;
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
 use trace::defs::ThreadDef;
 use trace::record;
 
@@ -42,8 +44,101 @@ thread_local! {
 }
 
 /// Marks the current thread as the agent's own (call before attaching it).
-pub fn mark_agent_thread() {
+fn mark_agent_thread() {
     AGENT_THREAD.with(|c| c.set(true));
+}
+
+/// Agent threads attached to the JVM, or about to attach, that have not detached yet.
+static ATTACHED: Mutex<usize> = Mutex::new(0);
+static ATTACHED_CV: Condvar = Condvar::new();
+
+/// Whether the VM is live (VM init done, or attached to a running JVM): a thread may
+/// attach only then. A trace begun at load with `duration=` starts the control thread
+/// during Agent_OnLoad, and AttachCurrentThread before VM init crashes HotSpot
+/// (SIGSEGV in `ChunkPool::allocate`, JDK 17).
+static LIVE: Mutex<bool> = Mutex::new(false);
+static LIVE_CV: Condvar = Condvar::new();
+
+/// The VM is live: agent threads waiting to attach may now.
+pub fn set_vm_live() {
+    if let Ok(mut l) = LIVE.lock() {
+        *l = true;
+    }
+    LIVE_CV.notify_all();
+}
+
+/// VM death has begun: threads still waiting for a live VM give up.
+pub fn release_waiting() {
+    drop(LIVE.lock());
+    LIVE_CV.notify_all();
+}
+
+/// Waits until the VM is live; false if VM death came first.
+fn wait_for_live_vm() -> bool {
+    let Ok(l) = LIVE.lock() else {
+        return false;
+    };
+    let l = LIVE_CV
+        .wait_while(l, |live| !*live && !crate::state::vm_dead())
+        .unwrap_or_else(|e| e.into_inner());
+    *l && !crate::state::vm_dead()
+}
+
+/// Starts an agent thread (never traced) that runs `body` attached to the JVM as a
+/// daemon, and detaches it when `body` returns. `body` must return soon after VM
+/// death has begun (`lifecycle::vm_dead`), and its waits must wake for it: VM death
+/// waits for every such thread to detach ([`wait_agent_threads_detached`]), because
+/// HotSpot's exit waits up to 300 ms for each attached thread that sits in native
+/// code (`VM_Exit::wait_for_threads_in_native_to_block`), which is what a thread
+/// waiting on a Rust lock is to the JVM. Returns false if the thread could not start.
+pub fn spawn_attached(name: &'static CStr, body: impl FnOnce(Jni) + Send + 'static) -> bool {
+    let Ok(label) = name.to_str() else {
+        return false;
+    };
+    if let Ok(mut n) = ATTACHED.lock() {
+        *n += 1;
+    }
+    let spawned = std::thread::Builder::new()
+        .name(label.to_string())
+        .spawn(move || {
+            mark_agent_thread();
+            // Not before the VM is live, nor after VM death has begun.
+            if wait_for_live_vm() {
+                match crate::jvmti::attach_current_as_daemon(name) {
+                    Some(jni) => {
+                        body(jni);
+                        crate::jvmti::detach_current();
+                    }
+                    None => crate::log::log_once(&format!(
+                        "cannot attach the agent's thread {label} to the JVM"
+                    )),
+                }
+            }
+            agent_thread_detached();
+        });
+    if spawned.is_err() {
+        agent_thread_detached();
+    }
+    spawned.is_ok()
+}
+
+fn agent_thread_detached() {
+    if let Ok(mut n) = ATTACHED.lock() {
+        *n = n.saturating_sub(1);
+    }
+    ATTACHED_CV.notify_all();
+}
+
+/// Waits (at most `limit`) until every agent thread started by [`spawn_attached`]
+/// has detached from the JVM; false if some had not.
+pub fn wait_agent_threads_detached(limit: Duration) -> bool {
+    let Ok(n) = ATTACHED.lock() else {
+        return false;
+    };
+    let (n, _) = ATTACHED_CV
+        .wait_timeout_while(n, limit, |n| *n > 0)
+        .unwrap_or_else(|e| e.into_inner());
+    *n == 0
 }
 
 /// The current thread's buffer, registering the thread on first use.

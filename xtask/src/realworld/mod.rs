@@ -14,7 +14,7 @@
 //! The fixtures (build files, bundles, web application, programs) live in `realworld/`; work
 //! directories in `target/realworld/JDK/CASE/{input,plain,agent,traces}`.
 
-mod apt;
+pub(crate) mod apt;
 mod build;
 mod exec;
 mod felix;

@@ -11,8 +11,13 @@ const RECORD: usize = 13;
 /// The tests share the process-wide sink and stop flag: one at a time.
 static ONE_TEST: Mutex<()> = Mutex::new(());
 
-/// Collects what reaches the sink, per thread, until the sink is removed.
-fn collect(rx: std::sync::mpsc::Receiver<Msg>) -> std::thread::JoinHandle<HashMap<u32, Vec<u8>>> {
+/// Opens a sink and starts recording; the handle yields what reached the sink, per
+/// thread, once the sink is removed.
+fn record() -> std::thread::JoinHandle<HashMap<u32, Vec<u8>>> {
+    init();
+    let (tx, rx) = sync_channel::<Msg>(QUEUE);
+    set_sink(Some(tx));
+    resume();
     std::thread::spawn(move || {
         let mut per: HashMap<u32, Vec<u8>> = HashMap::new();
         for m in rx {
@@ -33,11 +38,7 @@ fn collect(rx: std::sync::mpsc::Receiver<Msg>) -> std::thread::JoinHandle<HashMa
 #[test]
 fn steals_keep_each_threads_records_in_order() {
     let _one = ONE_TEST.lock();
-    init();
-    let (tx, rx) = sync_channel::<Msg>(QUEUE);
-    set_sink(Some(tx));
-    resume();
-    let collector = collect(rx);
+    let collector = record();
     const RECORDS: u32 = 20_000;
     let done = Arc::new(AtomicBool::new(false));
     let stealer = {
@@ -87,11 +88,7 @@ fn steals_keep_each_threads_records_in_order() {
 #[test]
 fn stop_takes_every_accepted_record_and_accepts_none_after() {
     let _one = ONE_TEST.lock();
-    init();
-    let (tx, rx) = sync_channel::<Msg>(QUEUE);
-    set_sink(Some(tx));
-    resume();
-    let collector = collect(rx);
+    let collector = record();
     let started = Arc::new(std::sync::Barrier::new(5));
     let producers: Vec<_> = (0..4u32)
         .map(|i| {

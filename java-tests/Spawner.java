@@ -2,7 +2,8 @@
 // start 100 worker threads between them while allocating, and every id one thread's records
 // name is defined by another thread's: each worker's Thread object (allocated by its starter,
 // named by the worker's threadStart), an exception a starter allocates and its worker throws,
-// one lock object that main allocates and every worker contends for. The workers allocate
+// one lock object that main allocates and every worker contends for, and a thread whose
+// Thread object main names (waits on) before its threadStart does. The workers allocate
 // arrays of the program's own classes before those classes are linked (Item[] and Item[][]
 // ahead of the first Item), an int[], and their own exceptions.
 //
@@ -56,6 +57,16 @@ public class Spawner {
         public void run() {
             work(slot, given);
         }
+    }
+
+    /** Allocated by main, waited on by main, then started (see `main`). */
+    static final class Waiter extends Thread {
+        Waiter() {
+            super("waiter");
+        }
+
+        @Override
+        public void run() {}
     }
 
     static final class Starter extends Thread {
@@ -138,6 +149,15 @@ public class Spawner {
     }
 
     public static void main(String[] args) throws Exception {
+        // The allocating thread's own record (main's monWait) names the Thread object
+        // first; the waiter's threadStart, another stream, names it next and must
+        // still find main's objAlloc published ahead of it.
+        Waiter waiter = new Waiter();
+        synchronized (waiter) {
+            waiter.wait(1);
+        }
+        waiter.start();
+        waiter.join();
         lock = new Lock();
         Starter[] starters = new Starter[STARTERS];
         for (int s = 0; s < STARTERS; s++) {
@@ -156,6 +176,7 @@ public class Spawner {
         System.out.println("EXPECT allocs Spawner$Worker 0 " + workers);
         System.out.println("EXPECT allocs Spawner$Starter 0 " + STARTERS);
         System.out.println("EXPECT allocs Spawner$Lock 0 1");
+        System.out.println("EXPECT allocs Spawner$Waiter 0 1");
         System.out.println("EXPECT allocs Spawner$Item 0 " + items);
         System.out.println("EXPECT allocs Spawner$Item 2 " + itemArrays);
         System.out.println("EXPECT allocs [LSpawner$Item; 2 " + itemMatrices);

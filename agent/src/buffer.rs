@@ -6,7 +6,8 @@
 //! system call; a full chunk goes to the sink over a bounded channel (the only
 //! place a producer can wait, which is what makes the default lossless).
 //!
-//! Stop protocol (`stop`) and steals (`steal_all`, at GC start): the other side sets
+//! Stop protocol (`stop`) and steals (`steal_all`, at GC start and before another
+//! stream first names an object allocated under observation): the other side sets
 //! a flag (STOPPING, or the buffer's `steal`), then waits until the buffer is not
 //! busy; from then on the owner cannot write (it sees the flag), so the chunk may be
 //! taken. This Dekker-style hand-shake needs store-load ordering on both sides. On
@@ -317,12 +318,16 @@ pub fn close_current() {
 }
 
 /// Sends every thread's buffered records to the sink now (at GC start, so that
-/// every allocation reaches the sink before the GC can report its object freed).
-/// Owners keep running: each buffer is taken under its busy flag.
+/// every allocation reaches the sink before the GC can report its object freed;
+/// before another stream first names an object allocated under observation).
+/// Owners keep running: each buffer is taken under its busy flag. Every owner stays
+/// out until the stolen chunks are on the sink's queue: an owner let go earlier
+/// could hand off its next chunk (full, flushed, or at thread end) ahead of the
+/// stolen one, and its stream would reach the sink out of order.
 pub fn steal_all() {
     let _one = SEIZING.lock();
     let threads: Vec<&'static ThreadBuf> = THREADS.lock().map(|t| t.clone()).unwrap_or_default();
-    // All stolen chunks go in one message: one wake-up of the sink per collection.
+    // All stolen chunks go in one message: one wake-up of the sink per steal.
     let mut batch = Vec::new();
     if ASYMMETRIC.load(Ordering::Relaxed) {
         for b in &threads {
@@ -334,17 +339,26 @@ pub fn steal_all() {
                 std::hint::spin_loop();
             }
             take(b, &mut batch);
+        }
+        send_batch(batch);
+        for b in &threads {
             b.steal.store(false, Ordering::Release);
         }
     } else {
-        for b in threads {
+        for b in &threads {
             while b.busy.swap(true, Ordering::SeqCst) {
                 std::hint::spin_loop();
             }
             take(b, &mut batch);
+        }
+        send_batch(batch);
+        for b in &threads {
             b.busy.store(false, Ordering::Release);
         }
     }
+}
+
+fn send_batch(batch: Vec<(u32, Vec<u8>)>) {
     if !batch.is_empty() {
         send(Msg::Chunks(batch));
     }

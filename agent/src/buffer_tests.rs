@@ -1,4 +1,4 @@
-//! The stop protocol under load: producers on several threads write until the stop, and every record a write accepted reaches the sink, in order, while none is accepted after.
+//! The stop protocol and steals under load: producers on several threads write until the stop, and every record a write accepted reaches the sink, in order, while none is accepted after; steals keep each thread's records in order.
 
 use super::*;
 use std::collections::HashMap;
@@ -8,13 +8,17 @@ use trace::record::{id_tick, TAG_ENTRY};
 
 const RECORD: usize = 13;
 
-#[test]
-fn stop_takes_every_accepted_record_and_accepts_none_after() {
+/// The tests share the process-wide sink and stop flag: one at a time.
+static ONE_TEST: Mutex<()> = Mutex::new(());
+
+/// Opens a sink and starts recording; the handle yields what reached the sink, per
+/// thread, once the sink is removed.
+fn record() -> std::thread::JoinHandle<HashMap<u32, Vec<u8>>> {
     init();
     let (tx, rx) = sync_channel::<Msg>(QUEUE);
     set_sink(Some(tx));
     resume();
-    let collector = std::thread::spawn(move || {
+    std::thread::spawn(move || {
         let mut per: HashMap<u32, Vec<u8>> = HashMap::new();
         for m in rx {
             match m {
@@ -28,7 +32,63 @@ fn stop_takes_every_accepted_record_and_accepts_none_after() {
             }
         }
         per
-    });
+    })
+}
+
+#[test]
+fn steals_keep_each_threads_records_in_order() {
+    let _one = ONE_TEST.lock();
+    let collector = record();
+    const RECORDS: u32 = 20_000;
+    let done = Arc::new(AtomicBool::new(false));
+    let stealer = {
+        let done = Arc::clone(&done);
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                steal_all();
+            }
+        })
+    };
+    let producers: Vec<_> = (0..3u32)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let b = register(2000 + i);
+                adopt(b);
+                // Owners hand off their own chunks now and then (a flush, as before a
+                // contended monitor), racing the stealer's batch.
+                for k in 0..RECORDS {
+                    assert!(b.write(&id_tick(TAG_ENTRY, k, u64::from(k))));
+                    if k % 5 == 0 {
+                        b.flush();
+                    }
+                }
+                b.flush();
+                b.tid
+            })
+        })
+        .collect();
+    let tids: Vec<u32> = producers.into_iter().map(|p| p.join().unwrap()).collect();
+    done.store(true, Ordering::Relaxed);
+    stealer.join().unwrap();
+    set_sink(None);
+    let per = collector.join().unwrap();
+    for tid in tids {
+        let got = per.get(&tid).map_or(&[][..], Vec::as_slice);
+        assert_eq!(got.len(), RECORDS as usize * RECORD, "thread {tid}");
+        for (k, rec) in got.chunks(RECORD).enumerate() {
+            assert_eq!(
+                rec,
+                id_tick(TAG_ENTRY, k as u32, k as u64),
+                "thread {tid}, record {k}: out of order"
+            );
+        }
+    }
+}
+
+#[test]
+fn stop_takes_every_accepted_record_and_accepts_none_after() {
+    let _one = ONE_TEST.lock();
+    let collector = record();
     let started = Arc::new(std::sync::Barrier::new(5));
     let producers: Vec<_> = (0..4u32)
         .map(|i| {

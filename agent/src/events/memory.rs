@@ -47,14 +47,6 @@ pub fn on_alloc(
         return;
     };
     let obj = objects::next_object();
-    // The tag says which thread's buffer holds the objAlloc until another stream
-    // names the object (see `objects::publish`).
-    if jvmti
-        .set_tag(object, objects::alloc_tag(obj, b.tid))
-        .is_err()
-    {
-        return;
-    }
     // Arrays name their element class (TPTP's model: isArray="2" with the element's
     // class, `int`, `byte`, ... for primitive arrays); objects their own class. TPTP's
     // importer looks up classIdRef on every objAlloc and invents a class when it is
@@ -71,6 +63,12 @@ pub fn on_alloc(
         t: clock::ticks(),
     };
     b.write(rec.encode().bytes());
+    // Only now, with the objAlloc in this thread's buffer, does the object carry its
+    // id: the tag says which thread's buffer holds the objAlloc until another stream
+    // names the object (see `objects::publish`), so a steal that naming makes always
+    // finds it. (Should tagging fail, the object gets another id, with an objDef,
+    // when something names it.)
+    let _ = jvmti.set_tag(object, objects::alloc_tag(obj, b.tid));
 }
 
 /// Makes sampling see every thread's next allocation: called once sampling is in

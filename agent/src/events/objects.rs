@@ -173,17 +173,27 @@ pub fn name(jvmti: Jvmti, obj: jobject, stream: u32) -> (u64, Option<ObjDef>) {
     (id, Some(obj_def(jvmti, obj, id)))
 }
 
-/// An object allocated under observation is named by something other than its
-/// allocation: unless that is a record of the allocating thread's own stream (which
-/// keeps its order), every thread's buffered records go to the writer first, so its
-/// objAlloc precedes the naming record or definition. Done once per object: the tag
-/// loses its `ALLOC_BIT`.
+/// An object allocated under observation is named. A record of the allocating
+/// thread's own stream keeps its order after the objAlloc: nothing to do, and the tag
+/// keeps its `ALLOC_BIT` (clearing it here would let a later naming by another stream
+/// skip the steal while the objAlloc is still buffered). Anything else (another
+/// thread's record, a definition, an unknown allocating thread) sends every thread's
+/// buffered records to the writer first, so the objAlloc precedes the naming record
+/// or definition; then the tag loses its `ALLOC_BIT`. Done once per object.
 fn publish(jvmti: Jvmti, obj: jobject, tag: i64, stream: u32) {
-    let tid = ((tag >> TID_SHIFT) & TID_MASK) as u32;
-    if stream == 0 || tid == 0 || tid != stream {
-        buffer::steal_all();
+    if !publishes(tag, stream) {
+        return;
     }
+    buffer::steal_all();
     let _ = jvmti.set_tag(obj, tag & ID_MASK);
+}
+
+/// Whether naming an object with allocation tag `tag` from `stream` (0: a definition)
+/// must publish the allocating thread's records first: unless the allocating thread
+/// is known and is `stream` itself.
+fn publishes(tag: i64, stream: u32) -> bool {
+    let tid = ((tag >> TID_SHIFT) & TID_MASK) as u32;
+    stream == 0 || tid == 0 || tid != stream
 }
 
 /// The objDef of `obj` (id `id`) with its class as an allocation names it: the class,
@@ -235,5 +245,16 @@ mod tests {
         assert_eq!(object_id(alloc_tag(9, u32::MAX)), 9);
         assert_eq!((alloc_tag(9, u32::MAX) >> TID_SHIFT) & TID_MASK, 0);
         assert_eq!(object_id(42), 42);
+    }
+
+    #[test]
+    fn only_other_streams_publish() {
+        let t = alloc_tag(5, 7);
+        // The allocating thread's own records keep the order (and the bit).
+        assert!(!publishes(t, 7));
+        // Another thread's record, a definition, an unknown allocating thread.
+        assert!(publishes(t, 8));
+        assert!(publishes(t, 0));
+        assert!(publishes(alloc_tag(5, u32::MAX), 7));
     }
 }

@@ -51,6 +51,13 @@ fn put_u64(out: &mut Vec<u8>, mut v: u64) {
 /// LEB128 from the front of `input` (which it advances past it).
 #[inline]
 fn get_u64(input: &mut &[u8]) -> std::io::Result<u64> {
+    // Most fields (ids, depths, small differences) fit in one byte.
+    if let Some((&b, rest)) = input.split_first() {
+        if b < 0x80 {
+            *input = rest;
+            return Ok(b as u64);
+        }
+    }
     let mut v = 0u64;
     for (i, &b) in input.iter().enumerate().take(10) {
         v |= ((b & 0x7f) as u64) << (7 * i);

@@ -10,7 +10,7 @@
 //! memory never touches the disk; spilled rows take about 15 bytes each.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// Rows held in memory before a spill (about 80 bytes each).
@@ -48,13 +48,21 @@ fn put_u64(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-fn get_u64(r: &mut impl Read) -> std::io::Result<u64> {
+/// LEB128 from the front of `input` (which it advances past it).
+#[inline]
+fn get_u64(input: &mut &[u8]) -> std::io::Result<u64> {
+    // Most fields (ids, depths, small differences) fit in one byte.
+    if let Some((&b, rest)) = input.split_first() {
+        if b < 0x80 {
+            *input = rest;
+            return Ok(b as u64);
+        }
+    }
     let mut v = 0u64;
-    let mut b = [0u8; 1];
-    for shift in (0..64).step_by(7) {
-        r.read_exact(&mut b)?;
-        v |= ((b[0] & 0x7f) as u64) << shift;
-        if b[0] < 0x80 {
+    for (i, &b) in input.iter().enumerate().take(10) {
+        v |= ((b & 0x7f) as u64) << (7 * i);
+        if b < 0x80 {
+            *input = &input[i + 1..];
             return Ok(v);
         }
     }
@@ -119,15 +127,17 @@ impl CallRow {
         };
     }
 
-    fn decode(prev: &mut Prev, r: &mut impl Read) -> std::io::Result<CallRow> {
+    fn decode(prev: &mut Prev, r: &mut &[u8]) -> std::io::Result<CallRow> {
         let call_id = prev.call_id.wrapping_add(get_u64(r)?);
         let parent = get_u64(r)?;
         let method = get_u64(r)? as u32;
         let path = get_u64(r)? as u32;
         let depth = get_u64(r)? as u32;
         let exc = (get_u64(r)? as u32).wrapping_sub(1);
-        let mut flags = [0u8; 1];
-        r.read_exact(&mut flags)?;
+        let (&flags, rest) = r
+            .split_first()
+            .ok_or_else(|| std::io::Error::other("short spill record"))?;
+        *r = rest;
         let start = prev.start.wrapping_add(unzigzag(get_u64(r)?));
         let row = CallRow {
             call_id,
@@ -140,8 +150,8 @@ impl CallRow {
             path,
             depth,
             exc,
-            exit: flags[0] & 0xf,
-            recursive: flags[0] & 0x10 != 0,
+            exit: flags & 0xf,
+            recursive: flags & 0x10 != 0,
             start,
             dur: unzigzag(get_u64(r)?),
             self_ns: unzigzag(get_u64(r)?),
@@ -160,8 +170,9 @@ struct Rows {
     slots: Vec<CallRow>,
     /// Calls started before the last spill and finished after it.
     late: Vec<CallRow>,
-    /// (offset, rows) of this thread's runs in the spill file.
-    runs: Vec<(u64, u64)>,
+    /// (offset, bytes, rows) of this thread's runs in the spill file: each run holds
+    /// the slots after the previous one's, so the runs are in call_id order end to end.
+    runs: Vec<(u64, u64, u64)>,
 }
 
 struct Spill {
@@ -190,26 +201,49 @@ impl Drop for Order {
     }
 }
 
-/// A thread's rows in call_id order: one sorted source among several.
-enum Source<'a> {
-    Run(BufReader<File>, u64, Prev),
-    Mem(std::slice::Iter<'a, CallRow>),
+/// A thread's spilled runs read back one after the other, decoded from a buffer.
+struct Runs<'a> {
+    file: File,
+    path: &'a Path,
+    runs: std::slice::Iter<'a, (u64, u64, u64)>,
+    /// Bytes and rows of the current run not yet read / decoded.
+    bytes: u64,
+    rows: u64,
+    prev: Prev,
+    buf: Vec<u8>,
+    pos: usize,
 }
 
-impl Source<'_> {
+/// Room for the longest spill record (12 varints and a byte).
+const RECORD_MAX: usize = 128;
+
+impl Runs<'_> {
     fn next(&mut self) -> Result<Option<CallRow>, String> {
-        match self {
-            Source::Run(r, left, prev) => {
-                if *left == 0 {
-                    return Ok(None);
-                }
-                *left -= 1;
-                CallRow::decode(prev, r)
-                    .map(Some)
-                    .map_err(|e| format!("spill file: cannot read: {e}"))
-            }
-            Source::Mem(it) => Ok(it.find(|r| r.dur != EMPTY).copied()),
+        let path = self.path;
+        let bad = |e: std::io::Error| format!("{}: cannot read: {e}", path.display());
+        while self.rows == 0 {
+            let Some(&(offset, bytes, rows)) = self.runs.next() else {
+                return Ok(None);
+            };
+            self.file.seek(SeekFrom::Start(offset)).map_err(bad)?;
+            (self.bytes, self.rows, self.prev) = (bytes, rows, Prev::default());
+            self.buf.clear();
+            self.pos = 0;
         }
+        if self.buf.len() - self.pos < RECORD_MAX && self.bytes > 0 {
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+            let have = self.buf.len();
+            let more = (self.bytes as usize).min(self.buf.capacity().max(1 << 16) - have);
+            self.buf.resize(have + more, 0);
+            self.file.read_exact(&mut self.buf[have..]).map_err(bad)?;
+            self.bytes -= more as u64;
+        }
+        let mut input = &self.buf[self.pos..];
+        let row = CallRow::decode(&mut self.prev, &mut input).map_err(bad)?;
+        self.pos = self.buf.len() - input.len();
+        self.rows -= 1;
+        Ok(Some(row))
     }
 }
 
@@ -311,7 +345,7 @@ impl Order {
             spill.len += b.len() as u64;
             b.clear();
             if n > 0 {
-                r.runs.push((start, n));
+                r.runs.push((start, spill.len - start, n));
                 self.spilled += n;
             }
             r.base += r.slots.len() as u64;
@@ -348,40 +382,47 @@ impl Order {
             return Ok(());
         }
         r.late.sort_unstable_by_key(|c| c.call_id);
-        let mut sources = Vec::new();
-        if let Some(s) = &self.spill {
-            for &(offset, n) in &r.runs {
-                let mut file = File::open(&s.path)
-                    .map_err(|e| format!("{}: cannot read: {e}", s.path.display()))?;
-                file.seek(SeekFrom::Start(offset))
-                    .map_err(|e| format!("{}: cannot read: {e}", s.path.display()))?;
-                sources.push(Source::Run(
-                    BufReader::with_capacity(1 << 16, file),
-                    n,
-                    Prev::default(),
-                ));
-            }
-        }
-        sources.push(Source::Mem(r.late.iter()));
-        sources.push(Source::Mem(r.slots.iter()));
-        let mut heads = Vec::with_capacity(sources.len());
-        for s in &mut sources {
-            heads.push(s.next()?);
-        }
-        loop {
-            let mut best: Option<usize> = None;
-            for (i, h) in heads.iter().enumerate() {
-                if let Some(h) = h {
-                    if best.is_none_or(|b| heads[b].is_some_and(|x| h.call_id < x.call_id)) {
-                        best = Some(i);
-                    }
+        // The runs then the slots, in call_id order; the late rows merged into them.
+        let mut runs = match &self.spill {
+            Some(s) if !r.runs.is_empty() => Some(Runs {
+                file: File::open(&s.path)
+                    .map_err(|e| format!("{}: cannot read: {e}", s.path.display()))?,
+                path: &s.path,
+                runs: r.runs.iter(),
+                bytes: 0,
+                rows: 0,
+                prev: Prev::default(),
+                buf: Vec::with_capacity(1 << 16),
+                pos: 0,
+            }),
+            _ => None,
+        };
+        let mut slots = r.slots.iter().filter(|c| c.dur != EMPTY);
+        let mut next_main = || -> Result<Option<CallRow>, String> {
+            if let Some(runs) = runs.as_mut() {
+                if let Some(row) = runs.next()? {
+                    return Ok(Some(row));
                 }
             }
-            let Some(i) = best else { break };
-            if let Some(row) = heads[i] {
-                f(&row)?;
+            Ok(slots.next().copied())
+        };
+        let mut late = r.late.iter().peekable();
+        let mut main = next_main()?;
+        loop {
+            let take_late = match (main, late.peek()) {
+                (Some(m), Some(l)) => l.call_id < m.call_id,
+                (Some(_), None) => false,
+                (None, Some(_)) => true,
+                (None, None) => break,
+            };
+            if take_late {
+                if let Some(l) = late.next() {
+                    f(l)?;
+                }
+            } else if let Some(m) = main {
+                f(&m)?;
+                main = next_main()?;
             }
-            heads[i] = sources[i].next()?;
         }
         Ok(())
     }

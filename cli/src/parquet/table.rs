@@ -59,8 +59,9 @@ enum Buf {
     Int(Vec<i64>, Vec<i16>),
     Text(Vec<ByteArray>, Vec<i16>),
     Bool(Vec<bool>),
-    /// The file's constant value (written `rows` times at each flush).
-    Const(Option<ByteArray>),
+    /// The file's constant value, and that value repeated for a row group (made once,
+    /// written at each flush).
+    Const(Option<ByteArray>, Vec<ByteArray>),
 }
 
 /// A Parquet file being written; push values column by column, then [`Table::row`].
@@ -148,7 +149,7 @@ impl Table {
                 Kind::Int | Kind::OptInt => Buf::Int(Vec::new(), Vec::new()),
                 Kind::Text | Kind::OptText => Buf::Text(Vec::new(), Vec::new()),
                 Kind::Bool => Buf::Bool(Vec::new()),
-                Kind::Const => Buf::Const(None),
+                Kind::Const => Buf::Const(None, Vec::new()),
             })
             .collect();
         Ok(Table {
@@ -206,7 +207,7 @@ impl Table {
     /// row group is written (a later value is ignored: a file holds one).
     pub fn set_const(&mut self, v: &ByteArray) {
         for b in &mut self.bufs {
-            if let Buf::Const(c) = b {
+            if let Buf::Const(c, _) = b {
                 c.get_or_insert_with(|| v.clone());
             }
         }
@@ -256,12 +257,15 @@ impl Table {
                     v.clear();
                     r
                 }
-                Buf::Const(v) => {
+                Buf::Const(v, vals) => {
                     let v = v
                         .as_ref()
                         .ok_or_else(|| err(path, format!("column {}: no value set", c.name)))?;
-                    let vals = vec![v.clone(); self.rows];
-                    cw.typed::<ByteArrayType>().write_batch(&vals, None, None)
+                    if vals.len() < self.rows {
+                        vals.resize(self.rows, v.clone());
+                    }
+                    cw.typed::<ByteArrayType>()
+                        .write_batch(&vals[..self.rows], None, None)
                 }
             };
             wrote.map_err(|e| err(path, format!("column {}: {e}", c.name)))?;

@@ -138,8 +138,9 @@ pub fn id_of(jvmti: Jvmti, obj: jobject, stream: u32) -> u64 {
 }
 
 /// The id of `obj` (as `id_of`) and the objDef the caller must send before anything
-/// names it (the id was given just now, or in an earlier trace's time), with the
-/// object's class. (0, None) for null or untaggable.
+/// names it (an id given in an earlier trace's time), with the object's class; the
+/// objDef of an id given now is sent here, before the id is visible to other threads.
+/// (0, None) for null or untaggable.
 pub fn name(jvmti: Jvmti, obj: jobject, stream: u32) -> (u64, Option<ObjDef>) {
     if obj.is_null() {
         return (0, None);
@@ -157,6 +158,9 @@ pub fn name(jvmti: Jvmti, obj: jobject, stream: u32) -> (u64, Option<ObjDef>) {
     if id != 0 {
         return (id, needs_def(id).then(|| obj_def(jvmti, obj, id)));
     }
+    // The object's class is read before TAGGING is taken: naming a class may define
+    // it and register the current thread, which must not wait behind this lock.
+    let mut def = obj_def(jvmti, obj, 0);
     let Ok(_g) = TAGGING.lock() else {
         return (0, None);
     };
@@ -166,11 +170,19 @@ pub fn name(jvmti: Jvmti, obj: jobject, stream: u32) -> (u64, Option<ObjDef>) {
             return name(jvmti, obj, stream);
         }
     }
+    // A new id: its objDef goes on the sink's FIFO before the tag is set, under
+    // TAGGING. Another thread that names the object meanwhile finds no tag, waits for
+    // TAGGING and then finds this id, so whatever it sends (a threadStart naming its
+    // Thread object, a monitor event) comes after the definition. Set first, the tag
+    // would let that thread's record overtake the definition (a thread's threadStart
+    // racing its starter's join, seen in the testsuite step).
     let id = next_object();
+    def.obj = id;
+    buffer::send(Msg::Defs(vec![Def::Object(def)]));
     if jvmti.set_tag(obj, id as i64).is_err() {
         return (0, None);
     }
-    (id, Some(obj_def(jvmti, obj, id)))
+    (id, None)
 }
 
 /// An object allocated under observation is named. A record of the allocating

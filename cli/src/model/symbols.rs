@@ -85,6 +85,8 @@ pub struct ClassExtra {
     pub method_names: String,
     /// `methodLineTables` annotation (Probekit encoding).
     pub line_tables: String,
+    /// `classLoader` ("" if the trace names none).
+    pub loader: String,
 }
 
 pub struct Symbols {
@@ -100,8 +102,6 @@ pub struct Symbols {
     pub methods: Vec<MethodInfo>,
     method_ids: IdMap,
     pub trace: TraceFacts,
-    /// Source file and loader by class index (see [`Fact`]).
-    class_facts: Vec<(Option<String>, Option<String>)>,
     /// `Class.method` -> the first method index of that name (for overloads).
     by_short: std::collections::HashMap<String, u32>,
     /// By class index (shorter than `classes` when the trace gave none).
@@ -120,7 +120,6 @@ impl Default for Symbols {
             methods: Vec::new(),
             method_ids: IdMap::default(),
             trace: TraceFacts::default(),
-            class_facts: Vec::new(),
             by_short: std::collections::HashMap::new(),
             class_extra: Vec::new(),
         }
@@ -152,18 +151,22 @@ impl Symbols {
 
     /// Records `sourceName`, `methodNames` or `methodLineTables` of class `id`.
     pub fn add_class_annotation(&mut self, id: u64, name: &str, value: &str) {
-        let Some(ix) = self.class(id) else { return };
-        let ix = ix as usize;
-        if self.class_extra.len() <= ix {
-            self.class_extra.resize(ix + 1, ClassExtra::default());
-        }
-        let e = &mut self.class_extra[ix];
+        let Some(e) = self.extra_mut(id) else { return };
         match name {
             "sourceName" => e.source = value.to_string(),
             "methodNames" => e.method_names = value.to_string(),
             "methodLineTables" => e.line_tables = value.to_string(),
             _ => {}
         }
+    }
+
+    /// What class `id`'s definition says beyond its name (None: no such class).
+    fn extra_mut(&mut self, id: u64) -> Option<&mut ClassExtra> {
+        let ix = self.class(id)? as usize;
+        if self.class_extra.len() <= ix {
+            self.class_extra.resize(ix + 1, ClassExtra::default());
+        }
+        Some(&mut self.class_extra[ix])
     }
 
     pub fn class(&self, id: u64) -> Option<u32> {
@@ -181,12 +184,13 @@ impl Symbols {
             .map_or("?", |c| self.class_name(c))
             .to_string();
         let mut info = MethodInfo::new(&class, name, signature);
-        if let Some((source, loader)) = self
+        if let Some(e) = self
             .class(class_id)
-            .and_then(|c| self.class_facts.get(c as usize))
+            .and_then(|c| self.class_extra.get(c as usize))
         {
-            info.source.clone_from(source);
-            info.loader.clone_from(loader);
+            let known = |v: &str| (!v.is_empty()).then(|| v.to_string());
+            info.source = known(&e.source);
+            info.loader = known(&e.loader);
         }
         info.class_ix = class_ix;
         let ix = match self.method_ids.get(id) {
@@ -228,19 +232,10 @@ impl Symbols {
             Fact::AgentOptions => self.trace.agent_options = text,
             Fact::AgentVersion => self.trace.agent_version = text,
             Fact::TraceUuid => self.trace.uuid = text,
-            Fact::ClassSource(id) | Fact::ClassLoader(id) => {
-                if let Fact::ClassSource(_) = fact {
-                    // Coverage reads a class's source file with its other annotations.
-                    self.add_class_annotation(id, "sourceName", value);
-                }
-                let Some(c) = self.class(id) else { return };
-                let c = c as usize;
-                if self.class_facts.len() <= c {
-                    self.class_facts.resize(c + 1, (None, None));
-                }
-                match fact {
-                    Fact::ClassSource(_) => self.class_facts[c].0 = text,
-                    _ => self.class_facts[c].1 = text,
+            Fact::ClassSource(id) => self.add_class_annotation(id, "sourceName", value),
+            Fact::ClassLoader(id) => {
+                if let Some(e) = self.extra_mut(id) {
+                    e.loader = value.to_string();
                 }
             }
             Fact::MethodFirstLine(id) => {

@@ -130,20 +130,34 @@ pub fn object_id(tag: i64) -> u64 {
 /// the definition precedes any record naming the id, whichever buffer holds it.
 /// 0 when the object is null or cannot be tagged.
 pub fn id_of(jvmti: Jvmti, obj: jobject, stream: u32) -> u64 {
-    let (id, def) = name(jvmti, obj, stream);
-    if let Some(d) = def {
+    let n = name(jvmti, obj, stream);
+    if let (Some(d), false) = (n.def, n.sent) {
         buffer::send(Msg::Defs(vec![Def::Object(d)]));
     }
-    id
+    n.id
 }
 
-/// The id of `obj` (as `id_of`) and the objDef the caller must send before anything
-/// names it (an id given in an earlier trace's time), with the object's class; the
-/// objDef of an id given now is sent here, before the id is visible to other threads.
-/// (0, None) for null or untaggable.
-pub fn name(jvmti: Jvmti, obj: jobject, stream: u32) -> (u64, Option<ObjDef>) {
+/// An object named: its id (0 for null or untaggable) and, when this document defines
+/// it now, its objDef with its class; `sent`: already on the sink's FIFO (a new id),
+/// else the caller sends it before anything names the id (an id given in an earlier
+/// trace's time).
+pub struct Name {
+    pub id: u64,
+    pub def: Option<ObjDef>,
+    pub sent: bool,
+}
+
+const UNNAMED: Name = Name {
+    id: 0,
+    def: None,
+    sent: false,
+};
+
+/// The id of `obj` (as `id_of`); the objDef of an id given now is sent here, before
+/// the id is visible to other threads.
+pub fn name(jvmti: Jvmti, obj: jobject, stream: u32) -> Name {
     if obj.is_null() {
-        return (0, None);
+        return UNNAMED;
     }
     let id = match jvmti.get_tag(obj) {
         Ok(0) => 0,
@@ -153,16 +167,20 @@ pub fn name(jvmti: Jvmti, obj: jobject, stream: u32) -> (u64, Option<ObjDef>) {
             }
             object_id(t)
         }
-        _ => return (0, None),
+        _ => return UNNAMED,
     };
     if id != 0 {
-        return (id, needs_def(id).then(|| obj_def(jvmti, obj, id)));
+        return Name {
+            id,
+            def: needs_def(id).then(|| obj_def(jvmti, obj, id)),
+            sent: false,
+        };
     }
     // The object's class is read before TAGGING is taken: naming a class may define
     // it and register the current thread, which must not wait behind this lock.
     let mut def = obj_def(jvmti, obj, 0);
     let Ok(_g) = TAGGING.lock() else {
-        return (0, None);
+        return UNNAMED;
     };
     if let Ok(t) = jvmti.get_tag(obj) {
         if t != 0 {
@@ -180,9 +198,13 @@ pub fn name(jvmti: Jvmti, obj: jobject, stream: u32) -> (u64, Option<ObjDef>) {
     def.obj = id;
     buffer::send(Msg::Defs(vec![Def::Object(def)]));
     if jvmti.set_tag(obj, id as i64).is_err() {
-        return (0, None);
+        return UNNAMED;
     }
-    (id, None)
+    Name {
+        id,
+        def: Some(def),
+        sent: true,
+    }
 }
 
 /// An object allocated under observation is named. A record of the allocating

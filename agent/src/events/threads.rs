@@ -199,10 +199,12 @@ fn define(jvmti: Jvmti, thread: jthread, before_trace: bool) -> Option<&'static 
     // The Thread object's id: threadStart names it, and a monitor's owner (a Thread)
     // is mapped back to its thread id through it.
     // Named by a definition (stream 0): an allocating thread's objAlloc goes first.
-    let (obj, sent) = crate::events::objects::name(jvmti, thread, 0);
+    let named = crate::events::objects::name(jvmti, thread, 0);
+    let obj = named.id;
     // Filed for later traces with its class, whether or not this one needs it.
-    let filed =
-        sent.or_else(|| (obj != 0).then(|| crate::events::objects::obj_def(jvmti, thread, obj)));
+    let filed = named
+        .def
+        .or_else(|| (obj != 0).then(|| crate::events::objects::obj_def(jvmti, thread, obj)));
     if obj != 0 {
         if let Ok(mut m) = THREAD_OBJECTS.lock() {
             m.get_or_insert_with(HashMap::new).insert(obj, tid);
@@ -219,7 +221,7 @@ fn define(jvmti: Jvmti, thread: jthread, before_trace: bool) -> Option<&'static 
         parent: info.parent_group,
         before_trace,
     };
-    crate::live::send_thread(tid, filed, sent.is_some(), thread_def);
+    crate::live::send_thread(tid, filed, named.def.is_some() && !named.sent, thread_def);
     Some(b)
 }
 

@@ -23,8 +23,7 @@ use crate::jvmti::Jvmti;
 use crate::sys::jvmti::jthread;
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{compiler_fence, AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::SyncSender;
-use std::sync::{Mutex, RwLock};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use trace::defs::Msg;
 use trace::record::MAX_RECORD;
@@ -39,9 +38,6 @@ pub const QUEUE: usize = 256;
 /// Recycled chunks kept for reuse.
 const POOL_MAX: usize = 64;
 
-/// The current trace's sink; None while no trace is recording. Replaced at each
-/// start (under the `live` registry's lock, see `live::restart`).
-static SINK: RwLock<Option<SyncSender<Msg>>> = RwLock::new(None);
 static STOPPING: AtomicBool = AtomicBool::new(false);
 /// membarrier(2) is registered: owners may take `busy` without a locked instruction.
 static ASYMMETRIC: AtomicBool = AtomicBool::new(false);
@@ -51,8 +47,6 @@ static THREADS: Mutex<Vec<&'static ThreadBuf>> = Mutex::new(Vec::new());
 static POOL: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 /// Ended buffers still in THREADS.
 static ENDED: AtomicU64 = AtomicU64::new(0);
-/// Bytes of records that could not be delivered (sink gone, or a thread stuck at stop).
-static LOST_BYTES: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     static CURRENT: Cell<Option<&'static ThreadBuf>> = const { Cell::new(None) };
@@ -90,17 +84,9 @@ fn heavy_barrier() {
     }
 }
 
-/// Installs (or, with None, removes) the current trace's sink channel.
-pub fn set_sink(sink: Option<SyncSender<Msg>>) {
-    if let Ok(mut s) = SINK.write() {
-        *s = sink;
-    }
-}
-
 /// Recording begins (again): producers may write. The chunks were all taken by the
 /// previous `stop`, so nothing of an earlier trace is left in them.
 pub fn resume() {
-    LOST_BYTES.store(0, Ordering::SeqCst);
     STOPPING.store(false, Ordering::SeqCst);
 }
 
@@ -109,24 +95,28 @@ pub fn set_idle() {
     STOPPING.store(true, Ordering::SeqCst);
 }
 
-/// Sends a message to the sink, waiting while its queue is full.
+/// Sends a message to the current trace's sink, waiting while its queue is full.
+/// Records sent while no trace records go nowhere (the next trace re-defines what
+/// it needs); records its sink refused count as the trace's lost bytes.
 pub fn send(msg: Msg) {
+    // The trace, not the slot's lock, is held while waiting for room: a start that
+    // replaces it never waits behind a full queue.
+    let Some(cur) = crate::state::current() else {
+        return;
+    };
     let lost = match &msg {
         Msg::Chunk { data, .. } => data.len() as u64,
         Msg::Chunks(v) => v.iter().map(|(_, d)| d.len() as u64).sum(),
         _ => 0,
     };
-    // A clone of the sender, not the lock, is held while waiting for room: a start
-    // that replaces the sink never waits behind a full queue.
-    let sink = SINK.read().ok().and_then(|s| s.clone());
-    let ok = sink.is_some_and(|s| s.send(msg).is_ok());
-    if !ok {
-        LOST_BYTES.fetch_add(lost, Ordering::Relaxed);
+    if !cur.send(msg) {
+        cur.add_lost(lost);
     }
 }
 
+/// Bytes the current trace could not deliver (0 while idle).
 pub fn lost_bytes() -> u64 {
-    LOST_BYTES.load(Ordering::Relaxed)
+    crate::state::current().map_or(0, |c| c.lost_bytes())
 }
 
 pub fn is_stopping() -> bool {
@@ -427,7 +417,9 @@ pub fn stop(patience: Duration) {
         if b.busy.load(Ordering::SeqCst) {
             // The owner is blocked inside a write (it cannot be waiting on us): its
             // chunk is not ours to read. Counted as lost and reported.
-            LOST_BYTES.fetch_add(1, Ordering::Relaxed);
+            if let Some(cur) = crate::state::current() {
+                cur.add_lost(1);
+            }
             continue;
         }
         // SAFETY: STOPPING is set and `busy` was seen clear afterwards, so the owner

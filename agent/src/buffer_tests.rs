@@ -16,7 +16,7 @@ static ONE_TEST: Mutex<()> = Mutex::new(());
 fn record() -> std::thread::JoinHandle<HashMap<u32, Vec<u8>>> {
     init();
     let (tx, rx) = sync_channel::<Msg>(QUEUE);
-    set_sink(Some(tx));
+    crate::state::set_current(Some(Arc::new(crate::state::Current::new(tx))));
     resume();
     std::thread::spawn(move || {
         let mut per: HashMap<u32, Vec<u8>> = HashMap::new();
@@ -70,7 +70,7 @@ fn steals_keep_each_threads_records_in_order() {
     let tids: Vec<u32> = producers.into_iter().map(|p| p.join().unwrap()).collect();
     done.store(true, Ordering::Relaxed);
     stealer.join().unwrap();
-    set_sink(None);
+    crate::state::set_current(None);
     let per = collector.join().unwrap();
     for tid in tids {
         let got = per.get(&tid).map_or(&[][..], Vec::as_slice);
@@ -111,9 +111,10 @@ fn stop_takes_every_accepted_record_and_accepts_none_after() {
     std::thread::sleep(Duration::from_millis(30));
     stop(Duration::from_millis(500));
     let results: Vec<(u32, u32, bool)> = producers.into_iter().map(|p| p.join().unwrap()).collect();
-    set_sink(None);
+    let lost = lost_bytes();
+    crate::state::set_current(None);
     let per = collector.join().unwrap();
-    assert_eq!(lost_bytes(), 0, "records lost although no writer was stuck");
+    assert_eq!(lost, 0, "records lost although no writer was stuck");
     for (tid, accepted, refused_after) in results {
         assert!(
             refused_after,

@@ -1,10 +1,11 @@
-//! Id allocation (threads, classes, methods count up from 1, never reused) and the lock-free jmethodID → method id table used by JVMTI-mode callbacks.
+//! Id allocation (threads, classes, methods, objects count up from 1, never reused) and the lock-free jmethodID → method id table used by JVMTI-mode callbacks.
 
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 static NEXT_THREAD: AtomicU32 = AtomicU32::new(1);
 static NEXT_CLASS: AtomicU32 = AtomicU32::new(1);
 static NEXT_METHOD: AtomicU32 = AtomicU32::new(1);
+static NEXT_OBJECT: AtomicU64 = AtomicU64::new(1);
 
 pub fn next_thread() -> u32 {
     NEXT_THREAD.fetch_add(1, Ordering::Relaxed)
@@ -17,6 +18,17 @@ pub fn next_class() -> u32 {
 /// Reserves `n` consecutive method ids and returns the first.
 pub fn next_methods(n: u32) -> u32 {
     NEXT_METHOD.fetch_add(n, Ordering::Relaxed)
+}
+
+/// A new object id (the tag `events::objects` gives an object it names).
+pub fn next_object() -> u64 {
+    NEXT_OBJECT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The object id the next `next_object` will give: a trace beginning now defines
+/// objects with smaller ids again when it first names them.
+pub fn objects_so_far() -> u64 {
+    NEXT_OBJECT.load(Ordering::SeqCst)
 }
 
 /// Insert-only open-addressing map from a non-zero pointer-sized key to a u32 value.

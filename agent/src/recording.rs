@@ -22,20 +22,24 @@ use crate::jvmti::{Jni, Jvmti};
 use crate::log::log_once;
 use crate::options::{self, Options};
 use crate::sink;
-use crate::state::{agent, filters, set_filters};
+use crate::state::{agent, filters, set_current, set_filters, Current};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use trace::defs::Msg;
 use trace::header::Header;
 
-/// The trace being recorded: its number, its file, its sink thread, when it began.
+/// The trace being recorded, the one owner of what it needs: its file, its sink
+/// thread, when it began, and what its handlers share (`state::Current`: sink
+/// channel, lost bytes, objects its document defined), installed in the leaf
+/// while it records. Opening makes it, closing drops it.
 struct Trace {
     seq: u32,
     out_path: String,
     running: sink::Running,
     started: Instant,
+    current: Arc<Current>,
 }
 
 #[derive(Default)]
@@ -150,8 +154,8 @@ impl Trace {
                 );
             }
         }
-        crate::events::objects::new_trace();
-        crate::live::restart(|| buffer::set_sink(Some(tx)));
+        let current = Arc::new(Current::new(tx));
+        crate::live::restart(|| set_current(Some(current.clone())));
         buffer::resume();
         crate::events::tracker::set_recording(true);
         if let Some((jvmti, _)) = live {
@@ -163,6 +167,7 @@ impl Trace {
                 out_path,
                 running,
                 started: Instant::now(),
+                current,
             },
             note,
         ))
@@ -179,17 +184,17 @@ impl Trace {
         buffer::send(Msg::Finish {
             t,
             tid,
-            dropped_bytes: buffer::lost_bytes(),
+            dropped_bytes: self.current.lost_bytes(),
             shutdown,
             count_base: crate::counts::base(),
         });
-        buffer::set_sink(None);
+        set_current(None);
         match sink::wait_for_sink(&self.running, &self.out_path) {
             Some(summary) => {
                 for &(mid, n) in &summary.stats.method_counts {
                     crate::counts::carry(mid, n);
                 }
-                let lost = buffer::lost_bytes();
+                let lost = self.current.lost_bytes();
                 let skipped = crate::state::skipped_classes();
                 sink::closing_line(&self.out_path, &summary, lost, skipped)
             }

@@ -1,15 +1,22 @@
-//! The agent's global state, a leaf: the `Agent` made once at load, its accessors (`agent()`, `try_agent()`), and the filters in force.
+//! The agent's global state, a leaf: the `Agent` made once at load, its accessors (`agent()`, `try_agent()`), the filters in force, and the slot of the trace being recorded (`Current`).
 //!
 //! Event handlers read what they share from here, never from the orchestrating
 //! modules above them (`lifecycle`, `recording`), so imports run one way: down.
+//! What one trace needs is one value: `recording::Trace` makes a `Current` when the
+//! trace opens, installs it here (`set_current`) and drops it when the trace closes;
+//! nothing of a trace is reset by hand. The probe path does not come here: it reads
+//! only the buffers' stop flag (`buffer::ThreadBuf::write`).
 
 use crate::ids::IdTable;
 use crate::jvmti::Jvmti;
 use crate::options::{Mode, Options};
 use crate::sys::jvmti::jvmtiEventCallbacks;
+use std::collections::HashSet;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::mpsc::SyncSender;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use trace::defs::Msg;
 
 /// What the JVM calls, as `entry.rs` fills it next to the functions it names: the
 /// JVMTI event callbacks, HotSpot's mount/unmount extension events and the
@@ -126,4 +133,71 @@ pub fn set_filters(o: &Options) {
     if let Ok(mut f) = FILTERS.write() {
         *f = Some(Arc::new(o.clone()));
     }
+}
+
+/// What the handlers of one trace share while it records: its sink's channel, the bytes it lost, and which objects named before it began its document
+/// has defined. Made by `recording::Trace::open`, dropped with the trace.
+pub struct Current {
+    sink: SyncSender<Msg>,
+    lost_bytes: AtomicU64,
+    /// The first object id given during this trace: an object named with an older id
+    /// was defined in an earlier document, and is defined again (once) in this one
+    /// when it is first named (`jtrace stop` then `start`).
+    first_object: u64,
+    redefined: Mutex<HashSet<u64>>,
+}
+
+impl Current {
+    /// A trace sending to `sink`; objects given ids before now are not defined in its
+    /// document yet.
+    pub fn new(sink: SyncSender<Msg>) -> Current {
+        Current {
+            sink,
+            lost_bytes: AtomicU64::new(0),
+            first_object: crate::ids::objects_so_far(),
+            redefined: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// Sends a message to the trace's sink, waiting while its queue is full; false if
+    /// the sink is gone.
+    pub fn send(&self, msg: Msg) -> bool {
+        self.sink.send(msg).is_ok()
+    }
+
+    pub fn add_lost(&self, bytes: u64) {
+        self.lost_bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// Bytes of records this trace could not deliver.
+    pub fn lost_bytes(&self) -> u64 {
+        self.lost_bytes.load(Ordering::Relaxed)
+    }
+
+    /// An existing object id: whether this document still needs its objDef (true
+    /// once per id given before the trace began).
+    fn needs_object_def(&self, id: u64) -> bool {
+        id < self.first_object && self.redefined.lock().is_ok_and(|mut r| r.insert(id))
+    }
+}
+
+/// The trace being recorded (None while idle). Replaced at each start, under the
+/// `live` registry's lock (see `live::restart`).
+static CURRENT: RwLock<Option<Arc<Current>>> = RwLock::new(None);
+
+/// The trace being recorded, if any.
+pub fn current() -> Option<Arc<Current>> {
+    CURRENT.read().ok().and_then(|c| c.clone())
+}
+
+/// Installs (or, with None, removes) the trace being recorded.
+pub fn set_current(trace: Option<Arc<Current>>) {
+    if let Ok(mut c) = CURRENT.write() {
+        *c = trace;
+    }
+}
+
+/// An existing object id: whether the current document still needs its objDef.
+pub fn needs_object_def(id: u64) -> bool {
+    current().is_some_and(|c| c.needs_object_def(id))
 }

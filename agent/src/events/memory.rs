@@ -46,7 +46,7 @@ pub fn on_alloc(
     let Some(tag) = classes::class_tag(jvmti, jni, klass) else {
         return;
     };
-    let obj = objects::next_object();
+    let obj = crate::ids::next_object();
     // Arrays name their element class (TPTP's model: isArray="2" with the element's
     // class, `int`, `byte`, ... for primitive arrays); objects their own class. TPTP's
     // importer looks up classIdRef on every objAlloc and invents a class when it is

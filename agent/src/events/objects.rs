@@ -8,8 +8,6 @@
 use crate::buffer;
 use crate::jvmti::{Jni, Jvmti};
 use crate::sys::jni::{jclass, jobject};
-use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use trace::defs::{Def, Msg, ObjDef};
 
@@ -54,28 +52,6 @@ impl ClassTag {
     }
 }
 
-static NEXT_OBJECT: AtomicU64 = AtomicU64::new(1);
-/// The first object id given during the current trace: an object named with an
-/// older id was defined in an earlier document, and is defined again (once) in this
-/// one when it is first named (`jtrace stop` then `start`).
-static TRACE_FIRST: AtomicU64 = AtomicU64::new(0);
-static REDEFINED: Mutex<Option<HashSet<u64>>> = Mutex::new(None);
-
-/// A new trace begins: objects named so far are not defined in its document.
-pub fn new_trace() {
-    if let Ok(mut r) = REDEFINED.lock() {
-        *r = None;
-    }
-    TRACE_FIRST.store(NEXT_OBJECT.load(Ordering::SeqCst), Ordering::SeqCst);
-}
-
-/// An existing id: whether the current document still needs its objDef.
-fn needs_def(id: u64) -> bool {
-    id < TRACE_FIRST.load(Ordering::Relaxed)
-        && REDEFINED
-            .lock()
-            .is_ok_and(|mut r| r.get_or_insert_with(HashSet::new).insert(id))
-}
 /// How an object's class is named and defined (the class tables' `class_tag`,
 /// installed at load): objects stay below the class tables, which name objects'
 /// classes by their tags.
@@ -88,10 +64,6 @@ pub fn set_class_lookup(f: ClassLookup) {
 
 /// Serialises first tagging, so two threads naming one object agree on its id.
 static TAGGING: Mutex<()> = Mutex::new(());
-
-pub fn next_object() -> u64 {
-    NEXT_OBJECT.fetch_add(1, Ordering::Relaxed)
-}
 
 /// Tags of objects allocated under observation carry this bit until something else
 /// names them: their definition (the `objAlloc`) is still in the allocating thread's
@@ -172,7 +144,7 @@ pub fn name(jvmti: Jvmti, obj: jobject, stream: u32) -> Name {
     if id != 0 {
         return Name {
             id,
-            def: needs_def(id).then(|| obj_def(jvmti, obj, id)),
+            def: crate::state::needs_object_def(id).then(|| obj_def(jvmti, obj, id)),
             sent: false,
         };
     }
@@ -194,7 +166,7 @@ pub fn name(jvmti: Jvmti, obj: jobject, stream: u32) -> Name {
     // Thread object, a monitor event) comes after the definition. Set first, the tag
     // would let that thread's record overtake the definition (a thread's threadStart
     // racing its starter's join, seen in the testsuite step).
-    let id = next_object();
+    let id = crate::ids::next_object();
     def.obj = id;
     buffer::send(Msg::Defs(vec![Def::Object(def)]));
     if jvmti.set_tag(obj, id as i64).is_err() {

@@ -239,3 +239,19 @@ pub fn parse_info(bytes: &[u8]) -> Result<ClassInfo, ClassFileError> {
         methods,
     })
 }
+
+/// A JNI class signature as the JVM's internal name (`Ljava/lang/String;` →
+/// `java/lang/String`); array classes keep their descriptor (`[I`). Definitions carry
+/// these; the renderer spells them TPTP's way.
+pub fn internal_name(sig: &str) -> String {
+    match sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) {
+        Some(name) => name.to_string(),
+        None => sig.to_string(),
+    }
+}
+
+/// A JNI class signature as a Java name, for messages (`Ljava/lang/String;` →
+/// `java.lang.String`, `[I` → `int[]`): the renderer's spelling.
+pub fn java_name(sig: &str) -> String {
+    trace::render::names::java_name(&internal_name(sig)).into_owned()
+}

@@ -18,24 +18,11 @@ use crate::options::{AllocMode, Mode};
 use crate::state::agent;
 use crate::sys::jni::{jclass, jobject};
 use crate::sys::jvmti as raw;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Mutex;
 use trace::defs::{ClassDef, Def, MethodDef};
 
-pub use crate::classfile::TRACKER;
-
-/// Names of traced classes whose load hook ran before the tracker existed (bci mode):
-/// they are retransformed once it is ready, under the ids they already have.
-static EARLY: Mutex<Option<HashSet<String>>> = Mutex::new(None);
-
-/// Names of the classes to retransform once the tracker is ready.
-pub fn take_early() -> HashSet<String> {
-    EARLY
-        .lock()
-        .ok()
-        .and_then(|mut m| m.take())
-        .unwrap_or_default()
-}
+use crate::classfile::{internal_name, TRACKER};
 
 /// Method ids of a class whose ids start at `first_mid`, in class-file order; None
 /// for methods that are not traced.
@@ -169,11 +156,7 @@ pub fn on_load(
         return None;
     }
     if a.options.mode == Mode::Bci && !a.tracker_ready() {
-        if let Ok(mut early) = EARLY.lock() {
-            early
-                .get_or_insert_with(HashSet::new)
-                .insert(name.to_string());
-        }
+        tracker::note_early(name);
     }
     let ids = identity::pending_ids(jni, name, loader);
     let fresh = ids.is_none();
@@ -192,7 +175,7 @@ pub fn on_load(
         for cid in identity::add_pending(jni, name, loader, pending) {
             // Loaded, never linked, and gone with its loader: no mirror was ever
             // tagged to report it, so the purge does.
-            crate::events::memory::class_unloaded(cid);
+            class_unloaded(cid);
         }
     }
     new_bytes
@@ -381,6 +364,20 @@ pub fn forget(cid: u32) {
     }
 }
 
+/// Reports a class unloaded (its classUnload is written in the current or next
+/// collection's bracket).
+pub fn class_unloaded(cid: u32) {
+    crate::live::class_unloaded(cid);
+    crate::buffer::vm_write(
+        trace::record::Rec::ClassUnload {
+            cid,
+            t: crate::clock::ticks(),
+        }
+        .encode()
+        .bytes(),
+    );
+}
+
 /// Serialises the lazy definition of referenced classes.
 static DEFINING: Mutex<()> = Mutex::new(());
 
@@ -528,22 +525,6 @@ fn primitive_array_code(elem: &str) -> Option<u8> {
     })
 }
 
-/// A JNI class signature as the JVM's internal name (`Ljava/lang/String;` →
-/// `java/lang/String`); array classes keep their descriptor (`[I`). Definitions carry
-/// these; the renderer spells them TPTP's way.
-fn internal_name(sig: &str) -> String {
-    match sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) {
-        Some(name) => name.to_string(),
-        None => sig.to_string(),
-    }
-}
-
-/// A JNI class signature as a Java name, for messages (`Ljava/lang/String;` →
-/// `java.lang.String`, `[I` → `int[]`): the renderer's spelling.
-pub fn java_name(sig: &str) -> String {
-    trace::render::names::java_name(&internal_name(sig)).into_owned()
-}
-
 fn loader_name(jvmti: Jvmti, jni: Jni, klass: jclass) -> String {
     match jvmti.class_loader(klass) {
         Ok(l) => {
@@ -642,6 +623,7 @@ mod tests {
 
     #[test]
     fn java_names() {
+        use crate::classfile::java_name;
         assert_eq!(java_name("Ljava/lang/String;"), "java.lang.String");
         assert_eq!(java_name("[I"), "int[]");
         assert_eq!(java_name("[[Ljava/lang/Object;"), "java.lang.Object[][]");

@@ -130,7 +130,7 @@ pub fn on_object_free(tag: i64) {
         let c = ClassTag::decode(tag);
         if c.cid != 0 {
             classes::forget(c.cid);
-            class_unloaded(c.cid);
+            classes::class_unloaded(c.cid);
         }
     } else {
         let obj = objects::object_id(tag);
@@ -138,20 +138,6 @@ pub fn on_object_free(tag: i64) {
             buffer::vm_write(Rec::ObjFree { obj, t }.encode().bytes());
         }
     }
-}
-
-/// Reports a class unloaded (its classUnload is written in the current or next
-/// collection's bracket).
-pub fn class_unloaded(cid: u32) {
-    crate::live::class_unloaded(cid);
-    buffer::vm_write(
-        Rec::ClassUnload {
-            cid,
-            t: clock::ticks(),
-        }
-        .encode()
-        .bytes(),
-    );
 }
 
 /// Starts the thread that reads the heap figures after each collection (JNI is not

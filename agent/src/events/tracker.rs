@@ -5,14 +5,15 @@
 //! loaded before are rewritten afterwards with RetransformClasses.
 
 use crate::classfile;
-use crate::events::classes::{self, TRACKER};
+use crate::classfile::{java_name, TRACKER};
 use crate::jvmti::{GlobalRef, Jni, Jvmti};
 use crate::log::log_once;
 use crate::options::Options;
 use crate::state::agent;
 use crate::sys::jni::JNINativeMethod;
 use crate::sys::jni::{jclass, jobject};
-use std::sync::OnceLock;
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
 
 /// The tracker class (its `on` switch is set at each start and stop).
 static TRACKER_CLASS: OnceLock<GlobalRef> = OnceLock::new();
@@ -72,7 +73,7 @@ fn ask(jvmti: Jvmti, jni: Jni, loader: jobject, tracker: &GlobalRef) -> bool {
     if !seen {
         let name = jvmti
             .object_class_signature(jni, loader)
-            .map_or_else(|| "?".to_string(), |s| classes::java_name(&s));
+            .map_or_else(|| "?".to_string(), |s| java_name(&s));
         log_once(&format!(
             "class loader {name} cannot see {}: the classes it defines run untouched and untraced",
             TRACKER.replace('/', ".")
@@ -207,7 +208,7 @@ pub fn grant_access(jvmti: Jvmti, jni: Jni, klass: crate::sys::jni::jclass) {
             if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
                 let name = jvmti
                     .class_signature(klass)
-                    .map(|s| crate::events::classes::java_name(&s))
+                    .map(|s| java_name(&s))
                     .unwrap_or_default();
                 log_once(&format!(
                     "cannot let the module of {name} (and maybe others) read the tracker: {e}"
@@ -289,9 +290,31 @@ fn retransform_halving(jvmti: Jvmti, classes: &[jclass], what: &str) -> usize {
     }
 }
 
+/// Names of traced classes whose load hook ran before the tracker existed (bci mode):
+/// they are retransformed once it is ready, under the ids they already have.
+static EARLY: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+
+/// Names of the classes to retransform once the tracker is ready.
+fn take_early() -> HashSet<String> {
+    EARLY
+        .lock()
+        .ok()
+        .and_then(|mut m| m.take())
+        .unwrap_or_default()
+}
+
+/// A traced class loaded before the tracker was ready: rewritten once it is.
+pub fn note_early(name: &str) {
+    if let Ok(mut early) = EARLY.lock() {
+        early
+            .get_or_insert_with(HashSet::new)
+            .insert(name.to_string());
+    }
+}
+
 /// Rewrites the traced classes whose load hook ran before the tracker was ready.
 fn retransform_early(jvmti: Jvmti, jni: Jni) {
-    let early = classes::take_early();
+    let early = take_early();
     if early.is_empty() {
         return;
     }

@@ -381,7 +381,7 @@ static TIMERS: Mutex<Vec<(Instant, Timer)>> = Mutex::new(Vec::new());
 static TIMER_CV: Condvar = Condvar::new();
 static TIMER_THREAD: std::sync::Once = std::sync::Once::new();
 
-/// Runs `timer` after `ms` on the agent's control thread (attached to the JVM as a
+/// Runs `timer` after `ms` on the agent's timer thread (attached to the JVM as a
 /// daemon and never traced), started on first use.
 fn schedule(ms: u64, timer: Timer) {
     if let Ok(mut t) = TIMERS.lock() {
@@ -389,8 +389,8 @@ fn schedule(ms: u64, timer: Timer) {
     }
     TIMER_CV.notify_all();
     TIMER_THREAD.call_once(|| {
-        if !threads::spawn_attached(c"jtrace-control", timer_loop) {
-            log_once("cannot start the control thread; delay= and duration= do nothing");
+        if !threads::spawn_attached(c"jtrace-timer", timer_loop) {
+            log_once("cannot start the timer thread; delay= and duration= do nothing");
         }
     });
 }
@@ -401,7 +401,7 @@ pub fn schedule_delayed_start(o: &Options) {
     schedule(o.delay_ms, Timer::Start(Box::new(o.clone())));
 }
 
-/// Wakes the control thread at VM death, so that it detaches from the JVM and ends.
+/// Wakes the timer thread at VM death, so that it detaches from the JVM and ends.
 pub fn wake_timers() {
     // Taking the lock orders the wake-up after the thread's last look at vm_dead().
     drop(TIMERS.lock());

@@ -84,7 +84,7 @@ pub fn spawn(
     let events = Arc::new(AtomicU64::new(0));
     let ev = events.clone();
     std::thread::Builder::new()
-        .name("jtrace-writer".into())
+        .name("jtrace-sink".into())
         .spawn(move || {
             let summary = run(files, header, rx, sp, &ev);
             let _ = done_tx.send(summary);

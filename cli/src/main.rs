@@ -1,17 +1,17 @@
 //! The `jtrace` command: parses the command line and dispatches to one module per subcommand.
 
-// No `unsafe` but in the attach client's three system calls (`control/sys.rs`).
+// No `unsafe` but in the attach client's three system calls (`attach/sys.rs`).
 #![deny(unsafe_code)]
 
 mod analysis;
+mod attach;
 mod cmd;
-mod control;
 mod model;
 mod parquet;
+mod pass;
 mod pipe;
 mod read;
 mod render;
-mod session;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -37,13 +37,13 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Load the agent into a running JVM (options as for -agentpath).
-    Attach(control::AttachArgs),
+    Attach(attach::AttachArgs),
     /// Start a new trace in a JVM where the agent is loaded.
-    Start(control::StartArgs),
+    Start(attach::StartArgs),
     /// End the current trace; the JVM goes on.
-    Stop(control::PidArg),
+    Stop(attach::PidArg),
     /// Whether the agent is loaded, tracing or idle, and the trace's file and figures.
-    Status(control::PidArg),
+    Status(attach::PidArg),
     /// Per method, thread, allocation site, monitor and exception; GC (text, --json, --html)
     Report(cmd::report::Args),
     /// The call tree merged by path, per thread
@@ -64,7 +64,7 @@ enum Command {
     Replay(cmd::replay::Args),
     /// One method's callers above and callees below, merged by path, with exact counts
     Graph(cmd::graph::Args),
-    /// The session at a glance: JVM, options, time span, events by kind, drops, threads
+    /// The recorded run at a glance: JVM, options, time span, events by kind, drops, threads
     Info(cmd::info::Args),
     /// Render a `.jtr` record file as the TPTP XML document (`-o trace.xml[.gz|.zst]`)
     Xml(cmd::xml::Args),
@@ -81,10 +81,10 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), String> = match cli.command {
-        Command::Attach(a) => control::attach(&a),
-        Command::Start(a) => control::start(&a),
-        Command::Stop(a) => control::stop(&a),
-        Command::Status(a) => control::status(&a),
+        Command::Attach(a) => attach::attach(&a),
+        Command::Start(a) => attach::start(&a),
+        Command::Stop(a) => attach::stop(&a),
+        Command::Status(a) => attach::status(&a),
         Command::Report(a) => cmd::report::run(a),
         Command::Tree(a) => cmd::tree::run(a),
         Command::Slow(a) => cmd::slow::run(a),

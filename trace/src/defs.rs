@@ -1,9 +1,9 @@
-//! Messages to the writer: per-thread record chunks and the definitions (threads, classes, methods) they refer to.
+//! Messages to the sink (the agent's sink thread, which hands them to the renderer or a `.jtr`): per-thread record chunks and the definitions (threads, classes, methods) they refer to.
 //!
 //! Definitions travel on the same FIFO channel as chunks. A definition is sent before
 //! the event that makes its id usable can happen (a class is prepared before any of
 //! its methods run; a thread is registered before it records anything), and a chunk
-//! is sent after the events in it happened, so the writer always sees a definition
+//! is sent after the events in it happened, so the sink (and the renderer after it) always sees a definition
 //! before any chunk that refers to it: define-before-use across threads for free.
 
 /// A thread, sent when it is first seen.
@@ -105,7 +105,7 @@ pub enum Def {
     Tag(TagDef),
 }
 
-/// What the writer receives.
+/// What the sink receives.
 #[derive(Debug)]
 pub enum Msg {
     /// Records of one thread, in the order they happened.
@@ -121,7 +121,7 @@ pub enum Msg {
     Finish {
         t: u64,
         tid: Option<u32>,
-        /// Bytes of records that never reached the writer (`droppedRecordBytes`).
+        /// Bytes of records that never reached the sink (`droppedRecordBytes`).
         dropped_bytes: u64,
         /// The VM is shutting down (write runtimeShutdown); false for `jtrace stop`,
         /// which ends a trace while the JVM goes on.

@@ -248,7 +248,7 @@ pub fn parse_time(b: &[u8]) -> Option<u64> {
 }
 
 /// The event of a `tag` element: its value is a JSON object with `threadIdRef`, `time`
-/// and the application's pairs (docs/TRACE_FORMAT.md). Tags of other writers (no such
+/// and the application's pairs (docs/TRACE_FORMAT.md). Tags of other producers (no such
 /// object) are not events. One reading for both front ends.
 pub fn tag_event<'a>(name: Cow<'a, str>, value: &str) -> Option<Event<'a>> {
     let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(value)
@@ -545,7 +545,7 @@ impl<F: FnMut(&Event)> EventOut<F> {
 }
 
 /// `v` as an XML reader reads it back: the characters XML 1.0 forbids become U+FFFD
-/// (what the XML writer writes for them).
+/// (what the renderer writes for them).
 fn as_xml_reads(out: &mut String, v: &str) {
     out.clear();
     for c in v.chars() {

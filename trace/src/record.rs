@@ -1,8 +1,8 @@
-//! Compact binary records: what a callback or probe writes into its thread's buffer, and how the writer reads them back.
+//! Compact binary records: what a callback or probe writes into its thread's buffer, and how the renderer reads them back.
 //!
 //! A record is a tag byte followed by little-endian fields. Records carry only what
 //! the event knows at the moment (ids and a raw tick); tickets, stack depths, class
-//! ids of methods and source lines are derived by the writer, which replays each
+//! ids of methods and source lines are derived by the renderer, which replays each
 //! thread's records in order. Where an event came from (JVMTI callback or bytecode
 //! probe) is not recorded: both sources write the same records.
 
@@ -93,7 +93,7 @@ pub enum Rec {
         t: u64,
     },
     /// A contended enter; the owner follows in `MonOwner` (looking it up is slow,
-    /// and the owner may end meanwhile: the writer holds thread ends back until then).
+    /// and the owner may end meanwhile: the renderer holds thread ends back until then).
     MonEnter {
         obj: u64,
         t: u64,

@@ -7,7 +7,7 @@
 //! `-Xlog:os+thread=info` logs `Thread attached (tid: N, ...)` when a thread attaches
 //! and `JavaThread detaching (... tid: N)` when it detaches. Replaying those lines in
 //! order leaves the threads still attached at the end; with the agent (a trace
-//! running, `gc=on` for the heap thread, `duration=` for the control thread) they must
+//! running, `gc=on` for the heap thread, `duration=` for the timer thread) they must
 //! be exactly those of the same program without it (the launcher's `DestroyJavaVM`).
 
 use crate::jdk::Jdk;
@@ -93,10 +93,10 @@ pub fn check(jdk: &Jdk, classes: &Path, agent: &Path, work: &Path) -> Result<(),
             "{with} threads still attached at exit with the agent, {plain} without: {lines}"
         ));
     }
-    // The heap and control threads attached: the log does show them.
+    // The heap and timer threads attached: the log does show them.
     if attaches < plain_attaches + 2 {
         return Err(format!(
-            "the JVM's thread log shows {attaches} attaches with the agent, {plain_attaches} without (2 more expected: the heap and control threads): {lines}"
+            "the JVM's thread log shows {attaches} attaches with the agent, {plain_attaches} without (2 more expected: the heap and timer threads): {lines}"
         ));
     }
     Ok(())

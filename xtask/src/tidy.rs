@@ -13,7 +13,7 @@ const UNSAFE_ALLOWED: &[&str] = &[
     "agent/src/entry.rs",
     "agent/src/jvmti.rs",
     "agent/src/sys/",
-    "cli/src/control/sys.rs",
+    "cli/src/attach/sys.rs",
     "xtask/src/hygiene.rs",
 ];
 

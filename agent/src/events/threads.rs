@@ -20,7 +20,7 @@ use trace::record;
 static REGISTRY: Mutex<()> = Mutex::new(());
 
 /// Names of the agent's JVM-attached threads.
-const AGENT_THREAD_NAMES: [&str; 2] = ["jtrace-heap", "jtrace-control"];
+const AGENT_THREAD_NAMES: [&str; 2] = ["jtrace-heap", "jtrace-timer"];
 
 /// Thread id by the object id of its java.lang.Thread.
 static THREAD_OBJECTS: Mutex<Option<HashMap<u64, u32>>> = Mutex::new(None);
@@ -53,7 +53,7 @@ static ATTACHED: Mutex<usize> = Mutex::new(0);
 static ATTACHED_CV: Condvar = Condvar::new();
 
 /// Whether the VM is live (VM init done, or attached to a running JVM): a thread may
-/// attach only then. A trace begun at load with `duration=` starts the control thread
+/// attach only then. A trace begun at load with `duration=` starts the timer thread
 /// during Agent_OnLoad, and AttachCurrentThread before VM init crashes HotSpot
 /// (SIGSEGV in `ChunkPool::allocate`, JDK 17).
 static LIVE: Mutex<bool> = Mutex::new(false);

@@ -68,7 +68,7 @@ pub struct Class {
     pub methods: Vec<Method>,
 }
 
-/// One test's (or the outside's) counts keyed by class source and method, for writers.
+/// One test's (or the outside's) counts keyed by class source and method, for the lcov and JaCoCo outputs.
 #[derive(Debug, Default, Clone)]
 pub struct Sheet {
     /// (source, line) → executions.
@@ -77,7 +77,7 @@ pub struct Sheet {
     pub methods: HashMap<(String, String, String), u64>,
 }
 
-/// Everything a writer needs, from one or more traces.
+/// Everything the lcov and JaCoCo outputs need, from one or more traces.
 #[derive(Debug, Default)]
 pub struct Model {
     /// By dotted class name (one class, however many traces defined it).

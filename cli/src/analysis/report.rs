@@ -424,11 +424,11 @@ impl Report {
     /// sorted (largest first) and cut to `top` rows when given.
     pub fn doc(
         &self,
-        session: &crate::session::Session,
+        pass: &crate::pass::Pass,
         method_ok: &dyn Fn(&str) -> bool,
         top: Option<usize>,
     ) -> ReportDoc {
-        let model = &session.model;
+        let model = &pass.model;
         let s = &model.syms;
         let t = &model.totals;
         let start = t.start.unwrap_or(0);
@@ -576,8 +576,8 @@ impl Report {
         let f = &model.filter;
         ReportDoc {
             trace: TraceInfo {
-                file: session.file.clone(),
-                complete: session.outcome.complete,
+                file: pass.file.clone(),
+                complete: pass.outcome.complete,
                 start_unix_ns: start,
                 duration_ns: trace_end.saturating_sub(start),
                 threads: s.threads.iter().filter(|t| t.included).count(),
@@ -589,7 +589,7 @@ impl Report {
                         f.to.unwrap_or(trace_end.saturating_sub(start)),
                     )
                 }),
-                warnings: session.outcome.warnings.clone(),
+                warnings: pass.outcome.warnings.clone(),
             },
             methods,
             threads,

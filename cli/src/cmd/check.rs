@@ -10,7 +10,7 @@ use tracecheck::Checked;
 pub struct Args {
     /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
     pub trace: PathBuf,
-    /// Accept a trace cut short (a valid prefix of a trace; the writer was killed)
+    /// Accept a trace cut short (a valid prefix of a trace; the agent was killed)
     #[arg(long)]
     pub prefix_ok: bool,
 }

@@ -4,8 +4,8 @@
 use super::common::emit;
 use crate::analysis::coverage::{Coverage, Model};
 use crate::model::filter::Filter;
+use crate::pass;
 use crate::render;
-use crate::session;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -47,7 +47,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let mut lines_on = false;
     for t in &a.traces {
         let mut cov = Coverage::default();
-        let s = session::run(t, Filter::default(), &mut cov)?;
+        let s = pass::run(t, Filter::default(), &mut cov)?;
         lines_on |=
             cov.outside.lines.len() + cov.per_test.iter().map(|c| c.lines.len()).sum::<usize>() > 0;
         model.add(&s.model.syms, cov, &s.file);

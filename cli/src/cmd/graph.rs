@@ -6,8 +6,8 @@ use crate::analysis::graph::{Graph, Target};
 use crate::analysis::tree::PathTree;
 use crate::model::names::Names;
 use crate::model::Symbols;
+use crate::pass;
 use crate::render;
-use crate::session;
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -94,7 +94,7 @@ fn table(o: &mut String, rows: &[Node]) {
 pub fn run(a: Args) -> Result<(), String> {
     let names = a.naming.names();
     let mut g = Graph::new(Target::new(&a.target, names));
-    let s = session::run(&a.trace, a.select.filter()?, &mut g)?;
+    let s = pass::run(&a.trace, a.select.filter()?, &mut g)?;
     let syms = &s.model.syms;
     if g.matched.is_empty() {
         return Err(format!(

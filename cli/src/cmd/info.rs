@@ -1,13 +1,13 @@
-//! `jtrace info`: the session at a glance: the JVM's process and command line, the
+//! `jtrace info`: the recorded run at a glance: the JVM's process and command line, the
 //! agent's options, the time span, events by kind, what was dropped or repaired (by
 //! cause), and every thread with its lifetime and calls.
 
 use super::common::{emit, json};
 use crate::model::filter::Filter;
 use crate::model::Analysis;
+use crate::pass;
 use crate::read::Event;
 use crate::render::fmt;
-use crate::session;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -86,7 +86,7 @@ impl Analysis for Nothing {}
 pub fn run(a: Args) -> Result<(), String> {
     let mut d = InfoDoc::default();
     let mut calls: BTreeMap<u64, u64> = BTreeMap::new();
-    let s = session::run_tapped(&a.trace, Filter::default(), &mut Nothing, |ev| {
+    let s = pass::run_tapped(&a.trace, Filter::default(), &mut Nothing, |ev| {
         if let Some(k) = kind(ev) {
             *d.events.entry(k).or_default() += 1;
         }
@@ -116,7 +116,7 @@ pub fn run(a: Args) -> Result<(), String> {
             _ => {}
         }
     })?;
-    session::warn(&s);
+    pass::warn(&s);
     let syms = &s.model.syms;
     let t = &s.model.totals;
     let end = t.end.unwrap_or(t.last);

@@ -4,10 +4,10 @@
 
 use super::common::Select;
 use crate::model::filter::Filter;
+use crate::pass::{self, Pass};
 use crate::render::fmt;
 use crate::render::perfetto::Perfetto;
 use crate::render::pftrace::Pftrace;
-use crate::session::{self, Session};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -41,23 +41,23 @@ fn protobuf(path: &Path) -> bool {
 }
 
 /// One pass writing the timeline (JSON or protobuf) to `out`: bytes and events
-/// written, and the session. `loud`: the reader's warnings on stderr.
+/// written, and the pass. `loud`: the reader's warnings on stderr.
 fn pass<W: Write>(
     a: &Args,
     filter: &Filter,
     out: W,
     loud: bool,
-) -> Result<(u64, u64, Session), String> {
+) -> Result<(u64, u64, Pass), String> {
     fn run<A: crate::model::Analysis>(
         a: &Args,
         f: &Filter,
         an: &mut A,
         loud: bool,
-    ) -> Result<Session, String> {
+    ) -> Result<Pass, String> {
         if loud {
-            session::run(&a.trace, f.clone(), an)
+            pass::run(&a.trace, f.clone(), an)
         } else {
-            session::run_quiet(&a.trace, f.clone(), an)
+            pass::run_quiet(&a.trace, f.clone(), an)
         }
     }
     if protobuf(&a.output) {

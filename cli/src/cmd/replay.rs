@@ -5,8 +5,8 @@ use super::common::{duration, Naming, Select};
 use crate::analysis::replay::{class_of, Line, Replay, Show, What};
 use crate::model::names::Names;
 use crate::model::{BlockKind, Symbols};
+use crate::pass;
 use crate::render::fmt;
-use crate::session;
 use std::io::{BufWriter, ErrorKind, Write};
 use std::path::PathBuf;
 
@@ -292,7 +292,7 @@ pub fn run(a: Args) -> Result<(), String> {
         max_depth: a.depth,
     };
     let mut r = Replay::new(show, |s: &Symbols, l: &Line| p.line(s, l));
-    let s = session::run(&a.trace, a.select.filter()?, &mut r)?;
+    let s = pass::run(&a.trace, a.select.filter()?, &mut r)?;
     r.finish(&s.model.syms);
     drop(r);
     if a.json {

@@ -4,8 +4,8 @@ use super::common::{emit, json, Naming, Select};
 use crate::analysis::folded;
 use crate::analysis::report::Report;
 use crate::analysis::tree::CallTree;
+use crate::pass;
 use crate::render;
-use crate::session;
 use std::path::PathBuf;
 
 /// Rows per table in the text report unless --top says otherwise.
@@ -41,7 +41,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let mut report = Report::default();
     report.names = a.naming.names();
     let mut both = (report, a.html.then(CallTree::default));
-    let s = session::run(&a.trace, filter.clone(), &mut both)?;
+    let s = pass::run(&a.trace, filter.clone(), &mut both)?;
     let (report, tree) = both;
     let ok = |m: &str| filter.method_ok(m);
     let all = report.doc(&s, &ok, None);

@@ -4,8 +4,8 @@ use super::common::{duration, emit, json, Select};
 use crate::analysis::slow::{Collector, Finder};
 use crate::analysis::tree::{label_name, SLOW};
 use crate::model::idmap::FastMap;
+use crate::pass;
 use crate::render;
-use crate::session;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -62,9 +62,9 @@ pub fn run(a: Args) -> Result<(), String> {
         method_ok: &ok,
         found: FastMap::default(),
     };
-    session::run(&a.trace, filter.clone(), &mut finder)?;
+    pass::run(&a.trace, filter.clone(), &mut finder)?;
     let mut c = Collector::new(finder.found);
-    let s = session::run_quiet(&a.trace, filter.clone(), &mut c)?;
+    let s = pass::run_quiet(&a.trace, filter.clone(), &mut c)?;
     let mut calls = c.done;
     let found = calls.len();
     calls.sort_by(|x, y| (y.duration, x.start).cmp(&(x.duration, y.start)));

@@ -5,9 +5,9 @@
 use super::common::{emit, json};
 use crate::analysis::tests::TestsAnalysis;
 use crate::model::filter::Filter;
+use crate::pass;
 use crate::render;
 use crate::render::tests::{Change, Row};
-use crate::session;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -42,7 +42,7 @@ pub fn collect(traces: &[PathBuf]) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
     for t in traces {
         let mut a = TestsAnalysis::default();
-        let s = session::run(t, Filter::default(), &mut a)?;
+        let s = pass::run(t, Filter::default(), &mut a)?;
         rows.extend(a.into_rows(&s.file));
     }
     Ok(rows)

@@ -118,7 +118,7 @@ pub fn run(args: Args) -> Result<(), String> {
     Ok(())
 }
 
-/// Lends the writer to the renderer, which takes its sink by value, so that the stream
+/// Lends the writer to the renderer, which takes its output by value, so that the stream
 /// can still be finished (its trailer written, its thread joined) afterwards.
 struct WriteRef<'a, W: Write>(&'a mut Option<W>);
 

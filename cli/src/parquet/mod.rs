@@ -13,7 +13,7 @@ mod schema;
 mod table;
 
 use crate::model::filter::Filter;
-use crate::session;
+use crate::pass;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -57,7 +57,7 @@ pub fn export(
     let file = |t: &str| tables.join(format!("{t}.parquet"));
     let fallback = id::from_file(trace);
     let mut ex = export::Export::new(&file, &staging.0, limit, trace_id, &fallback)?;
-    let s = session::run(trace, Filter::default(), &mut ex)?;
+    let s = pass::run(trace, Filter::default(), &mut ex)?;
     let done = ex.finish(&s.model, &s.file, s.outcome.complete, &file)?;
     let id = done.trace_id;
     id::check(&id)?;

@@ -42,7 +42,7 @@ const SLICE_END: u64 = 2;
 const INSTANT: u64 = 3;
 const SEQ_CLEARED: u64 = 1;
 const SEQ_NEEDS_STATE: u64 = 2;
-/// The one packet sequence this writer uses.
+/// The one packet sequence this output uses.
 const SEQUENCE: u64 = 1;
 const PROCESS_UUID: u64 = 1;
 const GC_UUID: u64 = 2;
@@ -75,7 +75,7 @@ pub struct Pftrace<W: Write> {
     iids: HashMap<String, u64>,
     /// Threads whose track was described.
     described: Vec<bool>,
-    /// Per thread: whether each open frame's begin was written (see the JSON writer).
+    /// Per thread: whether each open frame's begin was written (see the JSON output, `perfetto.rs`).
     began: Vec<Vec<bool>>,
     gc_described: bool,
     pub events: u64,

@@ -1,6 +1,6 @@
 //! Renderer side of the memory families: objAlloc/objDef, GC brackets with heap figures, objFree and classUnload.
 //!
-//! Frees and unloads reach the writer after their collection finished (the VM posts
+//! Frees and unloads reach the renderer after their collection finished (the VM posts
 //! ObjectFree from its service thread), so a collection's bracket stays open, with its
 //! gcFinish held back, until the next gcStart or the end of the trace. Every objFree
 //! and classUnload is therefore written between a gcStart and its gcFinish.

@@ -6,7 +6,7 @@
 //! * each thread's records are replayed in order against that thread's open-frame
 //!   stack: `ticket` counts up per thread, `stackDepth` is the stack size (clamped at
 //!   32767, the xsd:short range), and an exit
-//!   always closes the innermost frame (the writer never emits a mismatched exit);
+//!   always closes the innermost frame (the renderer never emits a mismatched exit);
 //! * times are converted with one fixed linear map and clamped so that they never go
 //!   backwards within a thread;
 //! * the document is closed exactly once, on `Msg::Finish` or when every sender is gone.
@@ -30,7 +30,7 @@ pub mod output;
 mod sync;
 use std::io::Write;
 
-/// What the writer reports when it is done.
+/// What the renderer reports when it is done.
 #[derive(Debug, Default, Clone)]
 pub struct Stats {
     /// Event elements written (method entries and exits, and what the other records
@@ -44,10 +44,10 @@ pub struct Stats {
     /// Frames closed because an outer frame returned or caught (a frame left
     /// without its own exit record, e.g. a constructor whose super() threw).
     pub inferred_exits: u64,
-    /// Records of a thread the writer had no definition of (should be 0).
+    /// Records of a thread the renderer had no definition of (should be 0).
     pub unknown_thread_records: u64,
     /// Entries naming a method id that was never defined (should be 0: a class's
-    /// definitions reach the writer before any record of its methods).
+    /// definitions reach the renderer before any record of its methods).
     pub undefined_method_records: u64,
     /// Exits, unwinds and catches of frames entered before the trace started (threads
     /// alive at its start): not written, as their entries are not in the document.

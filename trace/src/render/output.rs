@@ -1,4 +1,4 @@
-//! Where the replay's elements go: [`Output`], written by the TPTP XML writer
+//! Where the replay's elements go: [`Output`], written as TPTP XML
 //! ([`XmlOut`]) and by the typed event stream (`crate::event::EventOut`).
 //!
 //! The renderer (`super::Renderer`) owns every semantic decision (tickets, depths,
@@ -10,7 +10,7 @@
 use crate::xml::{Padded, XmlOut};
 use std::io::Write;
 
-/// A pre-formatted attribute run of the XML writer (ignored by other outputs).
+/// A pre-formatted attribute run of the XML output (ignored by other outputs).
 pub type Piece = Padded<64>;
 
 /// The receiver of the replay's elements, in document order.

@@ -8,7 +8,7 @@ use crate::read;
 use std::path::Path;
 
 /// What a pass leaves besides the analysis' own results.
-pub struct Session {
+pub struct Pass {
     pub file: String,
     pub model: Model,
     pub outcome: read::Outcome,
@@ -16,14 +16,14 @@ pub struct Session {
 
 /// Reads `path` once into `a`. Warnings (a trace cut short, malformed elements, frames
 /// left open) go to stderr, prefixed `jtrace: warning:`.
-pub fn run<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Session, String> {
+pub fn run<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Pass, String> {
     let s = run_quiet(path, filter, a)?;
     warn(&s);
     Ok(s)
 }
 
 /// The same pass without the warnings (a second pass over a file already reported).
-pub fn run_quiet<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Session, String> {
+pub fn run_quiet<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Pass, String> {
     run_tapped(path, filter, a, |_| {})
 }
 
@@ -35,7 +35,7 @@ pub fn run_tapped<A: Analysis>(
     filter: Filter,
     a: &mut A,
     tap: impl FnMut(&read::Event),
-) -> Result<Session, String> {
+) -> Result<Pass, String> {
     match filter.test.clone() {
         Some(p) => {
             let mut scope = TestScope::new(p.clone(), a);
@@ -64,7 +64,7 @@ fn pass<A: Analysis>(
     filter: Filter,
     a: &mut A,
     mut tap: impl FnMut(&read::Event),
-) -> Result<Session, String> {
+) -> Result<Pass, String> {
     let input = read::open(path)?;
     let file = input.name.clone();
     let mut model = Model::new(filter);
@@ -73,7 +73,7 @@ fn pass<A: Analysis>(
         model.event(ev, a)
     })?;
     model.finish(a);
-    Ok(Session {
+    Ok(Pass {
         file,
         model,
         outcome,
@@ -81,7 +81,7 @@ fn pass<A: Analysis>(
 }
 
 /// Warnings about the read on stderr, prefixed `jtrace: warning:`.
-pub fn warn(s: &Session) {
+pub fn warn(s: &Pass) {
     let (file, model, outcome) = (&s.file, &s.model, &s.outcome);
     for w in &outcome.warnings {
         eprintln!("jtrace: warning: {w}");

@@ -180,8 +180,10 @@ pub unsafe extern "system" fn Agent_OnUnload(_vm: *mut JavaVM) {
 
 pub(crate) unsafe extern "system" fn vm_init(e: *mut jvmtiEnv, jni: *mut JNIEnv, thread: jthread) {
     guard((), || {
+        // The callback's body: the handle cannot outlive it.
+        let callback = ();
         // SAFETY: the JVM passes this thread's JNIEnv, used only inside the callback.
-        let Some(jni) = (unsafe { Jni::from_raw(jni) }) else {
+        let Some(jni) = (unsafe { Jni::from_raw(jni, &callback) }) else {
             return;
         };
         jni.with_local_frame(64, || lifecycle::vm_init(env(e), jni, thread))
@@ -231,10 +233,12 @@ pub(crate) unsafe extern "system" fn class_file_load_hook(
         if name.is_null() || class_data.is_null() || class_data_len <= 0 {
             return;
         }
+        // The callback's body: the handle cannot outlive it.
+        let callback = ();
         // SAFETY: the JVM passes this thread's JNIEnv, used only inside the callback.
         // (It is null only in the primordial phase, whose hooks need
         // can_generate_early_class_hook_events, which the agent does not ask for.)
-        let Some(jni) = (unsafe { Jni::from_raw(jni) }) else {
+        let Some(jni) = (unsafe { Jni::from_raw(jni, &callback) }) else {
             return;
         };
         // SAFETY: the JVM passes a NUL-terminated class name (checked non-null above).
@@ -267,8 +271,10 @@ pub(crate) unsafe extern "system" fn class_prepare(
     klass: jclass,
 ) {
     guard((), || {
+        // The callback's body: the handle cannot outlive it.
+        let callback = ();
         // SAFETY: the JVM passes this thread's JNIEnv, used only inside the callback.
-        if let Some(jni) = unsafe { Jni::from_raw(jni) } {
+        if let Some(jni) = unsafe { Jni::from_raw(jni, &callback) } {
             classes::on_prepare(env(e), jni, klass)
         }
     })
@@ -344,8 +350,10 @@ pub(crate) unsafe extern "system" fn tracker_control(
     request: jobject,
 ) -> jobject {
     guard(std::ptr::null_mut(), || {
+        // The callback's body: the handle cannot outlive it.
+        let callback = ();
         // SAFETY: the JVM passes this thread's JNIEnv, used only inside the native.
-        let Some(jni) = (unsafe { Jni::from_raw(env) }) else {
+        let Some(jni) = (unsafe { Jni::from_raw(env, &callback) }) else {
             return std::ptr::null_mut();
         };
         let Some(req) = jni.string_utf(request) else {
@@ -418,8 +426,10 @@ pub(crate) unsafe extern "system" fn sampled_object_alloc(
     size: jlong,
 ) {
     guard((), || {
+        // The callback's body: the handle cannot outlive it.
+        let callback = ();
         // SAFETY: the JVM passes this thread's JNIEnv, used only inside the callback.
-        if let Some(jni) = unsafe { Jni::from_raw(jni) } {
+        if let Some(jni) = unsafe { Jni::from_raw(jni, &callback) } {
             memory::on_alloc(env(e), jni, thread, object, klass, size)
         }
     })

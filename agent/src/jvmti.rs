@@ -10,6 +10,7 @@ use crate::sys::jni::{jclass, jint, jmethodID, jobject, JNIEnv, JNINativeMethod}
 use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities, jvmtiEnv, jvmtiEventCallbacks};
 use std::ffi::{c_char, c_void, CStr};
 use std::fmt;
+use std::marker::PhantomData;
 
 /// A JVMTI call that failed: which function and the JVMTI error code.
 #[derive(Debug, Clone, Copy)]
@@ -513,8 +514,11 @@ pub fn set_vm(vm: *mut crate::sys::jni::JavaVM) {
     VM.store(vm, std::sync::atomic::Ordering::Release);
 }
 
-/// The current thread's JNIEnv, if it is attached to the JVM.
-pub fn jni_of_current() -> Option<Jni> {
+/// The current thread's JNIEnv, if it is attached to the JVM. Valid for as long as
+/// the thread stays attached: a Java thread's whole life (the handle cannot leave it:
+/// not `Send`); an agent thread's until it detaches, after its body returns
+/// (`threads::spawn_attached`).
+pub fn jni_of_current() -> Option<Jni<'static>> {
     let vm = VM.load(std::sync::atomic::Ordering::Acquire);
     if vm.is_null() {
         return None;
@@ -523,11 +527,11 @@ pub fn jni_of_current() -> Option<Jni> {
     // SAFETY: `vm` is the JavaVM given to Agent_OnLoad, valid for the process; GetEnv
     // writes one pointer and fails cleanly on unattached threads.
     let rc = unsafe { ((**vm).v1_2.GetEnv)(vm, &mut env, crate::sys::jni::JNI_VERSION_1_6) };
-    (rc == 0 && !env.is_null()).then_some(Jni(env as *mut JNIEnv))
+    (rc == 0 && !env.is_null()).then_some(Jni(env as *mut JNIEnv, PhantomData))
 }
 
 /// Attaches the current (agent-created) thread to the JVM as a daemon.
-pub fn attach_current_as_daemon(name: &CStr) -> Option<Jni> {
+pub fn attach_current_as_daemon(name: &CStr) -> Option<Jni<'static>> {
     let vm = VM.load(std::sync::atomic::Ordering::Acquire);
     if vm.is_null() {
         return None;
@@ -542,7 +546,7 @@ pub fn attach_current_as_daemon(name: &CStr) -> Option<Jni> {
     let rc = unsafe {
         ((**vm).v1_4.AttachCurrentThreadAsDaemon)(vm, &mut env, &mut args as *mut _ as *mut c_void)
     };
-    (rc == 0 && !env.is_null()).then_some(Jni(env as *mut JNIEnv))
+    (rc == 0 && !env.is_null()).then_some(Jni(env as *mut JNIEnv, PhantomData))
 }
 
 /// Detaches the current thread from the JVM (it was attached with
@@ -588,19 +592,23 @@ unsafe impl Send for GlobalRef {}
 // SAFETY: as above; the handle itself is never mutated.
 unsafe impl Sync for GlobalRef {}
 
-/// A JNI environment for the current thread only: neither `Send` nor `Sync` (it holds
-/// a raw pointer), so it cannot leave the callback or thread that was handed it.
+/// A JNI environment for the current thread only, for the callback it was handed to
+/// (`'a`, jni-rs' `JNIEnv<'local>`): neither `Send` nor `Sync` (it holds a raw
+/// pointer), so it cannot leave the thread, and a function given a `Jni<'a>` cannot
+/// keep it past `'a` (in a static, a `'static` closure or a value that outlives the
+/// call).
 #[derive(Clone, Copy)]
-pub struct Jni(*mut JNIEnv);
+pub struct Jni<'a>(*mut JNIEnv, PhantomData<&'a ()>);
 
-impl Jni {
-    /// Wraps the JNIEnv the JVM passed to a callback (None for null).
+impl<'a> Jni<'a> {
+    /// Wraps the JNIEnv the JVM passed to a callback (None for null); `'a` is the
+    /// callback's body (see `entry.rs`'s `jni_in`).
     ///
     /// # Safety
-    /// `env` must be null or the current thread's live JNIEnv, and the `Jni` must not
-    /// be used after the callback (or the thread's attachment) it came with ends.
-    pub unsafe fn from_raw(env: *mut JNIEnv) -> Option<Jni> {
-        (!env.is_null()).then_some(Jni(env))
+    /// `env` must be null or the current thread's live JNIEnv, and `'a` must not
+    /// outlast the callback (or the thread's attachment) it came with.
+    pub unsafe fn from_raw(env: *mut JNIEnv, _callback: &'a ()) -> Option<Jni<'a>> {
+        (!env.is_null()).then_some(Jni(env, PhantomData))
     }
 
     pub fn object_class(self, obj: jobject) -> jclass {

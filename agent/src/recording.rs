@@ -40,6 +40,8 @@ struct Trace {
     running: sink::Running,
     started: Instant,
     current: Arc<Current>,
+    /// Its `duration=` timer, cancelled when the trace is dropped (stopped earlier).
+    _duration: Option<Scheduled>,
 }
 
 #[derive(Default)]
@@ -49,8 +51,8 @@ struct State {
     trace: Option<Trace>,
     /// The closing line of the last trace that ended.
     last: Option<String>,
-    /// A start is scheduled (delay=): its options' out template, for status.
-    delayed: bool,
+    /// A start is scheduled (delay=): its timer.
+    delayed: Option<Scheduled>,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -168,6 +170,7 @@ impl Trace {
                 running,
                 started: Instant::now(),
                 current,
+                _duration: None,
             },
             note,
         ))
@@ -226,12 +229,12 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
             Err(reply) => return reply,
         };
         st.seq = seq;
-        st.delayed = false;
+        st.delayed = None;
         let out_path = trace.out_path.clone();
-        st.trace = Some(trace);
-        if o.duration_ms > 0 {
-            schedule(o.duration_ms, Timer::Stop(seq));
-        }
+        st.trace = Some(Trace {
+            _duration: (o.duration_ms > 0).then(|| schedule(o.duration_ms, Timer::Stop(seq))),
+            ..trace
+        });
         let abs = absolute(&out_path);
         let limit = if o.duration_ms > 0 {
             format!(" for {} ms", o.duration_ms)
@@ -349,7 +352,7 @@ pub fn status() -> Reply {
             }
             None => {
                 s.push_str("state: idle");
-                if st.delayed {
+                if st.delayed.is_some() {
                     s.push_str(" (a delayed start is scheduled)");
                 }
                 s.push_str(&format!("\ntraces: {}", st.seq));
@@ -377,15 +380,29 @@ enum Timer {
     Stop(u32),
 }
 
-static TIMERS: Mutex<Vec<(Instant, Timer)>> = Mutex::new(Vec::new());
+/// Pending timers: (id, when, what).
+static TIMERS: Mutex<Vec<(u64, Instant, Timer)>> = Mutex::new(Vec::new());
 static TIMER_CV: Condvar = Condvar::new();
 static TIMER_THREAD: std::sync::Once = std::sync::Once::new();
+static NEXT_TIMER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// A pending timer; dropping it cancels the timer if it has not fired.
+struct Scheduled(u64);
+
+impl Drop for Scheduled {
+    fn drop(&mut self) {
+        if let Ok(mut t) = TIMERS.lock() {
+            t.retain(|(id, _, _)| *id != self.0);
+        }
+    }
+}
 
 /// Runs `timer` after `ms` on the agent's timer thread (attached to the JVM as a
 /// daemon and never traced), started on first use.
-fn schedule(ms: u64, timer: Timer) {
+fn schedule(ms: u64, timer: Timer) -> Scheduled {
+    let id = NEXT_TIMER.fetch_add(1, Ordering::Relaxed);
     if let Ok(mut t) = TIMERS.lock() {
-        t.push((Instant::now() + Duration::from_millis(ms), timer));
+        t.push((id, Instant::now() + Duration::from_millis(ms), timer));
     }
     TIMER_CV.notify_all();
     TIMER_THREAD.call_once(|| {
@@ -393,12 +410,13 @@ fn schedule(ms: u64, timer: Timer) {
             log_once("cannot start the timer thread; delay= and duration= do nothing");
         }
     });
+    Scheduled(id)
 }
 
 /// Schedules the first trace after `delay=` (the JVM must be live: VM init or attach).
 pub fn schedule_delayed_start(o: &Options) {
-    with_state(|st| st.delayed = true);
-    schedule(o.delay_ms, Timer::Start(Box::new(o.clone())));
+    // Under the state's lock: the start cannot run before its timer is filed here.
+    with_state(|st| st.delayed = Some(schedule(o.delay_ms, Timer::Start(Box::new(o.clone())))));
 }
 
 /// Wakes the timer thread at VM death, so that it detaches from the JVM and ends.
@@ -417,12 +435,12 @@ fn timer_loop(jni: Jni) {
                     return;
                 }
                 let now = Instant::now();
-                if let Some(i) = t.iter().position(|(at, _)| *at <= now) {
-                    break t.swap_remove(i).1;
+                if let Some(i) = t.iter().position(|(_, at, _)| *at <= now) {
+                    break t.swap_remove(i).2;
                 }
                 let wait = t
                     .iter()
-                    .map(|(at, _)| *at - now)
+                    .map(|(_, at, _)| *at - now)
                     .min()
                     .unwrap_or(Duration::from_secs(3600));
                 t = TIMER_CV

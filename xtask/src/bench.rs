@@ -280,18 +280,9 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
         .filter(|p| p.extension().is_some_and(|x| x == "java"))
         .collect();
     sources.sort();
-    let out = Command::new(javac)
-        .args(["--release", "17", "-d"])
-        .arg(&env.classes)
-        .args(&sources)
-        .output()
-        .map_err(|e| format!("cannot run javac: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "javac bench/moobench failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
+    let jdk = crate::java::Jdk::at(javac.parent().and_then(Path::parent).unwrap_or(javac));
+    crate::java::javac(&jdk, &env.classes, &["--release", "17"], &sources)
+        .map_err(|e| format!("javac bench/moobench failed: {e}"))?;
 
     let mut report = String::new();
     let _ = writeln!(report, "\n{}", machine(&env.cfg.jdk));

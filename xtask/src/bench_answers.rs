@@ -85,10 +85,9 @@ fn timed(cmd: &mut Command, work: &Path) -> Result<Measured, String> {
 /// Traces `Rec REPS` into `out`; the events the agent reports.
 fn trace(jdk: &Path, agent: &Path, classes: &Path, out: &Path, reps: u32) -> Result<u64, String> {
     let o = Command::new(jdk.join("bin/java"))
-        .arg(format!(
-            "-agentpath:{}=out={}",
-            agent.display(),
-            out.display()
+        .arg(crate::java::agent_arg(
+            agent,
+            &format!("out={}", out.display()),
         ))
         .arg("-cp")
         .arg(classes)

@@ -71,14 +71,9 @@ pub fn run_cmd(args: &[String]) -> bool {
     }
     let work = root.join("target/bench-loaders");
     let classes = work.join("classes");
-    let _ = std::fs::create_dir_all(&classes);
-    let javac = Command::new(jdk.join("bin/javac"))
-        .arg("-d")
-        .arg(&classes)
-        .arg(root.join("bench/loaders/LoaderChurn.java"))
-        .status();
-    if !javac.is_ok_and(|s| s.success()) {
-        eprintln!("bench-loaders: javac failed");
+    let source = [root.join("bench/loaders/LoaderChurn.java")];
+    if let Err(e) = crate::java::javac(&crate::java::Jdk::at(&jdk), &classes, &[], &source) {
+        eprintln!("bench-loaders: javac failed: {e}");
         return false;
     }
     let java = jdk.join("bin/java");

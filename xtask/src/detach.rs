@@ -82,10 +82,9 @@ fn run(
 pub fn check(jdk: &Jdk, classes: &Path, agent: &Path, work: &Path) -> Result<(), String> {
     let (plain, plain_attaches, _) = run(jdk, classes, &work.join("plain"), None)?;
     let dir = work.join("agent");
-    let opts = format!(
-        "-agentpath:{}=out={}/trace.jtr,gc=on,duration=60s",
-        agent.display(),
-        dir.display()
+    let opts = crate::java::agent_arg(
+        agent,
+        &format!("out={}/trace.jtr,gc=on,duration=60s", dir.display()),
     );
     let (with, attaches, lines) = run(jdk, classes, &dir, Some(opts))?;
     if with != plain {

@@ -18,6 +18,19 @@ pub struct Jdk {
 }
 
 impl Jdk {
+    /// The JDK at `home` as given (a benchmark's `--jdk`), whatever its version (0 when
+    /// its `release` file does not say).
+    pub fn at(home: &Path) -> Jdk {
+        Jdk {
+            feature: feature_version(home).unwrap_or(0),
+            home: home.to_path_buf(),
+            name: home.file_name().map_or_else(
+                || home.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+        }
+    }
+
     pub fn java(&self) -> PathBuf {
         self.home.join("bin/java")
     }
@@ -96,9 +109,14 @@ pub fn javac(jdk: &Jdk, out: &Path, extra: &[&str], sources: &[PathBuf]) -> Resu
     )
 }
 
-/// `-agentpath:AGENT=OPTIONS`: the one spelling of loading the agent at JVM start.
+/// `-agentpath:AGENT=OPTIONS` (`-agentpath:AGENT` for none: the agent's defaults): the
+/// one spelling of loading the agent at JVM start.
 pub fn agent_arg(agent: &Path, options: &str) -> String {
-    format!("-agentpath:{}={options}", agent.display())
+    if options.is_empty() {
+        format!("-agentpath:{}", agent.display())
+    } else {
+        format!("-agentpath:{}={options}", agent.display())
+    }
 }
 
 /// `JDK/bin/java`, with the agent and its options when given, and `-Xcheck:jni` when

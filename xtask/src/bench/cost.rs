@@ -157,11 +157,7 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// `-agentpath:` with `opts` (none: the agent's defaults).
     fn agent(&self, opts: &str) -> String {
-        if opts.is_empty() {
-            format!("-agentpath:{}", self.env.agent.display())
-        } else {
-            format!("-agentpath:{}={opts}", self.env.agent.display())
-        }
+        crate::java::agent_arg(&self.env.agent, opts)
     }
 
     fn java(&self) -> PathBuf {
@@ -271,18 +267,10 @@ fn compile(env: &Env) -> Result<PathBuf, String> {
     }
     let mut cp = vec![H2_JAR];
     cp.extend(JETTY_JARS);
-    let o = Command::new(env.cfg.jdk.join("bin/javac"))
-        .args(["--release", "17", "-cp", &cp.join(":"), "-d"])
-        .arg(&out)
-        .args(&sources)
-        .output()
-        .map_err(|e| format!("cannot run javac: {e}"))?;
-    if !o.status.success() {
-        return Err(format!(
-            "javac bench/cost failed: {}",
-            String::from_utf8_lossy(&o.stderr)
-        ));
-    }
+    let cp = cp.join(":");
+    let jdk = crate::java::Jdk::at(&env.cfg.jdk);
+    crate::java::javac(&jdk, &out, &["--release", "17", "-cp", &cp], &sources)
+        .map_err(|e| format!("javac bench/cost failed: {e}"))?;
     Ok(out)
 }
 

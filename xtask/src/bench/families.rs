@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 /// One event family's benchmark: a program in bench/families that exercises it and
@@ -178,20 +177,8 @@ pub fn run(env: &Env) -> Vec<FamRow> {
 }
 
 fn compile(jdk: &Path, out: &Path, sources: &[PathBuf]) -> Result<(), String> {
-    let o = Command::new(jdk.join("bin/javac"))
-        .arg("-d")
-        .arg(out)
-        .args(sources)
-        .output()
-        .map_err(|e| format!("cannot run javac: {e}"))?;
-    if o.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "javac bench/families failed: {}",
-            String::from_utf8_lossy(&o.stderr)
-        ))
-    }
+    crate::java::javac(&crate::java::Jdk::at(jdk), out, &[], sources)
+        .map_err(|e| format!("javac bench/families failed: {e}"))
 }
 
 /// Runs one cell `runs` times; keeps the run with the lowest loop time.
@@ -244,11 +231,8 @@ fn fam_once(
     cmd.args(f.jvm);
     if let Some(o) = opt {
         let sep = if o.is_empty() { "" } else { "," };
-        cmd.arg(format!(
-            "-agentpath:{}=out={}{sep}{o}",
-            env.agent.display(),
-            trace.display()
-        ));
+        let options = format!("out={}{sep}{o}", trace.display());
+        cmd.arg(crate::java::agent_arg(&env.agent, &options));
     }
     cmd.arg("-cp")
         .arg(cp)

@@ -186,14 +186,12 @@ fn run_in(env: &Env, spec: &Spec, dir: &Path) -> Result<Sample, String> {
     let mut cmd = env.command(&java, &rss_file);
     let out = spec.tracer.out().map(|o| dir.join(o));
     if let (Some(mode), Some(out)) = (spec.tracer.agent_mode(), &out) {
-        cmd.arg(format!(
-            "-agentpath:{}=out={},mode={mode}{}",
-            env.agent.display(),
-            out.display(),
-            spec.include
-                .map(|i| format!(",include={i}"))
-                .unwrap_or_default()
-        ));
+        let include = spec
+            .include
+            .map(|i| format!(",include={i}"))
+            .unwrap_or_default();
+        let options = format!("out={},mode={mode}{include}", out.display());
+        cmd.arg(crate::java::agent_arg(&env.agent, &options));
     }
     if let (Tracer::Jfr, Some(out)) = (spec.tracer, &out) {
         // maxsize=0: no limit (JFR keeps only the last 250 MB by default).

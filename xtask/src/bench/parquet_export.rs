@@ -59,10 +59,9 @@ fn cell(env: &Env) -> Result<String, String> {
     let fleet = env.work.join("parquet-fleet");
     let _ = std::fs::remove_dir_all(&fleet);
     let o = Command::new(env.cfg.jdk.join("bin/java"))
-        .arg(format!(
-            "-agentpath:{}=out={}",
-            env.agent.display(),
-            jtr.display()
+        .arg(crate::java::agent_arg(
+            &env.agent,
+            &format!("out={}", jtr.display()),
         ))
         .arg("-cp")
         .arg(&env.classes)

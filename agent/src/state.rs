@@ -201,3 +201,51 @@ pub fn set_current(trace: Option<Arc<Current>>) {
 pub fn needs_object_def(id: u64) -> bool {
     current().is_some_and(|c| c.needs_object_def(id))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::sync_channel;
+
+    #[test]
+    fn a_trace_defines_each_older_object_once_and_no_newer_one() {
+        let (tx, _rx) = sync_channel(1);
+        let older = crate::ids::next_object();
+        let trace = Current::new(tx);
+        let newer = crate::ids::next_object();
+        assert!(trace.needs_object_def(older), "named before: defined again");
+        assert!(!trace.needs_object_def(older), "but once");
+        assert!(
+            !trace.needs_object_def(newer),
+            "named during: defined when tagged"
+        );
+        // The next trace defines the older object again, once.
+        let (tx, _rx) = sync_channel(1);
+        let next = Current::new(tx);
+        assert!(next.needs_object_def(older) && !next.needs_object_def(older));
+        assert!(next.needs_object_def(newer));
+    }
+
+    #[test]
+    fn what_a_gone_sink_refuses_is_this_traces_loss() {
+        let (tx, rx) = sync_channel(1);
+        let trace = Current::new(tx);
+        assert!(trace.send(Msg::Chunk {
+            tid: 1,
+            data: vec![0; 3]
+        }));
+        drop(rx);
+        assert!(!trace.send(Msg::Chunk {
+            tid: 1,
+            data: vec![0; 5]
+        }));
+        trace.add_lost(5);
+        assert_eq!(trace.lost_bytes(), 5);
+        let (tx, _rx) = sync_channel(1);
+        assert_eq!(
+            Current::new(tx).lost_bytes(),
+            0,
+            "a new trace starts at none lost"
+        );
+    }
+}

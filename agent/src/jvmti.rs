@@ -602,7 +602,7 @@ pub struct Jni<'a>(*mut JNIEnv, PhantomData<&'a ()>);
 
 impl<'a> Jni<'a> {
     /// Wraps the JNIEnv the JVM passed to a callback (None for null); `'a` is the
-    /// callback's body (see `entry.rs`'s `jni_in`).
+    /// callback's body (`entry.rs` passes a local of the callback's closure).
     ///
     /// # Safety
     /// `env` must be null or the current thread's live JNIEnv, and `'a` must not

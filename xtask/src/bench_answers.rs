@@ -148,17 +148,11 @@ fn measure(
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let src = dir.join("Rec.java");
     std::fs::write(&src, PROGRAM).map_err(|e| e.to_string())?;
-    let javac = Command::new(jdk.join("bin/javac"))
-        .arg("-d")
-        .arg(dir)
-        .arg(&src)
-        .status()
-        .map_err(|e| format!("cannot run javac: {e}"))?;
-    if !javac.success() {
-        return Err("javac Rec.java failed".into());
-    }
+    let classes = dir.join("classes");
+    crate::java::javac(&crate::java::Jdk::at(jdk), &classes, &[], &[src])
+        .map_err(|e| format!("javac Rec.java failed: {e}"))?;
     let jtr = dir.join("big.jtr");
-    let events = trace(jdk, agent, dir, &jtr, reps)?;
+    let events = trace(jdk, agent, &classes, &jtr, reps)?;
     // Every answer reads the file from the page cache, as the memchr pass does.
     let size = std::fs::metadata(&jtr).map_or(0, |m| m.len());
     let mut o = String::new();
@@ -200,7 +194,7 @@ fn measure(
     let _ = std::fs::remove_file(&jtr);
     // XML input: a smaller run rendered by the agent itself.
     let xml = dir.join("small.xml");
-    let xml_events = trace(jdk, agent, dir, &xml, XML_REPS)?;
+    let xml_events = trace(jdk, agent, &classes, &xml, XML_REPS)?;
     let xml_size = std::fs::metadata(&xml).map_or(0, |m| m.len());
     let mut c = Command::new(jtrace);
     c.args(["report", "--json"]).arg(&xml);

@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod attrs;
+mod census;
 mod integrity;
 mod lines;
 pub mod linetable;
@@ -22,6 +23,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
+pub use census::{census, Census};
 pub use summary::{AllocStats, MethodStats, Summary, ThreadInfo, WaitStats};
 
 /// Checking stops after this many violations.

@@ -4,7 +4,6 @@ use super::Env;
 use crate::util;
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -275,37 +274,12 @@ fn fam_once(
     result
 }
 
-/// (elements, bytes) of a trace: the agent writes one element per line, so an element
-/// is a line starting with `<` that is not a closing tag. Streams the file (traces of
-/// the lines family are GBs).
-fn count_elements(path: &Path) -> std::io::Result<(u64, u64)> {
-    let mut f = File::open(path)?;
-    let mut buf = vec![0u8; 1 << 20];
-    let (mut elements, mut bytes) = (0u64, 0u64);
-    // State carried across reads: 0 = inside a line, 1 = at a line start, 2 = saw `<`
-    // at a line start.
-    let mut state = 1u8;
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        bytes += n as u64;
-        for &b in &buf[..n] {
-            state = match (state, b) {
-                (_, b'\n') => 1,
-                (1, b'<') => 2,
-                (2, b) => {
-                    if b != b'/' && b != b'?' {
-                        elements += 1;
-                    }
-                    0
-                }
-                _ => 0,
-            };
-        }
-    }
-    Ok((elements, bytes))
+/// (elements, bytes) of a trace, by `tracecheck::census` (streamed: traces of the lines
+/// family are GBs).
+fn count_elements(path: &Path) -> Result<(u64, u64), String> {
+    let f = File::open(path).map_err(|e| e.to_string())?;
+    let c = tracecheck::census(std::io::BufReader::with_capacity(1 << 20, f))?;
+    Ok((c.elements, c.bytes))
 }
 
 pub fn table(env: &Env, rows: &[FamRow]) -> String {

@@ -3,7 +3,7 @@
 use super::Env;
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::BufReader;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -233,8 +233,8 @@ fn run_in(env: &Env, spec: &Spec, dir: &Path) -> Result<Sample, String> {
         }
     }
     match spec.tracer {
-        Tracer::Xml => xml_counts(&mut s, File::open(&out).and_then(tail_of_file)),
-        Tracer::XmlZst => xml_counts(&mut s, File::open(&out).and_then(tail_of_zstd)),
+        Tracer::Xml => xml_counts(&mut s, census_of(&out, false)),
+        Tracer::XmlZst => xml_counts(&mut s, census_of(&out, true)),
         Tracer::Jtr => {
             let r = render(env, &out)?;
             if r.1 {
@@ -267,76 +267,30 @@ fn agent_events(stderr: &str) -> Option<u64> {
     before.rsplit([' ', ',']).next()?.parse().ok()
 }
 
-/// Bytes read from the end of an XML trace to find its `methodCount` elements.
-const TAIL: usize = 64 << 20;
-
-/// Traced calls from an XML trace's tail: its `methodCount` elements (after
-/// `</traceEnd>`, one per method, count = its `methodEntry` elements); notes a trace
-/// that was not closed.
-fn xml_counts(s: &mut Sample, tail: std::io::Result<Vec<u8>>) {
-    let tail = match tail {
-        Ok(t) => t,
-        Err(e) => {
-            s.notes.push(format!("cannot read the trace: {e}"));
-            return;
-        }
-    };
-    let text = String::from_utf8_lossy(&tail);
-    if !text.trim_end().ends_with("</TRACE>") {
-        s.notes.push("trace not closed".into());
-    }
-    let Some(at) = text.rfind("</traceEnd>") else {
-        s.notes.push("no </traceEnd> in the last 64 MiB".into());
-        return;
-    };
-    s.traced_calls = Some(
-        text[at..]
-            .split("<methodCount ")
-            .skip(1)
-            .filter_map(|el| {
-                let v = el.split("count=\"").nth(1)?;
-                v.split('"').next()?.parse::<u64>().ok()
-            })
-            .sum(),
-    );
-}
-
-/// The last [`TAIL`] bytes of a file (a full read of a multi-GB trace would take longer
-/// than the run).
-fn tail_of_file(mut f: File) -> std::io::Result<Vec<u8>> {
-    let len = f.metadata()?.len();
-    f.seek(SeekFrom::Start(len.saturating_sub(TAIL as u64)))?;
-    let mut tail = Vec::new();
-    f.read_to_end(&mut tail)?;
-    Ok(tail)
-}
-
-/// The last [`TAIL`] bytes of a zstd-compressed file's content (streamed: only the
-/// decompressor sees every byte).
-fn tail_of_zstd(f: File) -> std::io::Result<Vec<u8>> {
-    let mut z = zstd::stream::read::Decoder::new(f)?;
-    let mut ring: std::collections::VecDeque<Vec<u8>> = Default::default();
-    let mut held = 0usize;
-    loop {
-        let mut buf = vec![0u8; 4 << 20];
-        let mut n = 0;
-        while n < buf.len() {
-            match z.read(&mut buf[n..])? {
-                0 => break,
-                k => n += k,
+/// Traced calls from an XML trace: the sum of its `methodCount` elements (one per method,
+/// count = its `methodEntry` elements), read by `tracecheck::census`; notes a trace that
+/// was not closed.
+fn xml_counts(s: &mut Sample, census: Result<tracecheck::Census, String>) {
+    match census {
+        Ok(c) => {
+            if !c.closed {
+                s.notes.push("trace not closed".into());
             }
+            s.traced_calls = Some(c.method_calls);
         }
-        if n == 0 {
-            break;
-        }
-        buf.truncate(n);
-        held += n;
-        ring.push_back(buf);
-        while held - ring.front().map_or(0, Vec::len) >= TAIL {
-            held -= ring.pop_front().map_or(0, |b| b.len());
-        }
+        Err(e) => s.notes.push(format!("cannot read the trace: {e}")),
     }
-    Ok(ring.into_iter().flatten().collect())
+}
+
+/// The census of an XML trace file, zstd-compressed or not (streamed).
+fn census_of(path: &Path, zstd: bool) -> Result<tracecheck::Census, String> {
+    let f = File::open(path).map_err(|e| e.to_string())?;
+    if zstd {
+        let z = zstd::stream::read::Decoder::new(f).map_err(|e| e.to_string())?;
+        tracecheck::census(BufReader::with_capacity(1 << 20, z))
+    } else {
+        tracecheck::census(BufReader::with_capacity(1 << 20, f))
+    }
 }
 
 /// Renders a `.jtr` with `jtrace xml` into /dev/null; returns the time, the events it

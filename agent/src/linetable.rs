@@ -1,4 +1,4 @@
-//! Probekit `methodNames` / `methodLineTables` strings: encoder and decoder.
+//! Probekit `methodNames` / `methodLineTables` strings: the encoder (its decoder, the tests' oracle, is `tracecheck::linetable`).
 //!
 //! These are the class-scope strings the Probekit BCI engine pushes into instrumented
 //! classes (see `shared/spec/METHODLINETABLES.md`). We produce byte-identical strings so
@@ -11,9 +11,6 @@
 //! previous line (starting at 0) and the mode are **never reset**, not even at `,`, so
 //! `#75+11,41` continues incrementing into the next method. Byte-compatibility with the
 //! original engine depends on keeping that quirk.
-
-#[cfg(test)]
-use std::fmt;
 
 /// Encode per-method unit line tables. An empty method (no Code attribute or no
 /// LineNumberTable) is written as a single unit with line 0, as the engine does: a
@@ -48,133 +45,6 @@ pub fn encode(methods: &[Vec<u32>]) -> String {
     out
 }
 
-#[cfg(test)]
-/// Where and why a `methodLineTables` string could not be decoded. Offsets are byte
-/// offsets into the input.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LineTableError {
-    /// A character outside `0-9 # + ,`.
-    UnexpectedChar { offset: usize, ch: char },
-    /// `#` not followed by a decimal number.
-    MissingNumber { offset: usize },
-    /// `+` not followed by an increment digit (the encoder never writes a bare `+`).
-    MissingIncrement { offset: usize },
-    /// A digit that is neither part of a `#` number nor in increment mode: the string
-    /// was probably truncated or had a `#` lost, so we refuse to guess.
-    DigitOutsideIncrement { offset: usize },
-    /// A method with no units (leading, trailing or doubled `,`); the encoder always
-    /// writes at least one unit per method.
-    EmptyMethod { offset: usize },
-    /// A line number that does not fit in `u32`.
-    Overflow { offset: usize },
-}
-
-#[cfg(test)]
-impl fmt::Display for LineTableError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LineTableError::UnexpectedChar { offset, ch } => {
-                write!(f, "unexpected character {ch:?} at offset {offset}")
-            }
-            LineTableError::MissingNumber { offset } => {
-                write!(f, "'#' without a line number at offset {offset}")
-            }
-            LineTableError::MissingIncrement { offset } => {
-                write!(f, "'+' without an increment digit at offset {offset}")
-            }
-            LineTableError::DigitOutsideIncrement { offset } => {
-                write!(f, "digit outside increment mode at offset {offset}")
-            }
-            LineTableError::EmptyMethod { offset } => {
-                write!(f, "method with no executable units at offset {offset}")
-            }
-            LineTableError::Overflow { offset } => {
-                write!(f, "line number overflows u32 at offset {offset}")
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-impl std::error::Error for LineTableError {}
-
-#[cfg(test)]
-/// Decode a `methodLineTables` string (the encoder's test oracle). A method encoded from an empty table comes back
-/// as `[0]` (the format cannot tell the two apart). `""` decodes to no methods, which
-/// is what [`encode`] gives for a class without methods.
-///
-/// Accepted beyond the encoder's canonical output, because the meaning is unambiguous:
-/// `#` for small numbers (`#5`), leading zeros (`#007`), a redundant `+` while already
-/// in increment mode (`+1+2`). Everything else non-canonical is an error.
-pub fn decode(s: &str) -> Result<Vec<Vec<u32>>, LineTableError> {
-    let mut methods = Vec::new();
-    if s.is_empty() {
-        return Ok(methods);
-    }
-    let bytes = s.as_bytes();
-    let mut current: Vec<u32> = Vec::new();
-    let mut prev: u32 = 0;
-    let mut increment_mode = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b',' => {
-                if current.is_empty() {
-                    return Err(LineTableError::EmptyMethod { offset: i });
-                }
-                methods.push(std::mem::take(&mut current));
-                i += 1;
-            }
-            b'#' => {
-                let start = i + 1;
-                let end = start
-                    + bytes[start..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_digit())
-                        .count();
-                if end == start {
-                    return Err(LineTableError::MissingNumber { offset: i });
-                }
-                // All-ASCII-digit slice: parse can only fail by overflow.
-                let n = s[start..end]
-                    .parse::<u32>()
-                    .map_err(|_| LineTableError::Overflow { offset: start })?;
-                current.push(n);
-                prev = n;
-                increment_mode = false;
-                i = end;
-            }
-            b'+' => {
-                if !bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
-                    return Err(LineTableError::MissingIncrement { offset: i });
-                }
-                increment_mode = true;
-                i += 1;
-            }
-            d @ b'0'..=b'9' => {
-                if !increment_mode {
-                    return Err(LineTableError::DigitOutsideIncrement { offset: i });
-                }
-                prev = prev
-                    .checked_add(u32::from(d - b'0'))
-                    .ok_or(LineTableError::Overflow { offset: i })?;
-                current.push(prev);
-                i += 1;
-            }
-            _ => {
-                // Every byte before `i` was ASCII, so `i` is a char boundary.
-                let ch = s[i..].chars().next().unwrap_or('\u{FFFD}');
-                return Err(LineTableError::UnexpectedChar { offset: i, ch });
-            }
-        }
-    }
-    if current.is_empty() {
-        return Err(LineTableError::EmptyMethod { offset: s.len() });
-    }
-    methods.push(current);
-    Ok(methods)
-}
-
 /// `methodNames`: each method's name immediately followed by its JVM signature, in
 /// class-file order, joined with `+` (e.g. `<init>()V+main([Ljava/lang/String;)V`).
 /// `+` cannot occur in a name or signature, so the string splits back unambiguously.
@@ -194,6 +64,7 @@ pub fn method_names<'a>(methods: impl IntoIterator<Item = (&'a str, &'a str)>) -
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use tracecheck::linetable::decode;
 
     fn both_ways(table: &[Vec<u32>], s: &str) {
         assert_eq!(encode(table), s);
@@ -275,38 +146,6 @@ mod tests {
         assert_eq!(decode("#5").unwrap(), vec![vec![5]]);
         assert_eq!(decode("#007").unwrap(), vec![vec![7]]);
         assert_eq!(decode("+1+2").unwrap(), vec![vec![1, 3]]);
-    }
-
-    #[test]
-    fn garbage_is_an_error() {
-        use LineTableError::*;
-        let cases: &[(&str, LineTableError)] = &[
-            ("5", DigitOutsideIncrement { offset: 0 }),
-            ("#51,2", DigitOutsideIncrement { offset: 4 }),
-            ("#", MissingNumber { offset: 0 }),
-            ("#+1", MissingNumber { offset: 0 }),
-            ("+", MissingIncrement { offset: 0 }),
-            ("+1+", MissingIncrement { offset: 2 }),
-            ("+,1", MissingIncrement { offset: 0 }),
-            (",", EmptyMethod { offset: 0 }),
-            ("+1,", EmptyMethod { offset: 3 }),
-            ("+1,,+2", EmptyMethod { offset: 3 }),
-            ("#4294967296", Overflow { offset: 1 }),
-            ("#4294967295+1", Overflow { offset: 12 }),
-            ("#1 2", UnexpectedChar { offset: 2, ch: ' ' }),
-            (
-                "+1é",
-                UnexpectedChar {
-                    offset: 2, ch: 'é'
-                },
-            ),
-            ("-3", UnexpectedChar { offset: 0, ch: '-' }),
-        ];
-        for (s, want) in cases {
-            let got = decode(s).expect_err(s);
-            assert_eq!(&got, want, "{s:?}");
-            assert!(!got.to_string().is_empty());
-        }
     }
 
     #[test]

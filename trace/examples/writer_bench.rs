@@ -98,7 +98,7 @@ fn defs(t: u64) -> Msg {
             access: 0x0001,
             exceptions: Vec::new(),
             lines: Some((10, 15)),
-            line_table: Vec::new(),
+            line_numbers: Vec::new(),
             unit_lines: Vec::new(),
         }));
     }

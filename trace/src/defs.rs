@@ -61,7 +61,7 @@ pub struct MethodDef {
     pub lines: Option<(u32, u32)>,
     /// (bytecode index, line) of the code the JVM runs (after rewriting), for
     /// allocation sites; empty when not needed.
-    pub line_table: Vec<(u32, u32)>,
+    pub line_numbers: Vec<(u32, u32)>,
     /// Source line of each executable unit, for `line` elements; empty when not needed.
     pub unit_lines: Vec<u32>,
     /// Bytecode indexes of the allocating instructions of the code the JVM runs:

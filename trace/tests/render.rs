@@ -74,7 +74,7 @@ fn defs() -> Msg {
             signature: "()V".into(),
             access: 0x9,
             lines: Some((10, 12)),
-            line_table: vec![(0, 10), (4, 11)],
+            line_numbers: vec![(0, 10), (4, 11)],
             unit_lines: vec![10, 11],
             alloc_sites: vec![4],
             ..MethodDef::default()

@@ -58,7 +58,7 @@ pub(crate) struct Method {
     pub(crate) line_range: Option<(u64, u64)>,
     /// Sorted, deduplicated lines of its executable units (from its class's
     /// methodLineTables), with `lines=on`.
-    pub(crate) line_table: Option<Vec<u32>>,
+    pub(crate) line_numbers: Option<Vec<u32>>,
     pub(crate) stats: MethodStats,
 }
 

@@ -25,7 +25,7 @@ pub(crate) struct Analysis {
     /// Source line of each instruction (0 before the first entry).
     pub(crate) lines: Vec<u16>,
     /// (start_pc, line) of all LineNumberTable attributes, stably sorted.
-    pub(crate) line_table: Vec<(u16, u16)>,
+    pub(crate) line_numbers: Vec<(u16, u16)>,
     pub(crate) has_lnt: bool,
 }
 
@@ -64,7 +64,7 @@ pub(crate) fn analyze(code: &RawCode, pool: &ConstPool) -> Result<Analysis, Clas
         lines: vec![0; insns.len()],
         insns,
         index,
-        line_table: Vec::new(),
+        line_numbers: Vec::new(),
         has_lnt: false,
     };
     for i in 0..a.insns.len() {
@@ -98,11 +98,11 @@ pub(crate) fn analyze(code: &RawCode, pool: &ConstPool) -> Result<Analysis, Clas
             a.has_lnt = true;
             let mut r = Reader::new(at.body);
             for _ in 0..r.u16()? {
-                a.line_table.push((r.u16()?, r.u16()?));
+                a.line_numbers.push((r.u16()?, r.u16()?));
             }
         }
     }
-    a.line_table.sort_by_key(|e| e.0);
+    a.line_numbers.sort_by_key(|e| e.0);
     if !a.has_lnt {
         // Probekit treats a method without line information as one unit.
         a.flags[0] |= F_UNIT;
@@ -113,7 +113,7 @@ pub(crate) fn analyze(code: &RawCode, pool: &ConstPool) -> Result<Analysis, Clas
     }
     // Among entries with the same start_pc the first one wins, as in
     // HotSpot's exact-match lookup.
-    let mut lookup = a.line_table.clone();
+    let mut lookup = a.line_numbers.clone();
     lookup.dedup_by_key(|e| e.0);
     let mut j = 0;
     let mut line = 0;

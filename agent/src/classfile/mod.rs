@@ -108,7 +108,7 @@ pub struct MethodInfo {
     pub exceptions: Vec<String>,
     pub has_code: bool,
     /// (start_pc, line) of all LineNumberTable attributes, sorted by pc.
-    pub line_table: Vec<(u16, u16)>,
+    pub line_numbers: Vec<(u16, u16)>,
     /// Length of the method's bytecode (0 without code).
     pub code_len: u32,
     /// Bytecode indexes of the allocating instructions (new, newarray, anewarray,
@@ -192,7 +192,7 @@ pub fn parse_info(bytes: &[u8]) -> Result<ClassInfo, ClassFileError> {
                 exceptions.push(p.class_name(r.u16()?)?.into_owned());
             }
         }
-        let (line_table, units, alloc_sites, code_len) = match m.code {
+        let (line_numbers, units, alloc_sites, code_len) = match m.code {
             Some((_, body)) => {
                 let rc = parse::parse_code(body)?;
                 let code_len = rc.code.len() as u32;
@@ -204,7 +204,7 @@ pub fn parse_info(bytes: &[u8]) -> Result<ClassInfo, ClassFileError> {
                     .filter(|i| matches!(i.op, 0xbb | 0xbc | 0xbd | 0xc5))
                     .map(|i| i.pc)
                     .collect();
-                (a.line_table, units, sites, code_len)
+                (a.line_numbers, units, sites, code_len)
             }
             None => (Vec::new(), Vec::new(), Vec::new(), 0),
         };
@@ -214,7 +214,7 @@ pub fn parse_info(bytes: &[u8]) -> Result<ClassInfo, ClassFileError> {
             access: m.access,
             exceptions,
             has_code: m.code.is_some(),
-            line_table,
+            line_numbers,
             units,
             alloc_sites,
             code_len,

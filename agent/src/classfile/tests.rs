@@ -123,19 +123,19 @@ fn parse_info_small_class() {
         // javac: 0 iconst_0 1 istore_1 | 2 iload_0 3 ifle 16 | 6 iload_1 7 iload_0
         // 8 iadd 9 istore_1 | 10 iinc 0,-1 13 goto 2 | 16 iload_1 17 ireturn
         assert_eq!(
-            f.line_table,
+            f.line_numbers,
             vec![(0, 6), (2, 7), (6, 8), (10, 9), (16, 10)]
         );
         assert_eq!(f.units, vec![(0, 6), (2, 7), (6, 8), (10, 9), (16, 10)]);
         let run_m = &info.methods[1];
         assert_eq!(run_m.units, vec![(0, 4)]);
         let n = &info.methods[3];
-        assert!(!n.has_code && n.units.is_empty() && n.line_table.is_empty());
+        assert!(!n.has_code && n.units.is_empty() && n.line_numbers.is_empty());
         // Without debug info: one unit per method.
         javac(jdk, &out, &["-g:none"], std::slice::from_ref(&src));
         let info = parse_info(&fs::read(out.join("p/Small.class")).unwrap()).unwrap();
         assert_eq!(info.methods[2].units, vec![(0, 0)]);
-        assert!(info.methods[2].line_table.is_empty());
+        assert!(info.methods[2].line_numbers.is_empty());
         assert_eq!(info.source_file, None);
         let inner = parse_info(&fs::read(out.join("p/Small$Inner.class")).unwrap()).unwrap();
         assert_eq!(inner.name, "p/Small$Inner");

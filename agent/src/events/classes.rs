@@ -106,7 +106,7 @@ fn prepare_pending(
             (p.run_lines, p.run_alloc_sites) = r
                 .methods
                 .into_iter()
-                .map(|m| (m.line_table, m.alloc_sites))
+                .map(|m| (m.line_numbers, m.alloc_sites))
                 .unzip();
         }
     }
@@ -591,7 +591,7 @@ fn send_defs(p: &Pending, tid: u32, loader: &str, class_def: bool) {
         }));
     }
     for (i, m) in info.methods.iter().enumerate() {
-        let lines = m.line_table.iter().map(|&(_, l)| l as u32);
+        let lines = m.line_numbers.iter().map(|&(_, l)| l as u32);
         let lines = lines.clone().min().zip(lines.max());
         defs.push(Def::Method(MethodDef {
             mid: p.first_mid + i as u32,
@@ -601,7 +601,7 @@ fn send_defs(p: &Pending, tid: u32, loader: &str, class_def: bool) {
             access: m.access,
             exceptions: m.exceptions.clone(),
             lines,
-            line_table: p
+            line_numbers: p
                 .run_lines
                 .get(i)
                 .map(|t| t.iter().map(|&(pc, l)| (pc as u32, l as u32)).collect())

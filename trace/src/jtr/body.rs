@@ -211,8 +211,8 @@ pub fn encode_defs(out: &mut Vec<u8>, defs: &[Def]) {
                     }
                     None => put_bool(out, false),
                 }
-                put_uvar(out, m.line_table.len() as u64);
-                for &(bci, line) in &m.line_table {
+                put_uvar(out, m.line_numbers.len() as u64);
+                for &(bci, line) in &m.line_numbers {
                     put_uvar(out, bci as u64);
                     put_uvar(out, line as u64);
                 }
@@ -286,7 +286,7 @@ pub fn decode_defs(c: &mut Cursor) -> WireResult<Vec<Def>> {
                     None
                 };
                 let n = c.count("line table")?;
-                let line_table = (0..n)
+                let line_numbers = (0..n)
                     .map(|_| Ok((c.u32var("line table")?, c.u32var("line table")?)))
                     .collect::<WireResult<_>>()?;
                 Def::Method(MethodDef {
@@ -297,7 +297,7 @@ pub fn decode_defs(c: &mut Cursor) -> WireResult<Vec<Def>> {
                     access,
                     exceptions,
                     lines,
-                    line_table,
+                    line_numbers,
                     unit_lines: get_u32s(c, "unit lines")?,
                     alloc_sites: get_u32s(c, "allocation sites")?,
                 })

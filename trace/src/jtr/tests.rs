@@ -72,7 +72,7 @@ fn messages() -> Vec<Msg> {
             access: 0x9,
             exceptions: vec!["java.io.IOException".into()],
             lines: Some((10, 20)),
-            line_table: vec![(0, 10), (4, 11)],
+            line_numbers: vec![(0, 10), (4, 11)],
             unit_lines: vec![10, 11],
             alloc_sites: vec![4],
         }));

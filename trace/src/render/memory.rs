@@ -33,7 +33,7 @@ impl<O: Output> Renderer<O> {
         let Some(Some(m)) = self.methods.get(mid as usize) else {
             return 0;
         };
-        m.line_table
+        m.line_numbers
             .iter()
             .take_while(|&&(pc, _)| pc <= loc)
             .last()

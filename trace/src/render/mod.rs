@@ -150,7 +150,7 @@ pub const MAX_STACK_DEPTH: u64 = i16::MAX as u64;
 struct MethodState {
     cid: u32,
     count: u64,
-    line_table: Vec<(u32, u32)>,
+    line_numbers: Vec<(u32, u32)>,
     unit_lines: Vec<u32>,
     alloc_sites: Vec<u32>,
     /// ` methodIdRef="M" classIdRef="C" ticket="`, ready to copy.
@@ -470,7 +470,7 @@ impl<O: Output> Renderer<O> {
         self.methods[idx] = Some(Box::new(MethodState {
             cid: m.cid,
             count: 0,
-            line_table: m.line_table,
+            line_numbers: m.line_numbers,
             unit_lines: m.unit_lines,
             alloc_sites: m.alloc_sites,
             line_tail: if !has_lines {

@@ -151,7 +151,7 @@ impl State {
                     if let Some(n) = line_number {
                         m.stats.lines.insert(n);
                         *m.stats.line_counts.entry(n).or_default() += 1;
-                        if let Some(t) = &m.line_table {
+                        if let Some(t) = &m.line_numbers {
                             let known = u32::try_from(n).is_ok_and(|n| t.binary_search(&n).is_ok());
                             if !known {
                                 table_problem = Some(format!(

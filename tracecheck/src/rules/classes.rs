@@ -139,14 +139,14 @@ impl State {
             c.methods.push(id);
         }
         let live = self.classes.get(&class).is_some_and(|c| c.live);
-        let mut line_table = None;
+        let mut line_numbers = None;
         let mut missing = None;
         if let Some(c) = self.classes.get(&class) {
             if let (Some(names), Some(tables)) = (&c.method_names, &c.line_tables) {
                 let own = linetable::class_file_key(name, &sig);
                 match names.iter().position(|n| *n == own) {
                     Some(i) => {
-                        line_table = tables.get(i).map(|t| {
+                        line_numbers = tables.get(i).map(|t| {
                             let mut t = t.clone();
                             t.sort_unstable();
                             t.dedup();
@@ -177,7 +177,7 @@ impl State {
             line,
             count_seen: false,
             line_range,
-            line_table,
+            line_numbers,
             stats: MethodStats::default(),
         };
         if let Some(old) = self.methods.insert(id, method) {

@@ -4,7 +4,6 @@
 
 use crate::model::hist::Histogram;
 use crate::model::idmap::FastMap;
-use crate::model::names::Names;
 use crate::model::{Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Symbols, NONE};
 use serde::Serialize;
 use std::cmp::Reverse;
@@ -122,8 +121,6 @@ pub struct Report {
     slowest: BinaryHeap<Reverse<(u64, u64, u32, u32)>>,
     /// (callee row, caller row or NONE for a thread's first frame) -> figures.
     edges: FastMap<(u32, u32), EdgeAgg>,
-    /// How the document names methods for people (`MethodRow::method`).
-    pub names: Names,
 }
 
 impl Report {
@@ -169,15 +166,6 @@ impl Report {
     /// that names it, for `diff`.
     pub fn methods(&self) -> impl Iterator<Item = (u32, &MethodAgg)> {
         self.rows.iter().map(|(_, m, a)| (*m, a))
-    }
-}
-
-fn site(s: &Symbols, m: Option<u32>, line: u32) -> String {
-    match m {
-        None => "?".to_string(),
-        Some(m) if m == NONE => "?".to_string(),
-        Some(m) if line > 0 => format!("{}:{line}", s.method(m).short),
-        Some(m) => s.method(m).short.clone(),
     }
 }
 
@@ -233,7 +221,7 @@ impl Analysis for Report {
     fn alloc(&mut self, s: &Symbols, _t: u32, a: &Alloc, _stack: &[Frame]) {
         let key = (
             s.alloc_class(a.class, a.is_array),
-            site(s, Some(a.site), a.line),
+            s.site(Some(a.site), a.line),
         );
         let e = self.allocs.entry(key).or_default();
         e.count += 1;
@@ -246,9 +234,9 @@ impl Analysis for Report {
             .map_or("?".to_string(), |c| s.class_name(c).to_string());
         let key = (
             class,
-            site(s, Some(e.thrown_in), e.thrown_line),
+            s.site(Some(e.thrown_in), e.thrown_line),
             e.caught_in
-                .map_or(String::new(), |m| s.method(m).short.clone()),
+                .map_or(String::new(), |m| s.method(m).frame.clone()),
         );
         let a = self.exceptions.entry(key).or_default();
         a.thrown += 1;
@@ -268,7 +256,7 @@ impl Analysis for Report {
         let class = b
             .class
             .map_or("?".to_string(), |c| s.class_name(c).to_string());
-        let key = (class, site(s, b.site, 0));
+        let key = (class, s.site(b.site, 0));
         let m = self.monitors.entry(key).or_default();
         let d = b.end.saturating_sub(b.start);
         match b.kind {
@@ -401,7 +389,11 @@ pub struct Gc {
 #[derive(Serialize, Clone, Debug)]
 pub struct SlowCall {
     pub thread: String,
+    /// The name for people (`--names`); `class`, `name` and `signature` keep the trace's.
     pub method: String,
+    pub class: String,
+    pub name: String,
+    pub signature: String,
     pub start_ns: u64,
     pub duration_ns: u64,
 }
@@ -453,11 +445,11 @@ impl Report {
         let mut methods: Vec<MethodRow> = Vec::new();
         for (row, (_, m, a)) in self.rows.iter().enumerate() {
             let info = s.method(*m);
-            if !method_ok(&info.short) && !method_ok(&info.key) {
+            if !info.named(method_ok) {
                 continue;
             }
             methods.push(MethodRow {
-                method: self.names.method(&info.class, &info.name, &info.signature),
+                method: info.readable.clone(),
                 class: info.class.clone(),
                 name: info.name.clone(),
                 signature: info.signature.clone(),
@@ -565,7 +557,10 @@ impl Report {
             .iter()
             .map(|Reverse((d, st, th, m))| SlowCall {
                 thread: s.threads[*th as usize].name.clone(),
-                method: s.method(*m).short.clone(),
+                method: s.method(*m).readable.clone(),
+                class: s.method(*m).class.clone(),
+                name: s.method(*m).name.clone(),
+                signature: s.method(*m).signature.clone(),
                 start_ns: rel(*st),
                 duration_ns: *d,
             })

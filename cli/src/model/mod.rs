@@ -263,8 +263,10 @@ pub struct Model {
 
 impl Model {
     pub fn new(filter: Filter) -> Model {
+        let mut syms = Symbols::default();
+        syms.names = filter.names;
         Model {
-            syms: Symbols::default(),
+            syms,
             filter,
             totals: Totals::default(),
             threads: Vec::new(),

@@ -28,7 +28,8 @@ pub fn run_quiet<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<
 }
 
 /// A pass that also hands every event to `tap` before the model sees it (for answers
-/// about the trace itself, not its calls). No warnings. With `--test`, the analysis
+/// about the trace itself, not its calls; with `--thread`, a `.jtr` gives the tap only
+/// what the chosen threads need). No warnings. With `--test`, the analysis
 /// sees only what the chosen tests did.
 pub fn run_tapped<A: Analysis>(
     path: &Path,
@@ -67,8 +68,12 @@ fn pass<A: Analysis>(
 ) -> Result<Session, String> {
     let input = read::open(path)?;
     let file = input.name.clone();
+    // `--thread`: a `.jtr` replays only the chosen threads (and what they need of
+    // the others); the model ignores the others' events anyway.
+    let threads = filter.thread.clone();
+    let wanted = |name: &str| threads.as_ref().is_none_or(|p| p.matches(name));
     let mut model = Model::new(filter);
-    let outcome = read::read(input, |ev| {
+    let outcome = read::read_threads(input, threads.is_some().then_some(&wanted), |ev| {
         tap(ev);
         model.event(ev, a)
     })?;
@@ -99,5 +104,67 @@ pub fn warn(s: &Session) {
             "jtrace: warning: {file}: {} exits named no open frame and were ignored",
             t.mismatched_exits
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::report::Report;
+    use crate::analysis::tree::CallTree;
+    use crate::model::filter::Pattern;
+
+    /// The report (JSON) and call tree of `path` for the threads `thread` names.
+    fn answer(path: &Path, thread: Option<&str>) -> (String, read::Outcome) {
+        let filter = Filter {
+            thread: thread.map(Pattern::new),
+            ..Filter::default()
+        };
+        let mut a = (Report::default(), CallTree::default());
+        let mut s = run_quiet(path, filter, &mut a).unwrap();
+        s.file = String::new();
+        let doc = a.0.doc(&s, &|_| true, None);
+        let mut out = serde_json::to_string_pretty(&doc).unwrap().into_bytes();
+        crate::render::text::tree_to(&mut out, &s.model.syms, &a.1.tree, 0, None, true).unwrap();
+        (String::from_utf8(out).unwrap(), s.outcome)
+    }
+
+    /// `--thread` on a `.jtr` replays only that thread's records (and the others'
+    /// allocations), and answers exactly as the full pass over its XML twin does.
+    #[test]
+    fn one_thread_of_a_jtr_answers_as_the_full_pass() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../trace/tests/data");
+        let mut skipped = 0;
+        for name in [
+            "v1-exceptions",
+            "v1-monitors",
+            "v2-switch",
+            "v3-monitors",
+            "v3-tags",
+        ] {
+            let (jtr, xml) = (
+                data.join(format!("{name}.jtr")),
+                data.join(format!("{name}.xml")),
+            );
+            let mut whole = (Report::default(), CallTree::default());
+            let threads: Vec<String> = run_quiet(&xml, Filter::default(), &mut whole)
+                .unwrap()
+                .model
+                .syms
+                .threads
+                .iter()
+                .map(|t| t.name.clone())
+                .collect();
+            let (all, o) = answer(&jtr, None);
+            assert_eq!(o.chunks_skipped, 0, "{name}");
+            assert_eq!(all, answer(&xml, None).0, "{name}");
+            for t in &threads {
+                let (got, o) = answer(&jtr, Some(t));
+                assert_eq!(got, answer(&xml, Some(t)).0, "{name} --thread {t}");
+                assert!(o.chunks_replayed + o.chunks_skipped > 0, "{name} {t}");
+                skipped += o.chunks_skipped;
+            }
+        }
+        assert!(skipped > 0, "no chunk was ever left out");
     }
 }

@@ -381,6 +381,24 @@ pub const fn len_of(tag: u8) -> Option<usize> {
     })
 }
 
+/// The records of one kind in a chunk (up to its first malformed byte), copied in
+/// order, found by their lengths alone.
+pub fn only(data: &[u8], tag: u8) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while let Some(&t) = data.get(pos) {
+        let Some(n) = len_of(t) else { break };
+        let Some(r) = data.get(pos..pos + n) else {
+            break;
+        };
+        if t == tag {
+            out.extend_from_slice(r);
+        }
+        pos += n;
+    }
+    out
+}
+
 /// Records in a chunk (up to its first malformed byte), by their lengths alone: the
 /// sink thread of a `.jtr` counts events for its closing line without decoding them.
 ///

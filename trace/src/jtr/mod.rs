@@ -314,6 +314,10 @@ pub struct Rendered {
     pub stats: Stats,
     /// Set when the file ended without its finish block: where and how.
     pub cut_short: Option<String>,
+    /// Record chunks replayed whole, and those of threads not wanted
+    /// ([`replay_threads`]): skipped, or replayed for their allocations alone.
+    pub chunks_replayed: u64,
+    pub chunks_skipped: u64,
 }
 
 /// Renders a `.jtr` stream as the TPTP XML document the agent would have written for
@@ -322,7 +326,7 @@ pub struct Rendered {
 pub fn to_xml<R: Read, W: Write>(jtr: R, xml: W) -> Result<Rendered, JtrError> {
     let r = JtrReader::open(jtr)?;
     let out = Renderer::new(xml, &r.header, r.conv);
-    replay_into(r, out).map(|(rendered, _)| rendered)
+    replay_into(r, out, &mut Threads::All).map(|(rendered, _)| rendered)
 }
 
 /// Replays a `.jtr` stream as typed events (the elements of the document [`to_xml`]
@@ -332,18 +336,86 @@ pub fn replay<R: Read>(jtr: R, f: impl FnMut(&Event)) -> Result<(Rendered, Heade
     let r = JtrReader::open(jtr)?;
     let header = r.header.clone();
     let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
-    replay_into(r, out).map(|(rendered, _)| (rendered, header))
+    replay_into(r, out, &mut Threads::All).map(|(rendered, _)| (rendered, header))
 }
 
-/// Feeds every message of `r` to `out` and closes it: at the finish block, or where
-/// the stream was cut short (then with a `recordingCutShort` annotation).
+/// [`replay`] for an answer about some threads only (`jtrace --thread`): the records of
+/// a thread whose name `wanted` refuses are not replayed, except its allocations (an
+/// object allocated there may be thrown or locked by a wanted thread, and names its
+/// class). Every event of a wanted thread, every definition and the VM's own records
+/// (GC, frees) come out exactly as [`replay`] gives them; of the other threads, the
+/// thread starts and allocations, and the ends the replay supplies at the close.
+pub fn replay_threads<R: Read>(
+    jtr: R,
+    wanted: impl FnMut(&str) -> bool,
+    f: impl FnMut(&Event),
+) -> Result<(Rendered, Header), JtrError> {
+    let r = JtrReader::open(jtr)?;
+    let header = r.header.clone();
+    let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
+    let mut sel = Threads::Some {
+        wanted: Box::new(wanted),
+        keep: Vec::new(),
+    };
+    replay_into(r, out, &mut sel).map(|(rendered, _)| (rendered, header))
+}
+
+/// Which threads' records a replay renders.
+enum Threads<'a> {
+    All,
+    /// By thread id: wanted or not (threads without a definition are kept).
+    Some {
+        wanted: Box<dyn FnMut(&str) -> bool + 'a>,
+        keep: Vec<bool>,
+    },
+}
+
+impl Threads<'_> {
+    /// The message to render instead of `msg` (None: nothing of it).
+    fn select(&mut self, msg: Msg, skipped: &mut u64) -> Option<Msg> {
+        let Threads::Some { wanted, keep } = self else {
+            return Some(msg);
+        };
+        match msg {
+            Msg::Defs(ref defs) => {
+                for d in defs {
+                    if let crate::defs::Def::Thread(t) = d {
+                        let i = t.tid as usize;
+                        if keep.len() <= i {
+                            keep.resize(i + 1, true);
+                        }
+                        keep[i] = wanted(&t.name);
+                    }
+                }
+                Some(msg)
+            }
+            Msg::Chunk { tid, data } if !keep.get(tid as usize).copied().unwrap_or(true) => {
+                *skipped += 1;
+                let allocs = crate::record::only(&data, crate::record::TAG_ALLOC);
+                (!allocs.is_empty()).then_some(Msg::Chunk { tid, data: allocs })
+            }
+            msg => Some(msg),
+        }
+    }
+}
+
+/// Feeds every message of `r` to `out` (of the threads `sel` keeps) and closes it: at
+/// the finish block, or where the stream was cut short (then with a
+/// `recordingCutShort` annotation).
 fn replay_into<R: Read, O: Output>(
     mut r: JtrReader<R>,
     mut out: Renderer<O>,
+    sel: &mut Threads,
 ) -> Result<(Rendered, Renderer<O>), JtrError> {
+    let (mut replayed, mut skipped) = (0, 0);
     loop {
         match r.next_msg()? {
             Some(msg) => {
+                let (chunk, before) = (matches!(msg, Msg::Chunk { .. }), skipped);
+                let Some(msg) = sel.select(msg, &mut skipped) else {
+                    continue;
+                };
+                replayed += (chunk && skipped == before) as u64;
                 if !out.handle(msg, drop) {
                     break;
                 }
@@ -363,6 +435,8 @@ fn replay_into<R: Read, O: Output>(
         Rendered {
             stats,
             cut_short: r.cut_short().map(str::to_string),
+            chunks_replayed: replayed,
+            chunks_skipped: skipped,
         },
         out,
     ))

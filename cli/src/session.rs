@@ -134,7 +134,7 @@ mod tests {
     #[test]
     fn one_thread_of_a_jtr_answers_as_the_full_pass() {
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../trace/tests/data");
-        let mut skipped = 0;
+        let (mut skipped, mut unread) = (0, 0);
         for name in [
             "v1-exceptions",
             "v1-monitors",
@@ -155,16 +155,47 @@ mod tests {
                 .iter()
                 .map(|t| t.name.clone())
                 .collect();
+            let indexed = with_index(&jtr);
             let (all, o) = answer(&jtr, None);
             assert_eq!(o.chunks_skipped, 0, "{name}");
             assert_eq!(all, answer(&xml, None).0, "{name}");
+            assert_eq!(all, answer(&indexed, None).0, "{name}");
             for t in &threads {
+                let want = answer(&xml, Some(t)).0;
                 let (got, o) = answer(&jtr, Some(t));
-                assert_eq!(got, answer(&xml, Some(t)).0, "{name} --thread {t}");
+                assert_eq!(got, want, "{name} --thread {t}");
                 assert!(o.chunks_replayed + o.chunks_skipped > 0, "{name} {t}");
+                assert_eq!(o.chunks_unread, 0, "{name}: no index, nothing unread");
                 skipped += o.chunks_skipped;
+                let (got, i) = answer(&indexed, Some(t));
+                assert_eq!(got, want, "{name} --thread {t} with the index");
+                assert_eq!(i.chunks_skipped, o.chunks_skipped, "{name} {t}");
+                unread += i.chunks_unread;
             }
+            let _ = std::fs::remove_file(&indexed);
         }
         assert!(skipped > 0, "no chunk was ever left out");
+        assert!(unread > 0, "the index never let a chunk go unread");
+    }
+
+    /// `path` written again by the `.jtr` writer, which appends the index.
+    fn with_index(path: &Path) -> std::path::PathBuf {
+        let f = std::fs::File::open(path).unwrap();
+        let mut r = trace::jtr::JtrReader::open(std::io::BufReader::new(f)).unwrap();
+        let out = std::env::temp_dir().join(format!(
+            "jtrace-indexed-{}-{}",
+            std::process::id(),
+            path.file_name().unwrap().to_string_lossy()
+        ));
+        let file = std::fs::File::create(&out).unwrap();
+        let mut w = trace::jtr::JtrWriter::new(file, &r.header, &r.conv).unwrap();
+        while let Some(m) = r.next_msg().unwrap() {
+            let end = matches!(m, trace::defs::Msg::Finish { .. });
+            w.write(&m).unwrap();
+            if end {
+                break;
+            }
+        }
+        out
     }
 }

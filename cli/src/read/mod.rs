@@ -30,6 +30,9 @@ pub struct Outcome {
     pub chunks_replayed: u64,
     #[allow(dead_code)]
     pub chunks_skipped: u64,
+    /// Of those, the chunks the file's index let the reader seek past unread.
+    #[allow(dead_code)]
+    pub chunks_unread: u64,
 }
 
 /// Streams `input` to `sink`, one event per element an analysis uses; with `wanted`,

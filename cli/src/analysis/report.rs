@@ -119,8 +119,12 @@ pub struct Report {
     exceptions: HashMap<(String, String, String), ExcAgg>,
     gc: Gc,
     slowest: BinaryHeap<Reverse<(u64, u64, u32, u32)>>,
-    /// (callee row, caller row or NONE for a thread's first frame) -> figures.
-    edges: FastMap<(u32, u32), EdgeAgg>,
+    /// (callee row, caller row or NONE for a thread's first frame) -> its figures in
+    /// `edges`; per callee row, the last caller and its edge (a method is mostly
+    /// called again from where it was just called: no hashing then).
+    edge_ix: FastMap<(u32, u32), u32>,
+    edges: Vec<((u32, u32), EdgeAgg)>,
+    last_edge: Vec<(u32, u32)>,
 }
 
 impl Report {
@@ -162,6 +166,34 @@ impl Report {
         self.row_of[i] as usize
     }
 
+    #[inline]
+    fn edge(&mut self, row: usize, caller: u32) -> &mut EdgeAgg {
+        let ix = match self.last_edge.get(row) {
+            Some(&(c, ix)) if c == caller && ix != NONE => ix,
+            _ => self.edge_slow(row, caller),
+        };
+        &mut self.edges[ix as usize].1
+    }
+
+    #[inline(never)]
+    fn edge_slow(&mut self, row: usize, caller: u32) -> u32 {
+        let key = (row as u32, caller);
+        let ix = match self.edge_ix.get(&key) {
+            Some(&ix) => ix,
+            None => {
+                let ix = self.edges.len() as u32;
+                self.edges.push((key, EdgeAgg::default()));
+                self.edge_ix.insert(key, ix);
+                ix
+            }
+        };
+        if self.last_edge.len() <= row {
+            self.last_edge.resize(row + 1, (NONE, NONE));
+        }
+        self.last_edge[row] = (caller, ix);
+        ix
+    }
+
     /// Per-method figures, one per key (`Class.method(signature)`) with a method index
     /// that names it, for `diff`.
     pub fn methods(&self) -> impl Iterator<Item = (u32, &MethodAgg)> {
@@ -193,7 +225,7 @@ impl Analysis for Report {
             Some(f) => self.row(s, f.method) as u32,
             None => NONE,
         };
-        let e = self.edges.entry((r as u32, caller)).or_default();
+        let e = self.edge(r, caller);
         e.calls += 1;
         e.self_ns += c.self_ns;
         if !c.recursive {
@@ -428,7 +460,7 @@ impl Report {
         let cut = |n: usize| top.map_or(n, |k| k.min(n));
 
         let mut callers: Vec<Vec<CallerRow>> = vec![Vec::new(); self.rows.len()];
-        for (&(callee, caller), e) in &self.edges {
+        for &((callee, caller), ref e) in &self.edges {
             callers[callee as usize].push(CallerRow {
                 method: self
                     .rows

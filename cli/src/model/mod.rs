@@ -259,6 +259,8 @@ pub struct Model {
     gc_open: Option<u64>,
     /// The window in absolute nanoseconds, once the trace's start is known.
     window: (u64, u64),
+    /// The last thread id [`Model::thread`] answered for, and its answer.
+    last_thread: (u64, Option<u32>),
 }
 
 impl Model {
@@ -273,6 +275,7 @@ impl Model {
             objects: FastMap::default(),
             gc_open: None,
             window: (0, u64::MAX),
+            last_thread: (u64::MAX, None),
         }
     }
 
@@ -302,15 +305,30 @@ impl Model {
     }
 
     /// The thread's index if it is selected; threads never started get a name from their id.
+    /// Consecutive events are nearly always of one thread (a `.jtr` chunk is one
+    /// thread's): the last answer is kept.
+    #[inline]
     fn thread(&mut self, id: u64, time: u64) -> Option<u32> {
+        if self.last_thread.0 == id {
+            return self.last_thread.1;
+        }
+        self.thread_lookup(id, time)
+    }
+
+    #[inline(never)]
+    fn thread_lookup(&mut self, id: u64, time: u64) -> Option<u32> {
         let ix = match self.syms.thread(id) {
             Some(ix) => ix,
             None => self.new_thread(id, time, &format!("thread#{id}")),
         };
-        self.syms.threads[ix as usize].included.then_some(ix)
+        let found = self.syms.threads[ix as usize].included.then_some(ix);
+        self.last_thread = (id, found);
+        found
     }
 
     fn new_thread(&mut self, id: u64, time: u64, name: &str) -> u32 {
+        // A thread (re)defined: the kept answer may name another.
+        self.last_thread = (u64::MAX, None);
         let included = self.filter.thread_ok(name);
         let ix = self.syms.add_thread(ThreadInfo {
             id,

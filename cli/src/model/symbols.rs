@@ -257,10 +257,16 @@ impl Symbols {
     }
 
     /// The method's index; a method the trace never defined gets a placeholder name.
+    #[inline]
     pub fn method_or_placeholder(&mut self, id: u64) -> u32 {
         if let Some(ix) = self.method_ids.get(id) {
             return ix;
         }
+        self.placeholder(id)
+    }
+
+    #[inline(never)]
+    fn placeholder(&mut self, id: u64) -> u32 {
         self.add_method(id, 0, &format!("method#{id}"), "");
         self.method_ids.get(id).unwrap_or(0)
     }

@@ -99,7 +99,11 @@ pub fn open(path: &Path) -> Result<Input, String> {
             if !head.starts_with(&trace::jtr::MAGIC) {
                 return Err(format!("{name}: not a jtrace .jtr file (no JTR header)"));
             }
-            (Source::Jtr(Box::new(raw)), false)
+            // Unbuffered: the reader takes whole blocks (64 KiB chunks) straight into
+            // its own buffer, one read each, instead of through a second copy.
+            let mut file = raw.into_inner();
+            std::io::Seek::rewind(&mut file).map_err(|e| format!("{name}: cannot read: {e}"))?;
+            (Source::Jtr(Box::new(file)), false)
         }
     };
     Ok(Input {

@@ -330,6 +330,27 @@ impl<R: Read> JtrReader<R> {
         Ok(Some(msg))
     }
 
+    /// The next block: a record chunk as its thread and the records in place (no copy:
+    /// replays go through nearly all of a file's bytes this way), anything else as its
+    /// message; None once the stream ends, as [`next_msg`](Self::next_msg).
+    fn next_block(&mut self) -> Result<Option<Block<'_>>, JtrError> {
+        let at = self.offset;
+        let Some(kind) = self.block()? else {
+            if self.cut_short.is_none() {
+                self.cut_short = Some(format!("no finish block (the file ends at byte {at})"));
+            }
+            return Ok(None);
+        };
+        let corrupt = |why| JtrError::Corrupt { offset: at, why };
+        if kind == BLOCK_CHUNK {
+            let mut c = wire::Cursor::new(&self.body);
+            let tid = c.u32var("chunk thread").map_err(corrupt)?;
+            return Ok(Some(Block::Chunk(tid, c.rest())));
+        }
+        let msg = decode_block(kind, &self.body).map_err(corrupt)?;
+        Ok(Some(Block::Msg(msg)))
+    }
+
     /// Why the stream ended without a finish block (None if it had one or is not
     /// read to its end yet).
     pub fn cut_short(&self) -> Option<&str> {
@@ -381,6 +402,12 @@ impl<R: Read + Seek> JtrReader<R> {
         self.offset += n;
         Ok(())
     }
+}
+
+/// A block as a replay takes it.
+enum Block<'a> {
+    Chunk(u32, &'a [u8]),
+    Msg(Msg),
 }
 
 /// What rendering a `.jtr` gave.
@@ -478,39 +505,23 @@ impl Threads<'_> {
         }
     }
 
-    /// The message to render instead of `msg` (None: nothing of it).
-    fn select(&mut self, msg: Msg, skipped: &mut u64) -> Option<Msg> {
-        let Threads::Some { wanted, keep } = self else {
-            return Some(msg);
+    /// Notes the threads a message defines.
+    fn note(&mut self, msg: &Msg) {
+        let (Threads::Some { wanted, keep }, Msg::Defs(defs)) = (self, msg) else {
+            return;
         };
-        match msg {
-            Msg::Defs(ref defs) => {
-                for d in defs {
-                    if let crate::defs::Def::Thread(t) = d {
-                        let i = t.tid as usize;
-                        if keep.len() <= i {
-                            keep.resize(i + 1, true);
-                        }
-                        keep[i] = wanted(&t.name);
-                    }
+        for d in defs {
+            if let crate::defs::Def::Thread(t) = d {
+                let i = t.tid as usize;
+                if keep.len() <= i {
+                    keep.resize(i + 1, true);
                 }
-                Some(msg)
+                keep[i] = wanted(&t.name);
             }
-            Msg::Chunk { tid, data }
-                if tid != 0 && !keep.get(tid as usize).copied().unwrap_or(true) =>
-            {
-                *skipped += 1;
-                let allocs = crate::record::only(&data, crate::record::TAG_ALLOC);
-                (!allocs.is_empty()).then_some(Msg::Chunk { tid, data: allocs })
-            }
-            msg => Some(msg),
         }
     }
 }
 
-/// Feeds every message of `r` to `out` (of the threads `sel` keeps) and closes it: at
-/// the finish block, or where the stream was cut short (then with a
-/// `recordingCutShort` annotation).
 /// Moves a reader past its next block unread when an answer does not need it (true
 /// when it did).
 type Skip<'a, R> = dyn FnMut(&mut JtrReader<R>, &Threads) -> Result<bool, JtrError> + 'a;
@@ -527,13 +538,21 @@ fn replay_into<R: Read, O: Output>(
         if skip(&mut r, sel)? {
             continue;
         }
-        match r.next_msg()? {
-            Some(msg) => {
-                let (chunk, before) = (matches!(msg, Msg::Chunk { .. }), skipped);
-                let Some(msg) = sel.select(msg, &mut skipped) else {
-                    continue;
-                };
-                replayed += (chunk && skipped == before) as u64;
+        match r.next_block()? {
+            Some(Block::Chunk(tid, data)) if sel.keeps(tid) => {
+                replayed += 1;
+                out.handle_chunk(tid, data);
+            }
+            Some(Block::Chunk(tid, data)) => {
+                // A thread not wanted: its allocations alone (see `replay_threads`).
+                skipped += 1;
+                let allocs = crate::record::only(data, crate::record::TAG_ALLOC);
+                if !allocs.is_empty() {
+                    out.handle_chunk(tid, &allocs);
+                }
+            }
+            Some(Block::Msg(msg)) => {
+                sel.note(&msg);
                 if !out.handle(msg, drop) {
                     break;
                 }

@@ -27,19 +27,9 @@ fn answer(path: &Path, thread: Option<&str>) -> (String, read::Outcome) {
 /// allocations), and answers exactly as the full pass over its XML twin does.
 #[test]
 fn one_thread_of_a_jtr_answers_as_the_full_pass() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../trace/tests/data");
     let (mut skipped, mut unread) = (0, 0);
-    for name in [
-        "v1-exceptions",
-        "v1-monitors",
-        "v2-switch",
-        "v3-monitors",
-        "v3-tags",
-    ] {
-        let (jtr, xml) = (
-            data.join(format!("{name}.jtr")),
-            data.join(format!("{name}.xml")),
-        );
+    for &name in read::STORED {
+        let (jtr, xml) = (read::stored(name, "jtr"), read::stored(name, "xml"));
         let mut whole = (Report::default(), CallTree::default());
         let threads: Vec<String> = run_quiet(&xml, Filter::default(), &mut whole)
             .unwrap()

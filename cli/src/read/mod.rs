@@ -51,25 +51,36 @@ pub fn read_threads(
     }
 }
 
+/// The stored traces of every `.jtr` version, each with the XML the agent wrote in
+/// the same run (`trace/tests/data`).
+#[cfg(test)]
+pub const STORED: &[&str] = &[
+    "v1-exceptions",
+    "v1-monitors",
+    "v2-switch",
+    "v3-monitors",
+    "v3-tags",
+];
+
+/// A stored trace's file: `ext` is `jtr` or `xml`.
+#[cfg(test)]
+pub fn stored(name: &str, ext: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../trace/tests/data")
+        .join(format!("{name}.{ext}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     /// Every stored `.jtr` gives, through the replay, exactly the events its XML twin
     /// (the agent's own document of the same run) gives through the XML reader.
     #[test]
     fn a_jtr_and_its_xml_give_the_same_events() {
-        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../trace/tests/data");
-        for name in [
-            "v1-exceptions",
-            "v1-monitors",
-            "v2-switch",
-            "v3-monitors",
-            "v3-tags",
-        ] {
+        for name in STORED {
             let events = |ext: &str| {
-                let input = open(&data.join(format!("{name}.{ext}"))).unwrap();
+                let input = open(&stored(name, ext)).unwrap();
                 let mut v = Vec::new();
                 let out = read_threads(input, None, |e| v.push(format!("{e:?}"))).unwrap();
                 (v, out.complete)

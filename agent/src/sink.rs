@@ -150,17 +150,23 @@ fn run(
                 count_base: Vec::new(),
             },
         };
+        // The `.jtr` writer walks each chunk's records once for its index, and
+        // counts them on the way.
+        let mut counted = None;
         if let Some(w) = jtr.as_mut() {
-            if let Err(e) = w.write(&msg) {
-                summary.jtr_error.get_or_insert(e.to_string());
-                jtr = None;
+            match w.write_counted(&msg) {
+                Ok(n) => counted = Some(n),
+                Err(e) => {
+                    summary.jtr_error.get_or_insert(e.to_string());
+                    jtr = None;
+                }
             }
         }
-        let received = match &msg {
+        let received = counted.unwrap_or_else(|| match &msg {
             Msg::Chunk { data, .. } => record::count(data),
             Msg::Chunks(c) => c.iter().map(|(_, d)| record::count(d)).sum(),
             _ => 0,
-        };
+        });
         events.fetch_add(received, Ordering::Relaxed);
         let is_finish = matches!(msg, Msg::Finish { .. });
         match queue {

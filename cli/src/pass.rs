@@ -28,7 +28,8 @@ pub fn run_quiet<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<
 }
 
 /// A pass that also hands every event to `tap` before the model sees it (for answers
-/// about the trace itself, not its calls). No warnings. With `--test`, the analysis
+/// about the trace itself, not its calls; with `--thread`, a `.jtr` gives the tap only
+/// what the chosen threads need). No warnings. With `--test`, the analysis
 /// sees only what the chosen tests did.
 pub fn run_tapped<A: Analysis>(
     path: &Path,
@@ -67,8 +68,12 @@ fn pass<A: Analysis>(
 ) -> Result<Pass, String> {
     let input = read::open(path)?;
     let file = input.name.clone();
+    // `--thread`: a `.jtr` replays only the chosen threads (and what they need of
+    // the others); the model ignores the others' events anyway.
+    let threads = filter.thread.clone();
+    let wanted = |name: &str| threads.as_ref().is_none_or(|p| p.matches(name));
     let mut model = Model::new(filter);
-    let outcome = read::read(input, |ev| {
+    let outcome = read::read_threads(input, threads.is_some().then_some(&wanted), |ev| {
         tap(ev);
         model.event(ev, a)
     })?;

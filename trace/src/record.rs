@@ -381,21 +381,59 @@ pub const fn len_of(tag: u8) -> Option<usize> {
     })
 }
 
+/// The records of one kind in a chunk (up to its first malformed byte), copied in
+/// order, found by their lengths alone.
+pub fn only(data: &[u8], tag: u8) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while let Some(&t) = data.get(pos) {
+        let Some(n) = len_of(t) else { break };
+        let Some(r) = data.get(pos..pos + n) else {
+            break;
+        };
+        if t == tag {
+            out.extend_from_slice(r);
+        }
+        pos += n;
+    }
+    out
+}
+
+/// What a walk over a chunk's records by their lengths finds (see [`scan`]).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Scan {
+    pub records: u64,
+    /// Ticks of the first and last record that has one (heap figures and monitor
+    /// owners have none).
+    pub first_tick: Option<u64>,
+    pub last_tick: Option<u64>,
+    /// The chunk holds allocation records, a thread end.
+    pub allocs: bool,
+    pub thread_end: bool,
+}
+
 /// Records in a chunk (up to its first malformed byte), by their lengths alone: the
-/// sink thread of a `.jtr` counts events for its closing line without decoding them.
+/// sink thread of a `.jtr` counts events for its closing line, and notes what the
+/// file's index keeps of each chunk, without decoding them.
 ///
 /// Runs of entry/exit records (13 bytes each, nearly every record of a busy trace) are
 /// counted by stride: where each record's position follows from the previous record's
 /// tag, the walk is one dependent load per record; at a fixed stride the loads are
 /// independent and the CPU overlaps them (the sink thread spent 7.5% of a traced H2
-/// server's CPU here).
-pub fn count(data: &[u8]) -> u64 {
+/// server's CPU here). Every record with a tick has it in its last 8 bytes.
+pub fn scan(data: &[u8]) -> Scan {
     let (mut pos, mut n) = (0, 0);
+    let (mut first, mut last) = (None, None);
+    let (mut allocs, mut thread_end) = (false, false);
     while pos < data.len() {
         let run = data[pos..]
             .chunks_exact(13)
             .take_while(|r| r[0] == TAG_ENTRY || r[0] == TAG_EXIT)
             .count();
+        if run > 0 {
+            first.get_or_insert(pos + 13);
+            last = Some(pos + run * 13);
+        }
         pos += run * 13;
         n += run as u64;
         let Some(&tag) = data.get(pos) else {
@@ -405,11 +443,34 @@ pub fn count(data: &[u8]) -> u64 {
             Some(len) if pos + len <= data.len() => {
                 pos += len;
                 n += 1;
+                if tag != TAG_HEAP && tag != TAG_MON_OWNER {
+                    first.get_or_insert(pos);
+                    last = Some(pos);
+                }
+                allocs |= tag == TAG_ALLOC;
+                thread_end |= tag == TAG_THREAD_END;
             }
             _ => break,
         }
     }
-    n
+    // `first`/`last`: the end of a record with a tick, its last 8 bytes.
+    let tick = |end: usize| {
+        data.get(end - 8..end)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_le_bytes)
+    };
+    Scan {
+        records: n,
+        first_tick: first.and_then(tick),
+        last_tick: last.and_then(tick),
+        allocs,
+        thread_end,
+    }
+}
+
+/// Records in a chunk, by their lengths alone (see [`scan`]).
+pub fn count(data: &[u8]) -> u64 {
+    scan(data).records
 }
 
 #[cfg(test)]

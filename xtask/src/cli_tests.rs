@@ -1023,7 +1023,7 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
         let text_ = self.jtrace(&["diff", self.path(), after.to_str().unwrap_or_default()])?;
         let line = text_
             .lines()
-            .find(|l| l.ends_with("CliWork.counted(I)I"))
+            .find(|l| l.ends_with("CliWork.counted(int)"))
             .ok_or("diff text lacks CliWork.counted")?;
         if !line.split_whitespace().any(|w| w == format!("+{n}")) {
             return Err(format!("diff text: {line:?} lacks +{n}"));

@@ -467,7 +467,8 @@ fn check(a: &Value, traced: &[Traced]) -> Result<(), String> {
             continue;
         };
         let rs = &t.slowest;
-        let short = text(rs, "method");
+        // The trace's `Class.method` (the report's `method` is the readable name).
+        let short = &format!("{}.{}", text(rs, "class"), text(rs, "name"));
         expect(
             s(r, 1).starts_with(&format!("{short}(")),
             format!("slowest {} != report {short}", s(r, 1)),

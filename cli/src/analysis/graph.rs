@@ -5,7 +5,6 @@
 //! not a new root). Memory: one node per distinct path.
 
 use super::tree::{PathTree, ROOT};
-use crate::model::names::Names;
 use crate::model::{Analysis, Call, Frame, Symbols};
 
 /// Which methods the graph is about: `Class.method` exactly, a readable name
@@ -13,16 +12,14 @@ use crate::model::{Analysis, Call, Frame, Symbols};
 /// either.
 pub struct Target {
     pub pattern: String,
-    pub names: Names,
     /// Per method index: matched or not (filled as methods appear).
     cache: Vec<Option<bool>>,
 }
 
 impl Target {
-    pub fn new(pattern: &str, names: Names) -> Target {
+    pub fn new(pattern: &str) -> Target {
         Target {
             pattern: pattern.to_string(),
-            names,
             cache: Vec::new(),
         }
     }
@@ -36,15 +33,15 @@ impl Target {
             return b;
         }
         let info = s.method(m);
-        let readable = self.names.method(&info.class, &info.name, &info.signature);
+        let readable = &info.readable;
         let p = self.pattern.as_str();
         let b = if p.contains(['*', '?']) {
             let pat = crate::model::filter::Pattern::new(p);
-            pat.matches(&info.short) || pat.matches(&readable) || pat.matches(&info.key)
+            pat.matches(&info.short) || pat.matches(readable) || pat.matches(&info.key)
         } else {
             info.short == p
                 || info.key == p
-                || readable == p
+                || readable.as_str() == p
                 || readable.split('(').next() == Some(p)
         };
         self.cache[i] = Some(b);

@@ -4,7 +4,6 @@
 
 use crate::model::hist::Histogram;
 use crate::model::idmap::FastMap;
-use crate::model::names::Names;
 use crate::model::{Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Symbols, NONE};
 use serde::Serialize;
 use std::cmp::Reverse;
@@ -120,10 +119,12 @@ pub struct Report {
     exceptions: HashMap<(String, String, String), ExcAgg>,
     gc: Gc,
     slowest: BinaryHeap<Reverse<(u64, u64, u32, u32)>>,
-    /// (callee row, caller row or NONE for a thread's first frame) -> figures.
-    edges: FastMap<(u32, u32), EdgeAgg>,
-    /// How the document names methods for people (`MethodRow::method`).
-    pub names: Names,
+    /// (callee row, caller row or NONE for a thread's first frame) -> its figures in
+    /// `edges`; per callee row, the last caller and its edge (a method is mostly
+    /// called again from where it was just called: no hashing then).
+    edge_ix: FastMap<(u32, u32), u32>,
+    edges: Vec<((u32, u32), EdgeAgg)>,
+    last_edge: Vec<(u32, u32)>,
 }
 
 impl Report {
@@ -165,19 +166,38 @@ impl Report {
         self.row_of[i] as usize
     }
 
+    #[inline]
+    fn edge(&mut self, row: usize, caller: u32) -> &mut EdgeAgg {
+        let ix = match self.last_edge.get(row) {
+            Some(&(c, ix)) if c == caller && ix != NONE => ix,
+            _ => self.edge_slow(row, caller),
+        };
+        &mut self.edges[ix as usize].1
+    }
+
+    #[inline(never)]
+    fn edge_slow(&mut self, row: usize, caller: u32) -> u32 {
+        let key = (row as u32, caller);
+        let ix = match self.edge_ix.get(&key) {
+            Some(&ix) => ix,
+            None => {
+                let ix = self.edges.len() as u32;
+                self.edges.push((key, EdgeAgg::default()));
+                self.edge_ix.insert(key, ix);
+                ix
+            }
+        };
+        if self.last_edge.len() <= row {
+            self.last_edge.resize(row + 1, (NONE, NONE));
+        }
+        self.last_edge[row] = (caller, ix);
+        ix
+    }
+
     /// Per-method figures, one per key (`Class.method(signature)`) with a method index
     /// that names it, for `diff`.
     pub fn methods(&self) -> impl Iterator<Item = (u32, &MethodAgg)> {
         self.rows.iter().map(|(_, m, a)| (*m, a))
-    }
-}
-
-fn site(s: &Symbols, m: Option<u32>, line: u32) -> String {
-    match m {
-        None => "?".to_string(),
-        Some(m) if m == NONE => "?".to_string(),
-        Some(m) if line > 0 => format!("{}:{line}", s.method(m).short),
-        Some(m) => s.method(m).short.clone(),
     }
 }
 
@@ -205,7 +225,7 @@ impl Analysis for Report {
             Some(f) => self.row(s, f.method) as u32,
             None => NONE,
         };
-        let e = self.edges.entry((r as u32, caller)).or_default();
+        let e = self.edge(r, caller);
         e.calls += 1;
         e.self_ns += c.self_ns;
         if !c.recursive {
@@ -233,7 +253,7 @@ impl Analysis for Report {
     fn alloc(&mut self, s: &Symbols, _t: u32, a: &Alloc, _stack: &[Frame]) {
         let key = (
             s.alloc_class(a.class, a.is_array),
-            site(s, Some(a.site), a.line),
+            s.site(Some(a.site), a.line),
         );
         let e = self.allocs.entry(key).or_default();
         e.count += 1;
@@ -246,9 +266,9 @@ impl Analysis for Report {
             .map_or("?".to_string(), |c| s.class_name(c).to_string());
         let key = (
             class,
-            site(s, Some(e.thrown_in), e.thrown_line),
+            s.site(Some(e.thrown_in), e.thrown_line),
             e.caught_in
-                .map_or(String::new(), |m| s.method(m).short.clone()),
+                .map_or(String::new(), |m| s.method(m).frame.clone()),
         );
         let a = self.exceptions.entry(key).or_default();
         a.thrown += 1;
@@ -268,7 +288,7 @@ impl Analysis for Report {
         let class = b
             .class
             .map_or("?".to_string(), |c| s.class_name(c).to_string());
-        let key = (class, site(s, b.site, 0));
+        let key = (class, s.site(b.site, 0));
         let m = self.monitors.entry(key).or_default();
         let d = b.end.saturating_sub(b.start);
         match b.kind {
@@ -401,7 +421,11 @@ pub struct Gc {
 #[derive(Serialize, Clone, Debug)]
 pub struct SlowCall {
     pub thread: String,
+    /// The name for people (`--names`); `class`, `name` and `signature` keep the trace's.
     pub method: String,
+    pub class: String,
+    pub name: String,
+    pub signature: String,
     pub start_ns: u64,
     pub duration_ns: u64,
 }
@@ -436,7 +460,7 @@ impl Report {
         let cut = |n: usize| top.map_or(n, |k| k.min(n));
 
         let mut callers: Vec<Vec<CallerRow>> = vec![Vec::new(); self.rows.len()];
-        for (&(callee, caller), e) in &self.edges {
+        for &((callee, caller), ref e) in &self.edges {
             callers[callee as usize].push(CallerRow {
                 method: self
                     .rows
@@ -453,11 +477,11 @@ impl Report {
         let mut methods: Vec<MethodRow> = Vec::new();
         for (row, (_, m, a)) in self.rows.iter().enumerate() {
             let info = s.method(*m);
-            if !method_ok(&info.short) && !method_ok(&info.key) {
+            if !info.named(method_ok) {
                 continue;
             }
             methods.push(MethodRow {
-                method: self.names.method(&info.class, &info.name, &info.signature),
+                method: info.readable.clone(),
                 class: info.class.clone(),
                 name: info.name.clone(),
                 signature: info.signature.clone(),
@@ -565,7 +589,10 @@ impl Report {
             .iter()
             .map(|Reverse((d, st, th, m))| SlowCall {
                 thread: s.threads[*th as usize].name.clone(),
-                method: s.method(*m).short.clone(),
+                method: s.method(*m).readable.clone(),
+                class: s.method(*m).class.clone(),
+                name: s.method(*m).name.clone(),
+                signature: s.method(*m).signature.clone(),
                 start_ns: rel(*st),
                 duration_ns: *d,
             })

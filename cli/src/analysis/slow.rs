@@ -18,7 +18,7 @@ pub struct Finder<'f> {
 
 impl Analysis for Finder<'_> {
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
-        if c.counted && c.incl >= self.over && (self.method_ok)(&s.method(c.method).short) {
+        if c.counted && c.incl >= self.over && s.method(c.method).named(self.method_ok) {
             self.found.insert((t, c.ticket), ());
         }
     }

@@ -83,7 +83,7 @@ impl Analysis for TestsAnalysis {
         st.exceptions += 1;
         let what = match e.class {
             Some(c) => s.class_name(c).to_string(),
-            None => format!("thrown in {}", s.method(e.thrown_in).short),
+            None => format!("thrown in {}", s.method(e.thrown_in).frame),
         };
         if !st.exception_sites.contains(&what) && st.exception_sites.len() < 5 {
             st.exception_sites.push(what);

@@ -35,6 +35,8 @@ pub struct Select {
     /// Class.method, exactly; or a pattern with * and ? wildcards (see jtrace tests)
     #[arg(long, value_name = "ID")]
     pub test: Option<String>,
+    #[command(flatten)]
+    pub naming: Naming,
 }
 
 impl Select {
@@ -50,12 +52,13 @@ impl Select {
             from: self.from,
             to: self.to,
             test: self.test.as_deref().map(Pattern::new),
+            names: self.naming.names(),
         })
     }
 }
 
-/// How methods are named (`--names`, `--inner`).
-#[derive(clap::Args, Debug, Clone, Copy)]
+/// How methods are named (`--names`, `--inner`), in every view.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
 pub struct Naming {
     /// How methods are named
     #[arg(long, value_enum, default_value = "short")]

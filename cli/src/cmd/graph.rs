@@ -1,10 +1,9 @@
 //! `jtrace graph METHOD`: the method's callers above, its callees below, merged by path,
 //! with exact counts, total and self time.
 
-use super::common::{duration, emit, json, Naming, Select};
+use super::common::{duration, emit, json, Select};
 use crate::analysis::graph::{Graph, Target};
 use crate::analysis::tree::PathTree;
-use crate::model::names::Names;
 use crate::model::Symbols;
 use crate::pass;
 use crate::render;
@@ -27,8 +26,6 @@ pub struct Args {
     /// Levels of callers and of callees to show
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
-    #[command(flatten)]
-    pub naming: Naming,
     /// JSON instead of text
     #[arg(long)]
     pub json: bool,
@@ -57,7 +54,7 @@ struct GraphDoc {
     callees: Vec<Node>,
 }
 
-fn nodes(s: &Symbols, t: &PathTree, names: Names, min: u64, depth: Option<usize>) -> Vec<Node> {
+fn nodes(s: &Symbols, t: &PathTree, min: u64, depth: Option<usize>) -> Vec<Node> {
     t.rows(min, depth.map(|d| d + 1))
         .into_iter()
         .filter(|r| r.depth > 0)
@@ -66,7 +63,7 @@ fn nodes(s: &Symbols, t: &PathTree, names: Names, min: u64, depth: Option<usize>
             let m = s.method(n.label);
             Node {
                 depth: r.depth - 1,
-                frame: names.method(&m.class, &m.name, &m.signature),
+                frame: m.readable.clone(),
                 jvm: crate::model::names::jvm(&m.class, &m.name, &m.signature),
                 calls: n.calls,
                 total_ns: n.total,
@@ -92,8 +89,7 @@ fn table(o: &mut String, rows: &[Node]) {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let names = a.naming.names();
-    let mut g = Graph::new(Target::new(&a.target, names));
+    let mut g = Graph::new(Target::new(&a.target));
     let s = pass::run(&a.trace, a.select.filter()?, &mut g)?;
     let syms = &s.model.syms;
     if g.matched.is_empty() {
@@ -108,14 +104,11 @@ pub fn run(a: Args) -> Result<(), String> {
         matched: g
             .matched
             .iter()
-            .map(|&m| {
-                let i = syms.method(m);
-                names.method(&i.class, &i.name, &i.signature)
-            })
+            .map(|&m| syms.method(m).readable.clone())
             .collect(),
         calls: g.calls,
-        callers: nodes(syms, &g.callers, names, a.min_time, a.depth),
-        callees: nodes(syms, &g.callees, names, a.min_time, a.depth),
+        callers: nodes(syms, &g.callers, a.min_time, a.depth),
+        callees: nodes(syms, &g.callees, a.min_time, a.depth),
     };
     let out = if a.json {
         json(&doc)?

@@ -14,5 +14,7 @@ pub mod replay;
 pub mod report;
 pub mod slow;
 pub mod tests;
+#[cfg(test)]
+mod threads_test;
 pub mod tree;
 pub mod xml;

@@ -1,7 +1,7 @@
 //! `jtrace replay`: the exact sequence of calls per thread, with durations, exceptions
 //! inline, allocations and monitor waits, streamed as it is read.
 
-use super::common::{duration, Naming, Select};
+use super::common::{duration, Select};
 use crate::analysis::replay::{class_of, Line, Replay, Show, What};
 use crate::model::names::Names;
 use crate::model::{BlockKind, Symbols};
@@ -22,8 +22,6 @@ pub struct Args {
     /// Show calls at most N deep (1: each thread's outermost calls)
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
-    #[command(flatten)]
-    pub naming: Naming,
     /// JSON (an array, one object per line) instead of text
     #[arg(long)]
     pub json: bool,
@@ -72,8 +70,7 @@ struct Printer {
 
 impl Printer {
     fn method(&self, s: &Symbols, m: u32) -> String {
-        let i = s.method(m);
-        self.names.method(&i.class, &i.name, &i.signature)
+        s.method(m).readable.clone()
     }
 
     fn text(&self, s: &Symbols, l: &Line) -> String {
@@ -271,7 +268,7 @@ pub fn run(a: Args) -> Result<(), String> {
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
     let mut p = Printer {
-        names: a.naming.names(),
+        names: a.select.naming.names(),
         json: a.json,
         first: true,
         out,

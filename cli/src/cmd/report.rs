@@ -1,6 +1,6 @@
 //! `jtrace report`: the one-screen answer (text, `--json` or `--html`).
 
-use super::common::{emit, json, Naming, Select};
+use super::common::{emit, json, Select};
 use crate::analysis::folded;
 use crate::analysis::report::Report;
 use crate::analysis::tree::CallTree;
@@ -28,8 +28,6 @@ pub struct Args {
     /// A self-contained HTML page: sortable tables, flame graph, slowest calls
     #[arg(long)]
     pub html: bool,
-    #[command(flatten)]
-    pub naming: Naming,
     /// Write to FILE instead of stdout
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -38,9 +36,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), String> {
     let filter = a.select.filter()?;
     // The path tree only for the page's flame graph.
-    let mut report = Report::default();
-    report.names = a.naming.names();
-    let mut both = (report, a.html.then(CallTree::default));
+    let mut both = (Report::default(), a.html.then(CallTree::default));
     let s = pass::run(&a.trace, filter.clone(), &mut both)?;
     let (report, tree) = both;
     let ok = |m: &str| filter.method_ok(m);

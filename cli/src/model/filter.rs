@@ -87,6 +87,8 @@ pub struct Filter {
     /// Only what ran in tests matching (`--test`: method name, display name, unique id,
     /// `Class.method`), see `testcase`.
     pub test: Option<Pattern>,
+    /// How every view names methods and classes (`--names`, `--inner`).
+    pub names: super::names::Names,
 }
 
 impl Filter {

@@ -31,6 +31,9 @@ pub struct Frame {
     pub recursive: bool,
     /// An exception is passing through (thrown, not caught here yet).
     pub throwing: bool,
+    /// Counted in its thread's `ThreadState::shared` (see [`Model::open`]), not in
+    /// the method's owner count.
+    in_shared: bool,
 }
 
 /// A finished call (or one left open at the end of the trace).
@@ -223,8 +226,9 @@ struct Pending {
 #[derive(Default)]
 struct ThreadState {
     stack: Vec<Frame>,
-    /// Open frames per method (for `recursive`).
-    active: FastMap<u32, u32>,
+    /// Open frames per method of methods another thread held open when they were
+    /// entered (see [`Model::open`]); entries leave at zero, so it is mostly empty.
+    shared: FastMap<u32, u32>,
     exception: Option<Pending>,
     contending: Option<(u64, u64, u64)>,
     waiting: Option<(u64, u64)>,
@@ -259,18 +263,27 @@ pub struct Model {
     gc_open: Option<u64>,
     /// The window in absolute nanoseconds, once the trace's start is known.
     window: (u64, u64),
+    /// The last thread id [`Model::thread`] answered for, and its answer.
+    last_thread: (u64, Option<u32>),
+    /// Per method index: the thread whose open frames of it `open` counts, and how
+    /// many (see [`Model::open`]).
+    open: Vec<(u32, u32)>,
 }
 
 impl Model {
     pub fn new(filter: Filter) -> Model {
+        let mut syms = Symbols::default();
+        syms.names = filter.names;
         Model {
-            syms: Symbols::default(),
+            syms,
             filter,
             totals: Totals::default(),
             threads: Vec::new(),
             objects: FastMap::default(),
             gc_open: None,
             window: (0, u64::MAX),
+            last_thread: (u64::MAX, None),
+            open: Vec::new(),
         }
     }
 
@@ -300,15 +313,30 @@ impl Model {
     }
 
     /// The thread's index if it is selected; threads never started get a name from their id.
+    /// Consecutive events are nearly always of one thread (a `.jtr` chunk is one
+    /// thread's): the last answer is kept.
+    #[inline]
     fn thread(&mut self, id: u64, time: u64) -> Option<u32> {
+        if self.last_thread.0 == id {
+            return self.last_thread.1;
+        }
+        self.thread_lookup(id, time)
+    }
+
+    #[inline(never)]
+    fn thread_lookup(&mut self, id: u64, time: u64) -> Option<u32> {
         let ix = match self.syms.thread(id) {
             Some(ix) => ix,
             None => self.new_thread(id, time, &format!("thread#{id}")),
         };
-        self.syms.threads[ix as usize].included.then_some(ix)
+        let found = self.syms.threads[ix as usize].included.then_some(ix);
+        self.last_thread = (id, found);
+        found
     }
 
     fn new_thread(&mut self, id: u64, time: u64, name: &str) -> u32 {
+        // A thread (re)defined: the kept answer may name another.
+        self.last_thread = (u64::MAX, None);
         let included = self.filter.thread_ok(name);
         let ix = self.syms.add_thread(ThreadInfo {
             id,
@@ -321,12 +349,48 @@ impl Model {
         ix
     }
 
+    /// Counts a frame of method `m` opening on thread `t`: whether the method was open
+    /// on `t` already (recursion), and where the frame is counted (true: in the
+    /// thread's `shared` map). A method's frames are counted by its owner thread, the
+    /// one that opened it while no other thread had it open: one index, no hashing,
+    /// for nearly every call; a method open on another thread meanwhile is counted in
+    /// this thread's own map.
+    #[inline]
+    fn open(&mut self, t: u32, m: u32) -> (bool, bool) {
+        let i = m as usize;
+        if self.open.len() <= i {
+            self.open.resize(i + 1, (NONE, 0));
+        }
+        let ts = &mut self.threads[t as usize];
+        let o = &mut self.open[i];
+        let own = if o.0 == t { o.1 } else { 0 };
+        let shared = if ts.shared.is_empty() {
+            0
+        } else {
+            ts.shared.get(&m).copied().unwrap_or(0)
+        };
+        if o.1 == 0 || o.0 == t {
+            *o = (t, o.1 + 1);
+            (own + shared > 0, false)
+        } else {
+            *ts.shared.entry(m).or_insert(0) += 1;
+            (own + shared > 0, true)
+        }
+    }
+
     /// Pops the top frame of thread `t` as finished at `end`.
     fn pop<A: Analysis>(&mut self, t: u32, end: u64, open: bool, a: &mut A) {
         let ts = &mut self.threads[t as usize];
         let Some(f) = ts.stack.pop() else { return };
-        if let Some(n) = ts.active.get_mut(&f.method) {
-            *n = n.saturating_sub(1);
+        if f.in_shared {
+            if let Some(n) = ts.shared.get_mut(&f.method) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    ts.shared.remove(&f.method);
+                }
+            }
+        } else if let Some(o) = self.open.get_mut(f.method as usize) {
+            o.1 = o.1.saturating_sub(1);
         }
         let end = end.max(f.start);
         let (incl, counted) = self.clip(f.start, end);
@@ -382,17 +446,17 @@ impl Model {
                 };
                 self.totals.entries += 1;
                 let m = self.syms.method_or_placeholder(method);
+                let (recursive, in_shared) = self.open(t, m);
                 let ts = &mut self.threads[t as usize];
-                let n = ts.active.entry(m).or_insert(0);
-                *n += 1;
                 ts.stack.push(Frame {
                     method: m,
                     ticket,
                     start: time,
                     child: 0,
                     line: 0,
-                    recursive: *n > 1,
+                    recursive,
                     throwing: false,
+                    in_shared,
                 });
                 a.enter(&self.syms, t, &ts.stack);
             }

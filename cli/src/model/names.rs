@@ -69,6 +69,16 @@ impl Names {
         }
     }
 
+    /// `Class.method` without its parameters (`Demo.Worker.<init>`; `a/b/C.<init>` in
+    /// the JVM's form): a frame of a tree or flame graph.
+    pub fn frame(&self, class: &str, name: &str) -> String {
+        let name = jvm_method_name(name);
+        if self.style == Style::Jvm {
+            return format!("{}.{name}", class.replace('.', "/"));
+        }
+        format!("{}.{name}", self.class(class))
+    }
+
     /// `Class.method(Param, ...)` (or the JVM form with its descriptor).
     pub fn method(&self, class: &str, name: &str, descriptor: &str) -> String {
         let name = jvm_method_name(name);

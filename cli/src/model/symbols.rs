@@ -1,6 +1,7 @@
 //! Names: threads, classes and methods as their definitions arrive, by dense index.
 
 use super::idmap::IdMap;
+use super::names::Names;
 use crate::read::Fact;
 
 pub const NONE: u32 = u32::MAX;
@@ -22,8 +23,11 @@ pub struct MethodInfo {
     pub name: String,
     /// JNI descriptor.
     pub signature: String,
-    /// `Class.method`: flame graph and tree frames.
+    /// `Class.method` as the trace spells it (`Demo$Worker.-init-`): what `--method`
+    /// patterns match besides the readable names; never shown.
     pub short: String,
+    /// The name for people in every view (`--names`): `Demo.Worker.<init>(int)`.
+    pub readable: String,
     /// `Class.method(signature)`: what identifies a method across traces.
     pub key: String,
     /// The class's source file, its loader and the method's first line, when the trace
@@ -31,9 +35,10 @@ pub struct MethodInfo {
     pub source: Option<String>,
     pub loader: Option<String>,
     pub first_line: Option<u32>,
-    /// The frame name of trees and flame graphs: `short`, or with the parameter types
-    /// (`Class.method(int)`) when the class has overloads of it, so that two overloads
-    /// never look like one method calling itself.
+    /// The frame name of trees, flame graphs, timelines and sites, in the same naming:
+    /// `Demo.Worker.<init>`, or with the parameter types (`Class.method(int)`) when the
+    /// class has overloads of it, so that two overloads never look like one method
+    /// calling itself.
     pub frame: String,
     /// The class's index ([`NONE`] when the trace never defined it).
     pub class_ix: u32,
@@ -51,28 +56,29 @@ pub struct TraceFacts {
 }
 
 impl MethodInfo {
-    pub fn new(class: &str, name: &str, signature: &str) -> MethodInfo {
+    pub fn new(names: Names, class: &str, name: &str, signature: &str) -> MethodInfo {
         MethodInfo {
             class: class.to_string(),
             name: name.to_string(),
             signature: signature.to_string(),
             short: format!("{class}.{name}"),
             key: format!("{class}.{name}{signature}"),
+            readable: names.method(class, name, signature),
             source: None,
             loader: None,
             first_line: None,
-            frame: format!("{class}.{name}"),
+            frame: names.frame(class, name),
             class_ix: NONE,
         }
     }
+}
 
-    /// `Class.method(Param, ...)` with simple parameter type names.
-    fn with_params(&self) -> String {
-        let params: Vec<String> = super::names::params(&self.signature)
-            .into_iter()
-            .map(|p| p.rsplit('.').next().unwrap_or(&p).to_string())
-            .collect();
-        format!("{}({})", self.short, params.join(", "))
+impl MethodInfo {
+    /// Whether a `--method` test accepts this method under any of its names: the
+    /// trace's `Class.method` or `Class.method(descriptor)`, or the readable name or
+    /// frame (`Demo.Worker.<init>(int)`, `Demo.Worker.<init>`).
+    pub fn named(&self, ok: &dyn Fn(&str) -> bool) -> bool {
+        ok(&self.short) || ok(&self.key) || ok(&self.readable) || ok(&self.frame)
     }
 }
 
@@ -106,6 +112,9 @@ pub struct Symbols {
     by_short: std::collections::HashMap<String, u32>,
     /// By class index (shorter than `classes` when the trace gave none).
     pub class_extra: Vec<ClassExtra>,
+    /// How methods and classes are named for people (`--names`, `--inner`); set
+    /// before the first definition arrives.
+    pub names: Names,
 }
 
 impl Default for Symbols {
@@ -122,6 +131,7 @@ impl Default for Symbols {
             trace: TraceFacts::default(),
             by_short: std::collections::HashMap::new(),
             class_extra: Vec::new(),
+            names: Names::default(),
         }
     }
 }
@@ -183,7 +193,7 @@ impl Symbols {
             .class(class_id)
             .map_or("?", |c| self.class_name(c))
             .to_string();
-        let mut info = MethodInfo::new(&class, name, signature);
+        let mut info = MethodInfo::new(self.names, &class, name, signature);
         if let Some(e) = self
             .class(class_id)
             .and_then(|c| self.class_extra.get(c as usize))
@@ -206,8 +216,8 @@ impl Symbols {
             Some(first) if first != ix => {
                 let f = &mut self.methods[first as usize];
                 if f.signature != signature {
-                    f.frame = f.with_params();
-                    info.frame = info.with_params();
+                    f.frame = f.readable.clone();
+                    info.frame = info.readable.clone();
                 }
             }
             Some(_) => {}
@@ -247,16 +257,32 @@ impl Symbols {
     }
 
     /// The method's index; a method the trace never defined gets a placeholder name.
+    #[inline]
     pub fn method_or_placeholder(&mut self, id: u64) -> u32 {
         if let Some(ix) = self.method_ids.get(id) {
             return ix;
         }
+        self.placeholder(id)
+    }
+
+    #[inline(never)]
+    fn placeholder(&mut self, id: u64) -> u32 {
         self.add_method(id, 0, &format!("method#{id}"), "");
         self.method_ids.get(id).unwrap_or(0)
     }
 
     pub fn method(&self, ix: u32) -> &MethodInfo {
         &self.methods[ix as usize]
+    }
+
+    /// Where something happened: the method's frame name, with `:line` when known
+    /// (`Demo.parse:24`); `?` for no method.
+    pub fn site(&self, m: Option<u32>, line: u32) -> String {
+        match m {
+            Some(m) if m != NONE && line > 0 => format!("{}:{line}", self.method(m).frame),
+            Some(m) if m != NONE => self.method(m).frame.clone(),
+            _ => "?".to_string(),
+        }
     }
 
     /// The name an allocation's class is shown with: the trace names an array's
@@ -301,5 +327,31 @@ mod tests {
         assert_eq!(m.first_line, Some(42));
         assert_eq!(s.trace.pid, Some(1234));
         assert_eq!(s.trace.uuid.as_deref(), Some("u-1"));
+    }
+
+    /// One naming everywhere: rows, frames and sites of a nested class's constructor
+    /// read as Java writes them, overloads keep their parameters in frames.
+    #[test]
+    fn readable_frames_and_sites() {
+        let mut s = Symbols::default();
+        s.add_class(1, "a.Demo$Worker");
+        s.add_method(1, 1, "-init-", "(I)V");
+        s.add_method(2, 1, "run", "()V");
+        s.add_method(3, 1, "run", "(J)V");
+        let init = s.method_or_placeholder(1);
+        assert_eq!(s.method(init).readable, "Demo.Worker.<init>(int)");
+        assert_eq!(s.method(init).frame, "Demo.Worker.<init>");
+        assert_eq!(s.site(Some(init), 12), "Demo.Worker.<init>:12");
+        assert!(s.method(init).named(&|n| n == "a.Demo$Worker.-init-"));
+        let (a, b) = (s.method_or_placeholder(2), s.method_or_placeholder(3));
+        assert_eq!(s.method(a).frame, "Demo.Worker.run()");
+        assert_eq!(s.method(b).frame, "Demo.Worker.run(long)");
+        let mut j = Symbols::default();
+        j.names.style = super::super::names::Style::Jvm;
+        j.add_class(1, "a.Demo$Worker");
+        j.add_method(1, 1, "-init-", "(I)V");
+        let init = j.method_or_placeholder(1);
+        assert_eq!(j.method(init).readable, "a/Demo$Worker.<init>(I)V");
+        assert_eq!(j.method(init).frame, "a/Demo$Worker.<init>");
     }
 }

@@ -308,3 +308,56 @@ fn test_scope_narrows() {
     }
     assert_eq!(inner.0, vec![("A.g".into(), 4, 4, false, false, false)]);
 }
+
+/// A method open on two threads at once: each thread's recursion is its own, whichever
+/// thread counts the method's frames (its owner) and whichever counts them apart.
+#[test]
+fn recursion_is_per_thread_when_threads_share_a_method() {
+    let on = |thread: u64, e: Event<'static>| match e {
+        Event::Entry {
+            method,
+            ticket,
+            time,
+            ..
+        } => Event::Entry {
+            thread,
+            method,
+            ticket,
+            time,
+        },
+        Event::Exit {
+            method,
+            ticket,
+            time,
+            ..
+        } => Event::Exit {
+            thread,
+            method,
+            ticket,
+            time,
+        },
+        e => e,
+    };
+    let (_, a) = run(
+        Filter::default(),
+        &[
+            Event::ThreadStart {
+                id: 2,
+                time: 0,
+                name: Cow::Borrowed("w"),
+            },
+            on(1, entry(1, 1, 0)), // main owns f
+            on(2, entry(1, 1, 1)), // w's f counted apart
+            on(1, exit(1, 1, 2)),  // main: f not recursive
+            on(2, entry(1, 2, 3)), // w claims f: still recursive (its first f is open)
+            on(1, entry(1, 2, 4)), // main: f open on w, not on main
+            on(2, exit(1, 2, 5)),  // w's inner f: recursive
+            on(2, exit(1, 1, 6)),  // w's outer f
+            on(1, entry(1, 3, 7)), // main's second f, inside its first: recursive
+            on(1, exit(1, 3, 8)),
+            on(1, exit(1, 2, 9)),
+        ],
+    );
+    let flags: Vec<bool> = a.0.iter().map(|c| c.3).collect();
+    assert_eq!(flags, [false, true, false, true, false]);
+}

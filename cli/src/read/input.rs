@@ -16,9 +16,14 @@ const BUF: usize = 1 << 20;
 pub enum Source {
     /// An XML document, decompressed.
     Xml(Box<dyn BufRead>),
-    /// A `.jtr` file (its magic checked), for `trace::jtr::replay`.
-    Jtr(Box<dyn Read + Send>),
+    /// A `.jtr` file (its magic checked), for `trace::jtr::replay`; seekable, so that
+    /// a reader with the file's index reads only what an answer needs.
+    Jtr(Box<dyn ReadSeek + Send>),
 }
+
+/// A file's bytes, read in order or sought in.
+pub trait ReadSeek: Read + std::io::Seek {}
+impl<T: Read + std::io::Seek> ReadSeek for T {}
 
 /// An opened trace: its bytes and what to call it in messages.
 pub struct Input {
@@ -94,7 +99,11 @@ pub fn open(path: &Path) -> Result<Input, String> {
             if !head.starts_with(&trace::jtr::MAGIC) {
                 return Err(format!("{name}: not a jtrace .jtr file (no JTR header)"));
             }
-            (Source::Jtr(Box::new(raw)), false)
+            // Unbuffered: the reader takes whole blocks (64 KiB chunks) straight into
+            // its own buffer, one read each, instead of through a second copy.
+            let mut file = raw.into_inner();
+            std::io::Seek::rewind(&mut file).map_err(|e| format!("{name}: cannot read: {e}"))?;
+            (Source::Jtr(Box::new(file)), false)
         }
     };
     Ok(Input {

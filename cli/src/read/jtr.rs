@@ -1,14 +1,27 @@
 //! A `.jtr` as typed events: the trace crate's replay, with no XML in between.
 
 use super::{Event, Outcome};
-use std::io::Read;
+use std::io::{Read, Seek};
 
 /// Streams the `.jtr` in `reader` to `sink`. A file cut short is read up to its last
 /// whole block: the outcome says it is not complete, with a warning saying where.
-pub fn read(name: &str, reader: impl Read, sink: impl FnMut(&Event)) -> Result<Outcome, String> {
-    let (done, _header) = trace::jtr::replay(reader, sink).map_err(|e| format!("{name}: {e}"))?;
+/// With `wanted`, only the threads it accepts are replayed whole.
+pub fn read(
+    name: &str,
+    reader: impl Read + Seek,
+    wanted: Option<&dyn Fn(&str) -> bool>,
+    sink: impl FnMut(&Event),
+) -> Result<Outcome, String> {
+    let done = match wanted {
+        None => trace::jtr::replay(reader, sink),
+        Some(w) => trace::jtr::replay_threads(reader, w, sink),
+    };
+    let (done, _header) = done.map_err(|e| format!("{name}: {e}"))?;
     let mut out = Outcome {
         complete: done.cut_short.is_none(),
+        chunks_replayed: done.chunks_replayed,
+        chunks_skipped: done.chunks_skipped,
+        chunks_unread: done.chunks_unread,
         ..Outcome::default()
     };
     if let Some(why) = done.cut_short {

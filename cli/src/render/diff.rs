@@ -24,6 +24,8 @@ pub struct Delta {
 
 #[derive(Serialize, Clone, Debug)]
 pub struct DiffRow {
+    /// The name for people (`--names`); `class`, `name` and `signature` keep the trace's.
+    pub method: String,
     pub class: String,
     pub name: String,
     pub signature: String,
@@ -42,20 +44,21 @@ pub struct DiffDoc {
 
 type Named = (String, String, String);
 
-fn sides(s: &Symbols, r: &Report, ok: &dyn Fn(&str) -> bool) -> BTreeMap<Named, Side> {
+/// Per method (class, name, signature): its figures and its readable name.
+fn sides(s: &Symbols, r: &Report, ok: &dyn Fn(&str) -> bool) -> BTreeMap<Named, (String, Side)> {
     let mut out = BTreeMap::new();
     for (m, a) in r.methods() {
         let info = s.method(m);
-        if !ok(&info.short) && !ok(&info.key) {
+        if !info.named(ok) {
             continue;
         }
-        let e: &mut Side = out
+        let (_, e) = out
             .entry((
                 info.class.clone(),
                 info.name.clone(),
                 info.signature.clone(),
             ))
-            .or_default();
+            .or_insert_with(|| (info.readable.clone(), Side::default()));
         e.calls += a.calls;
         e.self_ns += a.self_ns;
         e.total_ns += a.total;
@@ -71,16 +74,17 @@ pub fn doc(
     let b = sides(before.1, before.2, method_ok);
     let mut a = sides(after.1, after.2, method_ok);
     let mut rows = Vec::new();
-    for (k, bs) in b {
-        let as_ = a.remove(&k).unwrap_or_default();
-        rows.push((k, bs, as_));
+    for (k, (name, bs)) in b {
+        let as_ = a.remove(&k).map(|(_, s)| s).unwrap_or_default();
+        rows.push((k, name, bs, as_));
     }
-    for (k, as_) in a {
-        rows.push((k, Side::default(), as_));
+    for (k, (name, as_)) in a {
+        rows.push((k, name, Side::default(), as_));
     }
     let mut methods: Vec<DiffRow> = rows
         .into_iter()
-        .map(|((class, name, signature), b, a)| DiffRow {
+        .map(|((class, name, signature), method, b, a)| DiffRow {
+            method,
             class,
             name,
             signature,
@@ -126,7 +130,7 @@ pub fn text(d: &DiffDoc, all: usize) -> String {
                 fmt::ns(m.after.self_ns),
                 fmt::signed(m.delta.self_ns, fmt::ns),
                 fmt::signed(m.delta.total_ns, fmt::ns),
-                format!("{}.{}{}", m.class, m.name, m.signature),
+                m.method.clone(),
             ]
         })
         .collect();

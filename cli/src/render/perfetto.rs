@@ -89,7 +89,7 @@ impl<W: Write> Perfetto<W> {
             self.names.resize(i + 1, None);
         }
         self.names[i]
-            .get_or_insert_with(|| json(&s.method(m).short))
+            .get_or_insert_with(|| json(&s.method(m).frame))
             .clone()
     }
 
@@ -186,12 +186,12 @@ impl<W: Write> Analysis for Perfetto<W> {
         let class = x.class.map_or("?", |c| s.class_name(c));
         let caught = x
             .caught_in
-            .map_or(String::new(), |m| s.method(m).short.clone());
+            .map_or(String::new(), |m| s.method(m).frame.clone());
         let e = format!(
             "{{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":{tid},\"ts\":{},\"name\":{},\"args\":{{\"thrown_in\":{},\"caught_in\":{}}}}}",
             us(self.rel(s, x.time)),
             json(&format!("throw {class}")),
-            json(&s.method(x.thrown_in).short),
+            json(&s.method(x.thrown_in).frame),
             json(&caught)
         );
         self.event(&e);

@@ -7,6 +7,7 @@
 //! rendering it closes the document as the agent would have at that point.
 
 mod body;
+pub mod index;
 mod wire;
 
 use crate::clock::Converter;
@@ -16,7 +17,7 @@ use crate::header::Header;
 use crate::render::{Output, Renderer, Stats};
 use body::*;
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 
 /// The first 8 bytes of every `.jtr` file (PNG-style: a high byte, a name, CR LF, ^Z, LF,
 /// so a text-mode transfer or a wrong tool shows at once).
@@ -71,11 +72,14 @@ impl From<io::Error> for JtrError {
     }
 }
 
-/// Writes a `.jtr` stream: what the agent's sink thread does with each message.
+/// Writes a `.jtr` stream: what the agent's sink thread does with each message. At
+/// the finish it appends the index of the record chunks (`index`).
 pub struct JtrWriter<W: Write> {
     out: W,
     scratch: Vec<u8>,
     bytes: u64,
+    /// The chunks written so far, for the index (None: no index, as in the spill file).
+    index: Option<Vec<index::ChunkEntry>>,
 }
 
 impl<W: Write> JtrWriter<W> {
@@ -85,6 +89,7 @@ impl<W: Write> JtrWriter<W> {
             out,
             scratch: Vec::with_capacity(4096),
             bytes: 0,
+            index: Some(Vec::new()),
         };
         w.out.write_all(&MAGIC)?;
         w.out.write_all(&VERSION.to_le_bytes())?;
@@ -113,35 +118,58 @@ impl<W: Write> JtrWriter<W> {
         r
     }
 
-    fn chunk(&mut self, tid: u32, data: &[u8]) -> io::Result<()> {
+    /// A chunk block; its records (counted for the index only: 0 without one).
+    fn chunk(&mut self, tid: u32, data: &[u8]) -> io::Result<u64> {
         self.scratch.clear();
         encode_chunk_head(&mut self.scratch, tid);
-        self.block_head(BLOCK_CHUNK, self.scratch.len() + data.len())?;
+        let (at, len) = (self.bytes, self.scratch.len() + data.len());
+        self.block_head(BLOCK_CHUNK, len)?;
         self.out.write_all(&self.scratch)?;
-        self.out.write_all(data)
+        self.out.write_all(data)?;
+        Ok(match self.index.as_mut() {
+            Some(ix) => {
+                let scan = crate::record::scan(data);
+                ix.push(index::ChunkEntry::new(at, len as u32, tid, &scan));
+                scan.records
+            }
+            None => 0,
+        })
     }
 
     /// Appends one message. Several chunks at once become one block each (a reader
     /// replays them in the same order, which renders the same document).
     pub fn write(&mut self, msg: &Msg) -> io::Result<()> {
+        self.write_counted(msg).map(drop)
+    }
+
+    /// [`write`](Self::write), returning the records of the message's chunks (found
+    /// by the walk the index makes, so that the agent's sink need not walk them again).
+    pub fn write_counted(&mut self, msg: &Msg) -> io::Result<u64> {
         match msg {
             Msg::Defs(defs) => {
                 self.scratch.clear();
                 encode_defs(&mut self.scratch, defs);
-                self.flush_scratch(BLOCK_DEFS)
+                self.flush_scratch(BLOCK_DEFS).map(|_| 0)
             }
             Msg::Chunk { tid, data } => self.chunk(*tid, data),
             Msg::Chunks(chunks) => {
+                let mut n = 0;
                 for (tid, data) in chunks {
-                    self.chunk(*tid, data)?;
+                    n += self.chunk(*tid, data)?;
                 }
-                Ok(())
+                Ok(n)
             }
             Msg::Finish { .. } => {
                 self.scratch.clear();
                 encode_finish(&mut self.scratch, msg);
                 self.flush_scratch(BLOCK_FINISH)?;
-                self.out.flush()
+                // The index after the finish: a file cut before it is whole without it.
+                if let Some(entries) = self.index.take() {
+                    self.scratch.clear();
+                    index::encode(&mut self.scratch, &entries, self.bytes);
+                    self.flush_scratch(index::BLOCK_INDEX)?;
+                }
+                self.out.flush().map(|_| 0)
             }
         }
     }
@@ -168,6 +196,7 @@ pub fn encode_blocks(msg: &Msg, out: &mut Vec<u8>) -> usize {
         out,
         scratch: Vec::new(),
         bytes: 0,
+        index: None,
     };
     // Writing into a Vec cannot fail.
     let _ = w.write(msg);
@@ -301,11 +330,84 @@ impl<R: Read> JtrReader<R> {
         Ok(Some(msg))
     }
 
+    /// The next block: a record chunk as its thread and the records in place (no copy:
+    /// replays go through nearly all of a file's bytes this way), anything else as its
+    /// message; None once the stream ends, as [`next_msg`](Self::next_msg).
+    fn next_block(&mut self) -> Result<Option<Block<'_>>, JtrError> {
+        let at = self.offset;
+        let Some(kind) = self.block()? else {
+            if self.cut_short.is_none() {
+                self.cut_short = Some(format!("no finish block (the file ends at byte {at})"));
+            }
+            return Ok(None);
+        };
+        let corrupt = |why| JtrError::Corrupt { offset: at, why };
+        if kind == BLOCK_CHUNK {
+            let mut c = wire::Cursor::new(&self.body);
+            let tid = c.u32var("chunk thread").map_err(corrupt)?;
+            return Ok(Some(Block::Chunk(tid, c.rest())));
+        }
+        let msg = decode_block(kind, &self.body).map_err(corrupt)?;
+        Ok(Some(Block::Msg(msg)))
+    }
+
     /// Why the stream ended without a finish block (None if it had one or is not
     /// read to its end yet).
     pub fn cut_short(&self) -> Option<&str> {
         self.cut_short.as_deref()
     }
+}
+
+impl<R: Read + Seek> JtrReader<R> {
+    /// The file's index of record chunks (None: the file has none, as one cut short or
+    /// written before the index existed, or a damaged one); the reading position is
+    /// kept.
+    pub fn index(&mut self) -> Option<Vec<index::ChunkEntry>> {
+        let here = self.r.stream_position().ok()?;
+        let found = self.read_index();
+        self.r.seek(SeekFrom::Start(here)).ok()?;
+        found
+    }
+
+    fn read_index(&mut self) -> Option<Vec<index::ChunkEntry>> {
+        let end = self.r.seek(SeekFrom::End(0)).ok()?;
+        self.r.seek(SeekFrom::End(-(index::TRAILER as i64))).ok()?;
+        let mut t = [0u8; index::TRAILER];
+        if read_full(&mut self.r, &mut t).ok()? < t.len() || t[8..] != index::INDEX_MAGIC {
+            return None;
+        }
+        let at = u64::from_le_bytes(t[..8].try_into().ok()?);
+        self.r.seek(SeekFrom::Start(at)).ok()?;
+        let mut head = [0u8; BLOCK_HEAD];
+        read_full(&mut self.r, &mut head).ok()?;
+        let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]) as u64;
+        if head[0] != index::BLOCK_INDEX
+            || at + BLOCK_HEAD as u64 + len != end
+            || len > MAX_BLOCK as u64
+        {
+            return None;
+        }
+        let mut body = vec![0u8; len as usize];
+        if read_full(&mut self.r, &mut body).ok()? < body.len() {
+            return None;
+        }
+        index::decode(&body).ok()
+    }
+
+    /// Moves past the block at the reading position, whose body is `len` bytes long,
+    /// without reading it.
+    fn skip_block(&mut self, len: u32) -> Result<(), JtrError> {
+        let n = BLOCK_HEAD as u64 + len as u64;
+        self.r.seek(SeekFrom::Current(n as i64))?;
+        self.offset += n;
+        Ok(())
+    }
+}
+
+/// A block as a replay takes it.
+enum Block<'a> {
+    Chunk(u32, &'a [u8]),
+    Msg(Msg),
 }
 
 /// What rendering a `.jtr` gave.
@@ -314,6 +416,12 @@ pub struct Rendered {
     pub stats: Stats,
     /// Set when the file ended without its finish block: where and how.
     pub cut_short: Option<String>,
+    /// Record chunks replayed whole, and those of threads not wanted
+    /// ([`replay_threads`]): skipped, or replayed for their allocations alone.
+    pub chunks_replayed: u64,
+    pub chunks_skipped: u64,
+    /// Of those skipped, the chunks the index let the reader seek past unread.
+    pub chunks_unread: u64,
 }
 
 /// Renders a `.jtr` stream as the TPTP XML document the agent would have written for
@@ -322,7 +430,7 @@ pub struct Rendered {
 pub fn to_xml<R: Read, W: Write>(jtr: R, xml: W) -> Result<Rendered, JtrError> {
     let r = JtrReader::open(jtr)?;
     let out = Renderer::new(xml, &r.header, r.conv);
-    replay_into(r, out).map(|(rendered, _)| rendered)
+    replay_into(r, out, &mut Threads::All, &mut |_, _| Ok(false)).map(|(rendered, _)| rendered)
 }
 
 /// Replays a `.jtr` stream as typed events (the elements of the document [`to_xml`]
@@ -332,18 +440,119 @@ pub fn replay<R: Read>(jtr: R, f: impl FnMut(&Event)) -> Result<(Rendered, Heade
     let r = JtrReader::open(jtr)?;
     let header = r.header.clone();
     let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
-    replay_into(r, out).map(|(rendered, _)| (rendered, header))
+    replay_into(r, out, &mut Threads::All, &mut |_, _| Ok(false))
+        .map(|(rendered, _)| (rendered, header))
 }
 
-/// Feeds every message of `r` to `out` and closes it: at the finish block, or where
-/// the stream was cut short (then with a `recordingCutShort` annotation).
+/// [`replay`] for an answer about some threads only (`jtrace --thread`): the records of
+/// a thread whose name `wanted` refuses are not replayed, except its allocations (an
+/// object allocated there may be thrown or locked by a wanted thread, and names its
+/// class). Every event of a wanted thread, every definition and the VM's own records
+/// (GC, frees) come out exactly as [`replay`] gives them; of the other threads, the
+/// thread starts and allocations, and the ends the replay supplies at the close.
+pub fn replay_threads<R: Read + Seek>(
+    jtr: R,
+    wanted: impl FnMut(&str) -> bool,
+    f: impl FnMut(&Event),
+) -> Result<(Rendered, Header), JtrError> {
+    let mut r = JtrReader::open(jtr)?;
+    let header = r.header.clone();
+    // With the file's index, the chunks of threads not wanted that hold no allocation
+    // are not even read.
+    let mut index = r.index().unwrap_or_default().into_iter().peekable();
+    let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
+    let mut sel = Threads::Some {
+        wanted: Box::new(wanted),
+        keep: Vec::new(),
+    };
+    let mut unread = 0;
+    let skip = &mut |r: &mut JtrReader<R>, sel: &Threads| {
+        while index.next_if(|e| e.offset < r.offset).is_some() {}
+        match index.peek() {
+            Some(e) if e.offset == r.offset && !e.allocs && !sel.keeps(e.tid) => {
+                r.skip_block(e.len)?;
+                unread += 1;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    };
+    let (mut done, out) = replay_into(r, out, &mut sel, skip)?;
+    drop(out);
+    done.chunks_skipped += unread;
+    done.chunks_unread = unread;
+    Ok((done, header))
+}
+
+/// Which threads' records a replay renders.
+enum Threads<'a> {
+    All,
+    /// By thread id: wanted or not (threads without a definition are kept).
+    Some {
+        wanted: Box<dyn FnMut(&str) -> bool + 'a>,
+        keep: Vec<bool>,
+    },
+}
+
+impl Threads<'_> {
+    /// Whether thread `tid`'s records are rendered.
+    fn keeps(&self, tid: u32) -> bool {
+        match self {
+            Threads::All => true,
+            Threads::Some { keep, .. } => {
+                tid == 0 || keep.get(tid as usize).copied().unwrap_or(true)
+            }
+        }
+    }
+
+    /// Notes the threads a message defines.
+    fn note(&mut self, msg: &Msg) {
+        let (Threads::Some { wanted, keep }, Msg::Defs(defs)) = (self, msg) else {
+            return;
+        };
+        for d in defs {
+            if let crate::defs::Def::Thread(t) = d {
+                let i = t.tid as usize;
+                if keep.len() <= i {
+                    keep.resize(i + 1, true);
+                }
+                keep[i] = wanted(&t.name);
+            }
+        }
+    }
+}
+
+/// Moves a reader past its next block unread when an answer does not need it (true
+/// when it did).
+type Skip<'a, R> = dyn FnMut(&mut JtrReader<R>, &Threads) -> Result<bool, JtrError> + 'a;
+
+/// `skip` may move `r` past the next block unread.
 fn replay_into<R: Read, O: Output>(
     mut r: JtrReader<R>,
     mut out: Renderer<O>,
+    sel: &mut Threads,
+    skip: &mut Skip<R>,
 ) -> Result<(Rendered, Renderer<O>), JtrError> {
+    let (mut replayed, mut skipped) = (0, 0);
     loop {
-        match r.next_msg()? {
-            Some(msg) => {
+        if skip(&mut r, sel)? {
+            continue;
+        }
+        match r.next_block()? {
+            Some(Block::Chunk(tid, data)) if sel.keeps(tid) => {
+                replayed += 1;
+                out.handle_chunk(tid, data);
+            }
+            Some(Block::Chunk(tid, data)) => {
+                // A thread not wanted: its allocations alone (see `replay_threads`).
+                skipped += 1;
+                let allocs = crate::record::only(data, crate::record::TAG_ALLOC);
+                if !allocs.is_empty() {
+                    out.handle_chunk(tid, &allocs);
+                }
+            }
+            Some(Block::Msg(msg)) => {
+                sel.note(&msg);
                 if !out.handle(msg, drop) {
                     break;
                 }
@@ -363,6 +572,9 @@ fn replay_into<R: Read, O: Output>(
         Rendered {
             stats,
             cut_short: r.cut_short().map(str::to_string),
+            chunks_replayed: replayed,
+            chunks_skipped: skipped,
+            chunks_unread: 0,
         },
         out,
     ))

@@ -154,9 +154,18 @@ fn rendering_a_jtr_gives_the_direct_document() {
 #[test]
 fn every_cut_renders_a_closed_document_without_panicking() {
     let full = jtr_bytes();
+    // The index follows the finish: a file cut inside it is whole (without an index).
+    let whole = index_at(&full) as usize;
     for cut in 0..full.len() {
         let mut xml = Vec::new();
         match to_xml(&full[..cut], &mut xml) {
+            Ok(done) if cut >= whole => {
+                assert!(done.cut_short.is_none(), "cut at {cut}");
+                assert!(JtrReader::open(std::io::Cursor::new(&full[..cut]))
+                    .unwrap()
+                    .index()
+                    .is_none());
+            }
             Ok(done) => {
                 assert!(done.cut_short.is_some(), "cut at {cut} not noticed");
                 let text = String::from_utf8(xml).unwrap();
@@ -252,5 +261,61 @@ fn tags_round_trip() {
     match &decode_defs(&mut Cursor::new(&out)).unwrap()[..] {
         [Def::Tag(back)] => assert_eq!(back, &t),
         other => panic!("{other:?}"),
+    }
+}
+
+/// Where the index block starts (from the file's trailer).
+fn index_at(file: &[u8]) -> u64 {
+    assert_eq!(&file[file.len() - 4..], &index::INDEX_MAGIC);
+    u64::from_le_bytes(file[file.len() - 12..file.len() - 4].try_into().unwrap())
+}
+
+/// A file's index lists every chunk block with its thread, ticks and kinds of records;
+/// readers that stop at the finish never see it; the chunks of threads an answer does
+/// not need are sought past, and what the others give is the same.
+#[test]
+fn the_index_lists_every_chunk_and_lets_a_reader_seek() {
+    let file = jtr_bytes();
+    let mut r = JtrReader::open(std::io::Cursor::new(&file)).unwrap();
+    let ix = r.index().expect("an index");
+    let mut chunks = Vec::new();
+    let mut at = r.offset;
+    while let Some(m) = r.next_msg().unwrap() {
+        if let Msg::Chunk { tid, data } = &m {
+            chunks.push((at, *tid, crate::record::scan(data)));
+        }
+        at = r.offset;
+        if matches!(m, Msg::Finish { .. }) {
+            break;
+        }
+    }
+    assert_eq!(at, index_at(&file));
+    assert_eq!(ix.len(), chunks.len());
+    for (e, (at, tid, scan)) in ix.iter().zip(&chunks) {
+        assert_eq!((e.offset, e.tid), (*at, *tid));
+        assert_eq!(e.ticks, scan.first_tick.zip(scan.last_tick));
+        assert_eq!((e.allocs, e.thread_end), (scan.allocs, scan.thread_end));
+    }
+    // The same events with and without the index, for each thread alone.
+    let bare = &file[..index_at(&file) as usize];
+    for name in ["main", "worker", "nobody"] {
+        let events = |bytes: &[u8]| {
+            let mut v = Vec::new();
+            let (done, _) = replay_threads(
+                std::io::Cursor::new(bytes),
+                |n| n.contains(name),
+                |e| v.push(format!("{e:?}")),
+            )
+            .unwrap();
+            (v, done)
+        };
+        let (with, done) = events(&file);
+        let (without, plain) = events(bare);
+        assert_eq!(with, without, "{name}");
+        assert_eq!(plain.chunks_unread, 0);
+        assert_eq!(done.chunks_skipped, plain.chunks_skipped, "{name}");
+        if done.chunks_skipped > 0 {
+            assert!(done.chunks_unread > 0, "{name}: nothing sought past");
+        }
     }
 }

@@ -352,6 +352,12 @@ impl<O: Output> Renderer<O> {
         true
     }
 
+    /// Renders one record chunk of thread `tid` read in place (what `handle` does with
+    /// a `Msg::Chunk`, without the message: a `.jtr` reader hands the block's own bytes).
+    pub fn handle_chunk(&mut self, tid: u32, data: &[u8]) {
+        self.chunk(tid, data);
+    }
+
     fn def(&mut self, d: Def) {
         match d {
             Def::Untraced(name, why) => self.untraced.push((name, why)),

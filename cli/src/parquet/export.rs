@@ -7,7 +7,7 @@
 use super::id;
 use super::order::{CallRow, Order};
 use super::schema::{calls, events, methods, paths, threads, trace};
-use super::table::{text, Table};
+use super::table::{static_text, text, Table};
 use crate::model::idmap::FastMap;
 use crate::model::{
     Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Model, Symbols, NONE,
@@ -85,7 +85,7 @@ impl Export {
             path_ids: FastMap::default(),
             paths: Table::create(&files("paths"), paths::COLUMNS)?,
             events: Table::create(&files("events"), events::COLUMNS)?,
-            exit_kinds: EXIT_KINDS.iter().map(|k| text(k)).collect(),
+            exit_kinds: EXIT_KINDS.iter().map(|k| static_text(k)).collect(),
             kinds: FastMap::default(),
             class_text: FastMap::default(),
             error: None,
@@ -155,6 +155,7 @@ impl Export {
         self.fix_id(s);
         let id = self.path_ids.len() as u32;
         self.path_ids.insert(key, id);
+        self.order.path(id, top.method, frames.len() as u32 - 1);
         let mut stack = String::new();
         for (i, f) in frames.iter().enumerate() {
             if i > 0 {

@@ -13,6 +13,18 @@ pub struct ThreadInfo {
     pub end: Option<u64>,
     /// Selected by `--thread` (events of other threads are skipped).
     pub included: bool,
+    /// Its thread group, when the trace names one (exports only).
+    pub group: Option<String>,
+}
+
+/// The thread group the JVM gives every virtual thread (JVMTI `GetThreadInfo`).
+pub const VIRTUAL_GROUP: &str = "VirtualThreads";
+
+impl ThreadInfo {
+    /// A virtual thread: its group is the JVM's group of virtual threads.
+    pub fn is_virtual(&self) -> bool {
+        self.group.as_deref() == Some(VIRTUAL_GROUP)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -48,6 +60,19 @@ pub struct TraceFacts {
     pub command: Option<String>,
     pub agent_options: Option<String>,
     pub agent_version: Option<String>,
+    /// `traceEnd`'s annotations, (name, value) in trace order: what was dropped or
+    /// repaired, by cause.
+    pub end_notes: Vec<(String, String)>,
+}
+
+impl TraceFacts {
+    /// The number of `traceEnd`'s annotation `name`, when the trace has it.
+    pub fn end_count(&self, name: &str) -> Option<u64> {
+        self.end_notes
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.parse().ok())
+    }
 }
 
 impl MethodInfo {
@@ -236,6 +261,11 @@ impl Symbols {
             Fact::ClassLoader(id) => {
                 if let Some(e) = self.extra_mut(id) {
                     e.loader = value.to_string();
+                }
+            }
+            Fact::ThreadGroup(id) => {
+                if let Some(t) = self.thread(id) {
+                    self.threads[t as usize].group = text;
                 }
             }
             Fact::MethodFirstLine(id) => {

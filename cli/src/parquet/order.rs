@@ -72,10 +72,10 @@ fn get_u64(input: &mut &[u8]) -> std::io::Result<u64> {
             } else {
                 w & ((1u64 << (8 * len)) - 1)
             };
-            let mut v = 0;
-            for k in 0..8 {
-                v |= (x >> k) & (0x7f << (7 * k));
-            }
+            // Seven-bit groups into 14-bit pairs, 28-bit quads, then one 56-bit number.
+            let x = ((x & 0x7f00_7f00_7f00_7f00) >> 1) | (x & 0x007f_007f_007f_007f);
+            let x = ((x & 0x3fff_0000_3fff_0000) >> 2) | (x & 0x0000_3fff_0000_3fff);
+            let v = ((x & 0x0fff_ffff_0000_0000) >> 4) | (x & 0x0000_0000_0fff_ffff);
             *input = &input[len..];
             return Ok(v);
         }
@@ -139,7 +139,11 @@ impl CallRow {
         let has_alloc = self.alloc_bytes != 0 || self.alloc_count != 0;
         let flags = (self.exit & 3)
             | if self.recursive { RECURSIVE } else { 0 }
-            | if self.parent_id != u64::MAX { HAS_PARENT } else { 0 }
+            | if self.parent_id != u64::MAX {
+                HAS_PARENT
+            } else {
+                0
+            }
             | if self.exc != NONE { HAS_EXC } else { 0 }
             | if has_alloc { HAS_ALLOC } else { 0 }
             | if by_path { BY_PATH } else { 0 };
@@ -611,7 +615,10 @@ mod tests {
         let mut read = Prev::default();
         let mut input = &b[..];
         assert_eq!(CallRow::decode(&paths, &mut read, &mut input).unwrap(), r);
-        assert_eq!(CallRow::decode(&paths, &mut read, &mut input).unwrap(), next);
+        assert_eq!(
+            CallRow::decode(&paths, &mut read, &mut input).unwrap(),
+            next
+        );
         assert!(input.is_empty());
     }
 }

@@ -113,6 +113,8 @@ pub mod threads {
     pub const NAME: usize = 2;
     pub const START_NS: usize = 3;
     pub const END_NS: usize = 4;
+    pub const GROUP: usize = 5;
+    pub const IS_VIRTUAL: usize = 6;
     pub const COLUMNS: &[Column] = &[
         col(
             "thread_id",
@@ -133,6 +135,18 @@ pub mod threads {
             OptInt,
             Plain,
             "ns since the trace's start; null if it never ended in the trace",
+        ),
+        col(
+            "thread_group",
+            OptText,
+            Dict,
+            "its thread group, when the trace names one",
+        ),
+        col(
+            "is_virtual",
+            Bool,
+            Plain,
+            "a virtual thread (its group is the JVM's VirtualThreads)",
         ),
         TRACE_ID,
     ];
@@ -186,6 +200,9 @@ pub mod trace {
     pub const INFERRED_EXITS: usize = 14;
     pub const MISMATCHED_EXITS: usize = 15;
     pub const GCS: usize = 16;
+    pub const DROPPED_RECORD_BYTES: usize = 17;
+    pub const UNDEFINED_METHOD_RECORDS: usize = 18;
+    pub const UNKNOWN_THREAD_RECORDS: usize = 19;
     pub const COLUMNS: &[Column] = &[
         col(
             "trace_uuid",
@@ -239,6 +256,24 @@ pub mod trace {
             "exits naming no open frame (ignored)",
         ),
         col("gcs", Int, Plain, "garbage collections"),
+        col(
+            "dropped_record_bytes",
+            OptInt,
+            Plain,
+            "bytes of records the agent could not write (dropped events; traceEnd droppedRecordBytes)",
+        ),
+        col(
+            "undefined_method_records",
+            OptInt,
+            Plain,
+            "records naming a method never defined, dropped (recordsOfUndefinedMethods)",
+        ),
+        col(
+            "unknown_thread_records",
+            OptInt,
+            Plain,
+            "records of a thread never defined, dropped (recordsOfUnknownThreads)",
+        ),
         TRACE_ID,
     ];
 }
@@ -258,13 +293,13 @@ pub mod events {
     pub const PEER_THREAD_ID: usize = 9;
     pub const CATCH_METHOD_ID: usize = 10;
     pub const COLUMNS: &[Column] = &[
-        col("kind", Text, Dict, "alloc | gc | contended | wait | exception"),
+        col("kind", Text, Dict, "alloc | gc | contended | wait | exception | line"),
         col("thread_id", OptInt, Dict, "null for gc"),
-        col("call_id", OptInt, Plain, "the innermost traced call open on the thread (exception: the call it was thrown in); null outside any"),
-        col("time_ns", Int, Plain, "ns since the trace's start (exception: when thrown; contended, wait, gc: when it began)"),
+        col("call_id", OptInt, Plain, "the innermost traced call open on the thread (exception: the call it was thrown in; line: the call of method_id it ran in, when traced); null outside any"),
+        col("time_ns", Int, Plain, "ns since the trace's start (exception: when thrown; contended, wait, gc: when it began; line: when reached)"),
         col("dur_ns", OptInt, Plain, "gc pause, time blocked or waiting"),
-        col("method_id", OptInt, Dict, "alloc: allocating method; exception: where thrown; contended, wait: the blocked method"),
-        col("line", OptInt, Dict, "source line of method_id's alloc or throw (lines=on or alloc site)"),
+        col("method_id", OptInt, Dict, "alloc: allocating method; exception: where thrown; contended, wait: the blocked method; line: the method running it"),
+        col("line", OptInt, Dict, "source line of method_id's alloc or throw (lines=on or alloc site); line: the line executed (lines=on)"),
         col("class", OptText, Dict, "allocated class, exception class, or monitor's class"),
         col("bytes", OptInt, Plain, "alloc: size"),
         col("peer_thread_id", OptInt, Dict, "contended: the thread owning the monitor"),

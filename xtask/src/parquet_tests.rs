@@ -33,6 +33,8 @@ struct Traced {
     /// method key (`Class.method(signature)`) → report's method row.
     methods: BTreeMap<String, Value>,
     slowest: Value,
+    /// traceEnd's numeric annotations, read from the trace's XML (`jtrace xml`).
+    notes: BTreeMap<String, i64>,
 }
 
 impl Traced {
@@ -201,14 +203,48 @@ fn trace_runs(
             .and_then(|s| s.get(0))
             .cloned()
             .ok_or_else(|| format!("{file}: report lists no slowest call"))?;
+        let notes = end_notes(jtrace, &file)?;
         traced.push(Traced {
             file,
             truth,
             methods,
             slowest,
+            notes,
         });
     }
     Ok(traced)
+}
+
+/// traceEnd's numeric annotations, as the trace's XML document (`jtrace xml`) says.
+fn end_notes(jtrace: &Path, file: &str) -> Result<BTreeMap<String, i64>, String> {
+    let xml = if file.ends_with(".jtr") {
+        output(
+            Command::new(jtrace).args(["xml", file, "-o", "-"]),
+            "jtrace xml",
+        )?
+    } else {
+        std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?
+    };
+    let end = xml
+        .find("<traceEnd ")
+        .ok_or_else(|| format!("{file}: no traceEnd"))?;
+    let body = &xml[end..xml[end..]
+        .find("</traceEnd>")
+        .map_or(xml.len(), |e| end + e)];
+    let mut notes = BTreeMap::new();
+    for part in body.split("<annotation name=\"").skip(1) {
+        let Some((name, rest)) = part.split_once('"') else {
+            continue;
+        };
+        let value = rest
+            .split_once("value=\"")
+            .and_then(|(_, v)| v.split_once('"'))
+            .and_then(|(v, _)| v.parse().ok());
+        if let Some(v) = value {
+            notes.insert(name.to_string(), v);
+        }
+    }
+    Ok(notes)
 }
 
 /// The answers of one engine (xtask/parquet/fleet.py) as JSON.
@@ -518,6 +554,7 @@ fn check(a: &Value, traced: &[Traced]) -> Result<(), String> {
         );
     }
     events(a, traced, &run_of, &mut expect)?;
+    lines_threads_drops(a, &run_of, &mut expect)?;
     if errs.is_empty() {
         Ok(())
     } else {
@@ -627,6 +664,87 @@ fn events(
                     ),
                 );
             }
+        }
+    }
+    Ok(())
+}
+
+/// Line events (one per call of `counted()`, whose body is one line: the method's first,
+/// each in a call of it), the threads' groups (the program's threads are platform
+/// threads of group `main` on JDK 17, which has no virtual threads) and the drops the
+/// trace's `traceEnd` counts.
+fn lines_threads_drops(
+    a: &Value,
+    run_of: &BTreeMap<String, &Traced>,
+    expect: &mut impl FnMut(bool, String),
+) -> Result<(), String> {
+    let lines = rows(a, "lines")?;
+    expect(
+        lines.len() == run_of.len(),
+        format!(
+            "line events of counted() in {} of {} traces",
+            lines.len(),
+            run_of.len()
+        ),
+    );
+    for r in lines {
+        let Some(t) = run_of.get(s(r, 0)) else {
+            continue;
+        };
+        let calls: i64 = t
+            .truth(&["calls", "CliWork.counted"])?
+            .parse()
+            .unwrap_or(-1);
+        let (n, in_call, lo, hi, first) = (int(r, 2), int(r, 3), int(r, 4), int(r, 5), int(r, 6));
+        expect(
+            n == calls && in_call == n,
+            format!(
+                "{}: {n} lines of counted() ({in_call} in its calls) != truth {calls}",
+                s(r, 0)
+            ),
+        );
+        expect(
+            lo == hi && lo == first && first > 0,
+            format!(
+                "{}: counted() ran lines {lo}..{hi}, its first line {first}",
+                s(r, 0)
+            ),
+        );
+    }
+    let threads = rows(a, "threads")?;
+    for id in run_of.keys() {
+        for name in ["main", "cli-holder", "cli-waiter"] {
+            let found = threads
+                .iter()
+                .any(|r| s(r, 0) == id && s(r, 1) == name && s(r, 2) == "main");
+            expect(found, format!("{id}: no thread {name} of group main"));
+        }
+    }
+    let virt = threads
+        .iter()
+        .filter(|r| cell(r, 3).as_bool() != Some(false))
+        .count();
+    expect(
+        virt == 0,
+        format!("{virt} threads virtual (or null) on JDK 17"),
+    );
+    for r in rows(a, "drops")? {
+        let Some(t) = run_of.get(s(r, 0)) else {
+            continue;
+        };
+        for (i, name) in [
+            "droppedRecordBytes",
+            "recordsOfUndefinedMethods",
+            "recordsOfUnknownThreads",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let want = t.notes.get(*name).copied();
+            expect(
+                want.is_some() && Some(int(r, i + 1)) == want,
+                format!("{}: {name} {} != trace's {want:?}", s(r, 0), int(r, i + 1)),
+            );
         }
     }
     Ok(())

@@ -310,6 +310,36 @@ impl Symbols {
 mod tests {
     use super::*;
 
+    /// A thread's group reaches its thread (a virtual one's marks it virtual); a group of
+    /// a thread never started is ignored; traceEnd's counts are read by name.
+    #[test]
+    fn thread_groups_and_end_counts() {
+        let mut s = Symbols::default();
+        for (id, name) in [(5, "main"), (6, "vt-1")] {
+            s.add_thread(ThreadInfo {
+                id,
+                name: name.into(),
+                start: 0,
+                end: None,
+                included: true,
+                group: None,
+            });
+        }
+        s.fact(Fact::ThreadGroup(5), "main");
+        s.fact(Fact::ThreadGroup(6), VIRTUAL_GROUP);
+        s.fact(Fact::ThreadGroup(77), "never started: ignored");
+        assert_eq!(s.threads[0].group.as_deref(), Some("main"));
+        assert!(!s.threads[0].is_virtual());
+        assert!(s.threads[1].is_virtual());
+        s.trace.end_notes = vec![
+            ("droppedRecordBytes".into(), "12".into()),
+            ("uninstrumentedClass".into(), "a.B: too large".into()),
+        ];
+        assert_eq!(s.trace.end_count("droppedRecordBytes"), Some(12));
+        assert_eq!(s.trace.end_count("uninstrumentedClass"), None);
+        assert_eq!(s.trace.end_count("recordsOfUnknownThreads"), None);
+    }
+
     /// A class's facts reach the methods defined after it; a method's first line, the
     /// trace's facts land where exports read them.
     #[test]

@@ -7,7 +7,8 @@
 //! trace. The fleet's layout is `fleet/trace_id=<id>/<table>.parquet`, read as
 //! `fleet/*/<table>.parquet` with no options; every row's trace_id must be its
 //! directory's id in both engines. A missing engine is a failure, not a skip (`.ci/run`
-//! installs both).
+//! installs both). java-tests/VirtualThreads (JDK 21+) is exported too: its virtual
+//! threads, and only those, must be `is_virtual`.
 
 use crate::cases;
 use crate::jdk::Jdk;
@@ -87,6 +88,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         return;
     }
     let jtrace = util::root().join("target/release/jtrace");
+    virtual_threads(tally, agent, jdks, work, &jtrace);
     let base = work.join(&jdk.name).join("parquet");
     let traced = match trace_runs(tally, agent, jdk, &base, &jtrace) {
         Ok(t) => t,
@@ -133,6 +135,87 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         };
         tally.report(same, &jdk.name, "parquet:duckdb=spark");
     }
+}
+
+/// java-tests/VirtualThreads (10,000 virtual threads named vt-N, JDK 21+) traced and
+/// exported: `threads.is_virtual` must be true for exactly the threads the program
+/// started virtual (its EXPECT threads-named line), as DuckDB reads it.
+fn virtual_threads(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path, jtrace: &Path) {
+    let Some(jdk) = jdks
+        .iter()
+        .filter(|j| j.feature >= 21)
+        .max_by_key(|j| j.feature)
+    else {
+        tally.report(
+            Err("virtual threads need JDK 21+; none under /usr/lib/jvm".into()),
+            "-",
+            "parquet:virtual",
+        );
+        return;
+    };
+    let r = (|| -> Result<(), String> {
+        let base = work.join(&jdk.name).join("parquet-virtual");
+        let source = util::root().join("java-tests/VirtualThreads.java");
+        let classes = base.join("classes");
+        crate::java::compile_sources(jdk, &classes, std::slice::from_ref(&source))?;
+        let case = cases::load(&source)?;
+        let job = Job {
+            jdk,
+            mode: "bci",
+            case: &case,
+            classes: &classes,
+            agent,
+            dir: base.join("run"),
+        };
+        run::run(&job)?;
+        let stdout = std::fs::read_to_string(job.dir.join("stdout.txt"))
+            .map_err(|e| format!("VirtualThreads stdout: {e}"))?;
+        let (prefix, n) = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("EXPECT threads-named "))
+            .and_then(|r| r.split_once(' '))
+            .ok_or("VirtualThreads printed no EXPECT threads-named")?;
+        let jtr = job.dir.join("trace.jtr");
+        let trace = if jtr.is_file() {
+            jtr
+        } else {
+            job.dir.join("trace.xml")
+        };
+        let fleet = base.join("fleet");
+        let _ = std::fs::remove_dir_all(&fleet);
+        output(
+            Command::new(jtrace)
+                .arg("parquet")
+                .arg(&trace)
+                .arg("-o")
+                .arg(&fleet),
+            "jtrace parquet",
+        )?;
+        let sql = format!(
+            "SELECT count(*) FILTER (WHERE is_virtual), \
+             count(*) FILTER (WHERE is_virtual AND name LIKE '{prefix}%') \
+             FROM read_parquet('{}/*/threads.parquet')",
+            fleet.display()
+        );
+        let got = output(
+            Command::new("python3").args([
+                "-c",
+                "import duckdb, sys; print(*duckdb.sql(sys.argv[1]).fetchone())",
+                &sql,
+            ]),
+            "duckdb (virtual threads)",
+        )?;
+        let want = format!("{n} {n}");
+        if got.trim() == want {
+            Ok(())
+        } else {
+            Err(format!(
+                "virtual threads (all, named {prefix}*): {} != the program's {want}",
+                got.trim()
+            ))
+        }
+    })();
+    tally.report(r, &jdk.name, "parquet:virtual");
 }
 
 /// Traces CliWork once per factor (validated like every Java test) and reads each run's

@@ -200,7 +200,7 @@ fn virtual_threads(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path, j
         let got = output(
             Command::new("python3").args([
                 "-c",
-                "import duckdb, sys; print(*duckdb.sql(sys.argv[1]).fetchone())",
+                "import duckdb, sys; print(*duckdb.connect().execute(sys.argv[1]).fetchone())",
                 &sql,
             ]),
             "duckdb (virtual threads)",

@@ -172,12 +172,15 @@ pub enum Fact {
     ClassSource(u64),
     ClassLoader(u64),
     MethodFirstLine(u64),
+    /// A thread's group (`threadStart groupName`; a virtual thread's is `VirtualThreads`),
+    /// by the thread's id.
+    ThreadGroup(u64),
 }
 
-/// Which attribute of which element carries which fact (given the element's classId or
-/// methodId): one table for both front ends (the XML reader and [`EventOut`]).
+/// Which attribute of which element carries which fact (given the element's classId,
+/// methodId or threadId): one table for both front ends (the XML reader and [`EventOut`]).
 type FactOf = fn(u64) -> Fact;
-const FACTS: [(&str, &str, FactOf); 9] = [
+const FACTS: [(&str, &str, FactOf); 10] = [
     ("node", "hostname", |_| Fact::Host),
     ("processCreate", "pid", |_| Fact::Pid),
     ("processCreate", "application_executable", |_| Fact::Command),
@@ -187,6 +190,7 @@ const FACTS: [(&str, &str, FactOf); 9] = [
     ("classDef", "sourceName", Fact::ClassSource),
     ("classDef", "classLoader", Fact::ClassLoader),
     ("methodDef", "startLineNumber", Fact::MethodFirstLine),
+    ("threadStart", "groupName", Fact::ThreadGroup),
 ];
 
 impl Fact {

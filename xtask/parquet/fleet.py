@@ -87,6 +87,24 @@ QUERIES = {
         WHERE e.kind IN ('exception', 'alloc', 'contended', 'wait') AND m.class LIKE 'CliWork%'
         GROUP BY e.trace_id, e.kind, e.class, m.class, m.method, e.line, k.method
         ORDER BY e.trace_id, e.kind, e.class, m.class, m.method, e.line""",
+    # Lines executed in CliWork.counted (lines=on): how many, in a call of it, which lines.
+    "lines": """
+        SELECT e.trace_id, m.method, COUNT(*) AS n,
+               SUM(CASE WHEN c.method_id = e.method_id THEN 1 ELSE 0 END) AS in_call,
+               MIN(e.line) AS lo, MAX(e.line) AS hi, MIN(m.first_line) AS first_line
+        FROM events e
+        JOIN methods m ON e.trace_id = m.trace_id AND e.method_id = m.method_id
+        LEFT JOIN calls c ON e.trace_id = c.trace_id AND e.call_id = c.call_id
+        WHERE e.kind = 'line' AND m.class = 'CliWork' AND m.method = 'counted'
+        GROUP BY e.trace_id, m.method ORDER BY e.trace_id""",
+    # The program's threads: their group and whether virtual.
+    "threads": """
+        SELECT trace_id, name, thread_group, is_virtual FROM threads
+        ORDER BY trace_id, name, thread_id""",
+    # What the agent dropped, by cause.
+    "drops": """
+        SELECT trace_id, dropped_record_bytes, undefined_method_records, unknown_thread_records
+        FROM trace ORDER BY trace_id""",
 }
 
 

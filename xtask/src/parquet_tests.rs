@@ -7,7 +7,8 @@
 //! trace. The fleet's layout is `fleet/trace_id=<id>/<table>.parquet`, read as
 //! `fleet/*/<table>.parquet` with no options; every row's trace_id must be its
 //! directory's id in both engines. A missing engine is a failure, not a skip (`.ci/run`
-//! installs both).
+//! installs both). java-tests/VirtualThreads (JDK 21+) is exported too: its virtual
+//! threads, and only those, must be `is_virtual`.
 
 use crate::cases;
 use crate::jdk::Jdk;
@@ -33,6 +34,8 @@ struct Traced {
     /// method key (`Class.method(signature)`) → report's method row.
     methods: BTreeMap<String, Value>,
     slowest: Value,
+    /// traceEnd's numeric annotations, read from the trace's XML (`jtrace xml`).
+    notes: BTreeMap<String, i64>,
 }
 
 impl Traced {
@@ -85,6 +88,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         return;
     }
     let jtrace = util::root().join("target/release/jtrace");
+    virtual_threads(tally, agent, jdks, work, &jtrace);
     let base = work.join(&jdk.name).join("parquet");
     let traced = match trace_runs(tally, agent, jdk, &base, &jtrace) {
         Ok(t) => t,
@@ -131,6 +135,87 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         };
         tally.report(same, &jdk.name, "parquet:duckdb=spark");
     }
+}
+
+/// java-tests/VirtualThreads (10,000 virtual threads named vt-N, JDK 21+) traced and
+/// exported: `threads.is_virtual` must be true for exactly the threads the program
+/// started virtual (its EXPECT threads-named line), as DuckDB reads it.
+fn virtual_threads(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path, jtrace: &Path) {
+    let Some(jdk) = jdks
+        .iter()
+        .filter(|j| j.feature >= 21)
+        .max_by_key(|j| j.feature)
+    else {
+        tally.report(
+            Err("virtual threads need JDK 21+; none under /usr/lib/jvm".into()),
+            "-",
+            "parquet:virtual",
+        );
+        return;
+    };
+    let r = (|| -> Result<(), String> {
+        let base = work.join(&jdk.name).join("parquet-virtual");
+        let source = util::root().join("java-tests/VirtualThreads.java");
+        let classes = base.join("classes");
+        crate::java::compile_sources(jdk, &classes, std::slice::from_ref(&source))?;
+        let case = cases::load(&source)?;
+        let job = Job {
+            jdk,
+            mode: "bci",
+            case: &case,
+            classes: &classes,
+            agent,
+            dir: base.join("run"),
+        };
+        run::run(&job)?;
+        let stdout = std::fs::read_to_string(job.dir.join("stdout.txt"))
+            .map_err(|e| format!("VirtualThreads stdout: {e}"))?;
+        let (prefix, n) = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("EXPECT threads-named "))
+            .and_then(|r| r.split_once(' '))
+            .ok_or("VirtualThreads printed no EXPECT threads-named")?;
+        let jtr = job.dir.join("trace.jtr");
+        let trace = if jtr.is_file() {
+            jtr
+        } else {
+            job.dir.join("trace.xml")
+        };
+        let fleet = base.join("fleet");
+        let _ = std::fs::remove_dir_all(&fleet);
+        output(
+            Command::new(jtrace)
+                .arg("parquet")
+                .arg(&trace)
+                .arg("-o")
+                .arg(&fleet),
+            "jtrace parquet",
+        )?;
+        let sql = format!(
+            "SELECT count(*) FILTER (WHERE is_virtual), \
+             count(*) FILTER (WHERE is_virtual AND name LIKE '{prefix}%') \
+             FROM read_parquet('{}/*/threads.parquet')",
+            fleet.display()
+        );
+        let got = output(
+            Command::new("python3").args([
+                "-c",
+                "import duckdb, sys; print(*duckdb.connect().execute(sys.argv[1]).fetchone())",
+                &sql,
+            ]),
+            "duckdb (virtual threads)",
+        )?;
+        let want = format!("{n} {n}");
+        if got.trim() == want {
+            Ok(())
+        } else {
+            Err(format!(
+                "virtual threads (all, named {prefix}*): {} != the program's {want}",
+                got.trim()
+            ))
+        }
+    })();
+    tally.report(r, &jdk.name, "parquet:virtual");
 }
 
 /// Traces CliWork once per factor (validated like every Java test) and reads each run's
@@ -201,14 +286,48 @@ fn trace_runs(
             .and_then(|s| s.get(0))
             .cloned()
             .ok_or_else(|| format!("{file}: report lists no slowest call"))?;
+        let notes = end_notes(jtrace, &file)?;
         traced.push(Traced {
             file,
             truth,
             methods,
             slowest,
+            notes,
         });
     }
     Ok(traced)
+}
+
+/// traceEnd's numeric annotations, as the trace's XML document (`jtrace xml`) says.
+fn end_notes(jtrace: &Path, file: &str) -> Result<BTreeMap<String, i64>, String> {
+    let xml = if file.ends_with(".jtr") {
+        output(
+            Command::new(jtrace).args(["xml", file, "-o", "-"]),
+            "jtrace xml",
+        )?
+    } else {
+        std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?
+    };
+    let end = xml
+        .find("<traceEnd ")
+        .ok_or_else(|| format!("{file}: no traceEnd"))?;
+    let body = &xml[end..xml[end..]
+        .find("</traceEnd>")
+        .map_or(xml.len(), |e| end + e)];
+    let mut notes = BTreeMap::new();
+    for part in body.split("<annotation name=\"").skip(1) {
+        let Some((name, rest)) = part.split_once('"') else {
+            continue;
+        };
+        let value = rest
+            .split_once("value=\"")
+            .and_then(|(_, v)| v.split_once('"'))
+            .and_then(|(v, _)| v.parse().ok());
+        if let Some(v) = value {
+            notes.insert(name.to_string(), v);
+        }
+    }
+    Ok(notes)
 }
 
 /// The answers of one engine (xtask/parquet/fleet.py) as JSON.
@@ -519,6 +638,7 @@ fn check(a: &Value, traced: &[Traced]) -> Result<(), String> {
         );
     }
     events(a, traced, &run_of, &mut expect)?;
+    lines_threads_drops(a, &run_of, &mut expect)?;
     if errs.is_empty() {
         Ok(())
     } else {
@@ -628,6 +748,87 @@ fn events(
                     ),
                 );
             }
+        }
+    }
+    Ok(())
+}
+
+/// Line events (one per call of `counted()`, whose body is one line: the method's first,
+/// each in a call of it), the threads' groups (the program's threads are platform
+/// threads of group `main` on JDK 17, which has no virtual threads) and the drops the
+/// trace's `traceEnd` counts.
+fn lines_threads_drops(
+    a: &Value,
+    run_of: &BTreeMap<String, &Traced>,
+    expect: &mut impl FnMut(bool, String),
+) -> Result<(), String> {
+    let lines = rows(a, "lines")?;
+    expect(
+        lines.len() == run_of.len(),
+        format!(
+            "line events of counted() in {} of {} traces",
+            lines.len(),
+            run_of.len()
+        ),
+    );
+    for r in lines {
+        let Some(t) = run_of.get(s(r, 0)) else {
+            continue;
+        };
+        let calls: i64 = t
+            .truth(&["calls", "CliWork.counted"])?
+            .parse()
+            .unwrap_or(-1);
+        let (n, in_call, lo, hi, first) = (int(r, 2), int(r, 3), int(r, 4), int(r, 5), int(r, 6));
+        expect(
+            n == calls && in_call == n,
+            format!(
+                "{}: {n} lines of counted() ({in_call} in its calls) != truth {calls}",
+                s(r, 0)
+            ),
+        );
+        expect(
+            lo == hi && lo == first && first > 0,
+            format!(
+                "{}: counted() ran lines {lo}..{hi}, its first line {first}",
+                s(r, 0)
+            ),
+        );
+    }
+    let threads = rows(a, "threads")?;
+    for id in run_of.keys() {
+        for name in ["main", "cli-holder", "cli-waiter"] {
+            let found = threads
+                .iter()
+                .any(|r| s(r, 0) == id && s(r, 1) == name && s(r, 2) == "main");
+            expect(found, format!("{id}: no thread {name} of group main"));
+        }
+    }
+    let virt = threads
+        .iter()
+        .filter(|r| cell(r, 3).as_bool() != Some(false))
+        .count();
+    expect(
+        virt == 0,
+        format!("{virt} threads virtual (or null) on JDK 17"),
+    );
+    for r in rows(a, "drops")? {
+        let Some(t) = run_of.get(s(r, 0)) else {
+            continue;
+        };
+        for (i, name) in [
+            "droppedRecordBytes",
+            "recordsOfUndefinedMethods",
+            "recordsOfUnknownThreads",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let want = t.notes.get(*name).copied();
+            expect(
+                want.is_some() && Some(int(r, i + 1)) == want,
+                format!("{}: {name} {} != trace's {want:?}", s(r, 0), int(r, i + 1)),
+            );
         }
     }
     Ok(())

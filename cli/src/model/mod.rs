@@ -344,6 +344,7 @@ impl Model {
             start: time,
             end: None,
             included,
+            group: None,
         });
         self.threads.push(ThreadState::default());
         ix
@@ -680,10 +681,15 @@ impl Model {
                 ref signature,
             } => self.syms.add_method(id, class, name, signature),
             Event::TraceStart { time } => self.set_start(time),
-            Event::Process { .. }
-            | Event::Agent { .. }
-            | Event::AgentOption { .. }
-            | Event::Annotation { .. } => {}
+            Event::Annotation {
+                ref name,
+                ref value,
+            } => self
+                .syms
+                .trace
+                .end_notes
+                .push((name.to_string(), value.to_string())),
+            Event::Process { .. } | Event::Agent { .. } | Event::AgentOption { .. } => {}
             Event::TraceEnd { time } => self.totals.end = Some(time),
             Event::Fact { fact, ref value } => self.syms.fact(fact, value),
         }

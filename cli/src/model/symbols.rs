@@ -14,6 +14,18 @@ pub struct ThreadInfo {
     pub end: Option<u64>,
     /// Selected by `--thread` (events of other threads are skipped).
     pub included: bool,
+    /// Its thread group, when the trace names one (exports only).
+    pub group: Option<String>,
+}
+
+/// The thread group the JVM gives every virtual thread (JVMTI `GetThreadInfo`).
+pub const VIRTUAL_GROUP: &str = "VirtualThreads";
+
+impl ThreadInfo {
+    /// A virtual thread: its group is the JVM's group of virtual threads.
+    pub fn is_virtual(&self) -> bool {
+        self.group.as_deref() == Some(VIRTUAL_GROUP)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -53,6 +65,19 @@ pub struct TraceFacts {
     pub command: Option<String>,
     pub agent_options: Option<String>,
     pub agent_version: Option<String>,
+    /// `traceEnd`'s annotations, (name, value) in trace order: what was dropped or
+    /// repaired, by cause.
+    pub end_notes: Vec<(String, String)>,
+}
+
+impl TraceFacts {
+    /// The number of `traceEnd`'s annotation `name`, when the trace has it.
+    pub fn end_count(&self, name: &str) -> Option<u64> {
+        self.end_notes
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.parse().ok())
+    }
 }
 
 impl MethodInfo {
@@ -248,6 +273,11 @@ impl Symbols {
                     e.loader = value.to_string();
                 }
             }
+            Fact::ThreadGroup(id) => {
+                if let Some(t) = self.thread(id) {
+                    self.threads[t as usize].group = text;
+                }
+            }
             Fact::MethodFirstLine(id) => {
                 if let Some(m) = self.method_ids.get(id) {
                     self.methods[m as usize].first_line = value.parse().ok();
@@ -305,6 +335,36 @@ impl Symbols {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A thread's group reaches its thread (a virtual one's marks it virtual); a group of
+    /// a thread never started is ignored; traceEnd's counts are read by name.
+    #[test]
+    fn thread_groups_and_end_counts() {
+        let mut s = Symbols::default();
+        for (id, name) in [(5, "main"), (6, "vt-1")] {
+            s.add_thread(ThreadInfo {
+                id,
+                name: name.into(),
+                start: 0,
+                end: None,
+                included: true,
+                group: None,
+            });
+        }
+        s.fact(Fact::ThreadGroup(5), "main");
+        s.fact(Fact::ThreadGroup(6), VIRTUAL_GROUP);
+        s.fact(Fact::ThreadGroup(77), "never started: ignored");
+        assert_eq!(s.threads[0].group.as_deref(), Some("main"));
+        assert!(!s.threads[0].is_virtual());
+        assert!(s.threads[1].is_virtual());
+        s.trace.end_notes = vec![
+            ("droppedRecordBytes".into(), "12".into()),
+            ("uninstrumentedClass".into(), "a.B: too large".into()),
+        ];
+        assert_eq!(s.trace.end_count("droppedRecordBytes"), Some(12));
+        assert_eq!(s.trace.end_count("uninstrumentedClass"), None);
+        assert_eq!(s.trace.end_count("recordsOfUnknownThreads"), None);
+    }
 
     /// A class's facts reach the methods defined after it; a method's first line, the
     /// trace's facts land where exports read them.

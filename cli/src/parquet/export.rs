@@ -7,7 +7,7 @@
 use super::id;
 use super::order::{CallRow, Order};
 use super::schema::{calls, events, methods, paths, threads, trace};
-use super::table::{text, Table};
+use super::table::{static_text, text, Table};
 use crate::model::idmap::FastMap;
 use crate::model::{
     Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Model, Symbols, NONE,
@@ -85,7 +85,7 @@ impl Export {
             path_ids: FastMap::default(),
             paths: Table::create(&files("paths"), paths::COLUMNS)?,
             events: Table::create(&files("events"), events::COLUMNS)?,
-            exit_kinds: EXIT_KINDS.iter().map(|k| text(k)).collect(),
+            exit_kinds: EXIT_KINDS.iter().map(|k| static_text(k)).collect(),
             kinds: FastMap::default(),
             class_text: FastMap::default(),
             error: None,
@@ -155,6 +155,7 @@ impl Export {
         self.fix_id(s);
         let id = self.path_ids.len() as u32;
         self.path_ids.insert(key, id);
+        self.order.path(id, top.method, frames.len() as u32 - 1);
         let mut stack = String::new();
         for (i, f) in frames.iter().enumerate() {
             if i > 0 {
@@ -347,6 +348,29 @@ impl Analysis for Export {
         );
     }
 
+    fn line(&mut self, s: &Symbols, t: u32, method: u32, line: u32, time: u64, stack: &[Frame]) {
+        // The call it ran in: the innermost open call, when it runs the line's method
+        // (a line of a method not entered in the trace belongs to no call of it).
+        let call = match (self.top(t), stack.last()) {
+            (Some(c), Some(f)) if f.method == method => Some(c),
+            _ => None,
+        };
+        self.event(
+            s,
+            "line",
+            Some(t),
+            call,
+            rel(s, time),
+            None,
+            Some(method),
+            line,
+            None,
+            None,
+            None,
+            None,
+        );
+    }
+
     fn gc(&mut self, s: &Symbols, start: u64, end: u64) {
         self.event(
             s,
@@ -445,6 +469,8 @@ impl Export {
             th.text(threads::NAME, text(&info.name));
             th.int(threads::START_NS, rel(s, info.start));
             th.opt_int(threads::END_NS, info.end.map(|e| rel(s, e)));
+            th.opt_text(threads::GROUP, info.group.as_deref().map(text));
+            th.bool(threads::IS_VIRTUAL, info.is_virtual());
             th.row()?;
         }
         th.close()?;
@@ -477,6 +503,16 @@ impl Export {
         tr.int(trace::INFERRED_EXITS, totals.inferred_exits as i64);
         tr.int(trace::MISMATCHED_EXITS, totals.mismatched_exits as i64);
         tr.int(trace::GCS, totals.gcs as i64);
+        let count = |name: &str| info.end_count(name).map(|v| v as i64);
+        tr.opt_int(trace::DROPPED_RECORD_BYTES, count("droppedRecordBytes"));
+        tr.opt_int(
+            trace::UNDEFINED_METHOD_RECORDS,
+            count("recordsOfUndefinedMethods"),
+        );
+        tr.opt_int(
+            trace::UNKNOWN_THREAD_RECORDS,
+            count("recordsOfUnknownThreads"),
+        );
         tr.row()?;
         tr.close()?;
 

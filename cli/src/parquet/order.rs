@@ -9,6 +9,7 @@
 //! `call_id`, which rises with the start within a thread. A trace whose calls fit in
 //! memory never touches the disk; spilled rows take about 15 bytes each.
 
+use crate::model::NONE;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -40,6 +41,7 @@ pub struct CallRow {
 const EMPTY: i64 = i64::MIN;
 
 /// LEB128.
+#[inline]
 fn put_u64(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
@@ -56,6 +58,26 @@ fn get_u64(input: &mut &[u8]) -> std::io::Result<u64> {
         if b < 0x80 {
             *input = rest;
             return Ok(b as u64);
+        }
+    }
+    // Up to eight bytes at once: the first byte without its high bit ends the number,
+    // and the seven-bit groups before it are packed together without a loop.
+    if let Some(word) = input.first_chunk::<8>() {
+        let w = u64::from_le_bytes(*word);
+        let stops = !w & 0x8080_8080_8080_8080;
+        if stops != 0 {
+            let len = (stops.trailing_zeros() / 8 + 1) as usize;
+            let x = if len == 8 {
+                w
+            } else {
+                w & ((1u64 << (8 * len)) - 1)
+            };
+            // Seven-bit groups into 14-bit pairs, 28-bit quads, then one 56-bit number.
+            let x = ((x & 0x7f00_7f00_7f00_7f00) >> 1) | (x & 0x007f_007f_007f_007f);
+            let x = ((x & 0x3fff_0000_3fff_0000) >> 2) | (x & 0x0000_3fff_0000_3fff);
+            let v = ((x & 0x0fff_ffff_0000_0000) >> 4) | (x & 0x0000_0000_0fff_ffff);
+            *input = &input[len..];
+            return Ok(v);
         }
     }
     let mut v = 0u64;
@@ -78,12 +100,21 @@ fn unzigzag(v: u64) -> i64 {
 }
 
 /// The previous row of a run: spill rows are stored as differences from it (a run is
-/// sorted by call_id, so by start too), LEB128-coded: ~15 bytes a call instead of 80.
+/// sorted by call_id, so by start too), LEB128-coded: ~12 bytes a call instead of 80.
 #[derive(Default, Clone, Copy)]
 struct Prev {
     call_id: u64,
     start: i64,
 }
+
+/// A spill record's first byte: the exit kind in the low two bits, then which of the
+/// fields usually absent follow.
+const RECURSIVE: u8 = 1 << 2;
+const HAS_PARENT: u8 = 1 << 3;
+const HAS_EXC: u8 = 1 << 4;
+const HAS_ALLOC: u8 = 1 << 5;
+/// Method and depth are not stored: they are the path's (see [`Order::path`]).
+const BY_PATH: u8 = 1 << 6;
 
 impl CallRow {
     const HOLE: CallRow = CallRow {
@@ -102,64 +133,95 @@ impl CallRow {
         alloc_count: 0,
     };
 
-    fn encode(&self, prev: &mut Prev, out: &mut Vec<u8>) {
+    /// `paths[path]` is the path's (method, depth).
+    fn encode(&self, paths: &[(u32, u32)], prev: &mut Prev, out: &mut Vec<u8>) {
+        let by_path = paths.get(self.path as usize) == Some(&(self.method, self.depth));
+        let has_alloc = self.alloc_bytes != 0 || self.alloc_count != 0;
+        let flags = (self.exit & 3)
+            | if self.recursive { RECURSIVE } else { 0 }
+            | if self.parent_id != u64::MAX {
+                HAS_PARENT
+            } else {
+                0
+            }
+            | if self.exc != NONE { HAS_EXC } else { 0 }
+            | if has_alloc { HAS_ALLOC } else { 0 }
+            | if by_path { BY_PATH } else { 0 };
+        out.push(flags);
         put_u64(out, self.call_id.wrapping_sub(prev.call_id));
-        // 0: no parent (a parent always started before its callee).
-        let parent = if self.parent_id == u64::MAX {
-            0
-        } else {
-            self.call_id.wrapping_sub(self.parent_id)
-        };
-        put_u64(out, parent);
-        put_u64(out, self.method as u64);
+        if self.parent_id != u64::MAX {
+            // A parent always started before its callee.
+            put_u64(out, self.call_id.wrapping_sub(self.parent_id));
+        }
         put_u64(out, self.path as u64);
-        put_u64(out, self.depth as u64);
-        put_u64(out, self.exc.wrapping_add(1) as u64);
-        out.push(self.exit | (self.recursive as u8) << 4);
+        if !by_path {
+            put_u64(out, self.method as u64);
+            put_u64(out, self.depth as u64);
+        }
+        if self.exc != NONE {
+            put_u64(out, self.exc as u64);
+        }
         put_u64(out, zigzag(self.start.wrapping_sub(prev.start)));
         put_u64(out, zigzag(self.dur));
         put_u64(out, zigzag(self.self_ns));
-        put_u64(out, self.alloc_bytes);
-        put_u64(out, self.alloc_count);
+        if has_alloc {
+            put_u64(out, self.alloc_bytes);
+            put_u64(out, self.alloc_count);
+        }
         *prev = Prev {
             call_id: self.call_id,
             start: self.start,
         };
     }
 
-    fn decode(prev: &mut Prev, r: &mut &[u8]) -> std::io::Result<CallRow> {
-        let call_id = prev.call_id.wrapping_add(get_u64(r)?);
-        let parent = get_u64(r)?;
-        let method = get_u64(r)? as u32;
-        let path = get_u64(r)? as u32;
-        let depth = get_u64(r)? as u32;
-        let exc = (get_u64(r)? as u32).wrapping_sub(1);
+    fn decode(paths: &[(u32, u32)], prev: &mut Prev, r: &mut &[u8]) -> std::io::Result<CallRow> {
         let (&flags, rest) = r
             .split_first()
             .ok_or_else(|| std::io::Error::other("short spill record"))?;
         *r = rest;
+        let call_id = prev.call_id.wrapping_add(get_u64(r)?);
+        let parent_id = if flags & HAS_PARENT != 0 {
+            call_id.wrapping_sub(get_u64(r)?)
+        } else {
+            u64::MAX
+        };
+        let path = get_u64(r)? as u32;
+        let (method, depth) = if flags & BY_PATH != 0 {
+            *paths
+                .get(path as usize)
+                .ok_or_else(|| std::io::Error::other("spill record of an unknown path"))?
+        } else {
+            (get_u64(r)? as u32, get_u64(r)? as u32)
+        };
+        let exc = if flags & HAS_EXC != 0 {
+            get_u64(r)? as u32
+        } else {
+            NONE
+        };
         let start = prev.start.wrapping_add(unzigzag(get_u64(r)?));
-        let row = CallRow {
+        let dur = unzigzag(get_u64(r)?);
+        let self_ns = unzigzag(get_u64(r)?);
+        let (alloc_bytes, alloc_count) = if flags & HAS_ALLOC != 0 {
+            (get_u64(r)?, get_u64(r)?)
+        } else {
+            (0, 0)
+        };
+        *prev = Prev { call_id, start };
+        Ok(CallRow {
             call_id,
-            parent_id: if parent == 0 {
-                u64::MAX
-            } else {
-                call_id.wrapping_sub(parent)
-            },
+            parent_id,
             method,
             path,
             depth,
             exc,
-            exit: flags & 0xf,
-            recursive: flags & 0x10 != 0,
+            exit: flags & 3,
+            recursive: flags & RECURSIVE != 0,
             start,
-            dur: unzigzag(get_u64(r)?),
-            self_ns: unzigzag(get_u64(r)?),
-            alloc_bytes: get_u64(r)?,
-            alloc_count: get_u64(r)?,
-        };
-        *prev = Prev { call_id, start };
-        Ok(row)
+            dur,
+            self_ns,
+            alloc_bytes,
+            alloc_count,
+        })
     }
 }
 
@@ -188,6 +250,8 @@ pub struct Order {
     limit: usize,
     dir: PathBuf,
     spill: Option<Spill>,
+    /// Each path's (method, depth): spill records of calls on a known path leave them out.
+    paths: Vec<(u32, u32)>,
     /// Rows written to the spill file in all.
     pub spilled: u64,
 }
@@ -206,6 +270,7 @@ struct Runs<'a> {
     file: File,
     path: &'a Path,
     runs: std::slice::Iter<'a, (u64, u64, u64)>,
+    paths: &'a [(u32, u32)],
     /// Bytes and rows of the current run not yet read / decoded.
     bytes: u64,
     rows: u64,
@@ -214,7 +279,8 @@ struct Runs<'a> {
     pos: usize,
 }
 
-/// Room for the longest spill record (12 varints and a byte).
+/// Room for the longest spill record (12 varints and a byte), and for the eight bytes
+/// [`get_u64`] reads at once.
 const RECORD_MAX: usize = 128;
 
 impl Runs<'_> {
@@ -240,7 +306,7 @@ impl Runs<'_> {
             self.bytes -= more as u64;
         }
         let mut input = &self.buf[self.pos..];
-        let row = CallRow::decode(&mut self.prev, &mut input).map_err(bad)?;
+        let row = CallRow::decode(self.paths, &mut self.prev, &mut input).map_err(bad)?;
         self.pos = self.buf.len() - input.len();
         self.rows -= 1;
         Ok(Some(row))
@@ -256,7 +322,15 @@ impl Order {
             limit: limit.max(1),
             dir: dir.to_path_buf(),
             spill: None,
+            paths: Vec::new(),
             spilled: 0,
+        }
+    }
+
+    /// Path `id` (numbered from 0 in order) ends in `method` at `depth`.
+    pub fn path(&mut self, id: u32, method: u32, depth: u32) {
+        if id as usize == self.paths.len() {
+            self.paths.push((method, depth));
         }
     }
 
@@ -327,7 +401,7 @@ impl Order {
             let mut n = 0u64;
             let mut prev = Prev::default();
             for row in r.slots.iter().filter(|c| c.dur != EMPTY) {
-                row.encode(&mut prev, &mut b);
+                row.encode(&self.paths, &mut prev, &mut b);
                 n += 1;
                 if b.len() >= 1 << 16 {
                     spill
@@ -389,6 +463,7 @@ impl Order {
                     .map_err(|e| format!("{}: cannot read: {e}", s.path.display()))?,
                 path: &s.path,
                 runs: r.runs.iter(),
+                paths: &self.paths,
                 bytes: 0,
                 rows: 0,
                 prev: Prev::default(),
@@ -481,6 +556,26 @@ mod tests {
         }
     }
 
+    /// Every length of LEB128 number, followed by more bytes or at the end of the input.
+    #[test]
+    fn varints_of_every_length() {
+        let mut values = vec![0, 1, 127, 128, u64::MAX, u64::MAX >> 1];
+        for bits in 1..64 {
+            values.push((1u64 << bits) - 1);
+            values.push(1u64 << bits);
+            values.push((1u64 << bits) | 0x55);
+        }
+        let mut b = Vec::new();
+        for &v in &values {
+            put_u64(&mut b, v);
+        }
+        let mut input = &b[..];
+        for &v in &values {
+            assert_eq!(get_u64(&mut input).unwrap(), v);
+        }
+        assert!(input.is_empty());
+    }
+
     #[test]
     fn spill_record_round_trip() {
         let r = CallRow {
@@ -498,21 +593,32 @@ mod tests {
             alloc_bytes: 14,
             alloc_count: 15,
         };
+        // Path 4 ends in method 3 at depth 5: `r` leaves them out, `next` (another
+        // method on it) stores them.
+        let paths = [(0, 0), (0, 0), (0, 0), (0, 0), (3, 5)];
         let mut prev = Prev::default();
         let mut b = Vec::new();
-        r.encode(&mut prev, &mut b);
+        r.encode(&paths, &mut prev, &mut b);
         let next = CallRow {
             call_id: 9,
             parent_id: 7,
+            method: 2,
+            exc: 6,
             start: 10,
-            dur: 0,
+            dur: -1,
+            self_ns: i64::MAX,
+            alloc_bytes: 0,
+            alloc_count: 0,
             ..r
         };
-        next.encode(&mut prev, &mut b);
+        next.encode(&paths, &mut prev, &mut b);
         let mut read = Prev::default();
         let mut input = &b[..];
-        assert_eq!(CallRow::decode(&mut read, &mut input).unwrap(), r);
-        assert_eq!(CallRow::decode(&mut read, &mut input).unwrap(), next);
+        assert_eq!(CallRow::decode(&paths, &mut read, &mut input).unwrap(), r);
+        assert_eq!(
+            CallRow::decode(&paths, &mut read, &mut input).unwrap(),
+            next
+        );
         assert!(input.is_empty());
     }
 }

@@ -45,18 +45,18 @@ pub mod calls {
     pub const COLUMNS: &[Column] = &[
         col("call_id", Int, Delta, "the call's number in order of entry over the whole trace, from 0"),
         col("parent_id", OptInt, Delta, "call_id of the caller; null for a thread's outermost traced call"),
-        col("thread_id", Int, Dict, "threads.thread_id"),
-        col("method_id", Int, Dict, "methods.method_id"),
-        col("path_id", Int, Dict, "paths.path_id: the root-to-method path"),
-        col("depth", Int, Dict, "0 for a thread's outermost traced call"),
+        col("thread_id", Int, Delta, "threads.thread_id"),
+        col("method_id", Int, Delta, "methods.method_id"),
+        col("path_id", Int, Delta, "paths.path_id: the root-to-method path"),
+        col("depth", Int, Delta, "0 for a thread's outermost traced call"),
         col("start_ns", Int, Delta, "entry, ns since the trace's start"),
-        col("dur_ns", Int, Plain, "inclusive time; for an open call, up to its thread's or the trace's end"),
-        col("self_ns", Int, Plain, "dur_ns minus the children's dur_ns"),
+        col("dur_ns", Int, Delta, "inclusive time; for an open call, up to its thread's or the trace's end"),
+        col("self_ns", Int, Delta, "dur_ns minus the children's dur_ns"),
         col("exit_kind", Text, Dict, "return | throw (an exception was thrown here and left) | unwind (one thrown deeper passed through) | open (still running at the end)"),
         col("recursive", Bool, Plain, "the same method is open further down the stack (leave out of sums of dur_ns)"),
         col("exception_class", OptText, Dict, "class of the exception that ended the call (throw, unwind), when the trace names it"),
-        col("alloc_bytes", Int, Dict, "bytes allocated while the call was the innermost traced one (alloc=exact|sampled)"),
-        col("alloc_count", Int, Dict, "objects allocated likewise"),
+        col("alloc_bytes", Int, Delta, "bytes allocated while the call was the innermost traced one (alloc=exact|sampled)"),
+        col("alloc_count", Int, Delta, "objects allocated likewise"),
         TRACE_ID,
     ];
 }
@@ -113,6 +113,8 @@ pub mod threads {
     pub const NAME: usize = 2;
     pub const START_NS: usize = 3;
     pub const END_NS: usize = 4;
+    pub const GROUP: usize = 5;
+    pub const IS_VIRTUAL: usize = 6;
     pub const COLUMNS: &[Column] = &[
         col(
             "thread_id",
@@ -133,6 +135,18 @@ pub mod threads {
             OptInt,
             Plain,
             "ns since the trace's start; null if it never ended in the trace",
+        ),
+        col(
+            "thread_group",
+            OptText,
+            Dict,
+            "its thread group, when the trace names one",
+        ),
+        col(
+            "is_virtual",
+            Bool,
+            Plain,
+            "a virtual thread (its group is the JVM's VirtualThreads)",
         ),
         TRACE_ID,
     ];
@@ -186,6 +200,9 @@ pub mod trace {
     pub const INFERRED_EXITS: usize = 14;
     pub const MISMATCHED_EXITS: usize = 15;
     pub const GCS: usize = 16;
+    pub const DROPPED_RECORD_BYTES: usize = 17;
+    pub const UNDEFINED_METHOD_RECORDS: usize = 18;
+    pub const UNKNOWN_THREAD_RECORDS: usize = 19;
     pub const COLUMNS: &[Column] = &[
         col(
             "trace_uuid",
@@ -239,6 +256,24 @@ pub mod trace {
             "exits naming no open frame (ignored)",
         ),
         col("gcs", Int, Plain, "garbage collections"),
+        col(
+            "dropped_record_bytes",
+            OptInt,
+            Plain,
+            "bytes of records the agent could not write (dropped events; traceEnd droppedRecordBytes)",
+        ),
+        col(
+            "undefined_method_records",
+            OptInt,
+            Plain,
+            "records naming a method never defined, dropped (recordsOfUndefinedMethods)",
+        ),
+        col(
+            "unknown_thread_records",
+            OptInt,
+            Plain,
+            "records of a thread never defined, dropped (recordsOfUnknownThreads)",
+        ),
         TRACE_ID,
     ];
 }
@@ -258,13 +293,13 @@ pub mod events {
     pub const PEER_THREAD_ID: usize = 9;
     pub const CATCH_METHOD_ID: usize = 10;
     pub const COLUMNS: &[Column] = &[
-        col("kind", Text, Dict, "alloc | gc | contended | wait | exception"),
+        col("kind", Text, Dict, "alloc | gc | contended | wait | exception | line"),
         col("thread_id", OptInt, Dict, "null for gc"),
-        col("call_id", OptInt, Plain, "the innermost traced call open on the thread (exception: the call it was thrown in); null outside any"),
-        col("time_ns", Int, Plain, "ns since the trace's start (exception: when thrown; contended, wait, gc: when it began)"),
+        col("call_id", OptInt, Plain, "the innermost traced call open on the thread (exception: the call it was thrown in; line: the call of method_id it ran in, when traced); null outside any"),
+        col("time_ns", Int, Plain, "ns since the trace's start (exception: when thrown; contended, wait, gc: when it began; line: when reached)"),
         col("dur_ns", OptInt, Plain, "gc pause, time blocked or waiting"),
-        col("method_id", OptInt, Dict, "alloc: allocating method; exception: where thrown; contended, wait: the blocked method"),
-        col("line", OptInt, Dict, "source line of method_id's alloc or throw (lines=on or alloc site)"),
+        col("method_id", OptInt, Dict, "alloc: allocating method; exception: where thrown; contended, wait: the blocked method; line: the method running it"),
+        col("line", OptInt, Dict, "source line of method_id's alloc or throw (lines=on or alloc site); line: the line executed (lines=on)"),
         col("class", OptText, Dict, "allocated class, exception class, or monitor's class"),
         col("bytes", OptInt, Plain, "alloc: size"),
         col("peer_thread_id", OptInt, Dict, "contended: the thread owning the monitor"),

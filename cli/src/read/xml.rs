@@ -254,6 +254,7 @@ fn facts(name: &[u8], a: &Attrs, sink: &mut impl FnMut(&Event)) {
     let id = match element {
         "classDef" => a.num(b"classId"),
         "methodDef" => a.num(b"methodId"),
+        "threadStart" => a.num(b"threadId"),
         _ => Some(0),
     };
     let Some(id) = id else { return };

@@ -53,6 +53,15 @@ fn dir_bytes(dir: &Path) -> u64 {
         .sum()
 }
 
+/// The 1-minute load average (`/proc/loadavg`): the machine may be shared, so CPU times
+/// are the figures and the load is printed beside them.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
+}
+
 fn cell(env: &Env) -> Result<String, String> {
     let n: u64 = if env.cfg.quick { 200_000 } else { 1_500_000 };
     let jtr = env.work.join("parquet-moo.jtr");
@@ -90,6 +99,7 @@ fn cell(env: &Env) -> Result<String, String> {
         .and_then(|r| r.split(' ').next())
         .and_then(|c| c.parse().ok())
         .ok_or_else(|| format!("jtrace parquet printed no call count: {stderr}"))?;
+    let load_then = load();
     let bytes = dir_bytes(&fleet);
     let (rwall, rcpu, rkb, _) = timed(env, &["report".as_ref(), jtr.as_os_str()])?;
     let _ = std::fs::remove_dir_all(&fleet);
@@ -97,7 +107,7 @@ fn cell(env: &Env) -> Result<String, String> {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "jtrace parquet (MooBench N={n} depth {DEPTH} .jtr, {:.1} MB): {calls} calls in {wall:.2} s wall, {cpu:.2} s CPU = {:.0} calls/s of CPU, peak {} MB; files {:.1} MB = {:.2}x the .jtr{}",
+        "jtrace parquet (MooBench N={n} depth {DEPTH} .jtr, {:.1} MB): {calls} calls in {wall:.2} s wall, {cpu:.2} s CPU = {:.0} calls/s of CPU, peak {} MB; files {:.1} MB = {:.2}x the .jtr{}; load average {load_then}",
         jtr_bytes as f64 / 1e6,
         calls as f64 / cpu.max(1e-9),
         kb / 1024,

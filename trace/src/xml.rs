@@ -163,7 +163,8 @@ impl Slot<'_> {
         self.n += 1;
     }
 
-    /// The decimal digits of `v`, written in place from the last, two at a time.
+    /// The decimal digits of `v`, written in place: four at a time from the last,
+    /// then the one to four leading digits.
     #[inline(always)]
     pub fn digits(&mut self, mut v: u64) {
         let len = digit_count(v);
@@ -171,17 +172,18 @@ impl Slot<'_> {
             .try_into()
             .expect("20 bytes");
         let mut i = len;
-        while v >= 100 {
-            let k = (v % 100) as usize * 2;
-            v /= 100;
-            i -= 2;
-            d[i..i + 2].copy_from_slice(&PAIRS[k..k + 2]);
+        while v >= 10_000 {
+            let q = (v % 10_000) as usize;
+            v /= 10_000;
+            i -= 4;
+            d[i..i + 4].copy_from_slice(&QUADS[q]);
         }
-        if v >= 10 {
-            let k = v as usize * 2;
-            d[..2].copy_from_slice(&PAIRS[k..k + 2]);
-        } else {
-            d[0] = b'0' + v as u8;
+        let q = &QUADS[v as usize];
+        match i {
+            1 => d[0] = q[3],
+            2 => d[..2].copy_from_slice(&q[2..]),
+            3 => d[..3].copy_from_slice(&q[1..]),
+            _ => d[..4].copy_from_slice(q),
         }
         self.n += len;
     }
@@ -537,6 +539,31 @@ mod tests {
             assert_eq!(Padded::<24>::number(v).as_bytes(), v.to_string().as_bytes());
         }
         assert!(Padded::<4>::new(b"12345").is_none());
+    }
+
+    #[test]
+    fn slot_digits() {
+        let mut x = XmlOut::new(Vec::new());
+        let mut want = String::new();
+        let mut p = 1u64;
+        for _ in 0..20 {
+            for v in [
+                p - 1,
+                p,
+                p + 1,
+                p.saturating_mul(9),
+                p.saturating_mul(10) - 1,
+            ] {
+                x.slot(|c| {
+                    c.digits(v);
+                    c.byte(b' ');
+                });
+                want.push_str(&format!("{v} "));
+            }
+            p = p.saturating_mul(10);
+        }
+        x.finish();
+        assert_eq!(String::from_utf8(x.sink_mut().clone()).unwrap(), want);
     }
 
     #[test]

@@ -123,6 +123,10 @@ pub struct XmlOut<W: Write> {
     scratch: Vec<u8>,
     /// The last whole second formatted, and its digits: consecutive events share it.
     secs: u64,
+    /// The last time's `seconds.ddddd` (all but its last four digits), keyed by the
+    /// time ÷ 10,000 ns: consecutive hot elements usually share it.
+    hi: u64,
+    hi_text: Padded<32>,
     secs_text: [u8; 20],
     secs_len: usize,
     sink: W,
@@ -188,18 +192,12 @@ impl Slot<'_> {
         self.n += len;
     }
 
-    /// `seconds.nnnnnnnnn` from its parts (see `XmlOut::time_value`).
+    /// `seconds.nnnnnnnnn` from its parts (see `XmlOut::time_parts`): all but the last
+    /// four digits, then those.
     #[inline(always)]
-    pub fn time(&mut self, secs: &Padded<20>, frac: u32) {
-        self.padded(secs);
-        let (top, rest) = (frac / 100_000_000, frac % 100_000_000);
-        let (mid, low) = (rest / 10_000, rest % 10_000);
-        let mut d = [0u8; 10];
-        d[0] = b'.';
-        d[1] = b'0' + top as u8;
-        d[2..6].copy_from_slice(&QUADS[mid as usize]);
-        d[6..10].copy_from_slice(&QUADS[low as usize]);
-        self.fixed(&d);
+    pub fn time(&mut self, hi: &Padded<32>, low: u32) {
+        self.padded(hi);
+        self.fixed(&QUADS[low as usize % 10_000]);
     }
 }
 
@@ -210,6 +208,8 @@ impl<W: Write> XmlOut<W> {
             len: 0,
             scratch: Vec::new(),
             secs: 0,
+            hi: u64::MAX,
+            hi_text: Padded::default(),
             secs_text: [b'0'; 20],
             secs_len: 1,
             sink,
@@ -387,37 +387,46 @@ impl<W: Write> XmlOut<W> {
         self.put(b"\"");
     }
 
-    /// The seconds block and the nine-digit fraction of a time (the block is cached:
-    /// consecutive events share their second).
+    /// Brings `hi_text` up to date for `unix_ns` (see the field) and returns the time's
+    /// last four digits (nanoseconds modulo 10,000).
     #[inline(always)]
-    fn time_parts(&mut self, unix_ns: u64) -> (Padded<20>, u32) {
-        let secs = unix_ns / 1_000_000_000;
-        if secs != self.secs {
-            self.secs = secs;
-            let mut b = itoa::Buffer::new();
-            let text = b.format(secs).as_bytes();
-            self.secs_text[..text.len()].copy_from_slice(text);
-            self.secs_len = text.len();
+    fn time_parts(&mut self, unix_ns: u64) -> u32 {
+        let hi = unix_ns / 10_000;
+        if hi != self.hi {
+            self.set_hi(hi);
         }
-        let block = Padded {
-            bytes: self.secs_text,
-            len: self.secs_len,
-        };
-        (block, (unix_ns - secs * 1_000_000_000) as u32)
+        (unix_ns - hi * 10_000) as u32
+    }
+
+    /// `seconds.ddddd` of `hi` (a time ÷ 10,000 ns): the digits `time_value` writes
+    /// before its last four.
+    #[cold]
+    fn set_hi(&mut self, hi: u64) {
+        self.hi = hi;
+        let (secs, top5) = (hi / 100_000, (hi % 100_000) as u32);
+        let mut b = itoa::Buffer::new();
+        let text = b.format(secs).as_bytes();
+        let mut bytes = [0u8; 32];
+        bytes[..text.len()].copy_from_slice(text);
+        let n = text.len();
+        bytes[n] = b'.';
+        bytes[n + 1] = b'0' + (top5 / 10_000) as u8;
+        bytes[n + 2..n + 6].copy_from_slice(&QUADS[(top5 % 10_000) as usize]);
+        self.hi_text = Padded { bytes, len: n + 6 };
     }
 
     /// Writes one hot element (at most [`SLOT`] bytes) through `f`, which fills a
     /// fixed-size slot at a cursor: one capacity check for the element instead of
     /// one per piece. Counts the element and flushes when the buffer is large.
     #[inline(always)]
-    pub fn slot(&mut self, f: impl FnOnce(&mut Slot<'_>)) {
+    pub fn slot(&mut self, f: impl FnOnce(&mut Slot<'_>, &Padded<32>)) {
         self.room(SLOT);
         let at = self.len;
         let room: &mut [u8; SLOT] = (&mut self.buf[at..at + SLOT])
             .try_into()
             .expect("room made for SLOT bytes");
         let mut c = Slot { b: room, n: 0 };
-        f(&mut c);
+        f(&mut c, &self.hi_text);
         self.len = at + c.n.min(SLOT);
         self.elements += 1;
         if self.len >= FLUSH_AT {
@@ -436,10 +445,10 @@ impl<W: Write> XmlOut<W> {
         ticket: u64,
         depth: u64,
     ) {
-        let (secs, frac) = self.time_parts(unix_ns);
-        self.slot(|c| {
+        let low = self.time_parts(unix_ns);
+        self.slot(|c, hi| {
             c.padded(prefix);
-            c.time(&secs, frac);
+            c.time(hi, low);
             c.byte(b'"');
             c.padded(ids);
             c.digits(ticket);
@@ -458,13 +467,13 @@ impl<W: Write> XmlOut<W> {
         ticket: u64,
         unix_ns: u64,
     ) {
-        let (secs, frac) = self.time_parts(unix_ns);
-        self.slot(|c| {
+        let low = self.time_parts(unix_ns);
+        self.slot(|c, hi| {
             c.padded(prefix);
             c.padded(ids);
             c.digits(ticket);
             c.fixed(b"\" time=\"");
-            c.time(&secs, frac);
+            c.time(hi, low);
             c.fixed(b"\"/>\n");
         });
     }
@@ -554,7 +563,7 @@ mod tests {
                 p.saturating_mul(9),
                 p.saturating_mul(10) - 1,
             ] {
-                x.slot(|c| {
+                x.slot(|c, _| {
                     c.digits(v);
                     c.byte(b' ');
                 });
@@ -564,6 +573,35 @@ mod tests {
         }
         x.finish();
         assert_eq!(String::from_utf8(x.sink_mut().clone()).unwrap(), want);
+    }
+
+    #[test]
+    fn hot_times_as_time_value() {
+        let mut a = XmlOut::new(Vec::new());
+        let mut b = XmlOut::new(Vec::new());
+        let p = Padded::<64>::new(b"<e t=\"").unwrap();
+        let ids = Padded::<64>::new(b" ticket=\"").unwrap();
+        for ns in [
+            0u64,
+            5,
+            9_999,
+            10_000,
+            999_999_999,
+            1_000_000_000,
+            1_716_203_600_000_000_123,
+            1_716_203_600_000_009_999,
+            1_716_203_600_000_010_000,
+            1_716_203_600_987_654_321,
+            1_716_203_601_100_000_000,
+        ] {
+            a.entry_element(&p, ns, &ids, 7, 1);
+            b.raw("<e t=\"");
+            b.time_value(ns);
+            b.raw("\" ticket=\"7\" stackDepth=\"1\"/>\n");
+        }
+        a.finish();
+        b.finish();
+        assert_eq!(a.sink_mut().clone(), b.sink_mut().clone());
     }
 
     #[test]

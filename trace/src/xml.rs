@@ -121,14 +121,10 @@ pub struct XmlOut<W: Write> {
     len: usize,
     /// An escaped attribute value on its way into `buf`.
     scratch: Vec<u8>,
-    /// The last whole second formatted, and its digits: consecutive events share it.
-    secs: u64,
     /// The last time's `seconds.ddddd` (all but its last four digits), keyed by the
     /// time ÷ 10,000 ns: consecutive hot elements usually share it.
     hi: u64,
     hi_text: Padded<32>,
-    secs_text: [u8; 20],
-    secs_len: usize,
     sink: W,
     /// First I/O error seen; later writes are skipped.
     pub error: Option<std::io::Error>,
@@ -207,11 +203,8 @@ impl<W: Write> XmlOut<W> {
             buf: vec![0u8; CAP].into_boxed_slice(),
             len: 0,
             scratch: Vec::new(),
-            secs: 0,
             hi: u64::MAX,
             hi_text: Padded::default(),
-            secs_text: [b'0'; 20],
-            secs_len: 1,
             sink,
             error: None,
             bytes_written: 0,
@@ -315,33 +308,14 @@ impl<W: Write> XmlOut<W> {
         self.put(b"\"");
     }
 
-    /// Just the value of a time attribute: `seconds.nnnnnnnnn`.
+    /// Just the value of a time attribute: `seconds.nnnnnnnnn` (as the hot elements
+    /// write it: the cached `seconds.ddddd`, then the last four digits).
     #[inline(always)]
     pub fn time_value(&mut self, unix_ns: u64) {
-        let secs = unix_ns / 1_000_000_000;
-        if secs != self.secs {
-            self.secs = secs;
-            let mut b = itoa::Buffer::new();
-            let text = b.format(secs).as_bytes();
-            self.secs_text[..text.len()].copy_from_slice(text);
-            self.secs_len = text.len();
-        }
-        let secs_block = Padded::<20> {
-            bytes: self.secs_text,
-            len: self.secs_len,
-        };
-        self.padded(&secs_block);
-        let frac = (unix_ns - secs * 1_000_000_000) as u32;
-        // `.` and nine digits: one digit, then two four-digit groups from a table
-        // (two multiply-shift divisions and two loads instead of nine digit steps).
-        let (top, rest) = (frac / 100_000_000, frac % 100_000_000);
-        let (mid, low) = (rest / 10_000, rest % 10_000);
-        let mut d = [0u8; 10];
-        d[0] = b'.';
-        d[1] = b'0' + top as u8;
-        d[2..6].copy_from_slice(&QUADS[mid as usize]);
-        d[6..10].copy_from_slice(&QUADS[low as usize]);
-        self.put(&d);
+        let low = self.time_parts(unix_ns);
+        let hi = self.hi_text;
+        self.padded(&hi);
+        self.put(&QUADS[low as usize % 10_000]);
     }
 
     /// Appends pre-formatted bytes (attribute text the writer keeps ready).

@@ -8,6 +8,9 @@ use std::io::Write;
 
 /// Flush to the file once this much is buffered.
 const FLUSH_AT: usize = 1 << 20;
+/// The buffer's size: `FLUSH_AT` and room for the element that crosses it (a larger
+/// piece is written through, see `XmlOut::put`).
+const CAP: usize = FLUSH_AT + (64 << 10);
 
 /// "00" to "99": two digits per table lookup when formatting nanoseconds.
 const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
@@ -67,43 +70,61 @@ impl<const N: usize> Padded<N> {
 }
 
 impl Padded<24> {
-    /// The decimal digits of `v`, two at a time.
+    /// The decimal digits of `v`, two at a time, written in place from the last
+    /// (their count is known first: no variable-length copy afterwards).
     #[inline(always)]
     pub fn number(mut v: u64) -> Self {
         let mut bytes = [0u8; 24];
-        if v < 10 {
-            bytes[0] = b'0' + v as u8;
-            return Padded { bytes, len: 1 };
-        }
-        let mut tmp = [0u8; 20];
-        let mut i = 20;
+        let len = digit_count(v);
+        let mut i = len;
         while v >= 100 {
             let d = (v % 100) as usize * 2;
             v /= 100;
             i -= 2;
-            tmp[i..i + 2].copy_from_slice(&PAIRS[d..d + 2]);
+            bytes[i..i + 2].copy_from_slice(&PAIRS[d..d + 2]);
         }
         if v >= 10 {
             let d = v as usize * 2;
-            i -= 2;
-            tmp[i..i + 2].copy_from_slice(&PAIRS[d..d + 2]);
+            bytes[..2].copy_from_slice(&PAIRS[d..d + 2]);
         } else {
-            i -= 1;
-            tmp[i] = b'0' + v as u8;
+            bytes[0] = b'0' + v as u8;
         }
-        let len = 20 - i;
-        bytes[..len].copy_from_slice(&tmp[i..]);
         Padded { bytes, len }
     }
 }
 
+/// Powers of ten, 10^0 to 10^19.
+const POW10: [u64; 20] = {
+    let mut t = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// Decimal digits of `v` (1 for 0): the bit length times log10(2) (1233/4096)
+/// guesses one less than the count or the count itself, one comparison decides.
+#[inline(always)]
+fn digit_count(v: u64) -> usize {
+    let bits = 64 - (v | 1).leading_zeros() as usize;
+    let guess = (bits * 1233) >> 12;
+    guess + ((v | 1) >= POW10[guess]) as usize
+}
+
 /// A buffered XML element writer over any `Write`.
 pub struct XmlOut<W: Write> {
-    buf: Vec<u8>,
-    /// The last whole second formatted, and its digits: consecutive events share it.
-    secs: u64,
-    secs_text: [u8; 20],
-    secs_len: usize,
+    /// `CAP` bytes, zeroed once; `len` of them are written. Fixed, so that a hot
+    /// element is written into it with one room check (see `slot`).
+    buf: Box<[u8]>,
+    len: usize,
+    /// An escaped attribute value on its way into `buf`.
+    scratch: Vec<u8>,
+    /// The last time's `seconds.ddddd` (all but its last four digits), keyed by the
+    /// time ÷ 10,000 ns: consecutive hot elements usually share it.
+    hi: u64,
+    hi_text: Padded<32>,
     sink: W,
     /// First I/O error seen; later writes are skipped.
     pub error: Option<std::io::Error>,
@@ -112,13 +133,78 @@ pub struct XmlOut<W: Write> {
     pub elements: u64,
 }
 
+/// Bytes one hot element may take (see [`XmlOut::slot`]): two 64-byte pieces, a
+/// time, two numbers and the fixed text between them fit with room to spare.
+pub const SLOT: usize = 320;
+
+/// A hot element being written: fixed-size copies into a slot of the buffer at cursor `n`.
+pub struct Slot<'a> {
+    b: &'a mut [u8; SLOT],
+    n: usize,
+}
+
+impl Slot<'_> {
+    /// The `len` bytes of a block, by copying the whole block (a constant-size move).
+    #[inline(always)]
+    pub fn padded<const N: usize>(&mut self, p: &Padded<N>) {
+        self.b[self.n..self.n + N].copy_from_slice(&p.bytes);
+        self.n += p.len.min(N);
+    }
+
+    #[inline(always)]
+    pub fn fixed<const N: usize>(&mut self, s: &[u8; N]) {
+        self.b[self.n..self.n + N].copy_from_slice(s);
+        self.n += N;
+    }
+
+    #[inline(always)]
+    pub fn byte(&mut self, v: u8) {
+        self.b[self.n] = v;
+        self.n += 1;
+    }
+
+    /// The decimal digits of `v`, written in place: four at a time from the last,
+    /// then the one to four leading digits.
+    #[inline(always)]
+    pub fn digits(&mut self, mut v: u64) {
+        let len = digit_count(v);
+        let d: &mut [u8; 20] = (&mut self.b[self.n..self.n + 20])
+            .try_into()
+            .expect("20 bytes");
+        let mut i = len;
+        while v >= 10_000 {
+            let q = (v % 10_000) as usize;
+            v /= 10_000;
+            i -= 4;
+            d[i..i + 4].copy_from_slice(&QUADS[q]);
+        }
+        let q = &QUADS[v as usize];
+        match i {
+            1 => d[0] = q[3],
+            2 => d[..2].copy_from_slice(&q[2..]),
+            3 => d[..3].copy_from_slice(&q[1..]),
+            _ => d[..4].copy_from_slice(q),
+        }
+        self.n += len;
+    }
+
+    /// `seconds.nnnnnnnnn` from its parts (see `XmlOut::time_parts`): all but the last
+    /// four digits, then those.
+    #[inline(always)]
+    pub fn time(&mut self, hi: &Padded<32>, low: u32) {
+        self.padded(hi);
+        self.fixed(&QUADS[low as usize % 10_000]);
+    }
+}
+
 impl<W: Write> XmlOut<W> {
     pub fn new(sink: W) -> Self {
         XmlOut {
-            buf: Vec::with_capacity(FLUSH_AT + 4096),
-            secs: 0,
-            secs_text: [b'0'; 20],
-            secs_len: 1,
+            buf: vec![0u8; CAP].into_boxed_slice(),
+            len: 0,
+            scratch: Vec::new(),
+            hi: u64::MAX,
+            hi_text: Padded::default(),
             sink,
             error: None,
             bytes_written: 0,
@@ -126,55 +212,88 @@ impl<W: Write> XmlOut<W> {
         }
     }
 
+    /// Appends `s`; flushes first if it does not fit, and writes a piece larger
+    /// than the whole buffer straight through.
+    #[inline]
+    fn put(&mut self, s: &[u8]) {
+        if s.len() > CAP - self.len {
+            self.flush_buf();
+            if s.len() > CAP {
+                self.write_through(s);
+                return;
+            }
+        }
+        self.buf[self.len..self.len + s.len()].copy_from_slice(s);
+        self.len += s.len();
+    }
+
+    #[cold]
+    fn write_through(&mut self, s: &[u8]) {
+        if self.error.is_none() {
+            match self.sink.write_all(s) {
+                Ok(()) => self.bytes_written += s.len() as u64,
+                Err(e) => self.error = Some(e),
+            }
+        }
+    }
+
+    /// Makes sure `n` bytes fit after `len` (`n` at most `CAP`).
+    #[inline(always)]
+    fn room(&mut self, n: usize) {
+        if n > CAP - self.len {
+            self.flush_buf();
+        }
+    }
+
     #[inline]
     pub fn raw(&mut self, s: &str) {
-        self.buf.extend_from_slice(s.as_bytes());
+        self.put(s.as_bytes());
     }
 
     /// Ends the start tag of an element that has children (`>` and a newline).
     pub fn start_children(&mut self) {
         self.elements += 1;
-        self.buf.extend_from_slice(b">\n");
+        self.put(b">\n");
     }
 
     /// Starts `<name`.
     #[inline]
     pub fn open(&mut self, name: &str) {
-        self.buf.push(b'<');
-        self.buf.extend_from_slice(name.as_bytes());
+        self.put(b"<");
+        self.put(name.as_bytes());
     }
 
     /// Ends an empty element: `/>` and a newline; flushes when the buffer is large.
     #[inline]
     pub fn close(&mut self) {
         self.elements += 1;
-        self.buf.extend_from_slice(b"/>\n");
-        if self.buf.len() >= FLUSH_AT {
+        self.put(b"/>\n");
+        if self.len >= FLUSH_AT {
             self.flush_buf();
         }
     }
 
     #[inline]
     fn key(&mut self, k: &str) {
-        self.buf.push(b' ');
-        self.buf.extend_from_slice(k.as_bytes());
-        self.buf.extend_from_slice(b"=\"");
+        self.put(b" ");
+        self.put(k.as_bytes());
+        self.put(b"=\"");
     }
 
     #[inline]
     pub fn num(&mut self, k: &str, v: u64) {
         self.key(k);
         let mut b = itoa::Buffer::new();
-        self.buf.extend_from_slice(b.format(v).as_bytes());
-        self.buf.push(b'"');
+        self.put(b.format(v).as_bytes());
+        self.put(b"\"");
     }
 
     #[inline]
     pub fn int(&mut self, k: &str, v: i64) {
         self.key(k);
         let mut b = itoa::Buffer::new();
-        self.buf.extend_from_slice(b.format(v).as_bytes());
-        self.buf.push(b'"');
+        self.put(b.format(v).as_bytes());
+        self.put(b"\"");
     }
 
     pub fn boolean(&mut self, k: &str, v: bool) {
@@ -186,42 +305,23 @@ impl<W: Write> XmlOut<W> {
     pub fn time(&mut self, k: &str, unix_ns: u64) {
         self.key(k);
         self.time_value(unix_ns);
-        self.buf.push(b'"');
+        self.put(b"\"");
     }
 
-    /// Just the value of a time attribute: `seconds.nnnnnnnnn`.
-    #[inline]
+    /// Just the value of a time attribute: `seconds.nnnnnnnnn` (as the hot elements
+    /// write it: the cached `seconds.ddddd`, then the last four digits).
+    #[inline(always)]
     pub fn time_value(&mut self, unix_ns: u64) {
-        let secs = unix_ns / 1_000_000_000;
-        if secs != self.secs {
-            self.secs = secs;
-            let mut b = itoa::Buffer::new();
-            let text = b.format(secs).as_bytes();
-            self.secs_text[..text.len()].copy_from_slice(text);
-            self.secs_len = text.len();
-        }
-        let secs_block = Padded::<20> {
-            bytes: self.secs_text,
-            len: self.secs_len,
-        };
-        self.padded(&secs_block);
-        let frac = (unix_ns - secs * 1_000_000_000) as u32;
-        // `.` and nine digits: one digit, then two four-digit groups from a table
-        // (two multiply-shift divisions and two loads instead of nine digit steps).
-        let (top, rest) = (frac / 100_000_000, frac % 100_000_000);
-        let (mid, low) = (rest / 10_000, rest % 10_000);
-        let mut d = [0u8; 10];
-        d[0] = b'.';
-        d[1] = b'0' + top as u8;
-        d[2..6].copy_from_slice(&QUADS[mid as usize]);
-        d[6..10].copy_from_slice(&QUADS[low as usize]);
-        self.buf.extend_from_slice(&d);
+        let low = self.time_parts(unix_ns);
+        let hi = self.hi_text;
+        self.padded(&hi);
+        self.put(&QUADS[low as usize % 10_000]);
     }
 
     /// Appends pre-formatted bytes (attribute text the writer keeps ready).
     #[inline]
     pub fn bytes(&mut self, b: &[u8]) {
-        self.buf.extend_from_slice(b);
+        self.put(b);
     }
 
     /// Appends the first `len` bytes of a fixed-size block. Copying the whole block
@@ -229,9 +329,9 @@ impl<W: Write> XmlOut<W> {
     /// these short pieces than a memcpy call of variable length.
     #[inline(always)]
     pub fn padded<const N: usize>(&mut self, block: &Padded<N>) {
-        let at = self.buf.len();
-        self.buf.extend_from_slice(&block.bytes);
-        self.buf.truncate(at + block.len);
+        self.room(N);
+        self.buf[self.len..self.len + N].copy_from_slice(&block.bytes);
+        self.len += block.len.min(N);
     }
 
     /// Appends an unsigned integer's digits.
@@ -244,8 +344,8 @@ impl<W: Write> XmlOut<W> {
     #[inline]
     pub fn end_quoted(&mut self) {
         self.elements += 1;
-        self.buf.extend_from_slice(b"\"/>\n");
-        if self.buf.len() >= FLUSH_AT {
+        self.put(b"\"/>\n");
+        if self.len >= FLUSH_AT {
             self.flush_buf();
         }
     }
@@ -253,19 +353,114 @@ impl<W: Write> XmlOut<W> {
     /// A string attribute, escaped; characters XML 1.0 forbids become U+FFFD.
     pub fn str(&mut self, k: &str, v: &str) {
         self.key(k);
-        escape_into(&mut self.buf, v);
-        self.buf.push(b'"');
+        let mut e = std::mem::take(&mut self.scratch);
+        e.clear();
+        escape_into(&mut e, v);
+        self.put(&e);
+        self.scratch = e;
+        self.put(b"\"");
+    }
+
+    /// Brings `hi_text` up to date for `unix_ns` (see the field) and returns the time's
+    /// last four digits (nanoseconds modulo 10,000).
+    #[inline(always)]
+    fn time_parts(&mut self, unix_ns: u64) -> u32 {
+        let hi = unix_ns / 10_000;
+        if hi != self.hi {
+            self.set_hi(hi);
+        }
+        (unix_ns - hi * 10_000) as u32
+    }
+
+    /// `seconds.ddddd` of `hi` (a time ÷ 10,000 ns): the digits `time_value` writes
+    /// before its last four.
+    #[cold]
+    fn set_hi(&mut self, hi: u64) {
+        self.hi = hi;
+        let (secs, top5) = (hi / 100_000, (hi % 100_000) as u32);
+        let mut b = itoa::Buffer::new();
+        let text = b.format(secs).as_bytes();
+        let mut bytes = [0u8; 32];
+        bytes[..text.len()].copy_from_slice(text);
+        let n = text.len();
+        bytes[n] = b'.';
+        bytes[n + 1] = b'0' + (top5 / 10_000) as u8;
+        bytes[n + 2..n + 6].copy_from_slice(&QUADS[(top5 % 10_000) as usize]);
+        self.hi_text = Padded { bytes, len: n + 6 };
+    }
+
+    /// Writes one hot element (at most [`SLOT`] bytes) through `f`, which fills a
+    /// fixed-size slot at a cursor: one capacity check for the element instead of
+    /// one per piece. Counts the element and flushes when the buffer is large.
+    #[inline(always)]
+    pub fn slot(&mut self, f: impl FnOnce(&mut Slot<'_>, &Padded<32>)) {
+        self.room(SLOT);
+        let at = self.len;
+        let room: &mut [u8; SLOT] = (&mut self.buf[at..at + SLOT])
+            .try_into()
+            .expect("room made for SLOT bytes");
+        let mut c = Slot { b: room, n: 0 };
+        f(&mut c, &self.hi_text);
+        self.len = at + c.n.min(SLOT);
+        self.elements += 1;
+        if self.len >= FLUSH_AT {
+            self.flush_buf();
+        }
+    }
+
+    /// `<methodEntry`'s whole element: `prefix` (up to `time="`), the time, `ids`
+    /// (`" methodIdRef=... ticket="`), the ticket, the depth.
+    #[inline(always)]
+    pub fn entry_element(
+        &mut self,
+        prefix: &Padded<64>,
+        unix_ns: u64,
+        ids: &Padded<64>,
+        ticket: u64,
+        depth: u64,
+    ) {
+        let low = self.time_parts(unix_ns);
+        self.slot(|c, hi| {
+            c.padded(prefix);
+            c.time(hi, low);
+            c.byte(b'"');
+            c.padded(ids);
+            c.digits(ticket);
+            c.fixed(b"\" stackDepth=\"");
+            c.digits(depth);
+            c.fixed(b"\"/>\n");
+        });
+    }
+
+    /// `<methodExit`'s whole element: `prefix`, `ids`, the ticket, the time.
+    #[inline(always)]
+    pub fn exit_element(
+        &mut self,
+        prefix: &Padded<64>,
+        ids: &Padded<64>,
+        ticket: u64,
+        unix_ns: u64,
+    ) {
+        let low = self.time_parts(unix_ns);
+        self.slot(|c, hi| {
+            c.padded(prefix);
+            c.padded(ids);
+            c.digits(ticket);
+            c.fixed(b"\" time=\"");
+            c.time(hi, low);
+            c.fixed(b"\"/>\n");
+        });
     }
 
     pub fn flush_buf(&mut self) {
         if self.error.is_none() {
-            if let Err(e) = self.sink.write_all(&self.buf) {
+            if let Err(e) = self.sink.write_all(&self.buf[..self.len]) {
                 self.error = Some(e);
             } else {
-                self.bytes_written += self.buf.len() as u64;
+                self.bytes_written += self.len as u64;
             }
         }
-        self.buf.clear();
+        self.len = 0;
     }
 
     /// Writes out everything and flushes the sink.
@@ -316,10 +511,71 @@ mod tests {
 
     #[test]
     fn numbers() {
+        let mut p = 1u64;
+        for _ in 0..19 {
+            for v in [p - 1, p, p + 1, p * 9, p * 10 - 1] {
+                assert_eq!(Padded::<24>::number(v).as_bytes(), v.to_string().as_bytes());
+            }
+            p *= 10;
+        }
         for v in [0u64, 7, 10, 99, 100, 12345, u64::MAX] {
             assert_eq!(Padded::<24>::number(v).as_bytes(), v.to_string().as_bytes());
         }
         assert!(Padded::<4>::new(b"12345").is_none());
+    }
+
+    #[test]
+    fn slot_digits() {
+        let mut x = XmlOut::new(Vec::new());
+        let mut want = String::new();
+        let mut p = 1u64;
+        for _ in 0..20 {
+            for v in [
+                p - 1,
+                p,
+                p + 1,
+                p.saturating_mul(9),
+                p.saturating_mul(10) - 1,
+            ] {
+                x.slot(|c, _| {
+                    c.digits(v);
+                    c.byte(b' ');
+                });
+                want.push_str(&format!("{v} "));
+            }
+            p = p.saturating_mul(10);
+        }
+        x.finish();
+        assert_eq!(String::from_utf8(x.sink_mut().clone()).unwrap(), want);
+    }
+
+    #[test]
+    fn hot_times_as_time_value() {
+        let mut a = XmlOut::new(Vec::new());
+        let mut b = XmlOut::new(Vec::new());
+        let p = Padded::<64>::new(b"<e t=\"").unwrap();
+        let ids = Padded::<64>::new(b" ticket=\"").unwrap();
+        for ns in [
+            0u64,
+            5,
+            9_999,
+            10_000,
+            999_999_999,
+            1_000_000_000,
+            1_716_203_600_000_000_123,
+            1_716_203_600_000_009_999,
+            1_716_203_600_000_010_000,
+            1_716_203_600_987_654_321,
+            1_716_203_601_100_000_000,
+        ] {
+            a.entry_element(&p, ns, &ids, 7, 1);
+            b.raw("<e t=\"");
+            b.time_value(ns);
+            b.raw("\" ticket=\"7\" stackDepth=\"1\"/>\n");
+        }
+        a.finish();
+        b.finish();
+        assert_eq!(a.sink_mut().clone(), b.sink_mut().clone());
     }
 
     #[test]

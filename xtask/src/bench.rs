@@ -42,7 +42,7 @@ const RUN_LIMIT: Duration = Duration::from_secs(900);
 /// MooBench's recursion depth: one outer iteration is this many traced calls.
 const DEPTH: u64 = 10;
 
-const USAGE: &str = "usage: cargo xtask bench [--quick] [--families | --cost] [--jdk PATH] [--moo-jdks PATH,PATH...] [--jdk-vthreads PATH] [--runs N] [--moo-n N] [--moo-n-jvmti N] [--files N] [--writer-events N] [--callgrind-events N]";
+const USAGE: &str = "usage: cargo xtask bench [--quick] [--families | --cost] [--jdk PATH] [--moo-jdks PATH,PATH...] [--jdk-vthreads PATH] [--cells exit,idle,moo,h2,attach] [--runs N] [--moo-n N] [--moo-n-jvmti N] [--files N] [--writer-events N] [--callgrind-events N]";
 
 struct Config {
     quick: bool,
@@ -50,6 +50,8 @@ struct Config {
     families_only: bool,
     /// Only issue 18's cells (`bench/cost.rs`).
     cost_only: bool,
+    /// Which of issue 18's cells run (`--cells`; all when empty).
+    cells: Vec<String>,
     /// javac's and the families' JDK; MooBench is compiled with its javac.
     jdk: PathBuf,
     /// The JDKs MooBench runs on; one that is missing is reported as skipped.
@@ -75,6 +77,7 @@ impl Config {
             quick,
             families_only: args.iter().any(|a| a == "--families"),
             cost_only: args.iter().any(|a| a == "--cost"),
+            cells: Vec::new(),
             jdk: PathBuf::from(DEFAULT_JDK),
             moo_jdks: DEFAULT_MOO_JDKS.iter().map(PathBuf::from).collect(),
             jdk_vthreads: PathBuf::from(DEFAULT_JDK_VTHREADS),
@@ -111,6 +114,15 @@ impl Config {
                         .collect()
                 }
                 "--jdk-vthreads" => c.jdk_vthreads = PathBuf::from(value()?),
+                "--cells" => {
+                    c.cells = value()?.split(',').map(str::to_string).collect();
+                    if let Some(bad) = c.cells.iter().find(|n| !cost::CELLS.contains(&n.as_str())) {
+                        return Err(format!(
+                            "--cells: no cell {bad:?} (cells: {})",
+                            cost::CELLS.join(", ")
+                        ));
+                    }
+                }
                 "--runs" => c.runs = num(value()?)? as usize,
                 "--moo-n" => c.moo_n = num(value()?)?,
                 "--moo-n-jvmti" => c.moo_n_jvmti = num(value()?)?,

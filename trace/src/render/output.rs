@@ -114,18 +114,11 @@ impl<W: Write> Output for XmlOut<W> {
         ns: u64,
         (prefix, ids): (&Piece, &Piece),
     ) {
-        self.padded(prefix);
-        self.time_value(ns);
-        self.bytes(b"\"");
-        self.padded(ids);
-        self.digits(ticket);
         // traceEvents.xsd types stackDepth as xsd:short (the TPTP importer reads an
         // int16): deeper frames say 32767. Left out, the importer would read 0 and hang
         // the call outside its caller; clamped, it stays under the deepest caller that
         // has a smaller depth. Nesting stays exact through the tickets.
-        self.bytes(b"\" stackDepth=\"");
-        self.digits(depth.min(super::MAX_STACK_DEPTH));
-        self.end_quoted();
+        self.entry_element(prefix, ns, ids, ticket, depth.min(super::MAX_STACK_DEPTH));
     }
 
     #[inline(always)]
@@ -137,12 +130,7 @@ impl<W: Write> Output for XmlOut<W> {
         ns: u64,
         (prefix, ids): (&Piece, &Piece),
     ) {
-        self.padded(prefix);
-        self.padded(ids);
-        self.digits(ticket);
-        self.bytes(b"\" time=\"");
-        self.time_value(ns);
-        self.end_quoted();
+        self.exit_element(prefix, ids, ticket, ns);
     }
 
     #[inline]

@@ -39,8 +39,8 @@ struct Sizes {
     exit_runs: usize,
     idle_calls: u64,
     moo: [u64; 2],
-    h2_rows: u32,
-    h2_queries: u32,
+    /// H2's (inserts, queries): the range workload, then the scan workload.
+    h2: [(u32, u32); 2],
 }
 
 fn sizes(quick: bool) -> Sizes {
@@ -49,16 +49,14 @@ fn sizes(quick: bool) -> Sizes {
             exit_runs: 3,
             idle_calls: 50_000_000,
             moo: [200_000, 800_000],
-            h2_rows: 2_000,
-            h2_queries: 300,
+            h2: [(2_000, 300), (2_000, 30)],
         }
     } else {
         Sizes {
             exit_runs: 10,
             idle_calls: 200_000_000,
             moo: [1_000_000, 4_000_000],
-            h2_rows: 10_000,
-            h2_queries: 1_000,
+            h2: [(10_000, 1_000), (10_000, 100)],
         }
     }
 }
@@ -110,13 +108,16 @@ pub fn run(env: &Env) -> Report {
         }
         let v = super::jvm::feature_version(jdk).unwrap_or(0);
         let _ = writeln!(r.text, "\nJDK {v} ({})", jdk.display());
-        for (what, cell) in [
+        for (short, (what, cell)) in CELLS.iter().zip([
             ("start to exit", exit_cell as CellFn),
             ("idle", idle_cell),
             ("MooBench", moo_cell),
             ("H2", h2_cell),
             ("attach", attach_cell),
-        ] {
+        ]) {
+            if !env.cfg.cells.is_empty() && !env.cfg.cells.iter().any(|c| c == short) {
+                continue;
+            }
             eprintln!("bench: cost, JDK {v}: {what}");
             let ctx = Ctx {
                 env,
@@ -142,6 +143,9 @@ pub fn run(env: &Env) -> Report {
     }
     r
 }
+
+/// The cells' names for `--cells`, in the order they run.
+pub const CELLS: [&str; 5] = ["exit", "idle", "moo", "h2", "attach"];
 
 type CellFn = fn(&Ctx) -> Result<String, String>;
 
@@ -516,9 +520,10 @@ fn h2_classes(jdk: &Path) -> Result<String, String> {
     Ok(list.join(";"))
 }
 
-/// H2's TCP server (the measured JVM) under a JDBC client (another JVM, no agent):
-/// queries and inserts per second without the agent, traced to `.jtr` with default
-/// options, and with JFR's method tracing on every class of H2 (25+).
+/// H2's TCP server (the measured JVM) under a JDBC client (another JVM, no agent), for
+/// both of `cost.H2Client`'s workloads: queries and inserts per second without the
+/// agent, traced to `.jtr` with default options, and with JFR's method tracing on
+/// every class of H2 (25+); beside each, where the server's CPU went.
 fn h2_cell(c: &Ctx) -> Result<String, String> {
     let mut cells: Vec<(&str, Vec<String>)> = vec![
         ("none", vec![]),
@@ -527,102 +532,210 @@ fn h2_cell(c: &Ctx) -> Result<String, String> {
     if c.version >= 25 {
         cells.push(("JFR on all of H2", c.jfr(&h2_classes(c.jdk)?, "h2")?));
     }
-    let (rows, queries) = (c.sizes.h2_rows.to_string(), c.sizes.h2_queries.to_string());
-    let mut out = format!(
-        "  H2 2.1 TCP server under a JDBC client ({rows} inserts, then {queries} queries): per second, best of {}\n",
-        c.env.cfg.runs
-    );
-    let mut base: Option<(f64, f64, f64)> = None;
-    for (label, jvm) in &cells {
-        let mut best: Option<(f64, f64, Option<u64>, f64)> = None;
-        for _ in 0..c.env.cfg.runs {
-            let dir = c.scratch()?;
-            let port = free_port()?;
-            let mut server = Command::new(c.java())
-                .args(jvm)
-                .args(["-cp", H2_JAR, "org.h2.tools.Server", "-tcp", "-tcpPort"])
-                .arg(port.to_string())
-                .args(["-ifNotExists", "-baseDir"])
-                .arg(&dir)
-                .current_dir(&dir)
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|e| format!("cannot start the H2 server: {e}"))?;
-            if let Err(e) = wait_for_port(port, &mut server, Duration::from_secs(60)) {
-                let err = stop_server(server);
-                return Err(format!("{e}: {err}"));
-            }
-            let url = format!("jdbc:h2:tcp://127.0.0.1:{port}/mem:bench");
-            let client = Command::new(c.env.cfg.jdk.join("bin/java"))
-                .arg("-cp")
-                .arg(format!("{H2_JAR}:{}", c.cp()))
-                .args(["cost.H2Client", &url, &rows, &queries])
-                .output()
-                .map_err(|e| format!("cannot run the client: {e}"));
-            let err = stop_server(server);
-            let _ = std::fs::remove_dir_all(&dir);
-            let client = client?;
-            let stdout = String::from_utf8_lossy(&client.stdout);
-            let f = |k: &str| super::stdout_field(&stdout, k);
-            let (Some(ins), Some(q)) = (f("insert_ns="), f("query_ns=")) else {
-                return Err(format!(
-                    "client: {} {}",
-                    stdout,
-                    String::from_utf8_lossy(&client.stderr)
-                ));
-            };
-            let events = err
-                .lines()
-                .rev()
-                .find(|l| l.starts_with("jtrace: trace written to"))
-                .and_then(|l| l.strip_suffix(" events"))
-                .and_then(|l| l.rsplit([' ', ',']).next())
-                .and_then(|v| v.parse().ok());
-            let qps = c.sizes.h2_queries as f64 / (q as f64 / 1e9);
-            let ips = c.sizes.h2_rows as f64 / (ins as f64 / 1e9);
-            let total = (ins + q) as f64 / 1e9;
-            if best.is_none_or(|b| total < b.3) {
-                best = Some((qps, ips, events, total));
-            }
-        }
-        let Some((qps, ips, events, total)) = best else {
-            continue;
-        };
-        match base {
-            None => {
-                base = Some((qps, ips, total));
-                let _ = writeln!(
-                    out,
-                    "    {label:<18} {qps:>8.0} queries/s  {ips:>8.0} inserts/s"
-                );
-            }
-            Some((q0, i0, t0)) => {
-                let slow = q0 / qps;
-                let mut line = format!(
-                    "    {label:<18} {qps:>8.0} queries/s  {ips:>8.0} inserts/s   {slow:.2}x fewer queries/s, {:.2}x fewer inserts/s, whole client run {:.2}x longer (target <= {TARGET_H2_SLOWDOWN}x fewer queries/s: {})",
-                    i0 / ips,
-                    total / t0,
-                    met(slow <= TARGET_H2_SLOWDOWN)
-                );
-                if let Some(ev) = events {
-                    // Traced calls (two records each) over the whole server run, and the
-                    // slowdown of the client run the two-timestamp floor alone would give.
-                    let calls = ev as f64 / 2.0;
-                    let ops = (c.sizes.h2_rows + c.sizes.h2_queries) as f64;
-                    let _ = write!(
-                        line,
-                        "; {:.0} traced calls per operation, floor {:.2}x",
-                        calls / ops,
-                        (t0 + calls * c.floor / 1e9) / t0
-                    );
-                }
-                out.push_str(&line);
-                out.push('\n');
-            }
-        }
+    let mut out = String::new();
+    for (kind, (rows, queries)) in ["range", "scan"].into_iter().zip(c.sizes.h2) {
+        out.push_str(&h2_workload(c, &cells, kind, rows, queries)?);
     }
     Ok(out)
+}
+
+/// One H2 run's figures (the client's clock, the server's CPU).
+struct H2Run {
+    qps: f64,
+    ips: f64,
+    /// The agent's events (its closing stderr line), if traced.
+    events: Option<u64>,
+    /// Inserts and queries, seconds (the client's clock).
+    total: f64,
+    cpu: Option<ServerCpu>,
+}
+
+/// The rows of one H2 workload (`range` or `scan`), best of `runs` per configuration.
+fn h2_workload(
+    c: &Ctx,
+    cells: &[(&str, Vec<String>)],
+    kind: &str,
+    rows: u32,
+    queries: u32,
+) -> Result<String, String> {
+    let what = match kind {
+        "range" => "range queries of 150 rows by primary key (issue 18's workload)",
+        _ => "full-scan queries",
+    };
+    let mut out = format!(
+        "  H2 2.1 TCP server under a JDBC client, {what}: {rows} inserts, then {queries} queries; per second, best of {}\n",
+        c.env.cfg.runs
+    );
+    let mut base: Option<H2Run> = None;
+    for (label, jvm) in cells {
+        let mut best: Option<H2Run> = None;
+        for _ in 0..c.env.cfg.runs {
+            let run = h2_run(c, jvm, kind, rows, queries)?;
+            if best.as_ref().is_none_or(|b| run.total < b.total) {
+                best = Some(run);
+            }
+        }
+        let Some(r) = best else {
+            continue;
+        };
+        let cpu = r.cpu.as_ref().map_or(String::new(), |u| u.describe());
+        let Some(b) = &base else {
+            let _ = writeln!(
+                out,
+                "    {label:<18} {:>8.0} queries/s  {:>8.0} inserts/s; server CPU {cpu}",
+                r.qps, r.ips
+            );
+            base = Some(r);
+            continue;
+        };
+        let slow = b.qps / r.qps;
+        let mut line = format!(
+            "    {label:<18} {:>8.0} queries/s  {:>8.0} inserts/s   {slow:.2}x fewer queries/s, {:.2}x fewer inserts/s, whole client run {:.2}x longer (target <= {TARGET_H2_SLOWDOWN}x fewer queries/s: {})",
+            r.qps,
+            r.ips,
+            b.ips / r.ips,
+            r.total / b.total,
+            met(slow <= TARGET_H2_SLOWDOWN)
+        );
+        if let Some(ev) = r.events {
+            // Traced calls (two records each) over the whole server run, the slowdown
+            // of the client run the two-timestamp floor alone would give, and the
+            // server's CPU per traced call beyond the run without the agent.
+            let calls = ev as f64 / 2.0;
+            let _ = write!(
+                line,
+                "; {:.0} traced calls per query (the whole run's), floor {:.2}x",
+                calls / queries as f64,
+                (b.total + calls * c.floor / 1e9) / b.total
+            );
+            if let (Some(u), Some(u0)) = (&r.cpu, &b.cpu) {
+                let _ = write!(
+                    line,
+                    ", server CPU +{:.0} ns per traced call",
+                    (u.total - u0.total) * 1e9 / calls
+                );
+            }
+        }
+        let _ = write!(line, "\n      server CPU {cpu}");
+        out.push_str(&line);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// One H2 server run under the client.
+fn h2_run(c: &Ctx, jvm: &[String], kind: &str, rows: u32, queries: u32) -> Result<H2Run, String> {
+    let dir = c.scratch()?;
+    let port = free_port()?;
+    let mut server = Command::new(c.java())
+        .args(jvm)
+        .args(["-cp", H2_JAR, "org.h2.tools.Server", "-tcp", "-tcpPort"])
+        .arg(port.to_string())
+        .args(["-ifNotExists", "-baseDir"])
+        .arg(&dir)
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start the H2 server: {e}"))?;
+    if let Err(e) = wait_for_port(port, &mut server, Duration::from_secs(60)) {
+        let err = stop_server(server);
+        return Err(format!("{e}: {err}"));
+    }
+    let url = format!("jdbc:h2:tcp://127.0.0.1:{port}/mem:bench");
+    let client = Command::new(c.env.cfg.jdk.join("bin/java"))
+        .arg("-cp")
+        .arg(format!("{H2_JAR}:{}", c.cp()))
+        .args([
+            "cost.H2Client",
+            &url,
+            &rows.to_string(),
+            &queries.to_string(),
+            kind,
+        ])
+        .output()
+        .map_err(|e| format!("cannot run the client: {e}"));
+    // Read before the server stops (its threads are gone after).
+    let cpu = ServerCpu::read(server.id());
+    let err = stop_server(server);
+    let _ = std::fs::remove_dir_all(&dir);
+    let client = client?;
+    let stdout = String::from_utf8_lossy(&client.stdout);
+    let f = |k: &str| super::stdout_field(&stdout, k);
+    let (Some(ins), Some(q)) = (f("insert_ns="), f("query_ns=")) else {
+        return Err(format!(
+            "client: {} {}",
+            stdout,
+            String::from_utf8_lossy(&client.stderr)
+        ));
+    };
+    let events = err
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("jtrace: trace written to"))
+        .and_then(|l| l.strip_suffix(" events"))
+        .and_then(|l| l.rsplit([' ', ',']).next())
+        .and_then(|v| v.parse().ok());
+    Ok(H2Run {
+        qps: queries as f64 / (q as f64 / 1e9),
+        ips: rows as f64 / (ins as f64 / 1e9),
+        events,
+        total: (ins + q) as f64 / 1e9,
+        cpu,
+    })
+}
+
+/// Where a server JVM's CPU went (user + system, seconds), from `/proc`: its whole
+/// life (the process's figure counts ended threads too), the JIT compiler threads,
+/// and the threads of the tracer (the agent's `jtrace-*`, JFR's `JFR *`); the rest
+/// is the application's threads, GC and the VM's.
+struct ServerCpu {
+    total: f64,
+    jit: f64,
+    tracer: f64,
+}
+
+impl ServerCpu {
+    fn read(pid: u32) -> Option<ServerCpu> {
+        let total = proc_cpu(&format!("/proc/{pid}/stat"))?;
+        let (mut jit, mut tracer) = (0.0, 0.0);
+        for t in std::fs::read_dir(format!("/proc/{pid}/task"))
+            .ok()?
+            .flatten()
+        {
+            let p = t.path();
+            let name = std::fs::read_to_string(p.join("comm")).unwrap_or_default();
+            let secs = proc_cpu(&p.join("stat").display().to_string()).unwrap_or(0.0);
+            if name.starts_with("C1 Compiler") || name.starts_with("C2 Compiler") {
+                jit += secs;
+            } else if name.starts_with("jtrace-") || name.starts_with("JFR ") {
+                tracer += secs;
+            }
+        }
+        Some(ServerCpu { total, jit, tracer })
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{:.2} s: JIT {:.2}, tracer's threads {:.2}, application and VM {:.2}",
+            self.total,
+            self.jit,
+            self.tracer,
+            self.total - self.jit - self.tracer
+        )
+    }
+}
+
+/// utime + stime of a `/proc/.../stat` file, in seconds (the kernel reports them in
+/// USER_HZ, 100 per second on Linux).
+fn proc_cpu(path: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    // Fields after the command name (which may hold spaces and parentheses); the
+    // first of them is field 3 (state), utime and stime are fields 14 and 15.
+    let rest = &text[text.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
 }
 
 /// One request's (start, latency) as seen by the client.

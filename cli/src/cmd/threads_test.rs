@@ -4,8 +4,8 @@ use crate::analysis::report::Report;
 use crate::analysis::tree::CallTree;
 use crate::model::filter::Filter;
 use crate::model::filter::Pattern;
-use crate::read;
 use crate::pass::run_quiet;
+use crate::read;
 use std::path::Path;
 
 /// The report (JSON) and call tree of `path` for the threads `thread` names.

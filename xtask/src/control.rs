@@ -75,8 +75,10 @@ pub fn build_jar() -> Result<PathBuf, String> {
         Command::new(jdk.javac())
             .args(["--release", "11", "-d"])
             .arg(&rec)
-            .arg(api.join("record/jtrace/record/Premain.java")),
-        "javac jtrace.record.Premain",
+            .arg(api.join("record/jtrace/record/Premain.java"))
+            .arg(api.join("record/jtrace/record/TestResultPatch.java"))
+            .arg(api.join("record/java/jtrace/TestMarks.java")),
+        "javac jtrace.record.Premain jtrace.record.TestResultPatch java.jtrace.TestMarks",
     )?;
     let manifest = rec.join("MANIFEST.MF");
     std::fs::write(&manifest, "Premain-Class: jtrace.record.Premain\n")
@@ -90,7 +92,10 @@ pub fn build_jar() -> Result<PathBuf, String> {
             .arg(&manifest)
             .arg("-C")
             .arg(&rec)
-            .arg("jtrace"),
+            .arg("jtrace")
+            .arg("-C")
+            .arg(&rec)
+            .arg("java"),
         "jar jtrace-record.jar",
     )?;
     Ok(jar)

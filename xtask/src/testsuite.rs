@@ -1,4 +1,4 @@
-//! `cargo xtask test`, step testsuite: examples/maven-junit under `jtrace record -- mvn -o test` and the JUnit console launcher; each test's outcome, calls and line counts against what the tests print, lcov through genhtml and Chromium, JaCoCo XML against report.dtd and through diff-cover.
+//! `cargo xtask test`, step testsuite: examples/maven-junit under `jtrace record -- mvn -o test` and the JUnit console launcher, examples/ant-junit4 (JUnit 4) under `jtrace record -- ant` (Ant's classic `<junit>`, forked and in Ant's JVM) and through the console launcher's vintage engine; each test's outcome, calls and line counts against what the tests print, lcov through genhtml and Chromium, JaCoCo XML against report.dtd and through diff-cover.
 //!
 //! The tests print `TRUTH|method|display name|outcome|fib calls|classify calls|` then the
 //! executions of the source lines marked `// L:classify-test`, `classify-even`,
@@ -20,7 +20,7 @@ const MARKERS: [&str; 5] = [
 ];
 
 /// Debian's packages the step needs (`.ci/run` installs them).
-const NEEDS: [(&str, &str); 6] = [
+const NEEDS: [(&str, &str); 9] = [
     ("/usr/bin/mvn", "maven"),
     (
         "/usr/share/maven-repo/org/apache/maven/plugins/maven-surefire-plugin/2.22.3",
@@ -36,6 +36,9 @@ const NEEDS: [(&str, &str); 6] = [
     ),
     ("/usr/bin/genhtml", "lcov"),
     ("/usr/share/java/org.jacoco.report.jar", "libjacoco-java"),
+    ("/usr/bin/ant", "ant"),
+    ("/usr/share/ant/lib/ant-junit.jar", "ant-optional"),
+    ("/usr/share/java/junit4.jar", "junit4"),
 ];
 
 struct Truth {
@@ -49,7 +52,11 @@ struct Truth {
 
 fn truths(stdout: &str) -> Result<Vec<Truth>, String> {
     let mut out = Vec::new();
-    for l in stdout.lines().filter_map(|l| l.strip_prefix("TRUTH|")) {
+    // Ant prints the tests' output as `    [junit] TRUTH|...`.
+    for l in stdout
+        .lines()
+        .filter_map(|l| l.split_once("TRUTH|").map(|(_, t)| t))
+    {
         let f: Vec<&str> = l.split('|').collect();
         let num = |i: usize| -> Result<u64, String> {
             f.get(i)
@@ -146,6 +153,8 @@ struct Ctx {
     jtrace: PathBuf,
     dir: PathBuf,
     project: PathBuf,
+    /// examples/ant-junit4 beside `project` (it builds `project`'s Calc.java).
+    ant: PathBuf,
 }
 
 impl Ctx {
@@ -154,9 +163,10 @@ impl Ctx {
         ok(&o, &format!("jtrace {}", args.join(" ")))
     }
 
-    /// Runs `command` under `jtrace record` (lines=on); returns the one trace, stdout.
+    /// Runs `command` in `cwd` under `jtrace record` (lines=on); returns the one trace, stdout.
     fn record(
         &self,
+        cwd: &Path,
         name: &str,
         extra: &[&str],
         command: &[&str],
@@ -168,9 +178,7 @@ impl Ctx {
         args.push("--");
         args.extend_from_slice(command);
         let o = run_out(
-            Command::new(&self.jtrace)
-                .args(&args)
-                .current_dir(&self.project),
+            Command::new(&self.jtrace).args(&args).current_dir(cwd),
             "jtrace record",
         )?;
         let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
@@ -184,7 +192,11 @@ impl Ctx {
                 util::clip(stderr.trim(), 400)
             ));
         }
-        if stdout.contains("Picked up JAVA_TOOL_OPTIONS") {
+        // (Ant relays a forked JVM's stderr as `    [junit] Picked up ...`.)
+        if stdout
+            .lines()
+            .any(|l| l.starts_with("Picked up JAVA_TOOL_OPTIONS"))
+        {
             return Err("a JVM wrote \"Picked up JAVA_TOOL_OPTIONS\" on stdout".into());
         }
         let traces: Vec<PathBuf> = std::fs::read_dir(&self.dir)
@@ -515,19 +527,24 @@ fn prepare(work: &Path, agent: &Path) -> Result<Ctx, String> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let project = dir.join("maven-junit");
-    let o = run_out(
-        Command::new("cp")
-            .arg("-r")
-            .arg(util::root().join("examples/maven-junit"))
-            .arg(&project),
-        "cp",
-    )?;
-    ok(&o, "cp examples/maven-junit")?;
+    let ant = dir.join("ant-junit4");
+    for (from, to) in [("maven-junit", &project), ("ant-junit4", &ant)] {
+        let o = run_out(
+            Command::new("cp")
+                .arg("-r")
+                .arg(util::root().join("examples").join(from))
+                .arg(to),
+            "cp",
+        )?;
+        ok(&o, &format!("cp examples/{from}"))?;
+    }
     let _ = std::fs::remove_dir_all(project.join("target"));
+    let _ = std::fs::remove_dir_all(ant.join("build"));
     Ok(Ctx {
         jtrace,
         dir,
         project,
+        ant,
     })
 }
 
@@ -538,6 +555,7 @@ pub fn run(tally: &mut Tally, agent: &Path, work: &Path) {
         Err(e) => return tally.report(Err(e), "-", "testsuite"),
     };
     let maven = ctx.record(
+        &ctx.project,
         "maven",
         &["--tests-only"],
         &["mvn", "-o", "-q", "-s", "settings.xml", "test"],
@@ -552,6 +570,7 @@ pub fn run(tally: &mut Tally, agent: &Path, work: &Path) {
     );
     let console = ctx
         .record(
+            &ctx.project,
             "console",
             &[],
             &[
@@ -568,6 +587,7 @@ pub fn run(tally: &mut Tally, agent: &Path, work: &Path) {
         )
         .and_then(|(t, out)| ctx.check("console", &t, &out));
     tally.report(console, "-", "testsuite/junit-console");
+    junit4(tally, &ctx);
     let Some(trace) = trace else { return };
     let lcov = ctx.dir.join("maven.info");
     tally.report(ctx.genhtml(&lcov), "-", "testsuite/genhtml-chromium");
@@ -576,4 +596,48 @@ pub fn run(tally: &mut Tally, agent: &Path, work: &Path) {
         "-",
         "testsuite/jacoco-diff-cover",
     );
+}
+
+/// JUnit 4 tests (examples/ant-junit4): Ant's classic `<junit>` forked (the trace starts in
+/// the test JVM) and in Ant's own JVM (the trace starts at the first test), both through
+/// `junit.framework.TestResult`, then the same classes through the vintage engine.
+fn junit4(tally: &mut Tally, ctx: &Ctx) {
+    for fork in ["yes", "no"] {
+        let name = format!("ant-fork-{fork}");
+        let r = ctx
+            .record(
+                &ctx.ant,
+                &name,
+                &["--tests-only"],
+                &["ant", &format!("-Dfork={fork}"), "test"],
+            )
+            .and_then(|(t, out)| ctx.check(&name, &t, &out));
+        tally.report(r, "-", &format!("testsuite/ant-junit-fork-{fork}"));
+    }
+    let build = ctx.ant.join("build");
+    let classes = format!(
+        "{}:{}:/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar",
+        build.join("classes").display(),
+        build.join("test-classes").display()
+    );
+    let vintage = ctx
+        .record(
+            &ctx.ant,
+            "vintage",
+            &[],
+            &[
+                "java",
+                "-jar",
+                "/usr/share/java/junit-platform-console-standalone.jar",
+                "--disable-banner",
+                "--details=none",
+                "--include-engine=junit-vintage",
+                "-cp",
+                &classes,
+                "--select-class",
+                "example.CalcTest",
+            ],
+        )
+        .and_then(|(t, out)| ctx.check("vintage", &t, &out));
+    tally.report(vintage, "-", "testsuite/junit4-vintage");
 }

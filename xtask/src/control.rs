@@ -396,11 +396,11 @@ fn java_switch(ctx: &Ctx) -> Result<String, String> {
         ));
     }
     // counts=traced (the default): probes cost a field read between traces, and count
-    // nothing there.
+    // nothing there. Trace.start("") writes to the load-time out.
     let o = ctx
         .java(
-            Some("start=off"),
-            &["Switch", &format!("{d}/traced-%n.xml")],
+            Some(&format!("start=off,out={d}/traced-%n.xml")),
+            &["Switch"],
         )
         .current_dir(&ctx.dir)
         .output()

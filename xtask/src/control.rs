@@ -76,10 +76,23 @@ pub fn build_jar() -> Result<PathBuf, String> {
             .args(["--release", "11", "-d"])
             .arg(&rec)
             .arg(api.join("record/jtrace/record/Premain.java"))
-            .arg(api.join("record/jtrace/record/TestResultPatch.java"))
+            .arg(api.join("record/jtrace/record/JUnitPatch.java"))
             .arg(api.join("record/java/jtrace/TestMarks.java")),
-        "javac jtrace.record.Premain jtrace.record.TestResultPatch java.jtrace.TestMarks",
+        "javac jtrace.record.Premain jtrace.record.JUnitPatch java.jtrace.TestMarks",
     )?;
+    // java.jtrace.TestMarks is defined alone in the boot loader: a nested class or a
+    // lambda of it could not load there, and the patched JUnit code would fail.
+    if let Ok(rd) = std::fs::read_dir(rec.join("java/jtrace")) {
+        if let Some(e) = rd
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().contains('$'))
+        {
+            return Err(format!(
+                "java-api/record/java/jtrace/TestMarks.java compiled to {:?}: it must stay one class",
+                e.file_name()
+            ));
+        }
+    }
     let manifest = rec.join("MANIFEST.MF");
     std::fs::write(&manifest, "Premain-Class: jtrace.record.Premain\n")
         .map_err(|e| e.to_string())?;

@@ -187,7 +187,7 @@ pub fn run(args: &[String]) -> bool {
         crate::parquet_tests::run(&mut tally, &agent, &jdks, &work);
     }
     // Test suites under jtrace record: examples/maven-junit (Maven, JUnit console launcher),
-    // examples/ant-junit4 (Ant's <junit> forked and not, the vintage engine).
+    // examples/junit4 (Ant's <junit> forked and not, the vintage engine).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "testsuite") {
         crate::testsuite::run(&mut tally, &agent, &work);
     }

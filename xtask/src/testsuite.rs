@@ -1,4 +1,4 @@
-//! `cargo xtask test`, step testsuite: examples/maven-junit under `jtrace record -- mvn -o test` and the JUnit console launcher, examples/ant-junit4 (JUnit 4) under `jtrace record -- ant` (Ant's classic `<junit>`, forked and in Ant's JVM) and through the console launcher's vintage engine; each test's outcome, calls and line counts against what the tests print, lcov through genhtml and Chromium, JaCoCo XML against report.dtd and through diff-cover.
+//! `cargo xtask test`, step testsuite: examples/maven-junit under `jtrace record -- mvn -o test` and the JUnit console launcher, examples/junit4 (JUnit 4) under `jtrace record -- ant` (Ant's classic `<junit>`, forked and in Ant's JVM), through the console launcher's vintage engine and under `jtrace record -- gradle test` (Debian's Gradle 4.4.1, its JUnit 4 runner); each test's outcome, calls and line counts against what the tests print, lcov through genhtml and Chromium, JaCoCo XML against report.dtd and through diff-cover.
 //!
 //! The tests print `TRUTH|method|display name|outcome|fib calls|classify calls|` then the
 //! executions of the source lines marked `// L:classify-test`, `classify-even`,
@@ -20,7 +20,7 @@ const MARKERS: [&str; 5] = [
 ];
 
 /// Debian's packages the step needs (`.ci/run` installs them).
-const NEEDS: [(&str, &str); 9] = [
+const NEEDS: [(&str, &str); 10] = [
     ("/usr/bin/mvn", "maven"),
     (
         "/usr/share/maven-repo/org/apache/maven/plugins/maven-surefire-plugin/2.22.3",
@@ -39,6 +39,7 @@ const NEEDS: [(&str, &str); 9] = [
     ("/usr/bin/ant", "ant"),
     ("/usr/share/ant/lib/ant-junit.jar", "ant-optional"),
     ("/usr/share/java/junit4.jar", "junit4"),
+    ("/usr/bin/gradle", "gradle"),
 ];
 
 struct Truth {
@@ -153,7 +154,7 @@ struct Ctx {
     jtrace: PathBuf,
     dir: PathBuf,
     project: PathBuf,
-    /// examples/ant-junit4 beside `project` (it builds `project`'s Calc.java).
+    /// examples/junit4 beside `project` (it builds `project`'s Calc.java).
     ant: PathBuf,
 }
 
@@ -527,8 +528,8 @@ fn prepare(work: &Path, agent: &Path) -> Result<Ctx, String> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let project = dir.join("maven-junit");
-    let ant = dir.join("ant-junit4");
-    for (from, to) in [("maven-junit", &project), ("ant-junit4", &ant)] {
+    let ant = dir.join("junit4");
+    for (from, to) in [("maven-junit", &project), ("junit4", &ant)] {
         let o = run_out(
             Command::new("cp")
                 .arg("-r")
@@ -598,7 +599,7 @@ pub fn run(tally: &mut Tally, agent: &Path, work: &Path) {
     );
 }
 
-/// JUnit 4 tests (examples/ant-junit4): Ant's classic `<junit>` forked (the trace starts in
+/// JUnit 4 tests (examples/junit4): Ant's classic `<junit>` forked (the trace starts in
 /// the test JVM) and in Ant's own JVM (the trace starts at the first test), both through
 /// `junit.framework.TestResult`, then the same classes through the vintage engine.
 fn junit4(tally: &mut Tally, ctx: &Ctx) {
@@ -640,4 +641,14 @@ fn junit4(tally: &mut Tally, ctx: &Ctx) {
         )
         .and_then(|(t, out)| ctx.check("vintage", &t, &out));
     tally.report(vintage, "-", "testsuite/junit4-vintage");
+    // Gradle's own JUnit 4 runner (RunNotifier); the trace starts at the first test.
+    let gradle = ctx
+        .record(
+            &ctx.ant,
+            "gradle",
+            &["--tests-only"],
+            &["gradle", "--offline", "--no-daemon", "test"],
+        )
+        .and_then(|(t, out)| ctx.check("gradle", &t, &out));
+    tally.report(gradle, "-", "testsuite/gradle-junit4");
 }

@@ -1,22 +1,31 @@
-// Marks JUnit 3 style tests (junit.framework.TestResult: Ant's <junit>, JUnit 4 through JUnit4TestAdapter) in the trace.
+// Marks JUnit 3 and 4 tests (TestResult, RunNotifier: Ant's <junit>, Gradle's and surefire's JUnit 4 runners) in the trace.
 package java.jtrace;
 
 import java.lang.reflect.Method;
 
 /**
- * Called from the first instructions of {@code junit.framework.TestResult}'s
- * {@code startTest}, {@code endTest}, {@code addError} and {@code addFailure}, which
- * {@code jtrace-record.jar} inserts (see {@code jtrace.record.TestResultPatch}); every way
- * of running JUnit 3 tests and JUnit 4 tests through {@code JUnit4TestAdapter} (Ant's
- * classic {@code <junit>}, forked or not, {@code junit.textui.TestRunner}) passes there.
- * It writes the same {@code test} tags as the JUnit Platform listener (docs/TRACE_FORMAT.md).
+ * Called from the first instructions of JUnit 3's {@code junit.framework.TestResult}
+ * ({@code startTest}, {@code endTest}, {@code addError}, {@code addFailure}) and JUnit 4's
+ * {@code org.junit.runner.notification.RunNotifier} ({@code fireTestStarted},
+ * {@code fireTestFinished}, {@code fireTestFailure}, {@code fireTestAssumptionFailed},
+ * {@code fireTestIgnored}), which {@code jtrace-record.jar} inserts (see
+ * {@code jtrace.record.JUnitPatch}). Every JUnit 3 or 4 runner reports there: Ant's
+ * classic {@code <junit>} (forked or not, JUnit 4 through {@code JUnit4TestAdapter}),
+ * Gradle's and Maven surefire's JUnit 4 runners, {@code JUnitCore},
+ * {@code junit.textui.TestRunner}. It writes the same {@code test} tags as the JUnit
+ * Platform listener (docs/TRACE_FORMAT.md).
  *
- * <p>The class is in a {@code java.*} package, loaded by the boot loader from
- * {@code jtrace-record.jar} (appended to the boot class path by its premain), because
- * that is the one name space every class loader hands to the boot loader: the inserted
- * call resolves whatever loader defined {@code TestResult}. It reaches JUnit's classes
- * only by reflection, never prints, and never throws: nothing here can change a test's
- * outcome.
+ * <p>A test reported to both (JUnit 4 through {@code JUnit4TestAdapter}: the notifier's
+ * listener calls {@code TestResult}) is marked once: the outermost start and end on a
+ * thread count. Where the JUnit Platform runs with jtrace's listener (which also sees
+ * vintage's JUnit 4 and 3 tests), the listener says so through {@link #platform} and this
+ * class marks nothing.
+ *
+ * <p>The class is in a {@code java.*} package, defined in the boot loader beside the
+ * agent's {@code java.jtrace.Tracker}, because that is the one name space every class
+ * loader hands to the boot loader: the inserted call resolves whatever loader defined
+ * JUnit. It reaches JUnit's classes only by reflection, never prints, and never throws:
+ * nothing here can change a test's outcome.
  */
 public final class TestMarks {
     private TestMarks() {}
@@ -27,8 +36,24 @@ public final class TestMarks {
     /** Per-trace options to start the trace with at the first test ({@code --tests-only}). */
     private static volatile String startOptions;
 
-    /** The first throwable reported for the test running on this thread. */
+    /** The JUnit Platform listener marks the tests of this JVM. */
+    private static volatile boolean platform;
+
+    /** Per thread: the open test's depth ({@code int[1]}). (No nested class, no lambda:
+     * only this one class is defined in the boot loader.) */
+    private static final ThreadLocal<int[]> DEPTH = new ThreadLocal<>();
+
+    /** Per thread: the first failure of the open test. */
     private static final ThreadLocal<Throwable> FAILURE = new ThreadLocal<>();
+
+    private static int[] depth() {
+        int[] d = DEPTH.get();
+        if (d == null) {
+            d = new int[1];
+            DEPTH.set(d);
+        }
+        return d;
+    }
 
     /**
      * Called once by jtrace-record.jar's premain: with {@code options} non-null, the first
@@ -38,9 +63,20 @@ public final class TestMarks {
         startOptions = options;
     }
 
-    /** {@code TestResult.startTest(Test)}. */
+    /** Called by the JUnit Platform listener (jtrace.jar): it marks the tests from now on. */
+    public static void platform() {
+        platform = true;
+    }
+
+    /** A test starts: {@code TestResult.startTest(Test)}, {@code RunNotifier.fireTestStarted(Description)}. */
     public static void start(Object test) {
+        if (platform) {
+            return;
+        }
         try {
+            if (depth()[0]++ > 0) {
+                return;
+            }
             FAILURE.remove();
             String first = startOptions;
             if (first != null) {
@@ -53,9 +89,16 @@ public final class TestMarks {
         }
     }
 
-    /** {@code TestResult.endTest(Test)}. */
+    /** A test ends: {@code TestResult.endTest(Test)}, {@code RunNotifier.fireTestFinished(Description)}. */
     public static void end(Object test) {
+        if (platform) {
+            return;
+        }
         try {
+            int[] d = depth();
+            if (d[0] == 0 || --d[0] > 0) {
+                return;
+            }
             Throwable t = FAILURE.get();
             FAILURE.remove();
             String outcome = "SUCCESSFUL";
@@ -81,34 +124,66 @@ public final class TestMarks {
         }
     }
 
-    /** Class and method of a test: JUnit 4's {@code Describable} or JUnit 3's {@code TestCase}. */
+    /** {@code RunNotifier.fireTestFailure(Failure)} and {@code fireTestAssumptionFailed(Failure)}. */
+    public static void failure(Object failure) {
+        if (platform || failure == null) {
+            return;
+        }
+        try {
+            Method m = publicMethod(failure.getClass(), "getException");
+            failed(null, m == null ? null : m.invoke(failure));
+        } catch (Throwable e) {
+            // Never let tracing change a test's outcome.
+        }
+    }
+
+    /** {@code RunNotifier.fireTestIgnored(Description)}: a test that never ran. */
+    public static void ignored(Object description) {
+        if (platform) {
+            return;
+        }
+        try {
+            if (depth()[0] == 0) {
+                mark(description, "skipped", "SKIPPED", "");
+            }
+        } catch (Throwable e) {
+            // Never let tracing change a test's outcome.
+        }
+    }
+
+    /**
+     * Class and method of a test: a JUnit 4 {@code Description}, a {@code Describable}
+     * ({@code JUnit4TestCaseFacade}) or a JUnit 3 {@code TestCase}.
+     */
     private static void mark(Object test, String event, String outcome, String exception)
             throws ReflectiveOperationException {
         if (test == null) {
             return;
         }
-        String cls = test.getClass().getName();
-        String method = "";
+        Object d = test;
         Method describe = publicMethod(test.getClass(), "getDescription");
         if (describe != null) {
-            Object d = describe.invoke(test);
-            Method c = d == null ? null : publicMethod(d.getClass(), "getClassName");
-            Method m = d == null ? null : publicMethod(d.getClass(), "getMethodName");
-            if (c != null && m != null) {
-                cls = String.valueOf(c.invoke(d));
-                Object name = m.invoke(d);
-                method = name == null ? "" : name.toString();
-            }
+            d = describe.invoke(test);
+        }
+        String cls = test.getClass().getName();
+        String method = "";
+        Method c = d == null ? null : publicMethod(d.getClass(), "getClassName");
+        Method m = d == null ? null : publicMethod(d.getClass(), "getMethodName");
+        if (c != null && m != null) {
+            Object cn = c.invoke(d);
+            Object mn = m.invoke(d);
+            cls = cn == null ? "" : cn.toString();
+            method = mn == null ? "" : mn.toString();
         } else {
             Method name = publicMethod(test.getClass(), "getName");
             Object n = name == null ? null : name.invoke(test);
             method = n == null ? "" : n.toString();
         }
-        String display = method.isEmpty() ? String.valueOf(test) : method;
+        String display = method.isEmpty() ? String.valueOf(d) : method;
         StringBuilder b = new StringBuilder("jtrace-control=tag\ntest");
         String[] kv = {
             "event", event,
-            "id", "[runner:junit.framework.TestResult]/[class:" + cls + "]/[test:" + display + "]",
+            "id", "[runner:junit]/[class:" + cls + "]/[test:" + display + "]",
             "name", display,
             "class", cls,
             "method", method,

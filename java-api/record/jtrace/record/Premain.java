@@ -1,4 +1,4 @@
-// The Java agent `jtrace record` loads beside libjtrace.so: marks tests in the trace (JUnit Platform and JUnit 3/4's TestResult).
+// The Java agent `jtrace record` loads beside libjtrace.so: marks tests in the trace (JUnit Platform; JUnit 3 and 4 through TestResult and RunNotifier).
 package jtrace.record;
 
 import java.io.InputStream;
@@ -14,15 +14,18 @@ import java.util.jar.JarFile;
  * other JVM (the build tool's own) it does not: a listener put where JUnit cannot link it
  * would break test discovery.
  *
- * <p>In every JVM it also marks the tests that run through {@code junit.framework.TestResult}
- * (JUnit 3, JUnit 4 through {@code JUnit4TestAdapter}: Ant's classic {@code <junit>}, forked
- * or not): it defines {@code java.jtrace.TestMarks} in the boot loader and has {@link TestResultPatch} call it at the start of {@code TestResult}'s test methods.
+ * <p>In every JVM it also marks the tests that JUnit 3's {@code junit.framework.TestResult} or
+ * JUnit 4's {@code RunNotifier} report (Ant's classic {@code <junit>}, forked or not;
+ * Gradle's and surefire's JUnit 4 runners; {@code JUnitCore}): it defines
+ * {@code java.jtrace.TestMarks} in the boot loader and has {@link JUnitPatch} call it at
+ * the start of their test methods (where the JUnit Platform runs, its listener marks
+ * the tests and TestMarks stays quiet).
  * It never prints and never throws.
  *
  * <p>With {@code =/path/to/jtrace.jar;OPTIONS} (from {@code jtrace record --tests-only}, which
  * loads the agent idle) it also starts the trace, with those per-trace options
  * ({@code out=...}), in test JVMs only: at once where the JUnit Platform launcher or
- * JUnit's {@code TestResult} is on the class path, else at the first {@code TestResult} test.
+ * JUnit 3 or 4 is on the class path, else at the first test TestMarks sees.
  */
 public final class Premain {
     private Premain() {}
@@ -32,13 +35,14 @@ public final class Premain {
         String jar = semi < 0 ? args : args.substring(0, semi);
         String start = semi < 0 ? null : args.substring(semi + 1);
         boolean platform = visible("org.junit.platform.launcher.TestExecutionListener");
-        // Found, not loaded: TestResult must load after the transformer is in place.
-        boolean junit3 = ClassLoader.getSystemResource(TestResultPatch.TARGET + ".class") != null;
+        // Found, not loaded: the patched classes must load after the transformer is in place.
+        boolean junit3 = ClassLoader.getSystemResource(JUnitPatch.TEST_RESULT + ".class") != null
+                || ClassLoader.getSystemResource(JUnitPatch.RUN_NOTIFIER + ".class") != null;
         boolean started = false;
         if (start != null && (platform || junit3)) {
             started = control("jtrace-control=start," + start);
         }
-        markTestResult(inst, started ? null : start);
+        markJUnit(inst, started ? null : start);
         if (!platform) {
             return;
         }
@@ -73,22 +77,22 @@ public final class Premain {
     /**
      * Defines {@code java.jtrace.TestMarks} (from this jar) beside the agent's
      * {@code java.jtrace.Tracker} in the boot loader and, once that worked, patches
-     * {@code TestResult}; {@code start}: per-trace options for the first test to start the
+     * {@code TestResult} and {@code RunNotifier}; {@code start}: per-trace options for the first test to start the
      * trace with, or null. (Appending the jar to the boot class path instead would turn
      * class data sharing off for application classes, with a VM warning on stdout.)
      */
-    private static void markTestResult(Instrumentation inst, String start) {
+    private static void markJUnit(Instrumentation inst, String start) {
         try {
             Class<?> tracker = Class.forName("java.jtrace.Tracker", false, null);
             byte[] bytes;
-            try (InputStream in = Premain.class.getResourceAsStream("/" + TestResultPatch.MARKS + ".class")) {
+            try (InputStream in = Premain.class.getResourceAsStream("/" + JUnitPatch.MARKS + ".class")) {
                 bytes = in.readAllBytes();
             }
             Class<?> marks = MethodHandles.privateLookupIn(tracker, MethodHandles.lookup()).defineClass(bytes);
-            if (start != null) {
-                marks.getMethod("arm", String.class).invoke(null, start);
-            }
-            inst.addTransformer(new TestResultPatch());
+            // Initialised and run once here: if it cannot, nothing is patched.
+            marks.getMethod("arm", String.class).invoke(null, start);
+            marks.getMethod("ignored", Object.class).invoke(null, (Object) null);
+            inst.addTransformer(new JUnitPatch());
         } catch (Throwable e) {
             // Without the agent or TestMarks the patched call could not link: no patch.
         }

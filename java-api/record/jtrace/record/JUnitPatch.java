@@ -1,4 +1,4 @@
-// Inserts calls to java.jtrace.TestMarks at the start of junit.framework.TestResult's test methods.
+// Inserts calls to java.jtrace.TestMarks at the start of JUnit's TestResult and RunNotifier test methods.
 package jtrace.record;
 
 import java.io.ByteArrayOutputStream;
@@ -9,11 +9,14 @@ import java.nio.charset.StandardCharsets;
 import java.security.ProtectionDomain;
 
 /**
- * A {@link ClassFileTransformer} for one class, {@code junit/framework/TestResult} (in any
- * class loader): the first instructions of {@code startTest(Test)}, {@code endTest(Test)},
- * {@code addError(Test, Throwable)} and {@code addFailure(Test, AssertionFailedError)} become
- * a static call to {@code java.jtrace.TestMarks} with the method's arguments, then the
- * original code, unchanged.
+ * A {@link ClassFileTransformer} for two classes (in any class loader): in JUnit 3's
+ * {@code junit/framework/TestResult}, the first instructions of {@code startTest(Test)},
+ * {@code endTest(Test)}, {@code addError(Test, Throwable)} and
+ * {@code addFailure(Test, AssertionFailedError)}, and in JUnit 4's
+ * {@code org/junit/runner/notification/RunNotifier} those of {@code fireTestStarted},
+ * {@code fireTestFinished}, {@code fireTestFailure}, {@code fireTestAssumptionFailed} and
+ * {@code fireTestIgnored} become a static call to {@code java.jtrace.TestMarks} with the
+ * method's arguments, then the original code, unchanged.
  *
  * <p>Inserting a block of a multiple of four bytes, which never branches, before the
  * code keeps every relative branch offset and the padding of every {@code tableswitch} and
@@ -24,36 +27,55 @@ import java.security.ProtectionDomain;
  * method that would outgrow 65535 bytes makes the transformer return null: the class is
  * loaded untouched and its tests are traced without marks.
  */
-final class TestResultPatch implements ClassFileTransformer {
-    static final String TARGET = "junit/framework/TestResult";
+final class JUnitPatch implements ClassFileTransformer {
+    static final String TEST_RESULT = "junit/framework/TestResult";
+    static final String RUN_NOTIFIER = "org/junit/runner/notification/RunNotifier";
     static final String MARKS = "java/jtrace/TestMarks";
 
     private static final String ONE = "(Ljava/lang/Object;)V";
     private static final String TWO = "(Ljava/lang/Object;Ljava/lang/Object;)V";
 
-    /** The hooked methods: name, descriptor, TestMarks method, its descriptor. */
-    private static final String[][] HOOKS = {
-        {"startTest", "(Ljunit/framework/Test;)V", "start", ONE},
-        {"endTest", "(Ljunit/framework/Test;)V", "end", ONE},
-        {"addError", "(Ljunit/framework/Test;Ljava/lang/Throwable;)V", "failed", TWO},
-        {"addFailure", "(Ljunit/framework/Test;Ljunit/framework/AssertionFailedError;)V", "failed", TWO},
+    /** TestMarks' methods (name, descriptor) the patched code calls. */
+    private static final String[][] MARKERS = {
+        {"start", ONE}, {"end", ONE}, {"failed", TWO}, {"failure", ONE}, {"ignored", ONE},
+    };
+
+    /** The hooked methods: name, descriptor, index in MARKERS. */
+    private static final Object[][] TEST_RESULT_HOOKS = {
+        {"startTest", "(Ljunit/framework/Test;)V", 0},
+        {"endTest", "(Ljunit/framework/Test;)V", 1},
+        {"addError", "(Ljunit/framework/Test;Ljava/lang/Throwable;)V", 2},
+        {"addFailure", "(Ljunit/framework/Test;Ljunit/framework/AssertionFailedError;)V", 2},
+    };
+
+    private static final Object[][] RUN_NOTIFIER_HOOKS = {
+        {"fireTestStarted", "(Lorg/junit/runner/Description;)V", 0},
+        {"fireTestFinished", "(Lorg/junit/runner/Description;)V", 1},
+        {"fireTestFailure", "(Lorg/junit/runner/notification/Failure;)V", 3},
+        {"fireTestAssumptionFailed", "(Lorg/junit/runner/notification/Failure;)V", 3},
+        {"fireTestIgnored", "(Lorg/junit/runner/Description;)V", 4},
     };
 
     @Override
     public byte[] transform(
             ClassLoader loader, String name, Class<?> redefined, ProtectionDomain pd, byte[] bytes) {
-        if (!TARGET.equals(name) || redefined != null) {
+        if (redefined != null) {
+            return null;
+        }
+        Object[][] hooks = TEST_RESULT.equals(name) ? TEST_RESULT_HOOKS
+                : RUN_NOTIFIER.equals(name) ? RUN_NOTIFIER_HOOKS : null;
+        if (hooks == null) {
             return null;
         }
         try {
-            return patch(bytes);
+            return patch(bytes, hooks);
         } catch (RuntimeException | IOException e) {
             return null;
         }
     }
 
     /** The patched class, or null if it has none of the methods or cannot be patched. */
-    static byte[] patch(byte[] c) throws IOException {
+    static byte[] patch(byte[] c, Object[][] hooks) throws IOException {
         In in = new In(c);
         if (in.u4() != 0xCAFEBABE) {
             return null;
@@ -88,41 +110,36 @@ final class TestResultPatch implements ClassFileTransformer {
             }
         }
         int poolEnd = in.at;
-        // New pool entries, from index `count`: 0 Utf8 MARKS, 1 Class, 2-4 Utf8 names,
-        // 5-6 Utf8 descriptors, 7-9 NameAndType, 10-12 Methodref (start, end, failed).
+        // New pool entries, from index `count`: Utf8 MARKS, its Class, then per marker
+        // a Utf8 name, a Utf8 descriptor, a NameAndType and a Methodref (4 entries).
         ByteArrayOutputStream poolAdd = new ByteArrayOutputStream();
         DataOutputStream p = new DataOutputStream(poolAdd);
-        String[] names = {"start", "end", "failed"};
         p.writeByte(1);
         p.writeUTF(MARKS);
         p.writeByte(7);
         p.writeShort(count);
-        for (String n : names) {
+        for (int k = 0; k < MARKERS.length; k++) {
+            int at = count + 2 + 4 * k;
             p.writeByte(1);
-            p.writeUTF(n);
-        }
-        p.writeByte(1);
-        p.writeUTF(ONE);
-        p.writeByte(1);
-        p.writeUTF(TWO);
-        for (int k = 0; k < 3; k++) {
+            p.writeUTF(MARKERS[k][0]);
+            p.writeByte(1);
+            p.writeUTF(MARKERS[k][1]);
             p.writeByte(12);
-            p.writeShort(count + 2 + k);
-            p.writeShort(count + (k == 2 ? 6 : 5));
-        }
-        for (int k = 0; k < 3; k++) {
+            p.writeShort(at);
+            p.writeShort(at + 1);
             p.writeByte(10);
             p.writeShort(count + 1);
-            p.writeShort(count + 7 + k);
+            p.writeShort(at + 2);
         }
-        if (count + 13 > 0xFFFF) {
+        int added = 2 + 4 * MARKERS.length;
+        if (count + added > 0xFFFF) {
             return null;
         }
 
         ByteArrayOutputStream out = new ByteArrayOutputStream(c.length + 256);
         DataOutputStream o = new DataOutputStream(out);
         o.write(c, 0, 8);
-        o.writeShort(count + 13);
+        o.writeShort(count + added);
         o.write(c, 10, poolEnd - 10);
         poolAdd.writeTo(o);
 
@@ -144,9 +161,9 @@ final class TestResultPatch implements ClassFileTransformer {
             String mname = utf8[in.u2()];
             String mdesc = utf8[in.u2()];
             int hook = -1;
-            for (int h = 0; h < HOOKS.length; h++) {
-                if (HOOKS[h][0].equals(mname) && HOOKS[h][1].equals(mdesc)) {
-                    hook = h;
+            for (Object[] h : hooks) {
+                if (h[0].equals(mname) && h[1].equals(mdesc)) {
+                    hook = (Integer) h[2];
                 }
             }
             if (hook < 0 || (access & 0x0508) != 0) { // static, native, abstract
@@ -166,8 +183,8 @@ final class TestResultPatch implements ClassFileTransformer {
                     o.write(c, body - 6, alen + 6);
                     continue;
                 }
-                int ref = count + 10 + Math.min(hook, 2);
-                byte[] prefix = hook < 2
+                int ref = count + 2 + 4 * hook + 3;
+                byte[] prefix = MARKERS[hook][1].equals(ONE)
                         ? new byte[] {0x2b, (byte) 0xb8, (byte) (ref >> 8), (byte) ref}
                         : new byte[] {0x2b, 0x2c, (byte) 0xb8, (byte) (ref >> 8), (byte) ref, 0, 0, 0};
                 byte[] code = code(c, body, alen, prefix, utf8);
@@ -314,7 +331,7 @@ final class TestResultPatch implements ClassFileTransformer {
         }
 
         int u2() {
-            int v = TestResultPatch.u2(c, at);
+            int v = JUnitPatch.u2(c, at);
             at += 2;
             return v;
         }

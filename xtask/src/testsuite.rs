@@ -227,6 +227,30 @@ impl Ctx {
         Ok((trace.clone(), stdout))
     }
 
+    /// example.CalcTest of `classes` through the JUnit console launcher's `engine`, under
+    /// `jtrace record` in `cwd`, checked.
+    fn console(&self, cwd: &Path, name: &str, classes: &str, engine: &str) -> Result<(), String> {
+        let engine = format!("--include-engine={engine}");
+        let (t, out) = self.record(
+            cwd,
+            name,
+            &[],
+            &[
+                "java",
+                "-jar",
+                "/usr/share/java/junit-platform-console-standalone.jar",
+                "--disable-banner",
+                "--details=none",
+                &engine,
+                "-cp",
+                classes,
+                "--select-class",
+                "example.CalcTest",
+            ],
+        )?;
+        self.check(name, &t, &out)
+    }
+
     /// The trace valid (xmllint against docs/trace.dtd, tracecheck); each test's outcome,
     /// calls and line counts as its TRUTH line says; totals outside tests 0.
     fn check(&self, name: &str, trace: &Path, stdout: &str) -> Result<(), String> {
@@ -569,24 +593,7 @@ pub fn run(tally: &mut Tally, agent: &Path, work: &Path) {
         ctx.project.join("target/classes").display(),
         ctx.project.join("target/test-classes").display()
     );
-    let console = ctx
-        .record(
-            &ctx.project,
-            "console",
-            &[],
-            &[
-                "java",
-                "-jar",
-                "/usr/share/java/junit-platform-console-standalone.jar",
-                "--disable-banner",
-                "--details=none",
-                "-cp",
-                &classes,
-                "--select-class",
-                "example.CalcTest",
-            ],
-        )
-        .and_then(|(t, out)| ctx.check("console", &t, &out));
+    let console = ctx.console(&ctx.project, "console", &classes, "junit-jupiter");
     tally.report(console, "-", "testsuite/junit-console");
     junit4(tally, &ctx);
     let Some(trace) = trace else { return };
@@ -621,25 +628,7 @@ fn junit4(tally: &mut Tally, ctx: &Ctx) {
         build.join("classes").display(),
         build.join("test-classes").display()
     );
-    let vintage = ctx
-        .record(
-            &ctx.ant,
-            "vintage",
-            &[],
-            &[
-                "java",
-                "-jar",
-                "/usr/share/java/junit-platform-console-standalone.jar",
-                "--disable-banner",
-                "--details=none",
-                "--include-engine=junit-vintage",
-                "-cp",
-                &classes,
-                "--select-class",
-                "example.CalcTest",
-            ],
-        )
-        .and_then(|(t, out)| ctx.check("vintage", &t, &out));
+    let vintage = ctx.console(&ctx.ant, "vintage", &classes, "junit-vintage");
     tally.report(vintage, "-", "testsuite/junit4-vintage");
     // Gradle's own JUnit 4 runner (RunNotifier); the trace starts at the first test.
     let gradle = ctx

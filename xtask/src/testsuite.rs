@@ -1,4 +1,4 @@
-//! `cargo xtask test`, step testsuite: examples/maven-junit under `jtrace record -- mvn -o test` and the JUnit console launcher, examples/junit4 (JUnit 4) under `jtrace record -- ant` (Ant's classic `<junit>`, forked and in Ant's JVM), through the console launcher's vintage engine and under `jtrace record -- gradle test` (Debian's Gradle 4.4.1, its JUnit 4 runner); each test's outcome, calls and line counts against what the tests print, lcov through genhtml and Chromium, JaCoCo XML against report.dtd and through diff-cover.
+//! `cargo xtask test`, step testsuite: examples/maven-junit under `jtrace record -- mvn -o test` and the JUnit console launcher, examples/junit4 (JUnit 4) under `jtrace record -- ant` (Ant's classic `<junit>`, forked and in Ant's JVM), through the console launcher's vintage engine, under `jtrace record -- mvn -o test` (surefire's junit4 provider) and `jtrace record -- gradle test` (Debian's Gradle 4.4.1, its JUnit 4 runner); each test's outcome, calls and line counts against what the tests print, lcov through genhtml and Chromium, JaCoCo XML against report.dtd and through diff-cover.
 //!
 //! The tests print `TRUTH|method|display name|outcome|fib calls|classify calls|` then the
 //! executions of the source lines marked `// L:classify-test`, `classify-even`,
@@ -565,6 +565,7 @@ fn prepare(work: &Path, agent: &Path) -> Result<Ctx, String> {
     }
     let _ = std::fs::remove_dir_all(project.join("target"));
     let _ = std::fs::remove_dir_all(ant.join("build"));
+    let _ = std::fs::remove_dir_all(ant.join("target"));
     Ok(Ctx {
         jtrace,
         dir,
@@ -608,7 +609,8 @@ pub fn run(tally: &mut Tally, agent: &Path, work: &Path) {
 
 /// JUnit 4 tests (examples/junit4): Ant's classic `<junit>` forked (the trace starts in
 /// the test JVM) and in Ant's own JVM (the trace starts at the first test), both through
-/// `junit.framework.TestResult`, then the same classes through the vintage engine.
+/// `junit.framework.TestResult`, then the same classes through the vintage engine, Maven
+/// surefire's junit4 provider and Gradle (`RunNotifier`).
 fn junit4(tally: &mut Tally, ctx: &Ctx) {
     for fork in ["yes", "no"] {
         let name = format!("ant-fork-{fork}");
@@ -630,6 +632,23 @@ fn junit4(tally: &mut Tally, ctx: &Ctx) {
     );
     let vintage = ctx.console(&ctx.ant, "vintage", &classes, "junit-vintage");
     tally.report(vintage, "-", "testsuite/junit4-vintage");
+    // Maven surefire's junit4 provider (RunNotifier).
+    let maven = ctx
+        .record(
+            &ctx.ant,
+            "mvn-junit4",
+            &["--tests-only"],
+            &[
+                "mvn",
+                "-o",
+                "-q",
+                "-s",
+                "../maven-junit/settings.xml",
+                "test",
+            ],
+        )
+        .and_then(|(t, out)| ctx.check("mvn-junit4", &t, &out));
+    tally.report(maven, "-", "testsuite/mvn-junit4");
     // Gradle's own JUnit 4 runner (RunNotifier); the trace starts at the first test.
     let gradle = ctx
         .record(

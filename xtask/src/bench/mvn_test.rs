@@ -163,9 +163,11 @@ fn once(env: &Env, project: &Path, traces: &Path, record: Option<&[&str]>) -> Re
         ..Best::default()
     };
     if record.is_some() {
-        // jtrace record's summary: `  FILE: COMMAND...: N events, ...` per trace.
+        // jtrace record's summary: `  FILE: COMMAND...: N events, ...` per trace (the
+        // agent's own `trace written` lines come before it).
+        let summary = stderr.rfind("jtrace record:").map_or("", |i| &stderr[i..]);
         b.events = Some(
-            stderr
+            summary
                 .lines()
                 .filter_map(|l| l.rsplit_once(" events"))
                 .filter_map(|(head, _)| head.rsplit(' ').next()?.parse::<u64>().ok())

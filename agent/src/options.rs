@@ -598,11 +598,19 @@ pub fn per_trace_keys() -> Vec<&'static str> {
 
 /// The options of a later trace: `base` (the load options) with everything the
 /// per-trace keys decide taken from `trace` (every per-trace key, given or not: a
-/// trace that names no include gets the default rules, not the last trace's).
+/// trace that names no include gets the default rules, not the last trace's), except
+/// the file: a trace that names no `out` writes where the agent was loaded to write
+/// (`out` and `jtr` of `base`), so `jtrace.Trace.start("")` keeps the load-time file.
 pub fn for_trace(base: &Options, raw: &str, trace: &Options) -> Options {
     let mut merged = base.clone();
     merged.raw = raw.to_string();
+    let names_out = raw
+        .split(',')
+        .any(|i| i.split('=').next().is_some_and(|k| k == "out"));
     for k in KEYS.iter().filter(|k| k.per_trace) {
+        if !names_out && (k.key == "out" || k.key == "jtr") {
+            continue;
+        }
         (k.carry)(&mut merged, trace);
     }
     merged
@@ -1373,6 +1381,15 @@ mod tests {
         assert_eq!(m.filters, t.filters);
         // Fixed at load.
         assert_eq!((m.mode, m.gc), (Mode::Jvmti, false));
+        // No out: the load-time file (and its jtr), whatever else the trace sets.
+        let base = parse("out=load-%n.xml,jtr=load-%n.jtr,start=off").unwrap();
+        for raw in ["", "duration=2s"] {
+            let m = for_trace(&base, raw, &parse(raw).unwrap());
+            assert_eq!(m.out, "load-%n.xml", "{raw:?}");
+            assert_eq!(m.jtr.as_deref(), Some("load-%n.jtr"), "{raw:?}");
+        }
+        let m = for_trace(&base, "out=t.xml", &parse("out=t.xml").unwrap());
+        assert_eq!((m.out.as_str(), m.jtr.as_deref()), ("t.xml", None));
         assert_eq!(
             per_trace_keys(),
             ["out", "jtr", "include", "exclude", "filters", "start", "delay", "duration"]

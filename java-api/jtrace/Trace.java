@@ -42,7 +42,8 @@ public final class Trace {
     /**
      * Starts a new trace. {@code options} are the per-trace agent options
      * ({@code out}, {@code include}, {@code exclude}, {@code filters}, {@code delay},
-     * {@code duration}; "" keeps those the agent was loaded with).
+     * {@code duration}); a key not given takes its default, except {@code out}: without
+     * it the trace goes to the file the agent was loaded with ("" starts a trace there).
      *
      * @return true if a trace started; false without the agent or while a trace is
      *     already running

@@ -4,7 +4,8 @@
 //! and `.xml.zst`, JFR's `jdk.MethodTrace` on JDK 25+: `bench/moo.rs`); javac fully traced
 //! (no agent, `.jtr`, `.xml`: `bench/javac.rs`); the disk's own write bandwidth at the
 //! XML traces' sizes (`bench/disk.rs`); the renderer on its own (`writer_bench`,
-//! callgrind, `jtrace xml` of the run's `.jtr` traces: `bench/renderer.rs`); then one
+//! callgrind, `jtrace xml` of the run's `.jtr` traces: `bench/renderer.rs`); `mvn test`
+//! with and without `jtrace record` (`bench/mvn_test.rs`; `--mvn-test` runs only it); then one
 //! small program per event family (`bench/families.rs`; `--families` runs only these).
 //! One JVM run: `bench/jvm.rs`. Before all of these, issue 18's cells (start to exit,
 //! idle, MooBench steady and whole, H2, attach: `bench/cost.rs`; `--cost` runs only
@@ -17,6 +18,7 @@ mod families;
 mod javac;
 mod jvm;
 mod moo;
+mod mvn_test;
 mod parquet_export;
 mod renderer;
 
@@ -42,7 +44,7 @@ const RUN_LIMIT: Duration = Duration::from_secs(900);
 /// MooBench's recursion depth: one outer iteration is this many traced calls.
 const DEPTH: u64 = 10;
 
-const USAGE: &str = "usage: cargo xtask bench [--quick] [--families | --cost] [--jdk PATH] [--moo-jdks PATH,PATH...] [--jdk-vthreads PATH] [--cells exit,idle,moo,h2,attach] [--runs N] [--moo-n N] [--moo-n-jvmti N] [--files N] [--writer-events N] [--callgrind-events N]";
+const USAGE: &str = "usage: cargo xtask bench [--quick] [--families | --cost | --mvn-test] [--jdk PATH] [--moo-jdks PATH,PATH...] [--jdk-vthreads PATH] [--cells exit,idle,moo,h2,attach] [--runs N] [--moo-n N] [--moo-n-jvmti N] [--files N] [--writer-events N] [--callgrind-events N]";
 
 struct Config {
     quick: bool,
@@ -52,6 +54,8 @@ struct Config {
     cost_only: bool,
     /// Which of issue 18's cells run (`--cells`; all when empty).
     cells: Vec<String>,
+    /// Only `mvn test` with and without `jtrace record` (`bench/mvn_test.rs`).
+    mvn_test_only: bool,
     /// javac's and the families' JDK; MooBench is compiled with its javac.
     jdk: PathBuf,
     /// The JDKs MooBench runs on; one that is missing is reported as skipped.
@@ -78,6 +82,7 @@ impl Config {
             families_only: args.iter().any(|a| a == "--families"),
             cost_only: args.iter().any(|a| a == "--cost"),
             cells: Vec::new(),
+            mvn_test_only: args.iter().any(|a| a == "--mvn-test"),
             jdk: PathBuf::from(DEFAULT_JDK),
             moo_jdks: DEFAULT_MOO_JDKS.iter().map(PathBuf::from).collect(),
             jdk_vthreads: PathBuf::from(DEFAULT_JDK_VTHREADS),
@@ -90,7 +95,7 @@ impl Config {
         };
         let mut it = args.iter();
         while let Some(a) = it.next() {
-            if a == "--quick" || a == "--families" || a == "--cost" {
+            if a == "--quick" || a == "--families" || a == "--cost" || a == "--mvn-test" {
                 continue;
             }
             let mut value = || {
@@ -301,6 +306,11 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
     let _ = writeln!(report, "agent source (when built): {rev}");
     let mut ok = true;
     let mut loads = vec![("start", load_average())];
+    if env.cfg.mvn_test_only {
+        let t = mvn_test::run(env);
+        println!("{report}{t}");
+        return Ok(!t.contains("FAILED"));
+    }
     if !env.cfg.families_only {
         let cost = cost::run(env);
         loads.push(("after issue 18's cells", load_average()));
@@ -378,6 +388,11 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
         ));
         report.push_str(&renderer::jtrace_xml(&renders));
         report.push_str(&parquet_export::run(env));
+        report.push('\n');
+        let mvn = mvn_test::run(env);
+        loads.push(("after mvn test", load_average()));
+        ok &= !mvn.contains("FAILED");
+        report.push_str(&mvn);
         report.push('\n');
         let moo_disk = disks
             .iter()

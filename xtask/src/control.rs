@@ -75,9 +75,24 @@ pub fn build_jar() -> Result<PathBuf, String> {
         Command::new(jdk.javac())
             .args(["--release", "11", "-d"])
             .arg(&rec)
-            .arg(api.join("record/jtrace/record/Premain.java")),
-        "javac jtrace.record.Premain",
+            .arg(api.join("record/jtrace/record/Premain.java"))
+            .arg(api.join("record/jtrace/record/JUnitPatch.java"))
+            .arg(api.join("record/java/jtrace/TestMarks.java")),
+        "javac jtrace.record.Premain jtrace.record.JUnitPatch java.jtrace.TestMarks",
     )?;
+    // java.jtrace.TestMarks is defined alone in the boot loader: a nested class or a
+    // lambda of it could not load there, and the patched JUnit code would fail.
+    if let Ok(rd) = std::fs::read_dir(rec.join("java/jtrace")) {
+        if let Some(e) = rd
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().contains('$'))
+        {
+            return Err(format!(
+                "java-api/record/java/jtrace/TestMarks.java compiled to {:?}: it must stay one class",
+                e.file_name()
+            ));
+        }
+    }
     let manifest = rec.join("MANIFEST.MF");
     std::fs::write(&manifest, "Premain-Class: jtrace.record.Premain\n")
         .map_err(|e| e.to_string())?;
@@ -90,7 +105,10 @@ pub fn build_jar() -> Result<PathBuf, String> {
             .arg(&manifest)
             .arg("-C")
             .arg(&rec)
-            .arg("jtrace"),
+            .arg("jtrace")
+            .arg("-C")
+            .arg(&rec)
+            .arg("java"),
         "jar jtrace-record.jar",
     )?;
     Ok(jar)
@@ -391,11 +409,11 @@ fn java_switch(ctx: &Ctx) -> Result<String, String> {
         ));
     }
     // counts=traced (the default): probes cost a field read between traces, and count
-    // nothing there.
+    // nothing there. Trace.start("") writes to the load-time out.
     let o = ctx
         .java(
-            Some("start=off"),
-            &["Switch", &format!("{d}/traced-%n.xml")],
+            Some(&format!("start=off,out={d}/traced-%n.xml")),
+            &["Switch"],
         )
         .current_dir(&ctx.dir)
         .output()

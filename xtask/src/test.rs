@@ -186,7 +186,8 @@ pub fn run(args: &[String]) -> bool {
     if only.is_empty() || only.iter().any(|o| o.as_str() == "parquet") {
         crate::parquet_tests::run(&mut tally, &agent, &jdks, &work);
     }
-    // Test suites: examples/maven-junit under jtrace record (Maven, JUnit console launcher).
+    // Test suites under jtrace record: examples/maven-junit (Maven, JUnit console launcher),
+    // examples/junit4 (Ant's <junit> forked and not, the vintage engine).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "testsuite") {
         crate::testsuite::run(&mut tally, &agent, &work);
     }

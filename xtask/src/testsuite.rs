@@ -1,4 +1,4 @@
-//! `cargo xtask test`, step testsuite: examples/maven-junit under `jtrace record -- mvn -o test` and the JUnit console launcher; each test's outcome, calls and line counts against what the tests print, lcov through genhtml and Chromium, JaCoCo XML against report.dtd and through diff-cover.
+//! `cargo xtask test`, step testsuite: examples/maven-junit under `jtrace record -- mvn -o test` and the JUnit console launcher, examples/junit4 (JUnit 4) under `jtrace record -- ant` (Ant's classic `<junit>`, forked and in Ant's JVM), through the console launcher's vintage engine, under `jtrace record -- mvn -o test` (surefire's junit4 provider) and `jtrace record -- gradle test` (Debian's Gradle 4.4.1, its JUnit 4 runner); each test's outcome, calls and line counts against what the tests print, lcov through genhtml and Chromium, JaCoCo XML against report.dtd and through diff-cover.
 //!
 //! The tests print `TRUTH|method|display name|outcome|fib calls|classify calls|` then the
 //! executions of the source lines marked `// L:classify-test`, `classify-even`,
@@ -20,7 +20,7 @@ const MARKERS: [&str; 5] = [
 ];
 
 /// Debian's packages the step needs (`.ci/run` installs them).
-const NEEDS: [(&str, &str); 6] = [
+const NEEDS: [(&str, &str); 10] = [
     ("/usr/bin/mvn", "maven"),
     (
         "/usr/share/maven-repo/org/apache/maven/plugins/maven-surefire-plugin/2.22.3",
@@ -36,6 +36,10 @@ const NEEDS: [(&str, &str); 6] = [
     ),
     ("/usr/bin/genhtml", "lcov"),
     ("/usr/share/java/org.jacoco.report.jar", "libjacoco-java"),
+    ("/usr/bin/ant", "ant"),
+    ("/usr/share/ant/lib/ant-junit.jar", "ant-optional"),
+    ("/usr/share/java/junit4.jar", "junit4"),
+    ("/usr/bin/gradle", "gradle"),
 ];
 
 struct Truth {
@@ -49,7 +53,11 @@ struct Truth {
 
 fn truths(stdout: &str) -> Result<Vec<Truth>, String> {
     let mut out = Vec::new();
-    for l in stdout.lines().filter_map(|l| l.strip_prefix("TRUTH|")) {
+    // Ant prints the tests' output as `    [junit] TRUTH|...`.
+    for l in stdout
+        .lines()
+        .filter_map(|l| l.split_once("TRUTH|").map(|(_, t)| t))
+    {
         let f: Vec<&str> = l.split('|').collect();
         let num = |i: usize| -> Result<u64, String> {
             f.get(i)
@@ -146,6 +154,8 @@ struct Ctx {
     jtrace: PathBuf,
     dir: PathBuf,
     project: PathBuf,
+    /// examples/junit4 beside `project` (it builds `project`'s Calc.java).
+    ant: PathBuf,
 }
 
 impl Ctx {
@@ -154,9 +164,10 @@ impl Ctx {
         ok(&o, &format!("jtrace {}", args.join(" ")))
     }
 
-    /// Runs `command` under `jtrace record` (lines=on); returns the one trace, stdout.
+    /// Runs `command` in `cwd` under `jtrace record` (lines=on); returns the one trace, stdout.
     fn record(
         &self,
+        cwd: &Path,
         name: &str,
         extra: &[&str],
         command: &[&str],
@@ -168,9 +179,7 @@ impl Ctx {
         args.push("--");
         args.extend_from_slice(command);
         let o = run_out(
-            Command::new(&self.jtrace)
-                .args(&args)
-                .current_dir(&self.project),
+            Command::new(&self.jtrace).args(&args).current_dir(cwd),
             "jtrace record",
         )?;
         let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
@@ -184,7 +193,11 @@ impl Ctx {
                 util::clip(stderr.trim(), 400)
             ));
         }
-        if stdout.contains("Picked up JAVA_TOOL_OPTIONS") {
+        // (Ant relays a forked JVM's stderr as `    [junit] Picked up ...`.)
+        if stdout
+            .lines()
+            .any(|l| l.starts_with("Picked up JAVA_TOOL_OPTIONS"))
+        {
             return Err("a JVM wrote \"Picked up JAVA_TOOL_OPTIONS\" on stdout".into());
         }
         let traces: Vec<PathBuf> = std::fs::read_dir(&self.dir)
@@ -212,6 +225,30 @@ impl Ctx {
             ));
         }
         Ok((trace.clone(), stdout))
+    }
+
+    /// example.CalcTest of `classes` through the JUnit console launcher's `engine`, under
+    /// `jtrace record` in `cwd`, checked.
+    fn console(&self, cwd: &Path, name: &str, classes: &str, engine: &str) -> Result<(), String> {
+        let engine = format!("--include-engine={engine}");
+        let (t, out) = self.record(
+            cwd,
+            name,
+            &[],
+            &[
+                "java",
+                "-jar",
+                "/usr/share/java/junit-platform-console-standalone.jar",
+                "--disable-banner",
+                "--details=none",
+                &engine,
+                "-cp",
+                classes,
+                "--select-class",
+                "example.CalcTest",
+            ],
+        )?;
+        self.check(name, &t, &out)
     }
 
     /// The trace valid (xmllint against docs/trace.dtd, tracecheck); each test's outcome,
@@ -515,19 +552,25 @@ fn prepare(work: &Path, agent: &Path) -> Result<Ctx, String> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let project = dir.join("maven-junit");
-    let o = run_out(
-        Command::new("cp")
-            .arg("-r")
-            .arg(util::root().join("examples/maven-junit"))
-            .arg(&project),
-        "cp",
-    )?;
-    ok(&o, "cp examples/maven-junit")?;
+    let ant = dir.join("junit4");
+    for (from, to) in [("maven-junit", &project), ("junit4", &ant)] {
+        let o = run_out(
+            Command::new("cp")
+                .arg("-r")
+                .arg(util::root().join("examples").join(from))
+                .arg(to),
+            "cp",
+        )?;
+        ok(&o, &format!("cp examples/{from}"))?;
+    }
     let _ = std::fs::remove_dir_all(project.join("target"));
+    let _ = std::fs::remove_dir_all(ant.join("build"));
+    let _ = std::fs::remove_dir_all(ant.join("target"));
     Ok(Ctx {
         jtrace,
         dir,
         project,
+        ant,
     })
 }
 
@@ -538,6 +581,7 @@ pub fn run(tally: &mut Tally, agent: &Path, work: &Path) {
         Err(e) => return tally.report(Err(e), "-", "testsuite"),
     };
     let maven = ctx.record(
+        &ctx.project,
         "maven",
         &["--tests-only"],
         &["mvn", "-o", "-q", "-s", "settings.xml", "test"],
@@ -550,24 +594,9 @@ pub fn run(tally: &mut Tally, agent: &Path, work: &Path) {
         ctx.project.join("target/classes").display(),
         ctx.project.join("target/test-classes").display()
     );
-    let console = ctx
-        .record(
-            "console",
-            &[],
-            &[
-                "java",
-                "-jar",
-                "/usr/share/java/junit-platform-console-standalone.jar",
-                "--disable-banner",
-                "--details=none",
-                "-cp",
-                &classes,
-                "--select-class",
-                "example.CalcTest",
-            ],
-        )
-        .and_then(|(t, out)| ctx.check("console", &t, &out));
+    let console = ctx.console(&ctx.project, "console", &classes, "junit-jupiter");
     tally.report(console, "-", "testsuite/junit-console");
+    junit4(tally, &ctx);
     let Some(trace) = trace else { return };
     let lcov = ctx.dir.join("maven.info");
     tally.report(ctx.genhtml(&lcov), "-", "testsuite/genhtml-chromium");
@@ -576,4 +605,58 @@ pub fn run(tally: &mut Tally, agent: &Path, work: &Path) {
         "-",
         "testsuite/jacoco-diff-cover",
     );
+}
+
+/// JUnit 4 tests (examples/junit4): Ant's classic `<junit>` forked (the trace starts in
+/// the test JVM) and in Ant's own JVM (the trace starts at the first test), both through
+/// `junit.framework.TestResult`, then the same classes through the vintage engine, Maven
+/// surefire's junit4 provider and Gradle (`RunNotifier`).
+fn junit4(tally: &mut Tally, ctx: &Ctx) {
+    for fork in ["yes", "no"] {
+        let name = format!("ant-fork-{fork}");
+        let r = ctx
+            .record(
+                &ctx.ant,
+                &name,
+                &["--tests-only"],
+                &["ant", &format!("-Dfork={fork}"), "test"],
+            )
+            .and_then(|(t, out)| ctx.check(&name, &t, &out));
+        tally.report(r, "-", &format!("testsuite/ant-junit-fork-{fork}"));
+    }
+    let build = ctx.ant.join("build");
+    let classes = format!(
+        "{}:{}:/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar",
+        build.join("classes").display(),
+        build.join("test-classes").display()
+    );
+    let vintage = ctx.console(&ctx.ant, "vintage", &classes, "junit-vintage");
+    tally.report(vintage, "-", "testsuite/junit4-vintage");
+    // Maven surefire's junit4 provider (RunNotifier).
+    let maven = ctx
+        .record(
+            &ctx.ant,
+            "mvn-junit4",
+            &["--tests-only"],
+            &[
+                "mvn",
+                "-o",
+                "-q",
+                "-s",
+                "../maven-junit/settings.xml",
+                "test",
+            ],
+        )
+        .and_then(|(t, out)| ctx.check("mvn-junit4", &t, &out));
+    tally.report(maven, "-", "testsuite/mvn-junit4");
+    // Gradle's own JUnit 4 runner (RunNotifier); the trace starts at the first test.
+    let gradle = ctx
+        .record(
+            &ctx.ant,
+            "gradle",
+            &["--tests-only"],
+            &["gradle", "--offline", "--no-daemon", "test"],
+        )
+        .and_then(|(t, out)| ctx.check("gradle", &t, &out));
+    tally.report(gradle, "-", "testsuite/gradle-junit4");
 }

@@ -7,7 +7,9 @@
 //! starts JVMs), and is merged with what the user already has there. Beside the agent
 //! it loads `jtrace-record.jar` as a Java agent: in a JVM whose class path has the JUnit
 //! Platform launcher it appends `jtrace.jar` (the test listener, registered through
-//! `ServiceLoader`) to the class path, so that every test is marked in the trace.
+//! `ServiceLoader`) to the class path, so that every test is marked in the trace; in every
+//! JVM it patches JUnit 3's `TestResult` and JUnit 4's `RunNotifier` so that tests run
+//! outside the Platform (Ant's `<junit>`, Gradle's JUnit 4 runner) are marked too.
 
 use crate::model::filter::Pattern;
 use std::collections::BTreeMap;

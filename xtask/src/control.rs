@@ -40,17 +40,15 @@ pub fn build_jar() -> Result<PathBuf, String> {
     }
     let api = root.join("java-api");
     let classes = root.join("target/xtask/jtrace-api");
-    let _ = std::fs::remove_dir_all(&classes);
-    std::fs::create_dir_all(classes.join("META-INF")).map_err(|e| e.to_string())?;
-    util::run_tool(
-        Command::new(jdk.javac())
-            .args(["--release", "11", "-d"])
-            .arg(&classes)
-            .arg("-cp")
-            .arg(JUNIT_JARS.join(":"))
-            .arg(api.join("jtrace/Trace.java"))
-            .arg(api.join("jtrace/junit/Listener.java")),
-        "javac jtrace.Trace jtrace.junit.Listener",
+    let junit = JUNIT_JARS.join(":");
+    java::javac(
+        &jdk,
+        &classes,
+        &["--release", "11", "-cp", &junit],
+        &[
+            api.join("jtrace/Trace.java"),
+            api.join("jtrace/junit/Listener.java"),
+        ],
     )?;
     let services = "META-INF/services/org.junit.platform.launcher.TestExecutionListener";
     std::fs::create_dir_all(classes.join("META-INF/services")).map_err(|e| e.to_string())?;
@@ -69,16 +67,15 @@ pub fn build_jar() -> Result<PathBuf, String> {
         "jar",
     )?;
     let rec = root.join("target/xtask/jtrace-record");
-    let _ = std::fs::remove_dir_all(&rec);
-    std::fs::create_dir_all(&rec).map_err(|e| e.to_string())?;
-    util::run_tool(
-        Command::new(jdk.javac())
-            .args(["--release", "11", "-d"])
-            .arg(&rec)
-            .arg(api.join("record/jtrace/record/Premain.java"))
-            .arg(api.join("record/jtrace/record/JUnitPatch.java"))
-            .arg(api.join("record/java/jtrace/TestMarks.java")),
-        "javac jtrace.record.Premain jtrace.record.JUnitPatch java.jtrace.TestMarks",
+    java::javac(
+        &jdk,
+        &rec,
+        &["--release", "11"],
+        &[
+            api.join("record/jtrace/record/Premain.java"),
+            api.join("record/jtrace/record/JUnitPatch.java"),
+            api.join("record/java/jtrace/TestMarks.java"),
+        ],
     )?;
     // java.jtrace.TestMarks is defined alone in the boot loader: a nested class or a
     // lambda of it could not load there, and the patched JUnit code would fail.

@@ -97,6 +97,11 @@ impl Proc {
         self.child.id()
     }
 
+    /// The exit status if the process has ended (without waiting).
+    pub fn exited(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
     /// Waits for a stdout line equal to `want`; false on timeout or end of output.
     pub fn wait_line(&self, want: &str, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;

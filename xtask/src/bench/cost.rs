@@ -1,11 +1,12 @@
 //! Issue 18's cells, side by side in one run: start to exit, an idle agent, MooBench in the steady state and over the whole loop at two sizes (JFR beside it), H2's TCP server under a JDBC client (JFR beside it), and `jtrace attach` to a serving Jetty; each figure with the physical floor (two `rdtsc` reads per traced call) beside it.
 
 use super::{Env, DEPTH};
+use crate::proc::Proc;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Read, Write as _};
+use std::io::{Read, Write as _};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -468,13 +469,13 @@ fn free_port() -> Result<u16, String> {
 }
 
 /// Waits until something accepts connections on `port`.
-fn wait_for_port(port: u16, child: &mut Child, limit: Duration) -> Result<(), String> {
+fn wait_for_port(port: u16, server: &mut Proc, limit: Duration) -> Result<(), String> {
     let start = Instant::now();
     while start.elapsed() < limit {
         if TcpStream::connect(("127.0.0.1", port)).is_ok() {
             return Ok(());
         }
-        if let Ok(Some(st)) = child.try_wait() {
+        if let Some(st) = server.exited() {
             return Err(format!("the server exited: {st}"));
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -482,25 +483,11 @@ fn wait_for_port(port: u16, child: &mut Child, limit: Duration) -> Result<(), St
     Err(format!("nothing listens on port {port} after {limit:?}"))
 }
 
-/// Stops a server JVM with SIGTERM (the agent closes its trace) and collects its stderr.
-fn stop_server(mut child: Child) -> String {
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(60) {
-        if let Ok(Some(_)) = child.try_wait() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    let mut err = String::new();
-    if let Some(mut e) = child.stderr.take() {
-        let _ = e.read_to_string(&mut err);
-    }
-    err
+/// Stops a server JVM with SIGTERM (the agent closes its trace; killed after 60 s) and
+/// returns its stderr.
+fn stop_server(server: Proc) -> String {
+    server.signal("TERM");
+    server.finish(Duration::from_secs(60)).stderr
 }
 
 /// The classes of H2's jar, `;`-separated (JFR's filter has no wildcards).
@@ -627,17 +614,13 @@ fn h2_workload(
 fn h2_run(c: &Ctx, jvm: &[String], kind: &str, rows: u32, queries: u32) -> Result<H2Run, String> {
     let dir = c.scratch()?;
     let port = free_port()?;
-    let mut server = Command::new(c.java())
-        .args(jvm)
+    let mut cmd = Command::new(c.java());
+    cmd.args(jvm)
         .args(["-cp", H2_JAR, "org.h2.tools.Server", "-tcp", "-tcpPort"])
         .arg(port.to_string())
         .args(["-ifNotExists", "-baseDir"])
-        .arg(&dir)
-        .current_dir(&dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start the H2 server: {e}"))?;
+        .arg(&dir);
+    let mut server = Proc::spawn(cmd, &dir).map_err(|e| format!("the H2 server: {e}"))?;
     if let Err(e) = wait_for_port(port, &mut server, Duration::from_secs(60)) {
         let err = stop_server(server);
         return Err(format!("{e}: {err}"));
@@ -656,7 +639,7 @@ fn h2_run(c: &Ctx, jvm: &[String], kind: &str, rows: u32, queries: u32) -> Resul
         .output()
         .map_err(|e| format!("cannot run the client: {e}"));
     // Read before the server stops (its threads are gone after).
-    let cpu = ServerCpu::read(server.id());
+    let cpu = ServerCpu::read(server.pid());
     let err = stop_server(server);
     let _ = std::fs::remove_dir_all(&dir);
     let client = client?;
@@ -768,22 +751,12 @@ fn attach_cell(c: &Ctx) -> Result<String, String> {
     let port = free_port()?;
     let mut cp = vec![c.cp()];
     cp.extend(JETTY_JARS.iter().map(|s| s.to_string()));
-    let mut server = Command::new(c.java())
-        .arg("-cp")
+    let mut cmd = Command::new(c.java());
+    cmd.arg("-cp")
         .arg(cp.join(":"))
-        .args(["cost.JettyServe", &port.to_string()])
-        .current_dir(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start Jetty: {e}"))?;
-    let ready = server.stdout.take().map(|o| {
-        BufReader::new(o)
-            .lines()
-            .map_while(Result::ok)
-            .any(|l| l == "ready")
-    });
-    if ready != Some(true) {
+        .args(["cost.JettyServe", &port.to_string()]);
+    let server = Proc::spawn(cmd, &dir).map_err(|e| format!("Jetty: {e}"))?;
+    if !server.wait_line("ready", Duration::from_secs(60)) {
         let err = stop_server(server);
         return Err(format!("Jetty did not start: {err}"));
     }
@@ -797,7 +770,7 @@ fn attach_cell(c: &Ctx) -> Result<String, String> {
     std::thread::sleep(Duration::from_secs(3));
     let t0 = Instant::now();
     let o = Command::new(&c.env.jtrace)
-        .args(["attach", &server.id().to_string()])
+        .args(["attach", &server.pid().to_string()])
         .arg(format!("out={}/attach.jtr", dir.display()))
         .output();
     let attach_s = t0.elapsed().as_secs_f64();

@@ -57,6 +57,7 @@ fn header() -> Header {
         gc_thread_id: 0,
         exceptions: false,
         filters: Vec::new(),
+        jvm: Vec::new(),
     }
 }
 

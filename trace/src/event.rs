@@ -27,6 +27,12 @@ pub enum Event<'a> {
         parameters: Cow<'a, str>,
         version: Cow<'a, str>,
     },
+    /// An `annotation` of `agentCreate`: one fact of the traced JVM, named as its system
+    /// property (`java.vm.vendor`, `java.vm.name`, `java.vm.version`, `java.home`, ...).
+    Jvm {
+        name: Cow<'a, str>,
+        value: Cow<'a, str>,
+    },
     /// `option`: one agent option in force.
     AgentOption {
         key: Cow<'a, str>,
@@ -293,6 +299,8 @@ enum Kind {
     Annotation,
     /// An `annotation` of a `classDef`.
     ClassAnnotation,
+    /// An `annotation` of `agentCreate` (a JVM fact).
+    Jvm,
     Tag,
     TraceStart,
     TraceEnd,
@@ -401,7 +409,10 @@ impl<F: FnMut(&Event)> EventOut<F> {
 
     /// The element received, as its event (depth 1, and traceEnd's annotations).
     fn emit(&mut self) {
-        let nested = matches!(self.kind, Kind::Annotation | Kind::ClassAnnotation);
+        let nested = matches!(
+            self.kind,
+            Kind::Annotation | Kind::ClassAnnotation | Kind::Jvm
+        );
         if self.kind == Kind::Other || (self.depth != 1 && !nested) {
             return;
         }
@@ -421,6 +432,10 @@ impl<F: FnMut(&Event)> EventOut<F> {
                 value: Cow::Borrowed(&e.signature),
             },
             Kind::Annotation => Event::Annotation {
+                name: Cow::Borrowed(&e.name),
+                value: Cow::Borrowed(&e.signature),
+            },
+            Kind::Jvm => Event::Jvm {
                 name: Cow::Borrowed(&e.name),
                 value: Cow::Borrowed(&e.signature),
             },
@@ -573,6 +588,7 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
         self.kind = match self.depth {
             1 => Kind::of(name),
             2 if self.parent == Kind::TraceEnd && name == "annotation" => Kind::Annotation,
+            2 if self.parent == Kind::Agent && name == "annotation" => Kind::Jvm,
             2 if self.parent == Kind::ClassDef && name == "annotation" => Kind::ClassAnnotation,
             _ => Kind::Other,
         };
@@ -639,7 +655,7 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
             "aLineNr" => e.site_line = v,
             "line_number" => e.line = v,
             "pid" => e.id = v,
-            "value" if matches!(self.kind, Kind::Annotation | Kind::ClassAnnotation) => {
+            "value" if matches!(self.kind, Kind::Annotation | Kind::ClassAnnotation | Kind::Jvm) => {
                 e.signature = v.to_string()
             }
             _ => {}
@@ -668,11 +684,14 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
             (Kind::Process, "application_executable")
             | (Kind::Agent, "agentParameters")
             | (Kind::AgentOption, "key")
-            | (Kind::Annotation | Kind::ClassAnnotation | Kind::Tag, "name") => {
+            | (Kind::Annotation | Kind::ClassAnnotation | Kind::Jvm | Kind::Tag, "name") => {
                 as_xml_reads(&mut self.el.name, v)
             }
             (Kind::Agent, "version")
-            | (Kind::AgentOption | Kind::Annotation | Kind::ClassAnnotation | Kind::Tag, "value") => {
+            | (
+                Kind::AgentOption | Kind::Annotation | Kind::ClassAnnotation | Kind::Jvm | Kind::Tag,
+                "value",
+            ) => {
                 as_xml_reads(&mut self.el.signature, v)
             }
             _ => {}

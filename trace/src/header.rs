@@ -28,4 +28,9 @@ pub struct Header {
     pub exceptions: bool,
     /// Filter rules, echoed as `filter` elements: (pattern, genericPattern, mode).
     pub filters: Vec<(String, String, String)>,
+    /// The JVM's own facts, (name, value) in order: its system properties
+    /// `java.vm.vendor`, `java.vm.name`, `java.vm.version`, ... as the JVM reported them
+    /// when the agent loaded (`agentCreate`'s `annotation` children); empty in a trace
+    /// from an agent that did not record them.
+    pub jvm: Vec<(String, String)>,
 }

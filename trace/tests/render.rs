@@ -25,6 +25,7 @@ fn header() -> (Header, Converter) {
         options: vec![("mode".into(), "bci".into())],
         gc_thread_id: 9,
         exceptions: true,
+        jvm: vec![("java.vm.name".into(), "OpenJDK 64-Bit Server VM".into())],
         ..Header::default()
     };
     // One tick is one nanosecond from BASE on.

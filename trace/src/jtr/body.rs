@@ -80,6 +80,9 @@ pub fn encode_header(out: &mut Vec<u8>, h: &Header, conv: &Converter) {
         put_str(out, g);
         put_str(out, m);
     }
+    // Optional trailing field (version 3 files from before it end here; readers
+    // ignore what follows the fields they know).
+    put_pairs(out, &h.jvm);
 }
 
 pub fn decode_header(c: &mut Cursor) -> WireResult<(Header, Converter)> {
@@ -110,6 +113,11 @@ pub fn decode_header(c: &mut Cursor) -> WireResult<(Header, Converter)> {
     let filters = (0..n)
         .map(|_| Ok((c.str("filter")?, c.str("filter")?, c.str("filter")?)))
         .collect::<WireResult<_>>()?;
+    let jvm = if c.is_empty() {
+        Vec::new()
+    } else {
+        get_pairs(c, "jvm facts")?
+    };
     let h = Header {
         node_id,
         hostname,
@@ -130,6 +138,7 @@ pub fn decode_header(c: &mut Cursor) -> WireResult<(Header, Converter)> {
         gc_thread_id,
         exceptions,
         filters,
+        jvm,
     };
     Ok((h, conv))
 }

@@ -287,7 +287,18 @@ impl<O: Output> Renderer<O> {
         o.str("agentParameters", &h.agent_parameters);
         o.str("version", &h.agent_version);
         o.time("time", h.start_ns);
-        o.close();
+        if h.jvm.is_empty() {
+            o.close();
+        } else {
+            o.start_children();
+            for (name, value) in &h.jvm {
+                o.open("annotation");
+                o.str("name", name);
+                o.str("value", value);
+                o.close();
+            }
+            o.end("agentCreate");
+        }
         o.open("traceStart");
         o.str("traceId", &h.trace_id);
         o.str("agentIdRef", &h.agent_id);

@@ -143,6 +143,14 @@ impl Jvmti {
         Ok(v)
     }
 
+    /// A system property of the VM's own list (JVMTI GetSystemProperty: OnLoad and live
+    /// phases); None when the VM has no such property.
+    pub fn system_property(self, name: &CStr) -> Option<String> {
+        let mut p: *mut c_char = std::ptr::null_mut();
+        call!(self, GetSystemProperty, name.as_ptr(), &mut p).ok()?;
+        Some(take_string(self, p))
+    }
+
     pub fn potential_capabilities(self) -> Result<jvmtiCapabilities> {
         let mut c = jvmtiCapabilities::default();
         call!(self, GetPotentialCapabilities, &mut c)?;

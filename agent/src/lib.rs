@@ -18,6 +18,7 @@ mod entry;
 mod events;
 mod host;
 mod ids;
+mod jvm;
 mod jvmti;
 mod lifecycle;
 mod linetable;

@@ -291,6 +291,7 @@ fn header(o: &Options, start_ns: u64) -> Header {
                 (e.pattern, e.generic_pattern.to_string(), e.mode.to_string())
             })
             .collect(),
+        jvm: crate::state::try_agent().map_or_else(Vec::new, |a| a.jvm.clone()),
     }
 }
 

@@ -36,6 +36,8 @@ pub struct Agent {
     pub options: Options,
     /// The callback and native tables (`entry.rs`).
     pub entries: &'static Entries,
+    /// The JVM's facts (`jvm::facts`), read at load: every trace's header carries them.
+    pub jvm: Vec<(String, String)>,
     method_table: OnceLock<IdTable>,
     tracker_ready: AtomicBool,
     skipped_classes: AtomicU64,
@@ -81,6 +83,7 @@ pub fn install(jvmti: Jvmti, options: Options, entries: &'static Entries) {
         jvmti,
         options,
         entries,
+        jvm: crate::jvm::facts(jvmti),
         method_table: OnceLock::new(),
         tracker_ready: AtomicBool::new(false),
         skipped_classes: AtomicU64::new(0),

@@ -1,5 +1,5 @@
 //! `jtrace info`: the recorded run at a glance: the JVM's process and command line, the
-//! agent's options, the time span, events by kind, what was dropped or repaired (by
+//! JVM itself (vendor, name, version, home, main command), the agent's options, the time span, events by kind, what was dropped or repaired (by
 //! cause), and every thread with its lifetime and calls.
 
 use super::common::{emit, json};
@@ -42,6 +42,10 @@ struct InfoDoc {
     complete: bool,
     pid: Option<u64>,
     command: Option<String>,
+    /// The JVM's facts (`agentCreate`'s annotations) by name: `java.vm.vendor`,
+    /// `java.vm.name`, `java.vm.version`, `java.home`, ...; empty for a trace from
+    /// before they were recorded.
+    jvm: BTreeMap<String, String>,
     agent_version: Option<String>,
     agent_parameters: Option<String>,
     options: BTreeMap<String, String>,
@@ -124,6 +128,7 @@ pub fn run(a: Args) -> Result<(), String> {
     d.complete = s.outcome.complete;
     d.warnings = s.outcome.warnings.clone();
     d.start_unix_ns = syms.start;
+    d.jvm = syms.trace.jvm.iter().cloned().collect();
     d.duration_ns = end.saturating_sub(syms.start);
     d.threads = syms
         .threads
@@ -145,6 +150,36 @@ pub fn run(a: Args) -> Result<(), String> {
     emit(a.output.as_deref(), &out)
 }
 
+/// The facts shown on the `jvm:` line; the others get a line each.
+const JVM_LINE: [&str; 4] = [
+    "java.vm.name",
+    "java.vm.version",
+    "java.vm.vendor",
+    "java.vm.info",
+];
+
+/// `jvm: NAME VERSION (VENDOR; INFO)`, then each other JVM fact as `NAME: VALUE`.
+fn jvm_text(o: &mut String, d: &InfoDoc) {
+    if d.jvm.is_empty() {
+        return;
+    }
+    let get = |k: &str| d.jvm.get(k).map_or("?", |v| v.as_str());
+    let _ = write!(
+        o,
+        "  jvm: {} {} ({}",
+        get("java.vm.name"),
+        get("java.vm.version"),
+        get("java.vm.vendor")
+    );
+    if let Some(i) = d.jvm.get("java.vm.info") {
+        let _ = write!(o, "; {i}");
+    }
+    let _ = writeln!(o, ")");
+    for (k, v) in d.jvm.iter().filter(|(k, _)| !JVM_LINE.contains(&k.as_str())) {
+        let _ = writeln!(o, "    {k}: {v}");
+    }
+}
+
 fn text(d: &InfoDoc) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "jtrace info: {}", d.file);
@@ -163,6 +198,7 @@ fn text(d: &InfoDoc) -> String {
     if let Some(c) = &d.command {
         let _ = writeln!(o, "  command: {c}");
     }
+    jvm_text(&mut o, d);
     if let Some(v) = &d.agent_version {
         let _ = writeln!(
             o,

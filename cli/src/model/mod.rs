@@ -689,6 +689,14 @@ impl Model {
                 .trace
                 .end_notes
                 .push((name.to_string(), value.to_string())),
+            Event::Jvm {
+                ref name,
+                ref value,
+            } => self
+                .syms
+                .trace
+                .jvm
+                .push((name.to_string(), value.to_string())),
             Event::Process { .. } | Event::Agent { .. } | Event::AgentOption { .. } => {}
             Event::TraceEnd { time } => self.totals.end = Some(time),
             Event::Fact { fact, ref value } => self.syms.fact(fact, value),

@@ -68,9 +68,20 @@ pub struct TraceFacts {
     /// `traceEnd`'s annotations, (name, value) in trace order: what was dropped or
     /// repaired, by cause.
     pub end_notes: Vec<(String, String)>,
+    /// `agentCreate`'s annotations, (name, value) in trace order: the JVM's facts
+    /// (`java.vm.vendor`, `java.vm.version`, ...); empty in a trace from before them.
+    pub jvm: Vec<(String, String)>,
 }
 
 impl TraceFacts {
+    /// The JVM fact `name` (a system property such as `java.vm.version`), when recorded.
+    pub fn jvm(&self, name: &str) -> Option<&str> {
+        self.jvm
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// The number of `traceEnd`'s annotation `name`, when the trace has it.
     pub fn end_count(&self, name: &str) -> Option<u64> {
         self.end_notes

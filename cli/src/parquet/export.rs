@@ -513,6 +513,9 @@ impl Export {
             trace::UNKNOWN_THREAD_RECORDS,
             count("recordsOfUnknownThreads"),
         );
+        for (column, property) in trace::JVM_FACTS {
+            tr.opt_text(column, info.jvm(property).map(text));
+        }
         tr.row()?;
         tr.close()?;
 

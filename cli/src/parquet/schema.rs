@@ -203,6 +203,21 @@ pub mod trace {
     pub const DROPPED_RECORD_BYTES: usize = 17;
     pub const UNDEFINED_METHOD_RECORDS: usize = 18;
     pub const UNKNOWN_THREAD_RECORDS: usize = 19;
+    pub const JVM_VENDOR: usize = 20;
+    pub const JVM_NAME: usize = 21;
+    pub const JVM_VERSION: usize = 22;
+    pub const JAVA_SPEC_VERSION: usize = 23;
+    pub const JAVA_HOME: usize = 24;
+    pub const JAVA_COMMAND: usize = 25;
+    /// The JVM system property each JVM column holds (agentCreate's annotations).
+    pub const JVM_FACTS: [(usize, &str); 6] = [
+        (JVM_VENDOR, "java.vm.vendor"),
+        (JVM_NAME, "java.vm.name"),
+        (JVM_VERSION, "java.vm.version"),
+        (JAVA_SPEC_VERSION, "java.vm.specification.version"),
+        (JAVA_HOME, "java.home"),
+        (JAVA_COMMAND, "sun.java.command"),
+    ];
     pub const COLUMNS: &[Column] = &[
         col(
             "trace_uuid",
@@ -274,6 +289,12 @@ pub mod trace {
             Plain,
             "records of a thread never defined, dropped (recordsOfUnknownThreads)",
         ),
+        col("jvm_vendor", OptText, Plain, "the JVM's vendor (java.vm.vendor); null in a trace that does not record the JVM"),
+        col("jvm_name", OptText, Plain, "the JVM's name (java.vm.name)"),
+        col("jvm_version", OptText, Plain, "the JVM's version (java.vm.version; on OpenJDK builds the same as java.runtime.version)"),
+        col("java_spec_version", OptText, Plain, "the Java SE version it implements (java.vm.specification.version, e.g. 21)"),
+        col("java_home", OptText, Plain, "its installation directory (java.home)"),
+        col("java_command", OptText, Plain, "main class or jar and its arguments, as the java launcher gave them (sun.java.command)"),
         TRACE_ID,
     ];
 }

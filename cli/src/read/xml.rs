@@ -285,6 +285,8 @@ pub fn read(
     let mut seen_root = false;
     // Inside `<traceEnd>`: its annotations are events too.
     let mut in_trace_end = false;
+    // Inside `<agentCreate>`: its annotations are the JVM's facts.
+    let mut in_agent = false;
     let mut out = Outcome::default();
     let mut malformed = 0u64;
     // The class whose `classDef` is open (its annotations are its children).
@@ -330,8 +332,15 @@ pub fn read(
                         name: a.text(b"name"),
                         value: a.text(b"value"),
                     });
+                } else if depth == 2 && in_agent && e.name().as_ref() == "annotation" {
+                    let a = Attrs::of(e);
+                    sink(&Event::Jvm {
+                        name: a.text(b"name"),
+                        value: a.text(b"value"),
+                    });
                 } else if depth == 1 {
                     in_trace_end = !empty && e.name().as_ref() == "traceEnd";
+                    in_agent = !empty && e.name().as_ref() == "agentCreate";
                     let qname = e.name();
                     let attrs = Attrs::of(e);
                     let is_class = qname.as_ref() == "classDef";

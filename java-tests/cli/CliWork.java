@@ -155,6 +155,11 @@ public class CliWork {
         System.out.println("EXPECT calls CliWork.sleepy " + SLEEPS);
         System.out.println("EXPECT catches CliWork.catcher " + THROWS);
         System.out.println("EXPECT thread cli-waiter");
+        // The JVM itself, as it reports its own system properties (the trace's JVM facts).
+        for (String p : new String[] {"java.vm.vendor", "java.vm.name", "java.vm.version",
+                "java.vm.specification.version", "java.home", "sun.java.command"}) {
+            System.out.println("TRUTH jvm " + p + " " + System.getProperty(p));
+        }
         System.out.println("TRUTH calls CliWork.counted " + COUNTED);
         System.out.println("TRUTH calls CliWork.sleepy " + SLEEPS);
         System.out.println("TRUTH calls CliWork.catcher " + THROWS);

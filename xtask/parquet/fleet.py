@@ -105,6 +105,11 @@ QUERIES = {
     "drops": """
         SELECT trace_id, dropped_record_bytes, undefined_method_records, unknown_thread_records
         FROM trace ORDER BY trace_id""",
+    # The JVM each trace ran on.
+    "jvm": """
+        SELECT trace_id, jvm_vendor, jvm_name, jvm_version, java_spec_version, java_home,
+               java_command
+        FROM trace ORDER BY trace_id""",
 }
 
 

@@ -505,6 +505,22 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
         if i.pointer("/drops_and_repairs/droppedRecordBytes") != Some(&Value::from("0")) {
             return Err("info: droppedRecordBytes is not 0".into());
         }
+        // info: the JVM, as the program printed its own properties.
+        let jvm: Vec<&[String]> = self.truths("jvm").collect();
+        if jvm.len() < 6 {
+            return Err(format!("{} TRUTH jvm lines, not 6", jvm.len()));
+        }
+        for w in jvm {
+            let want = w[1..].join(" ");
+            let got = i
+                .get("jvm")
+                .and_then(|j| j.get(&w[0]))
+                .and_then(Value::as_str)
+                .map(|v| v.split_whitespace().collect::<Vec<_>>().join(" "));
+            if got.as_deref() != Some(want.as_str()) {
+                return Err(format!("info: jvm {} is {got:?}, the JVM says {want:?}", w[0]));
+            }
+        }
         Ok(())
     }
 

@@ -639,11 +639,53 @@ fn check(a: &Value, traced: &[Traced]) -> Result<(), String> {
     }
     events(a, traced, &run_of, &mut expect)?;
     lines_threads_drops(a, &run_of, &mut expect)?;
+    jvm(a, &run_of, &mut expect)?;
     if errs.is_empty() {
         Ok(())
     } else {
         Err(errs.join("; "))
     }
+}
+
+/// The trace table's JVM columns, each equal to the system property the traced program
+/// printed itself (its `TRUTH jvm <property> <value>` lines).
+fn jvm(
+    a: &Value,
+    run_of: &BTreeMap<String, &Traced>,
+    expect: &mut impl FnMut(bool, String),
+) -> Result<(), String> {
+    const COLUMNS: [&str; 6] = [
+        "java.vm.vendor",
+        "java.vm.name",
+        "java.vm.version",
+        "java.vm.specification.version",
+        "java.home",
+        "sun.java.command",
+    ];
+    let jvm = rows(a, "jvm")?;
+    expect(
+        jvm.len() == run_of.len(),
+        format!("JVM rows for {} of {} traces", jvm.len(), run_of.len()),
+    );
+    for r in jvm {
+        let Some(t) = run_of.get(s(r, 0)) else {
+            continue;
+        };
+        for (i, property) in COLUMNS.iter().enumerate() {
+            let want = t
+                .truth
+                .iter()
+                .find(|l| l.len() > 2 && l[0] == "jvm" && l[1] == *property)
+                .map(|l| l[2..].join(" "))
+                .ok_or_else(|| format!("{}: no TRUTH jvm {property}", t.file))?;
+            let got = s(r, i + 1).split_whitespace().collect::<Vec<_>>().join(" ");
+            expect(
+                got == want,
+                format!("{}: {property} {got:?} != the JVM's {want:?}", s(r, 0)),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The calls exceptions ended and the events table against the programs' truth:

@@ -655,7 +655,12 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
             "aLineNr" => e.site_line = v,
             "line_number" => e.line = v,
             "pid" => e.id = v,
-            "value" if matches!(self.kind, Kind::Annotation | Kind::ClassAnnotation | Kind::Jvm) => {
+            "value"
+                if matches!(
+                    self.kind,
+                    Kind::Annotation | Kind::ClassAnnotation | Kind::Jvm
+                ) =>
+            {
                 e.signature = v.to_string()
             }
             _ => {}
@@ -689,11 +694,13 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
             }
             (Kind::Agent, "version")
             | (
-                Kind::AgentOption | Kind::Annotation | Kind::ClassAnnotation | Kind::Jvm | Kind::Tag,
+                Kind::AgentOption
+                | Kind::Annotation
+                | Kind::ClassAnnotation
+                | Kind::Jvm
+                | Kind::Tag,
                 "value",
-            ) => {
-                as_xml_reads(&mut self.el.signature, v)
-            }
+            ) => as_xml_reads(&mut self.el.signature, v),
             _ => {}
         }
     }

@@ -53,3 +53,11 @@ fn version_3_monitors() {
 fn version_3_tags() {
     check("v3-tags", 3);
 }
+
+/// Version 3 with the JVM's facts (the header's optional `jvm` field, rendered as
+/// `agentCreate`'s annotations), one with markup in its value (`JAVA_TOOL_OPTIONS`);
+/// stored without its index block, like the others (cli's threads_test adds one).
+#[test]
+fn version_3_jvm() {
+    check("v3-jvm", 3);
+}

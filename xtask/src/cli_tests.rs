@@ -518,7 +518,10 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
                 .and_then(Value::as_str)
                 .map(|v| v.split_whitespace().collect::<Vec<_>>().join(" "));
             if got.as_deref() != Some(want.as_str()) {
-                return Err(format!("info: jvm {} is {got:?}, the JVM says {want:?}", w[0]));
+                return Err(format!(
+                    "info: jvm {} is {got:?}, the JVM says {want:?}",
+                    w[0]
+                ));
             }
         }
         Ok(())

@@ -175,7 +175,11 @@ fn jvm_text(o: &mut String, d: &InfoDoc) {
         let _ = write!(o, "; {i}");
     }
     let _ = writeln!(o, ")");
-    for (k, v) in d.jvm.iter().filter(|(k, _)| !JVM_LINE.contains(&k.as_str())) {
+    for (k, v) in d
+        .jvm
+        .iter()
+        .filter(|(k, _)| !JVM_LINE.contains(&k.as_str()))
+    {
         let _ = writeln!(o, "    {k}: {v}");
     }
 }

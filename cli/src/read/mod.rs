@@ -60,6 +60,7 @@ pub const STORED: &[&str] = &[
     "v2-switch",
     "v3-monitors",
     "v3-tags",
+    "v3-jvm",
 ];
 
 /// A stored trace's file: `ext` is `jtr` or `xml`.
@@ -90,6 +91,39 @@ mod tests {
             assert!(whole_jtr && whole_xml, "{name}");
             assert!(jtr.len() > 10, "{name}");
             assert_eq!(jtr, xml, "{name}");
+        }
+    }
+
+    /// The JVM's facts (`agentCreate`'s annotations) are events, in order, from both
+    /// front ends, right after the agent's own event; a trace from before them has none.
+    #[test]
+    fn the_jvm_facts_are_events() {
+        for ext in ["jtr", "xml"] {
+            let mut facts = Vec::new();
+            let mut after_agent = false;
+            let input = open(&stored("v3-jvm", ext)).unwrap();
+            read_threads(input, None, |e| match e {
+                Event::Agent { .. } => after_agent = true,
+                Event::Jvm { name, value } => {
+                    assert!(after_agent, "{ext}: {name} before agentCreate");
+                    facts.push((name.to_string(), value.to_string()));
+                }
+                _ => {}
+            })
+            .unwrap();
+            let names: Vec<&str> = facts.iter().map(|(n, _)| n.as_str()).collect();
+            assert_eq!(
+                &names[..3],
+                ["java.vm.vendor", "java.vm.name", "java.vm.version"]
+            );
+            assert!(facts.contains(&("JAVA_TOOL_OPTIONS".into(), "-Djtrace.note=<a&b>".into())));
+            let mut none = 0;
+            let input = open(&stored("v3-tags", ext)).unwrap();
+            read_threads(input, None, |e| {
+                none += matches!(e, Event::Jvm { .. }) as u32
+            })
+            .unwrap();
+            assert_eq!(none, 0, "{ext}");
         }
     }
 }

@@ -287,18 +287,7 @@ impl<O: Output> Renderer<O> {
         o.str("agentParameters", &h.agent_parameters);
         o.str("version", &h.agent_version);
         o.time("time", h.start_ns);
-        if h.jvm.is_empty() {
-            o.close();
-        } else {
-            o.start_children();
-            for (name, value) in &h.jvm {
-                o.open("annotation");
-                o.str("name", name);
-                o.str("value", value);
-                o.close();
-            }
-            o.end("agentCreate");
-        }
+        close_annotated(o, "agentCreate", &h.jvm);
         o.open("traceStart");
         o.str("traceId", &h.trace_id);
         o.str("agentIdRef", &h.agent_id);
@@ -464,18 +453,7 @@ impl<O: Output> Renderer<O> {
         o.num("numMethods", c.num_methods as u64);
         o.num("numInstanceFields", c.instance_fields as u64);
         o.num("objIdRef", 0);
-        if c.annotations.is_empty() {
-            o.close();
-        } else {
-            o.start_children();
-            for (name, value) in &c.annotations {
-                o.open("annotation");
-                o.str("name", name);
-                o.str("value", value);
-                o.close();
-            }
-            o.end("classDef");
-        }
+        close_annotated(o, "classDef", &c.annotations);
     }
 
     fn method_def(&mut self, m: MethodDef) {
@@ -928,6 +906,22 @@ fn class_access(access: u16) -> String {
 }
 
 /// Appends `s` as a JSON string literal.
+/// Closes the open `element`: empty, or with one `annotation` child per (name, value).
+fn close_annotated<O: Output>(o: &mut O, element: &str, annotations: &[(String, String)]) {
+    if annotations.is_empty() {
+        o.close();
+        return;
+    }
+    o.start_children();
+    for (name, value) in annotations {
+        o.open("annotation");
+        o.str("name", name);
+        o.str("value", value);
+        o.close();
+    }
+    o.end(element);
+}
+
 fn json_str(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {

@@ -1,4 +1,4 @@
-//! The session facts at the top of a trace (node, process, agent, options, filters): written by the renderer, stored in a `.jtr` header.
+//! The session facts at the top of a trace (node, process, agent, the JVM, options, filters): written by the renderer, stored in a `.jtr` header.
 
 /// The session-level facts written at the top of the document.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -312,12 +312,15 @@ pub fn note_early(name: &str) {
     }
 }
 
-/// Rewrites the traced classes whose load hook ran before the tracker was ready.
+/// Rewrites the traced classes whose load hook ran before the tracker was ready, and
+/// the classes of the JDK's blocking methods that `waits=on` probes (and the filters
+/// leave out) that loaded before the load hook could see them (in the primordial
+/// phase: `Thread`, `LockSupport`, `FileInputStream`): these get their identity and
+/// definitions now, as at attach, and probes on those methods alone.
 fn retransform_early(jvmti: Jvmti, jni: Jni) {
     let early = take_early();
-    if early.is_empty() {
-        return;
-    }
+    let f = crate::state::filters();
+    let waits = |name: &str| f.waits_only(&name.replace('/', "."));
     let Ok(loaded) = jvmti.loaded_classes() else {
         return;
     };
@@ -326,8 +329,11 @@ fn retransform_early(jvmti: Jvmti, jni: Jni) {
         let Ok(sig) = jvmti.class_signature(k) else {
             continue;
         };
-        let name = sig.trim_start_matches('L').trim_end_matches(';');
-        if early.contains(name) && jvmti.is_modifiable(k) && !jvmti.is_erroneous(k) {
+        let Some(name) = sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) else {
+            continue; // arrays and primitives
+        };
+        if (early.contains(name) || waits(name)) && jvmti.is_modifiable(k) && !jvmti.is_erroneous(k)
+        {
             grant_access(jvmti, jni, k);
             todo.push(k);
         }

@@ -619,7 +619,7 @@ const KEYS: &[KeyInfo] = &[
         key: "waits",
         values: "on, off",
         default: "on",
-        what: "probe the JDK's blocking methods (LockSupport.park*, Thread.sleep, socket accept/connect/read, select, FileInputStream.read, Process.waitFor) even when the JDK is not traced, so that waiting shows apart from working",
+        what: "probe the JDK's blocking methods (LockSupport.park*, Thread.sleep, socket accept/connect/read, select, Process.waitFor) even when the JDK is not traced, so that waiting shows apart from working",
         repeatable: false,
         per_trace: false,
         set: |o, _, v| on_off_value(v).map(|x| o.waits = x),

@@ -5,6 +5,7 @@
 // computes. Thread.sleep(long, int) is Java on every JDK (sleep(long) is native on
 // JDK 17), so the sleeps are seen everywhere. Prints EXPECT lines (exact counts per
 // thread) and TRUTH lines (counts, and the sleeps' lower bound it measured itself).
+// jtrace-options: waits=on
 // jtrace-stdout: TRUTH *
 // jtrace-compare-modes: no
 // jtrace-timeout: 120

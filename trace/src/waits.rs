@@ -5,7 +5,9 @@
 /// bytecode. Chosen on JDK 17 and 25 as the Java methods nearest to the native call
 /// that blocks. `Object.wait` is not here: monitor waits are recorded as events
 /// (`monitors=on`). `Thread.sleep(long)` is native on JDK 17 (only `sleep(long, int)`
-/// is seen there); from JDK 21 every `sleep` is Java.
+/// is seen there); from JDK 21 every `sleep` is Java. `FileInputStream.read` is not
+/// here: class loaders read every class file of a directory through it, so it is
+/// mostly the application's own loading, not waiting.
 pub const PROBED: &[(&str, &[&str])] = &[
     (
         "java.util.concurrent.locks.LockSupport",
@@ -18,7 +20,6 @@ pub const PROBED: &[(&str, &[&str])] = &[
     ("sun.nio.ch.SocketChannelImpl", &["connect", "read"]),
     ("sun.nio.ch.DatagramChannelImpl", &["receive", "read"]),
     ("sun.nio.ch.SelectorImpl", &["select"]),
-    ("java.io.FileInputStream", &["read"]),
 ];
 
 /// Whether `waits=on` probes some method of the class (dotted name).

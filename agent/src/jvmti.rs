@@ -329,6 +329,11 @@ impl Jvmti {
         let mut n = 0;
         let mut p = std::ptr::null_mut();
         call!(self, GetLoadedClasses, &mut n, &mut p)?;
+        // One local reference per class: the frame's declared capacity raised first,
+        // so that -Xcheck:jni stays quiet (JDK 17 warns past the declared capacity).
+        if let Some(jni) = jni_of_current() {
+            jni.ensure_local_capacity(n.max(0).saturating_add(16));
+        }
         Ok(JvmBox {
             env: self,
             ptr: p,

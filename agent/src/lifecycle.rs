@@ -219,6 +219,11 @@ fn add_capabilities(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
         Mode::Jvmti => {
             want.push(raw::CAP_CAN_GENERATE_METHOD_ENTRY_EVENTS);
             want.push(raw::CAP_CAN_GENERATE_METHOD_EXIT_EVENTS);
+            // Only to define the blocking methods' classes loaded before the load
+            // hook (`tracker::define_early_waits`); nothing is rewritten.
+            if options.waits {
+                want.push(raw::CAP_CAN_RETRANSFORM_CLASSES);
+            }
         }
         Mode::Bci => want.push(raw::CAP_CAN_RETRANSFORM_CLASSES),
     }
@@ -314,6 +319,8 @@ pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
     }
     if agent().options.mode == Mode::Bci {
         crate::events::tracker::install(jvmti, jni, recording::tracing());
+    } else if options.waits {
+        crate::events::tracker::define_early_waits(jvmti, jni);
     }
     if options.alloc != AllocMode::Off {
         crate::events::memory::arm_sampling(jvmti);

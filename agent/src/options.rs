@@ -208,6 +208,9 @@ pub struct Options {
     pub user_rules: Vec<FilterRule>,
     /// `counts=all`: between traces, entries still call the agent to be counted.
     pub counts_all: bool,
+    /// `waits=on`: the JDK's blocking methods (`trace::waits::PROBED`) get probes even
+    /// when the filters leave their classes out.
+    pub waits: bool,
 }
 
 impl Default for Options {
@@ -230,6 +233,7 @@ impl Default for Options {
             filters_file: None,
             user_rules: Vec::new(),
             counts_all: false,
+            waits: true,
         }
     }
 }
@@ -246,6 +250,11 @@ impl Options {
     /// First matching rule wins; the list always ends in a catch-all, so every name
     /// gets an answer. `jtrace.*` is never traced, whatever the rules say.
     pub fn is_traced(&self, dotted_class_name: &str) -> bool {
+        self.filters_trace(dotted_class_name) || self.waits_only(dotted_class_name)
+    }
+
+    /// Whether the filters select the class (some method of it may be traced).
+    fn filters_trace(&self, dotted_class_name: &str) -> bool {
         if dotted_class_name.starts_with(SELF_PACKAGE_PREFIX) {
             return false;
         }
@@ -265,15 +274,44 @@ impl Options {
     /// Whether method `method` (its Java name: `<init>` for constructors) of a traced
     /// class is traced: the first rule matching both class and method wins.
     pub fn is_method_traced(&self, dotted_class_name: &str, method: &str) -> bool {
+        if !self.filters_trace(dotted_class_name) {
+            return self.waits_probe(dotted_class_name, method);
+        }
         self.filters
             .iter()
             .find(|r| r.matches_method(dotted_class_name, method))
             .is_none_or(|r| r.mode == FilterMode::Include)
     }
 
-    /// Whether any rule names methods (then each method is checked, not just the class).
-    pub fn has_method_rules(&self) -> bool {
-        self.filters.iter().any(|r| !r.all_methods())
+    /// Whether the methods of this class are checked one by one (a method rule, or a
+    /// class the filters leave out whose blocking methods `waits=on` probes), not just
+    /// the class.
+    pub fn selects_methods(&self, dotted_class_name: &str) -> bool {
+        self.filters.iter().any(|r| !r.all_methods()) || self.waits_only(dotted_class_name)
+    }
+
+    /// A class the filters leave out that has methods `waits=on` probes.
+    pub fn waits_only(&self, dotted_class_name: &str) -> bool {
+        self.waits
+            && trace::waits::probes_class(dotted_class_name)
+            && !self.filters_trace(dotted_class_name)
+            && trace::waits::PROBED
+                .iter()
+                .filter(|(c, _)| *c == dotted_class_name)
+                .flat_map(|(_, names)| names.iter())
+                .any(|m| self.waits_probe(dotted_class_name, m))
+    }
+
+    /// `waits=on` probes this blocking method unless one of the user's own rules
+    /// excludes it (the JDK excludes and the catch-all do not apply to it).
+    fn waits_probe(&self, dotted_class_name: &str, method: &str) -> bool {
+        self.waits
+            && trace::waits::probed(dotted_class_name, method)
+            && self
+                .user_rules
+                .iter()
+                .find(|r| r.matches_method(dotted_class_name, method))
+                .is_none_or(|r| r.mode == FilterMode::Include)
     }
 }
 
@@ -575,6 +613,17 @@ const KEYS: &[KeyInfo] = &[
             Ok(())
         },
         get: |o| Some(if o.counts_all { "all" } else { "traced" }.to_string()),
+        carry: fixed,
+    },
+    KeyInfo {
+        key: "waits",
+        values: "on, off",
+        default: "on",
+        what: "probe the JDK's blocking methods (LockSupport.park*, Thread.sleep, socket accept/connect/read, select, Process.waitFor) even when the JDK is not traced, so that waiting shows apart from working",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| on_off_value(v).map(|x| o.waits = x),
+        get: |o| Some(on_off(o.waits)),
         carry: fixed,
     },
     KeyInfo {
@@ -1029,6 +1078,36 @@ mod tests {
     }
 
     #[test]
+    fn waits_probe_the_jdks_blocking_methods_alone() {
+        let o = parse("").unwrap();
+        assert!(o.waits);
+        let park = "java.util.concurrent.locks.LockSupport";
+        assert!(o.is_traced(park) && o.selects_methods(park));
+        assert!(o.is_method_traced(park, "parkNanos"));
+        assert!(!o.is_method_traced(park, "unpark"));
+        assert!(!o.is_traced("java.util.HashMap"));
+        assert!(!o.is_method_traced("java.util.HashMap", "get"));
+        // Application classes: every method, as before.
+        assert!(o.is_traced("com.foo.Bar") && !o.selects_methods("com.foo.Bar"));
+        assert!(o.is_method_traced("com.foo.Bar", "run"));
+        // An include elsewhere keeps them; the user's own exclude wins.
+        let o = parse("include=com.foo.*").unwrap();
+        assert!(o.is_method_traced("java.lang.Thread", "sleep"));
+        assert!(!o.is_method_traced("java.lang.Thread", "run"));
+        let o = parse("exclude=java.lang.Thread").unwrap();
+        assert!(!o.is_traced("java.lang.Thread"));
+        assert!(!o.is_method_traced("java.lang.Thread", "sleep"));
+        // The JDK traced: the class's own filters decide, every method.
+        let o = parse("include=java.*").unwrap();
+        assert!(o.is_traced(park) && !o.selects_methods(park));
+        assert!(o.is_method_traced(park, "unpark"));
+        // Off: nothing of the JDK.
+        let o = parse("waits=off").unwrap();
+        assert!(!o.waits && !o.is_traced(park) && !o.is_method_traced(park, "park"));
+        assert!(o.effective().contains(&("waits", "off".to_string())));
+    }
+
+    #[test]
     fn empty_items_are_ignored() {
         let o = parse(",,gc=off,,").unwrap();
         assert!(!o.gc);
@@ -1141,7 +1220,7 @@ mod tests {
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("\"foo\""));
         assert!(e[0].contains(
-            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, counts, help"
+            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, counts, waits, help"
         ));
         // Keys are case-sensitive; a key without '=' is still a key.
         assert_eq!(errs("GC=on").len(), 1);
@@ -1354,6 +1433,7 @@ mod tests {
             ("delay", "0ms".into()),
             ("duration", "0ms".into()),
             ("counts", "traced".into()),
+            ("waits", "on".into()),
             ("help", "off".into()),
         ];
         assert_eq!(eff, expect);
@@ -1457,7 +1537,7 @@ mod tests {
         assert!(o.is_method_traced("a.Other", "run"));
         assert!(o.is_traced("b.X"), "include= rules follow the file's");
         assert!(!o.is_traced("c.X"));
-        assert!(o.has_method_rules());
+        assert!(o.selects_methods("com.foo.Bar"));
         assert_eq!(o.filters[0].file_line(), "a.Hot fib INCLUDE");
     }
 
@@ -1520,7 +1600,7 @@ mod tests {
         ) {
             if let Ok(o) = parse(&s) {
                 // Successful parses are internally consistent.
-                prop_assert_eq!(o.effective().len(), 12);
+                prop_assert_eq!(o.effective().len(), 13);
                 prop_assert_eq!(&o.filters.last().unwrap().pattern, "*");
                 let _ = expand_out(&o.out, 1, 0, 1);
             }

@@ -4,7 +4,7 @@
 // prints what the command must find as TRUTH lines (times are lower bounds it measured
 // itself, inside the traced frames). -Dcli.factor=2 calls counted() twice as often and
 // changes nothing else (the diff test).
-// jtrace-options: alloc=exact,lines=on
+// jtrace-options: alloc=exact,lines=on,waits=off
 // jtrace-stdout: TRUTH *
 // jtrace-compare-modes: no
 // jtrace-timeout: 120

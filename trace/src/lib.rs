@@ -15,4 +15,5 @@ pub mod header;
 pub mod jtr;
 pub mod record;
 pub mod render;
+pub mod waits;
 pub mod xml;

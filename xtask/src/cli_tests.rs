@@ -70,6 +70,10 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
             return;
         }
     };
+    let waits_case = sources
+        .iter()
+        .find(|p| p.ends_with("CliWaits.java"))
+        .map(|p| cases::load(p));
     for jdk in jdks {
         let base = work.join(&jdk.name).join("cli");
         let classes = base.join("classes");
@@ -104,6 +108,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
                 traced.push(job.dir);
             }
         }
+        waits(tally, jdk, agent, &jtrace, &classes, &base, &waits_case);
         let [one, two, three] = &traced[..] else {
             continue;
         };
@@ -155,6 +160,58 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
             "cli:report names classes without alloc=",
         );
     }
+}
+
+/// CliWaits (default filters, `waits=on`): its sleeps and parks are probed in the JDK
+/// and reported as waiting, apart from working.
+fn waits(
+    tally: &mut Tally,
+    jdk: &Jdk,
+    agent: &Path,
+    jtrace: &Path,
+    classes: &Path,
+    base: &Path,
+    case: &Option<Result<cases::Case, String>>,
+) {
+    let case = match case {
+        Some(Ok(c)) => c,
+        Some(Err(e)) => return tally.report(Err(e.clone()), &jdk.name, "cli-sources"),
+        None => {
+            return tally.report(
+                Err("java-tests/cli/CliWaits.java missing".into()),
+                "-",
+                "cli-sources",
+            )
+        }
+    };
+    let job = Job {
+        jdk,
+        mode: MODE,
+        case,
+        classes,
+        agent,
+        dir: base.join("CliWaits"),
+    };
+    let r = run::run(&job);
+    let passed = r.is_ok();
+    tally.report(r, &jdk.name, &format!("cli/CliWaits[{MODE}]"));
+    if !passed {
+        return;
+    }
+    let t = match truth(&job.dir.join("stdout.txt")) {
+        Ok(truth) => Ctx {
+            jtrace,
+            trace: job.dir.join("trace.xml"),
+            dir: job.dir.clone(),
+            truth,
+        },
+        Err(e) => return tally.report(Err(e), &jdk.name, "cli:waits truth"),
+    };
+    tally.report(
+        t.waiting(),
+        &jdk.name,
+        "cli:report shows JDK sleeps and parks as waiting",
+    );
 }
 
 /// The answers compared between a run's XML and its `.jtr` (`-o` writes `out`).
@@ -578,6 +635,78 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
                     String::from_utf8_lossy(&x[at.saturating_sub(40)..(at + 40).min(x.len())]),
                     String::from_utf8_lossy(&j[at.saturating_sub(40)..(at + 40).min(j.len())]),
                 ));
+            }
+        }
+        Ok(())
+    }
+
+    /// CliWaits' report: each blocking JDK method's calls from the program's methods
+    /// (exact), all of its time waiting, the sleeps at least what was asked, and the
+    /// working ranking (JSON and text) led by the method that computes.
+    fn waiting(&self) -> Result<(), String> {
+        let out = self.jtrace(&["report", "--json", self.path()])?;
+        let doc: Value =
+            serde_json::from_str(&out).map_err(|e| format!("report --json is not JSON: {e}"))?;
+        let methods = list(&doc, "methods");
+        let key = |m: &Value| format!("{}.{}", text(m, "class"), text(m, "name"));
+        let rank = |k: &str| -> Result<usize, String> {
+            methods
+                .iter()
+                .position(|m| key(m) == k)
+                .ok_or_else(|| format!("report: no method {k}"))
+        };
+        let slept = parse(&self.one("slept-at-least")?[1])?;
+        for w in self.truths("caller") {
+            let (callee, caller, n) = (&w[0], &w[1], parse(&w[2])?);
+            let row = &methods[rank(callee)?];
+            if num(row, "wait_ns") != num(row, "self_ns") || num(row, "work_ns") != 0 {
+                return Err(format!(
+                    "report: {callee} waits {} of its {} ns self time",
+                    num(row, "wait_ns"),
+                    num(row, "self_ns")
+                ));
+            }
+            let edges: Vec<&Value> = list(row, "callers")
+                .iter()
+                .filter(|c| text(c, "method").starts_with(&format!("{caller}(")))
+                .collect();
+            let calls: u64 = edges.iter().map(|c| num(c, "calls")).sum();
+            if calls != n {
+                return Err(format!(
+                    "report: {caller} -> {callee}: {calls} calls, expected {n}"
+                ));
+            }
+            let total: u64 = edges.iter().map(|c| num(c, "total_ns")).sum();
+            if callee == "java.lang.Thread.sleep" && total < slept {
+                return Err(format!(
+                    "report: {caller} slept {total} ns in {callee}, at least {slept} expected"
+                ));
+            }
+        }
+        // Ranked by working time: the method that computes comes before every blocking
+        // method (whose working time is 0), in the JSON and in the text.
+        let working = &self.one("working")?[0];
+        let first = rank(working)?;
+        for w in self.truths("caller") {
+            if rank(&w[0])? < first {
+                return Err(format!("report: {} ranked before {working}", w[0]));
+            }
+        }
+        let txt = self.jtrace(&["report", "--top", "500", self.path()])?;
+        let section = txt
+            .split("Methods by working time")
+            .nth(1)
+            .ok_or("report: no \"Methods by working time\" section")?;
+        let at = |needle: &str| {
+            section
+                .lines()
+                .position(|l| l.contains(needle))
+                .ok_or_else(|| format!("report text: no line with {needle}"))
+        };
+        let busy = at(".busy(")?;
+        for needle in ["Thread.sleep(", "LockSupport.parkNanos("] {
+            if at(needle)? < busy {
+                return Err(format!("report text: {needle} ranked before busy()"));
             }
         }
         Ok(())

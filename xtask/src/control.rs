@@ -285,7 +285,7 @@ fn stop_while_deep(ctx: &Ctx) -> Result<String, String> {
     let flag = ctx.dir.join("flag");
     let p = Proc::spawn(
         ctx.java(
-            Some(&format!("out={d}/deep-%n.xml,include=Nested")),
+            Some(&format!("out={d}/deep-%n.xml,include=Nested,waits=off")),
             &["Nested", &flag.display().to_string()],
         ),
         &ctx.dir,

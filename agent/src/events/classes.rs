@@ -34,6 +34,21 @@ fn fresh_method_ids(info: &ClassInfo, first_mid: u32) -> Vec<Option<u32>> {
         .collect()
 }
 
+/// The ids of the methods that get probes (bci) or are mapped (jvmti): those the
+/// filters' method rules select, and in a class the filters leave out, only the
+/// blocking methods `waits=on` probes.
+fn select_methods(info: &ClassInfo, method_ids: &[Option<u32>], dotted: &str) -> Vec<Option<u32>> {
+    let f = crate::state::filters();
+    if !f.selects_methods(dotted) {
+        return method_ids.to_vec();
+    }
+    method_ids
+        .iter()
+        .zip(&info.methods)
+        .map(|(id, m)| id.filter(|_| f.is_method_traced(dotted, &m.name)))
+        .collect()
+}
+
 /// Rewrites a parsed class with probes; None (logged, counted) if it cannot be.
 /// Methods that method-level filter rules exclude get no probes.
 fn rewrite(
@@ -42,18 +57,8 @@ fn rewrite(
     method_ids: &[Option<u32>],
     dotted: &str,
 ) -> Option<Vec<u8>> {
-    let f = crate::state::filters();
-    let selected: Vec<Option<u32>>;
-    let method_ids = if f.has_method_rules() {
-        selected = method_ids
-            .iter()
-            .zip(&info.methods)
-            .map(|(id, m)| id.filter(|_| f.is_method_traced(dotted, &m.name)))
-            .collect();
-        &selected[..]
-    } else {
-        method_ids
-    };
+    let selected = select_methods(info, method_ids, dotted);
+    let method_ids = &selected[..];
     let plan = ProbePlan {
         tracker: TRACKER,
         method_ids,
@@ -295,6 +300,15 @@ fn map_methods(jvmti: Jvmti, klass: jclass, p: &Pending) {
         .enumerate()
         .map(|(i, m)| ((m.name.as_str(), m.descriptor.as_str()), i))
         .collect();
+    // A class only `waits=on` selects: its blocking methods alone (their events, and
+    // no allocation sites in the rest of a JDK class).
+    let dotted = p.info.name.replace('/', ".");
+    let waits_only = crate::state::filters().waits_only(&dotted).then(|| {
+        let ids: Vec<Option<u32>> = (0..p.info.methods.len() as u32)
+            .map(|i| Some(p.first_mid + i))
+            .collect();
+        select_methods(&p.info, &ids, &dotted)
+    });
     let table = agent().method_table();
     let mut mapped = Vec::new();
     for &m in methods.as_slice() {
@@ -302,7 +316,8 @@ fn map_methods(jvmti: Jvmti, klass: jclass, p: &Pending) {
             continue;
         };
         if let Some(&i) = index.get(&(name.as_str(), sig.as_str())) {
-            if classfile::traceable(&p.info.methods[i]) {
+            let selected = waits_only.as_ref().is_none_or(|w| w[i].is_some());
+            if selected && classfile::traceable(&p.info.methods[i]) {
                 if table.insert(m as usize, p.first_mid + i as u32) {
                     mapped.push(m as usize);
                 } else {

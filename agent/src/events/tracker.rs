@@ -234,27 +234,45 @@ pub fn retransform_changed(jvmti: Jvmti, jni: Jni, old: &Options, new: &Options)
     })
 }
 
+/// mode=jvmti, VM init: the classes of the JDK's blocking methods that loaded before
+/// the load hook could see them go through it now (retransformed with their bytes
+/// unchanged), so that they are defined and their blocking methods mapped, as in
+/// mode=bci (`retransform_early`).
+pub fn define_early_waits(jvmti: Jvmti, jni: Jni) -> usize {
+    let f = crate::state::filters();
+    retransform_where(jvmti, jni, |name| f.waits_only(name))
+}
+
 /// Retransforms the loaded, modifiable classes whose dotted name `select` accepts.
 fn retransform_where(jvmti: Jvmti, jni: Jni, select: impl Fn(&str) -> bool) -> usize {
     let Ok(loaded) = jvmti.loaded_classes() else {
         return 0;
     };
-    let mut todo = Vec::new();
-    for &k in loaded.as_slice() {
-        let Ok(sig) = jvmti.class_signature(k) else {
-            continue;
-        };
-        let Some(name) = sig.strip_prefix('L').and_then(|s| s.strip_suffix(';')) else {
-            continue; // arrays and primitives
-        };
-        if name != TRACKER
-            && select(&name.replace('/', "."))
-            && jvmti.is_modifiable(k)
-            && !jvmti.is_erroneous(k)
-        {
-            grant_access(jvmti, jni, k);
-            todo.push(k);
-        }
+    let todo: Vec<jclass> = loaded
+        .as_slice()
+        .iter()
+        .copied()
+        .filter(|&k| {
+            let chosen = jvmti.class_signature(k).is_ok_and(|sig| {
+                sig.strip_prefix('L')
+                    .and_then(|s| s.strip_suffix(';'))
+                    .is_some_and(|name| {
+                        name != TRACKER
+                            && select(&name.replace('/', "."))
+                            && jvmti.is_modifiable(k)
+                            && !jvmti.is_erroneous(k)
+                    })
+            });
+            // One local reference per loaded class: the others go at once, so that
+            // the hooks the retransformation runs on this thread start from few.
+            if !chosen {
+                jni.delete_local(k);
+            }
+            chosen
+        })
+        .collect();
+    for &k in &todo {
+        grant_access(jvmti, jni, k);
     }
     retransform_batched(jvmti, &todo, "cannot retransform a loaded class")
 }
@@ -312,29 +330,21 @@ pub fn note_early(name: &str) {
     }
 }
 
-/// Rewrites the traced classes whose load hook ran before the tracker was ready.
+/// Rewrites the traced classes whose load hook ran before the tracker was ready, and
+/// the classes of the JDK's blocking methods that `waits=on` probes (and the filters
+/// leave out) that loaded before the load hook could see them (in the primordial
+/// phase: `Thread`, `LockSupport`): these get their identity and
+/// definitions now, as at attach, and probes on those methods alone.
 fn retransform_early(jvmti: Jvmti, jni: Jni) {
-    let early = take_early();
-    if early.is_empty() {
+    let early: HashSet<String> = take_early()
+        .into_iter()
+        .map(|n| n.replace('/', "."))
+        .collect();
+    let f = crate::state::filters();
+    if early.is_empty() && !f.waits {
         return;
     }
-    let Ok(loaded) = jvmti.loaded_classes() else {
-        return;
-    };
-    let mut todo = Vec::new();
-    for &k in loaded.as_slice() {
-        let Ok(sig) = jvmti.class_signature(k) else {
-            continue;
-        };
-        let name = sig.trim_start_matches('L').trim_end_matches(';');
-        if early.contains(name) && jvmti.is_modifiable(k) && !jvmti.is_erroneous(k) {
-            grant_access(jvmti, jni, k);
-            todo.push(k);
-        }
-    }
-    retransform_batched(
-        jvmti,
-        &todo,
-        "cannot retransform a class loaded before VM init",
-    );
+    retransform_where(jvmti, jni, |name| {
+        early.contains(name) || f.waits_only(name)
+    });
 }

@@ -26,45 +26,10 @@ pub struct MethodAgg {
     pub hist: Histogram,
     /// Time of its self time spent waiting: monitor contention and `Object.wait` inside
     /// its frames, and the whole self time of a JDK method that blocks (sleep, park,
-    /// blocking I/O) when the JDK is traced.
+    /// blocking I/O: probed with `waits=on` even when the JDK is not traced).
     pub wait: u64,
-    /// A JDK method that blocks (see [`blocks`]).
+    /// A JDK method that blocks (see [`trace::waits::blocks`]).
     pub blocking: bool,
-}
-
-/// JDK methods whose own time is waiting, not working: sleeping, parking, waiting on
-/// a monitor, accepting connections, blocking reads and selects. Their time shows when
-/// the JDK is traced (`include=java.*`); monitor contention and waits are recorded
-/// whatever is traced.
-pub fn blocks(class: &str, name: &str) -> bool {
-    matches!(
-        (class, name),
-        (
-            "java.lang.Thread",
-            "sleep" | "sleep0" | "sleepNanos" | "sleepNanos0" | "onSpinWait" | "yield"
-        ) | ("java.lang.Object", "wait" | "wait0")
-            | (
-                "java.lang.VirtualThread",
-                "park" | "parkNanos" | "sleepNanos"
-            )
-            | ("jdk.internal.misc.Unsafe", "park")
-            | (
-                "java.util.concurrent.locks.LockSupport",
-                "park" | "parkNanos" | "parkUntil"
-            )
-            | (
-                "java.lang.ProcessImpl" | "java.lang.ProcessHandleImpl",
-                "waitFor" | "waitForProcessExit0"
-            )
-    ) || (name.starts_with("accept")
-        || name.starts_with("read")
-        || name == "poll"
-        || name.starts_with("select")
-        || name == "connect")
-        && (class.starts_with("sun.nio.ch.")
-            || class.starts_with("java.net.")
-            || class == "java.io.FileInputStream"
-            || class == "sun.nio.fs.UnixNativeDispatcher")
 }
 
 /// One caller edge: the calls of a method made from one caller.
@@ -153,7 +118,7 @@ impl Report {
                     let r = self.rows.len() as u32;
                     let info = s.method(m);
                     let agg = MethodAgg {
-                        blocking: blocks(&info.class, &info.name),
+                        blocking: trace::waits::blocks(&info.class, &info.name),
                         ..MethodAgg::default()
                     };
                     self.rows.push((key.clone(), m, agg));
@@ -283,7 +248,10 @@ impl Analysis for Report {
             let clipped = b.end.min(we).saturating_sub(b.start.max(ws));
             let r = self.row(s, site);
             let a = &mut self.rows[r].2;
-            a.wait += clipped;
+            // A blocking JDK method's self time is all waiting already.
+            if !a.blocking {
+                a.wait += clipped;
+            }
         }
         let class = b
             .class

@@ -20,7 +20,8 @@ const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 8081828384858687888990919293949596979899";
 
 /// "0000" to "9999": the fraction of a time in two lookups.
-static QUADS: [[u8; 4]; 10_000] = quads();
+static QUADS: [[u8; 4]; 10_000] = QUADS_CONST;
+const QUADS_CONST: [[u8; 4]; 10_000] = quads();
 
 const fn quads() -> [[u8; 4]; 10_000] {
     let mut t = [[0u8; 4]; 10_000];
@@ -33,6 +34,37 @@ const fn quads() -> [[u8; 4]; 10_000] {
             b'0' + (i % 10) as u8,
         ];
         i += 1;
+    }
+    t
+}
+
+/// The end of a `methodEntry` of stack depth 0 to 999: the depth's digits and
+/// `"/>` and a newline, the length in the last byte (one 8-byte copy).
+static DEPTH_ENDS: [[u8; 8]; 1000] = depth_ends();
+
+const fn depth_ends() -> [[u8; 8]; 1000] {
+    let mut t = [[0u8; 8]; 1000];
+    let mut d = 0;
+    while d < 1000 {
+        let q = QUADS_CONST[d];
+        let len = if d >= 100 {
+            3
+        } else if d >= 10 {
+            2
+        } else {
+            1
+        };
+        let mut i = 0;
+        while i < len {
+            t[d][i] = q[4 - len + i];
+            i += 1;
+        }
+        t[d][len] = b'"';
+        t[d][len + 1] = b'/';
+        t[d][len + 2] = b'>';
+        t[d][len + 3] = b'\n';
+        t[d][7] = (len + 4) as u8;
+        d += 1;
     }
     t
 }
@@ -184,7 +216,7 @@ fn digit_count(v: u64) -> usize {
 pub struct XmlOut<W: Write> {
     /// `CAP` bytes, zeroed once; `len` of them are written. Fixed, so that a hot
     /// element is written into it with one room check (see `slot`).
-    buf: Box<[u8]>,
+    buf: Box<[u8; CAP]>,
     len: usize,
     /// An escaped attribute value on its way into `buf`.
     scratch: Vec<u8>,
@@ -269,19 +301,34 @@ impl Slot<'_> {
         }
     }
 
+    /// A `methodEntry`'s depth and the element's end (`"/>` and a newline).
+    #[inline(always)]
+    pub fn depth_end(&mut self, depth: u64) {
+        if let Some(end) = DEPTH_ENDS.get(depth as usize) {
+            self.b[self.n..self.n + 8].copy_from_slice(end);
+            self.n += end[7] as usize;
+        } else {
+            self.digits(depth);
+            self.fixed(b"\"/>\n");
+        }
+    }
+
     /// `seconds.nnnnnnnnn` from its parts (see `XmlOut::time_parts`): all but the last
     /// four digits, then those.
     #[inline(always)]
     pub fn time(&mut self, hi: &Padded<32>, low: u32) {
         self.padded(hi);
-        self.fixed(&QUADS[low as usize % 10_000]);
+        self.fixed(&QUADS[low as usize]);
     }
 }
 
 impl<W: Write> XmlOut<W> {
     pub fn new(sink: W) -> Self {
         XmlOut {
-            buf: vec![0u8; CAP].into_boxed_slice(),
+            buf: vec![0u8; CAP]
+                .into_boxed_slice()
+                .try_into()
+                .expect("CAP bytes"),
             len: 0,
             scratch: Vec::new(),
             hi_base: 0,
@@ -396,7 +443,7 @@ impl<W: Write> XmlOut<W> {
         let low = self.time_parts(unix_ns);
         let hi = self.hi_text;
         self.padded(&hi);
-        self.put(&QUADS[low as usize % 10_000]);
+        self.put(&QUADS[low as usize]);
     }
 
     /// Appends pre-formatted bytes (attribute text the writer keeps ready).
@@ -446,17 +493,20 @@ impl<W: Write> XmlOut<W> {
     /// last four digits (nanoseconds modulo 10,000).
     #[inline(always)]
     fn time_parts(&mut self, unix_ns: u64) -> u32 {
-        let low = unix_ns.wrapping_sub(self.hi_base);
-        if low < 10_000 {
-            return low as u32;
+        // A loop (taken once after set_hi) so that the compiler sees the result below
+        // 10,000: indexing `QUADS` with it needs no check.
+        loop {
+            let low = unix_ns.wrapping_sub(self.hi_base);
+            if low < 10_000 {
+                return low as u32;
+            }
+            self.set_hi(unix_ns);
         }
-        self.set_hi(unix_ns)
     }
 
-    /// `seconds.ddddd` of `unix_ns` (all but its last four digits) into `hi_text`;
-    /// returns the last four.
+    /// `seconds.ddddd` of `unix_ns` (all but its last four digits) into `hi_text`.
     #[cold]
-    fn set_hi(&mut self, unix_ns: u64) -> u32 {
+    fn set_hi(&mut self, unix_ns: u64) {
         let hi = unix_ns / 10_000;
         self.hi_base = hi * 10_000;
         let (secs, top5) = (hi / 100_000, (hi % 100_000) as u32);
@@ -469,7 +519,6 @@ impl<W: Write> XmlOut<W> {
         bytes[n + 1] = b'0' + (top5 / 10_000) as u8;
         bytes[n + 2..n + 6].copy_from_slice(&QUADS[(top5 % 10_000) as usize]);
         self.hi_text = Padded { bytes, len: n + 6 };
-        (unix_ns - self.hi_base) as u32
     }
 
     /// A fixed-size slot for one hot element (at most [`SLOT`] bytes) at the end of
@@ -477,8 +526,11 @@ impl<W: Write> XmlOut<W> {
     /// instead of one per piece. [`XmlOut::commit`] ends the element.
     #[inline(always)]
     pub fn slot(&mut self) -> (Slot<'_>, &Padded<32>) {
-        self.room(SLOT);
-        let at = self.len;
+        let mut at = self.len;
+        if at > CAP - SLOT {
+            self.flush_buf();
+            at = 0;
+        }
         let room: &mut [u8; SLOT] = (&mut self.buf[at..at + SLOT])
             .try_into()
             .expect("room made for SLOT bytes");
@@ -515,8 +567,7 @@ impl<W: Write> XmlOut<W> {
         c.padded(ids);
         c.ticket(text, ticket);
         c.fixed(b"\" stackDepth=\"");
-        c.digits(depth);
-        c.fixed(b"\"/>\n");
+        c.depth_end(depth);
         let n = c.n;
         self.commit(n);
     }
@@ -710,6 +761,25 @@ mod tests {
         a.finish();
         b.finish();
         assert_eq!(a.sink_mut().clone(), b.sink_mut().clone());
+    }
+
+    #[test]
+    fn entries_of_every_depth() {
+        let mut a = XmlOut::new(Vec::new());
+        let mut want = String::new();
+        let p = Padded::<64>::new(b"<e t=\"").unwrap();
+        let ids = Padded::<64>::new(b" ticket=\"").unwrap();
+        let mut ticket = Decimal::ZERO;
+        for (i, depth) in (0..1100).chain([9_999, 10_000, 32_767]).enumerate() {
+            ticket.increment();
+            a.entry_element(&p, 5, &ids, (i as u64 + 1, &ticket), depth);
+            want.push_str(&format!(
+                "<e t=\"0.000000005\" ticket=\"{}\" stackDepth=\"{depth}\"/>\n",
+                i + 1
+            ));
+        }
+        a.finish();
+        assert_eq!(String::from_utf8(a.sink_mut().clone()).unwrap(), want);
     }
 
     #[test]

@@ -73,6 +73,7 @@ const fn depth_ends() -> [[u8; 8]; 1000] {
 #[derive(Clone, Copy)]
 pub struct Padded<const N: usize> {
     bytes: [u8; N],
+    /// Always below `N` (see `Slot::padded`).
     len: usize,
 }
 
@@ -86,10 +87,13 @@ impl<const N: usize> Default for Padded<N> {
 }
 
 impl<const N: usize> Padded<N> {
-    /// `text` if it fits, else None.
+    /// `text` if it is shorter than the block, else None.
     pub fn new(text: &[u8]) -> Option<Self> {
+        if text.len() >= N {
+            return None;
+        }
         let mut bytes = [0u8; N];
-        bytes.get_mut(..text.len())?.copy_from_slice(text);
+        bytes[..text.len()].copy_from_slice(text);
         Some(Padded {
             bytes,
             len: text.len(),
@@ -245,10 +249,13 @@ pub struct Slot<'a> {
 
 impl Slot<'_> {
     /// The `len` bytes of a block, by copying the whole block (a constant-size move).
+    /// `N` is a power of two and `len` below it, so `len & (N - 1)` is `len`, in one
+    /// instruction, and bounds the cursor for the copies after it.
     #[inline(always)]
     pub fn padded<const N: usize>(&mut self, p: &Padded<N>) {
+        const { assert!(N.is_power_of_two()) };
         self.b[self.n..self.n + N].copy_from_slice(&p.bytes);
-        self.n += p.len.min(N);
+        self.n += p.len & (N - 1);
     }
 
     #[inline(always)]
@@ -663,6 +670,11 @@ mod tests {
             assert_eq!(Padded::<24>::number(v).as_bytes(), v.to_string().as_bytes());
         }
         assert!(Padded::<4>::new(b"12345").is_none());
+        assert!(
+            Padded::<4>::new(b"1234").is_none(),
+            "the length stays below the block"
+        );
+        assert_eq!(Padded::<4>::new(b"123").unwrap().as_bytes(), b"123");
     }
 
     #[test]

@@ -20,8 +20,7 @@ const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 8081828384858687888990919293949596979899";
 
 /// "0000" to "9999": the fraction of a time in two lookups.
-static QUADS: [[u8; 4]; 10_000] = QUADS_CONST;
-const QUADS_CONST: [[u8; 4]; 10_000] = quads();
+static QUADS: [[u8; 4]; 10_000] = quads();
 
 const fn quads() -> [[u8; 4]; 10_000] {
     let mut t = [[0u8; 4]; 10_000];
@@ -46,7 +45,12 @@ const fn depth_ends() -> [[u8; 8]; 1000] {
     let mut t = [[0u8; 8]; 1000];
     let mut d = 0;
     while d < 1000 {
-        let q = QUADS_CONST[d];
+        let q = [
+            b'0',
+            b'0' + (d / 100) as u8,
+            b'0' + (d / 10 % 10) as u8,
+            b'0' + (d % 10) as u8,
+        ];
         let len = if d >= 100 {
             3
         } else if d >= 10 {

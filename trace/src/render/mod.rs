@@ -110,6 +110,33 @@ impl ThreadState {
         self.last_ns = self.last_ns.max(ns);
         self.last_ns
     }
+
+    /// Opens a frame of `mid` (method `m`) at `ns`: its ticket, depth and methodEntry.
+    #[inline(always)]
+    fn enter<O: Output>(&mut self, out: &mut O, tid: u32, mid: u32, m: &MethodState, ns: u64) {
+        self.next_ticket += 1;
+        self.ticket_text.increment();
+        self.stack.push(Frame {
+            mid,
+            unit: NO_UNIT,
+            ticket: self.next_ticket,
+            text: self.ticket_text,
+        });
+        let depth = self.stack.len() as u64;
+        let pre = (&self.entry_prefix, &m.ids, &self.ticket_text);
+        out.entry(tid, mid, self.next_ticket, depth, ns, pre);
+    }
+
+    /// The innermost frame, of `mid` (method `m`), returns at `ns` (clamped): its
+    /// methodExit.
+    #[inline(always)]
+    fn ret<O: Output>(&mut self, out: &mut O, (tid, mid): (u32, u32), m: &MethodState, ns: u64) {
+        let Some(f) = self.stack.pop() else {
+            return;
+        };
+        let ns = self.clamp(ns);
+        out.exit(tid, mid, f.ticket, ns, (&self.exit_prefix, &m.ids, &f.text));
+    }
 }
 
 /// Thread states indexed by thread id (ids are dense from 1): one index per record
@@ -602,7 +629,8 @@ impl<O: Output> Renderer<O> {
     /// record), with the thread looked up once: stops at the first other record, or
     /// one that is not that simple (an undefined method, an exit of another frame than
     /// the innermost), which `chunk` then replays on its own. Returns where it stopped.
-    /// Exactly what `entry` and `fast_return` do, record by record.
+    /// What `entry` and `fast_return` do, record by record (the same
+    /// `ThreadState::enter` and `ret`).
     fn calls(&mut self, tid: u32, data: &[u8], mut pos: usize) -> usize {
         let Some(ts) = self.threads.get_mut(&tid) else {
             return pos;
@@ -616,29 +644,12 @@ impl<O: Output> Renderer<O> {
             if tag == record::TAG_ENTRY {
                 m.count += 1;
                 let ns = ts.clamp(conv.to_unix_ns(t));
-                ts.next_ticket += 1;
-                ts.ticket_text.increment();
-                ts.stack.push(Frame {
-                    mid,
-                    unit: NO_UNIT,
-                    ticket: ts.next_ticket,
-                    text: ts.ticket_text,
-                });
-                let depth = ts.stack.len() as u64;
-                let pre = (&ts.entry_prefix, &m.ids, &ts.ticket_text);
-                out.entry(tid, mid, ts.next_ticket, depth, ns, pre);
+                ts.enter(out, tid, mid, m, ns);
             } else {
-                let Some(f) = ts.stack.last() else {
-                    break;
-                };
-                if f.mid != mid {
+                if ts.stack.last().is_none_or(|f| f.mid != mid) {
                     break;
                 }
-                // ThreadState::clamp, on the field (`f` borrows the stack).
-                ts.last_ns = ts.last_ns.max(conv.to_unix_ns(t));
-                let ns = ts.last_ns;
-                out.exit(tid, mid, f.ticket, ns, (&ts.exit_prefix, &m.ids, &f.text));
-                ts.stack.pop();
+                ts.ret(out, (tid, mid), m, conv.to_unix_ns(t));
             }
             pos += record::ENTRY_OR_EXIT_LEN;
         }
@@ -664,18 +675,7 @@ impl<O: Output> Renderer<O> {
             return;
         };
         let ns = ts.clamp(self.conv.to_unix_ns(t));
-        ts.next_ticket += 1;
-        ts.ticket_text.increment();
-        let ticket = ts.next_ticket;
-        ts.stack.push(Frame {
-            mid,
-            unit: NO_UNIT,
-            ticket,
-            text: ts.ticket_text,
-        });
-        let depth = ts.stack.len() as u64;
-        let pre = (&ts.entry_prefix, &m.ids, &ts.ticket_text);
-        self.out.entry(tid, mid, ticket, depth, ns, pre);
+        ts.enter(&mut self.out, tid, mid, m, ns);
     }
 
     /// A frame of `mid` returns, is unwound, or catches. Frames above the innermost
@@ -733,19 +733,13 @@ impl<O: Output> Renderer<O> {
         let Some(ts) = self.threads.get_mut(&tid) else {
             return false;
         };
-        let Some(&f) = ts.stack.last() else {
-            return false;
-        };
-        if f.mid != mid {
+        if ts.stack.last().is_none_or(|f| f.mid != mid) {
             return false;
         }
         let Some(Some(m)) = self.methods.get(mid as usize) else {
             return false;
         };
-        ts.stack.pop();
-        let ns = ts.clamp(self.conv.to_unix_ns(t));
-        self.out
-            .exit(tid, mid, f.ticket, ns, (&ts.exit_prefix, &m.ids, &f.text));
+        ts.ret(&mut self.out, (tid, mid), m, self.conv.to_unix_ns(t));
         true
     }
 

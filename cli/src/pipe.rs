@@ -6,6 +6,9 @@ use std::thread::JoinHandle;
 
 /// Bytes gathered before a hand-off (the renderer already flushes in 1 MiB pieces).
 const PIECE: usize = 1 << 20;
+/// A piece's capacity: the renderer's pieces are a little over `PIECE` (the element
+/// that crosses it), so a buffer of `PIECE` bytes would grow, copying, for each.
+const CAPACITY: usize = PIECE + (128 << 10);
 /// Pieces in flight: enough to keep both threads busy, little memory.
 const IN_FLIGHT: usize = 4;
 
@@ -31,7 +34,7 @@ impl<W: Write + Send + 'static> Pipe<W> {
             .name("jtrace-xml-write".into())
             .spawn(move || drain(w, rx))?;
         Ok(Pipe {
-            buf: Vec::with_capacity(PIECE),
+            buf: Vec::with_capacity(CAPACITY),
             tx: Some(tx),
             thread: Some(thread),
         })
@@ -41,7 +44,7 @@ impl<W: Write + Send + 'static> Pipe<W> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        let piece = std::mem::replace(&mut self.buf, Vec::with_capacity(PIECE));
+        let piece = std::mem::replace(&mut self.buf, Vec::with_capacity(CAPACITY));
         match &self.tx {
             Some(tx) if tx.send(piece).is_ok() => Ok(()),
             // The writing thread stopped: its error comes out of `finish`.

@@ -5,7 +5,7 @@
 //! The `jtrace` command reads a `.jtr` through this stream and an XML document into
 //! the same events (its XML reader), so every answer is the same for both.
 
-use crate::render::output::{Output, Piece};
+use crate::render::output::{Output, Piece, Pieces};
 use std::borrow::Cow;
 
 /// One element of a trace (elements no analysis needs are not turned into events).
@@ -706,15 +706,7 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
     }
 
     #[inline]
-    fn entry(
-        &mut self,
-        tid: u32,
-        mid: u32,
-        ticket: u64,
-        _depth: u64,
-        ns: u64,
-        _pre: (&Piece, &Piece),
-    ) {
+    fn entry(&mut self, tid: u32, mid: u32, ticket: u64, _depth: u64, ns: u64, _pre: Pieces<'_>) {
         self.elements += 1;
         let ev = Event::Entry {
             thread: tid as u64,
@@ -728,7 +720,7 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
     }
 
     #[inline]
-    fn exit(&mut self, tid: u32, mid: u32, ticket: u64, ns: u64, _pre: (&Piece, &Piece)) {
+    fn exit(&mut self, tid: u32, mid: u32, ticket: u64, ns: u64, _pre: Pieces<'_>) {
         self.elements += 1;
         let ev = Event::Exit {
             thread: tid as u64,

@@ -238,13 +238,14 @@ impl Rec {
 /// path for the records that are nearly all of a trace (the layout of `id_tick`).
 #[inline(always)]
 pub fn entry_or_exit(data: &[u8]) -> Option<(u8, u32, u64)> {
-    let tag = *data.first()?;
+    // One length check for the whole record.
+    let r: &[u8; ENTRY_OR_EXIT_LEN] = data.get(..ENTRY_OR_EXIT_LEN)?.try_into().ok()?;
+    let tag = r[0];
     if tag != TAG_ENTRY && tag != TAG_EXIT {
         return None;
     }
-    let r = data.get(1..13)?;
-    let mid = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
-    let t = u64::from_le_bytes([r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]]);
+    let mid = u32::from_le_bytes([r[1], r[2], r[3], r[4]]);
+    let t = u64::from_le_bytes([r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12]]);
     Some((tag, mid, t))
 }
 

@@ -37,10 +37,47 @@ const fn quads() -> [[u8; 4]; 10_000] {
     t
 }
 
+/// The end of a `methodEntry` of stack depth 0 to 999: the depth's digits and
+/// `"/>` and a newline, the length in the last byte (one 8-byte copy).
+static DEPTH_ENDS: [[u8; 8]; 1000] = depth_ends();
+
+const fn depth_ends() -> [[u8; 8]; 1000] {
+    let mut t = [[0u8; 8]; 1000];
+    let mut d = 0;
+    while d < 1000 {
+        let q = [
+            b'0',
+            b'0' + (d / 100) as u8,
+            b'0' + (d / 10 % 10) as u8,
+            b'0' + (d % 10) as u8,
+        ];
+        let len = if d >= 100 {
+            3
+        } else if d >= 10 {
+            2
+        } else {
+            1
+        };
+        let mut i = 0;
+        while i < len {
+            t[d][i] = q[4 - len + i];
+            i += 1;
+        }
+        t[d][len] = b'"';
+        t[d][len + 1] = b'/';
+        t[d][len + 2] = b'>';
+        t[d][len + 3] = b'\n';
+        t[d][7] = (len + 4) as u8;
+        d += 1;
+    }
+    t
+}
+
 /// A short piece of text in a fixed-size block (see `XmlOut::padded`).
 #[derive(Clone, Copy)]
 pub struct Padded<const N: usize> {
     bytes: [u8; N],
+    /// Always below `N` (see `Slot::padded`).
     len: usize,
 }
 
@@ -54,10 +91,13 @@ impl<const N: usize> Default for Padded<N> {
 }
 
 impl<const N: usize> Padded<N> {
-    /// `text` if it fits, else None.
+    /// `text` if it is shorter than the block, else None.
     pub fn new(text: &[u8]) -> Option<Self> {
+        if text.len() >= N {
+            return None;
+        }
         let mut bytes = [0u8; N];
-        bytes.get_mut(..text.len())?.copy_from_slice(text);
+        bytes[..text.len()].copy_from_slice(text);
         Some(Padded {
             bytes,
             len: text.len(),
@@ -93,6 +133,73 @@ impl Padded<24> {
     }
 }
 
+/// A counter kept as its decimal digits, ready to copy: a thread's tickets count up by
+/// one per entry, and an increment nearly always touches only the last digit (no
+/// division). Up to 15 digits; past them `len` is 0 and the writer formats the number
+/// itself (see [`Slot::ticket`]).
+#[derive(Clone, Copy)]
+pub struct Decimal {
+    /// The digits, then `len` in the last byte: one 16-byte block to copy.
+    b: [u8; 16],
+}
+
+impl Default for Decimal {
+    fn default() -> Self {
+        Decimal::ZERO
+    }
+}
+
+impl Decimal {
+    /// Zero.
+    pub const ZERO: Decimal = {
+        let mut b = [0u8; 16];
+        b[0] = b'0';
+        b[15] = 1;
+        Decimal { b }
+    };
+
+    /// Adds one.
+    #[inline(always)]
+    pub fn increment(&mut self) {
+        let len = self.b[15] as usize;
+        if len != 0 && self.b[len - 1] != b'9' {
+            self.b[len - 1] += 1;
+        } else {
+            self.carry();
+        }
+    }
+
+    /// `increment` when the last digit is 9 (or the counter is too long).
+    #[cold]
+    fn carry(&mut self) {
+        let len = self.b[15] as usize;
+        if len == 0 {
+            return;
+        }
+        for i in (0..len).rev() {
+            if self.b[i] != b'9' {
+                self.b[i] += 1;
+                return;
+            }
+            self.b[i] = b'0';
+        }
+        // All nines: 1 and `len` zeros.
+        if len == 15 {
+            self.b[15] = 0;
+            return;
+        }
+        self.b[0] = b'1';
+        self.b[len] = b'0';
+        self.b[15] = len as u8 + 1;
+    }
+
+    /// The digits, or None past 15 of them.
+    pub fn digits(&self) -> Option<&[u8]> {
+        let len = self.b[15] as usize;
+        (len != 0).then(|| &self.b[..len])
+    }
+}
+
 /// Powers of ten, 10^0 to 10^19.
 const POW10: [u64; 20] = {
     let mut t = [1u64; 20];
@@ -117,13 +224,14 @@ fn digit_count(v: u64) -> usize {
 pub struct XmlOut<W: Write> {
     /// `CAP` bytes, zeroed once; `len` of them are written. Fixed, so that a hot
     /// element is written into it with one room check (see `slot`).
-    buf: Box<[u8]>,
+    buf: Box<[u8; CAP]>,
     len: usize,
     /// An escaped attribute value on its way into `buf`.
     scratch: Vec<u8>,
-    /// The last time's `seconds.ddddd` (all but its last four digits), keyed by the
-    /// time ÷ 10,000 ns: consecutive hot elements usually share it.
-    hi: u64,
+    /// The last time's `seconds.ddddd` (all but its last four digits) and the first
+    /// time that has it (a multiple of 10,000 ns): consecutive hot elements usually
+    /// share it, and a time in `hi_base..hi_base + 10_000` needs only its last four.
+    hi_base: u64,
     hi_text: Padded<32>,
     sink: W,
     /// First I/O error seen; later writes are skipped.
@@ -145,10 +253,13 @@ pub struct Slot<'a> {
 
 impl Slot<'_> {
     /// The `len` bytes of a block, by copying the whole block (a constant-size move).
+    /// `N` is a power of two and `len` below it, so `len & (N - 1)` is `len`, in one
+    /// instruction, and bounds the cursor for the copies after it.
     #[inline(always)]
     pub fn padded<const N: usize>(&mut self, p: &Padded<N>) {
+        const { assert!(N.is_power_of_two()) };
         self.b[self.n..self.n + N].copy_from_slice(&p.bytes);
-        self.n += p.len.min(N);
+        self.n += p.len & (N - 1);
     }
 
     #[inline(always)]
@@ -188,23 +299,51 @@ impl Slot<'_> {
         self.n += len;
     }
 
+    /// A ticket: its digits kept by a [`Decimal`] (one 16-byte copy), or `v` formatted
+    /// when the counter has more than 15 digits.
+    #[inline(always)]
+    pub fn ticket(&mut self, text: &Decimal, v: u64) {
+        let len = text.b[15] as usize;
+        if len != 0 {
+            self.b[self.n..self.n + 16].copy_from_slice(&text.b);
+            self.n += len;
+        } else {
+            self.digits(v);
+        }
+    }
+
+    /// A `methodEntry`'s depth and the element's end (`"/>` and a newline).
+    #[inline(always)]
+    pub fn depth_end(&mut self, depth: u64) {
+        if let Some(end) = DEPTH_ENDS.get(depth as usize) {
+            self.b[self.n..self.n + 8].copy_from_slice(end);
+            self.n += end[7] as usize;
+        } else {
+            self.digits(depth);
+            self.fixed(b"\"/>\n");
+        }
+    }
+
     /// `seconds.nnnnnnnnn` from its parts (see `XmlOut::time_parts`): all but the last
     /// four digits, then those.
     #[inline(always)]
     pub fn time(&mut self, hi: &Padded<32>, low: u32) {
         self.padded(hi);
-        self.fixed(&QUADS[low as usize % 10_000]);
+        self.fixed(&QUADS[low as usize]);
     }
 }
 
 impl<W: Write> XmlOut<W> {
     pub fn new(sink: W) -> Self {
         XmlOut {
-            buf: vec![0u8; CAP].into_boxed_slice(),
+            buf: vec![0u8; CAP]
+                .into_boxed_slice()
+                .try_into()
+                .expect("CAP bytes"),
             len: 0,
             scratch: Vec::new(),
-            hi: u64::MAX,
-            hi_text: Padded::default(),
+            hi_base: 0,
+            hi_text: Padded::new(b"0.00000").expect("fits"),
             sink,
             error: None,
             bytes_written: 0,
@@ -315,7 +454,7 @@ impl<W: Write> XmlOut<W> {
         let low = self.time_parts(unix_ns);
         let hi = self.hi_text;
         self.padded(&hi);
-        self.put(&QUADS[low as usize % 10_000]);
+        self.put(&QUADS[low as usize]);
     }
 
     /// Appends pre-formatted bytes (attribute text the writer keeps ready).
@@ -365,18 +504,22 @@ impl<W: Write> XmlOut<W> {
     /// last four digits (nanoseconds modulo 10,000).
     #[inline(always)]
     fn time_parts(&mut self, unix_ns: u64) -> u32 {
-        let hi = unix_ns / 10_000;
-        if hi != self.hi {
-            self.set_hi(hi);
+        // A loop (taken once after set_hi) so that the compiler sees the result below
+        // 10,000: indexing `QUADS` with it needs no check.
+        loop {
+            let low = unix_ns.wrapping_sub(self.hi_base);
+            if low < 10_000 {
+                return low as u32;
+            }
+            self.set_hi(unix_ns);
         }
-        (unix_ns - hi * 10_000) as u32
     }
 
-    /// `seconds.ddddd` of `hi` (a time ÷ 10,000 ns): the digits `time_value` writes
-    /// before its last four.
+    /// `seconds.ddddd` of `unix_ns` (all but its last four digits) into `hi_text`.
     #[cold]
-    fn set_hi(&mut self, hi: u64) {
-        self.hi = hi;
+    fn set_hi(&mut self, unix_ns: u64) {
+        let hi = unix_ns / 10_000;
+        self.hi_base = hi * 10_000;
         let (secs, top5) = (hi / 100_000, (hi % 100_000) as u32);
         let mut b = itoa::Buffer::new();
         let text = b.format(secs).as_bytes();
@@ -389,19 +532,27 @@ impl<W: Write> XmlOut<W> {
         self.hi_text = Padded { bytes, len: n + 6 };
     }
 
-    /// Writes one hot element (at most [`SLOT`] bytes) through `f`, which fills a
-    /// fixed-size slot at a cursor: one capacity check for the element instead of
-    /// one per piece. Counts the element and flushes when the buffer is large.
+    /// A fixed-size slot for one hot element (at most [`SLOT`] bytes) at the end of
+    /// the buffer, and the cached time text: one capacity check for the element
+    /// instead of one per piece. [`XmlOut::commit`] ends the element.
     #[inline(always)]
-    pub fn slot(&mut self, f: impl FnOnce(&mut Slot<'_>, &Padded<32>)) {
-        self.room(SLOT);
-        let at = self.len;
+    pub fn slot(&mut self) -> (Slot<'_>, &Padded<32>) {
+        let mut at = self.len;
+        if at > CAP - SLOT {
+            self.flush_buf();
+            at = 0;
+        }
         let room: &mut [u8; SLOT] = (&mut self.buf[at..at + SLOT])
             .try_into()
             .expect("room made for SLOT bytes");
-        let mut c = Slot { b: room, n: 0 };
-        f(&mut c, &self.hi_text);
-        self.len = at + c.n.min(SLOT);
+        (Slot { b: room, n: 0 }, &self.hi_text)
+    }
+
+    /// Keeps the `n` bytes written into the slot as one element; flushes when the
+    /// buffer is large.
+    #[inline(always)]
+    pub fn commit(&mut self, n: usize) {
+        self.len += n.min(SLOT);
         self.elements += 1;
         if self.len >= FLUSH_AT {
             self.flush_buf();
@@ -409,27 +560,27 @@ impl<W: Write> XmlOut<W> {
     }
 
     /// `<methodEntry`'s whole element: `prefix` (up to `time="`), the time, `ids`
-    /// (`" methodIdRef=... ticket="`), the ticket, the depth.
+    /// (`" methodIdRef=... ticket="`), the ticket (its number and its digits), the depth.
     #[inline(always)]
     pub fn entry_element(
         &mut self,
         prefix: &Padded<64>,
         unix_ns: u64,
         ids: &Padded<64>,
-        ticket: u64,
+        (ticket, text): (u64, &Decimal),
         depth: u64,
     ) {
         let low = self.time_parts(unix_ns);
-        self.slot(|c, hi| {
-            c.padded(prefix);
-            c.time(hi, low);
-            c.byte(b'"');
-            c.padded(ids);
-            c.digits(ticket);
-            c.fixed(b"\" stackDepth=\"");
-            c.digits(depth);
-            c.fixed(b"\"/>\n");
-        });
+        let (mut c, hi) = self.slot();
+        c.padded(prefix);
+        c.time(hi, low);
+        c.byte(b'"');
+        c.padded(ids);
+        c.ticket(text, ticket);
+        c.fixed(b"\" stackDepth=\"");
+        c.depth_end(depth);
+        let n = c.n;
+        self.commit(n);
     }
 
     /// `<methodExit`'s whole element: `prefix`, `ids`, the ticket, the time.
@@ -438,18 +589,19 @@ impl<W: Write> XmlOut<W> {
         &mut self,
         prefix: &Padded<64>,
         ids: &Padded<64>,
-        ticket: u64,
+        (ticket, text): (u64, &Decimal),
         unix_ns: u64,
     ) {
         let low = self.time_parts(unix_ns);
-        self.slot(|c, hi| {
-            c.padded(prefix);
-            c.padded(ids);
-            c.digits(ticket);
-            c.fixed(b"\" time=\"");
-            c.time(hi, low);
-            c.fixed(b"\"/>\n");
-        });
+        let (mut c, hi) = self.slot();
+        c.padded(prefix);
+        c.padded(ids);
+        c.ticket(text, ticket);
+        c.fixed(b"\" time=\"");
+        c.time(hi, low);
+        c.fixed(b"\"/>\n");
+        let n = c.n;
+        self.commit(n);
     }
 
     pub fn flush_buf(&mut self) {
@@ -522,6 +674,50 @@ mod tests {
             assert_eq!(Padded::<24>::number(v).as_bytes(), v.to_string().as_bytes());
         }
         assert!(Padded::<4>::new(b"12345").is_none());
+        assert!(
+            Padded::<4>::new(b"1234").is_none(),
+            "the length stays below the block"
+        );
+        assert_eq!(Padded::<4>::new(b"123").unwrap().as_bytes(), b"123");
+    }
+
+    #[test]
+    fn decimal_counts_like_a_number() {
+        let mut d = Decimal::ZERO;
+        for v in 0..=100_000u64 {
+            assert_eq!(d.digits().unwrap(), v.to_string().as_bytes());
+            d.increment();
+        }
+        // Every carry into a new digit, up to the last count it keeps.
+        let mut p = 10u64;
+        for len in 1..15 {
+            let mut d = Decimal::ZERO;
+            d.b[..len].fill(b'9');
+            d.b[15] = len as u8;
+            d.increment();
+            assert_eq!(d.digits().unwrap(), p.to_string().as_bytes());
+            p *= 10;
+        }
+        let mut d = Decimal::ZERO;
+        d.b[..15].fill(b'9');
+        d.b[15] = 15;
+        d.increment();
+        assert!(
+            d.digits().is_none(),
+            "past 15 digits the number is formatted"
+        );
+        d.increment();
+        assert!(d.digits().is_none());
+        // Written by a slot either way.
+        let mut x = XmlOut::new(Vec::new());
+        let (mut c, _) = x.slot();
+        c.ticket(&d, 1_000_000_000_000_001);
+        c.byte(b' ');
+        c.ticket(&Decimal::ZERO, 0);
+        let n = c.n;
+        x.commit(n);
+        x.finish();
+        assert_eq!(x.sink_mut().as_slice(), b"1000000000000001 0");
     }
 
     #[test]
@@ -537,10 +733,11 @@ mod tests {
                 p.saturating_mul(9),
                 p.saturating_mul(10) - 1,
             ] {
-                x.slot(|c, _| {
-                    c.digits(v);
-                    c.byte(b' ');
-                });
+                let (mut c, _) = x.slot();
+                c.digits(v);
+                c.byte(b' ');
+                let n = c.n;
+                x.commit(n);
                 want.push_str(&format!("{v} "));
             }
             p = p.saturating_mul(10);
@@ -568,7 +765,11 @@ mod tests {
             1_716_203_600_987_654_321,
             1_716_203_601_100_000_000,
         ] {
-            a.entry_element(&p, ns, &ids, 7, 1);
+            let mut seven = Decimal::ZERO;
+            for _ in 0..7 {
+                seven.increment();
+            }
+            a.entry_element(&p, ns, &ids, (7, &seven), 1);
             b.raw("<e t=\"");
             b.time_value(ns);
             b.raw("\" ticket=\"7\" stackDepth=\"1\"/>\n");
@@ -576,6 +777,25 @@ mod tests {
         a.finish();
         b.finish();
         assert_eq!(a.sink_mut().clone(), b.sink_mut().clone());
+    }
+
+    #[test]
+    fn entries_of_every_depth() {
+        let mut a = XmlOut::new(Vec::new());
+        let mut want = String::new();
+        let p = Padded::<64>::new(b"<e t=\"").unwrap();
+        let ids = Padded::<64>::new(b" ticket=\"").unwrap();
+        let mut ticket = Decimal::ZERO;
+        for (i, depth) in (0..1100).chain([9_999, 10_000, 32_767]).enumerate() {
+            ticket.increment();
+            a.entry_element(&p, 5, &ids, (i as u64 + 1, &ticket), depth);
+            want.push_str(&format!(
+                "<e t=\"0.000000005\" ticket=\"{}\" stackDepth=\"{depth}\"/>\n",
+                i + 1
+            ));
+        }
+        a.finish();
+        assert_eq!(String::from_utf8(a.sink_mut().clone()).unwrap(), want);
     }
 
     #[test]

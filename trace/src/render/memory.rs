@@ -213,12 +213,12 @@ impl<O: Output> Renderer<O> {
         let Some(top) = ts.stack.last_mut() else {
             return;
         };
-        if top.0 != mid {
+        if top.mid != mid {
             return;
         }
-        let last = top.2;
-        top.2 = unit;
-        let ticket = top.1;
+        let last = top.unit;
+        top.unit = unit;
+        let ticket = top.ticket;
         if last != NO_UNIT && unit > last && m.unit_lines.get(last as usize) == Some(&line) {
             return;
         }

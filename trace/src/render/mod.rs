@@ -15,7 +15,7 @@ use crate::clock::Converter;
 use crate::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
 pub use crate::header::Header;
 use crate::record::{self, Reader, Rec};
-use crate::xml::{Padded, XmlOut};
+use crate::xml::{Decimal, Padded, XmlOut};
 pub use output::Output;
 
 /// A pre-formatted attribute run (always fits: ids are at most 10 digits each).
@@ -58,10 +58,21 @@ pub struct Stats {
     pub io_error: Option<String>,
 }
 
+/// An open frame.
+#[derive(Clone, Copy)]
+struct Frame {
+    mid: u32,
+    /// The last executable unit reported in this frame, or NO_UNIT.
+    unit: u32,
+    ticket: u64,
+    /// `ticket`'s digits, for its exit.
+    text: Decimal,
+}
+
 #[derive(Default)]
 struct ThreadState {
-    /// Open frames: (method id, ticket, last executable unit reported or NO_UNIT).
-    stack: Vec<(u32, u64, u32)>,
+    /// Open frames, innermost last.
+    stack: Vec<Frame>,
     /// Time of the thread's pending monWait.
     wait_ns: Option<u64>,
     /// `<methodEntry threadIdRef="T" time="` and `<methodExit threadIdRef="T"`,
@@ -70,7 +81,9 @@ struct ThreadState {
     exit_prefix: Padded<64>,
     /// `<line threadId="T" time="`.
     line_prefix: Padded<64>,
+    /// The last ticket given (0: none yet) and its digits.
     next_ticket: u64,
+    ticket_text: Decimal,
     last_ns: u64,
     ended: bool,
     /// Alive before the trace started (see `Stats::earlier_frame_exits`).
@@ -96,6 +109,33 @@ impl ThreadState {
     fn clamp(&mut self, ns: u64) -> u64 {
         self.last_ns = self.last_ns.max(ns);
         self.last_ns
+    }
+
+    /// Opens a frame of `mid` (method `m`) at `ns`: its ticket, depth and methodEntry.
+    #[inline(always)]
+    fn enter<O: Output>(&mut self, out: &mut O, tid: u32, mid: u32, m: &MethodState, ns: u64) {
+        self.next_ticket += 1;
+        self.ticket_text.increment();
+        self.stack.push(Frame {
+            mid,
+            unit: NO_UNIT,
+            ticket: self.next_ticket,
+            text: self.ticket_text,
+        });
+        let depth = self.stack.len() as u64;
+        let pre = (&self.entry_prefix, &m.ids, &self.ticket_text);
+        out.entry(tid, mid, self.next_ticket, depth, ns, pre);
+    }
+
+    /// The innermost frame, of `mid` (method `m`), returns at `ns` (clamped): its
+    /// methodExit.
+    #[inline(always)]
+    fn ret<O: Output>(&mut self, out: &mut O, (tid, mid): (u32, u32), m: &MethodState, ns: u64) {
+        let Some(f) = self.stack.pop() else {
+            return;
+        };
+        let ns = self.clamp(ns);
+        out.exit(tid, mid, f.ticket, ns, (&self.exit_prefix, &m.ids, &f.text));
     }
 }
 
@@ -517,7 +557,12 @@ impl<O: Output> Renderer<O> {
         }
         let mut pos = 0;
         while pos < data.len() {
-            // Entries and exits are nearly all records: decoded in place.
+            // Entries and returns are nearly all records: replayed in a run.
+            pos = self.calls(tid, data, pos);
+            if pos >= data.len() {
+                break;
+            }
+            // What the run stopped at: any record, replayed one by one.
             if let Some((tag, mid, t)) = record::entry_or_exit(&data[pos..]) {
                 pos += record::ENTRY_OR_EXIT_LEN;
                 self.stats.events += 1;
@@ -569,6 +614,38 @@ impl<O: Output> Renderer<O> {
         }
     }
 
+    /// Replays the entries and returns of thread `tid` from `data[pos..]` (nearly every
+    /// record), with the thread looked up once: stops at the first other record, or
+    /// one that is not that simple (an undefined method, an exit of another frame than
+    /// the innermost), which `chunk` then replays on its own. Returns where it stopped.
+    /// What `entry` and `fast_return` do, record by record (the same
+    /// `ThreadState::enter` and `ret`).
+    fn calls(&mut self, tid: u32, data: &[u8], mut pos: usize) -> usize {
+        let Some(ts) = self.threads.get_mut(&tid) else {
+            return pos;
+        };
+        let (methods, out, conv) = (&mut self.methods, &mut self.out, self.conv);
+        let start = pos;
+        while let Some((tag, mid, t)) = record::entry_or_exit(&data[pos..]) {
+            let Some(Some(m)) = methods.get_mut(mid as usize) else {
+                break;
+            };
+            if tag == record::TAG_ENTRY {
+                m.count += 1;
+                let ns = ts.clamp(conv.to_unix_ns(t));
+                ts.enter(out, tid, mid, m, ns);
+            } else {
+                if ts.stack.last().is_none_or(|f| f.mid != mid) {
+                    break;
+                }
+                ts.ret(out, (tid, mid), m, conv.to_unix_ns(t));
+            }
+            pos += record::ENTRY_OR_EXIT_LEN;
+        }
+        self.stats.events += ((pos - start) / record::ENTRY_OR_EXIT_LEN) as u64;
+        pos
+    }
+
     fn cid_of(&self, mid: u32) -> Option<u32> {
         self.methods
             .get(mid as usize)
@@ -587,12 +664,7 @@ impl<O: Output> Renderer<O> {
             return;
         };
         let ns = ts.clamp(self.conv.to_unix_ns(t));
-        ts.next_ticket += 1;
-        let ticket = ts.next_ticket;
-        ts.stack.push((mid, ticket, NO_UNIT));
-        let depth = ts.stack.len() as u64;
-        self.out
-            .entry(tid, mid, ticket, depth, ns, (&ts.entry_prefix, &m.ids));
+        ts.enter(&mut self.out, tid, mid, m, ns);
     }
 
     /// A frame of `mid` returns, is unwound, or catches. Frames above the innermost
@@ -606,7 +678,7 @@ impl<O: Output> Renderer<O> {
         }
         let ns = self.stamp(tid, t);
         let ts = self.threads.get_mut(&tid).expect("checked in chunk");
-        let Some(pos) = ts.stack.iter().rposition(|&(m, _, _)| m == mid) else {
+        let Some(pos) = ts.stack.iter().rposition(|f| f.mid == mid) else {
             if ts.before_trace {
                 self.stats.earlier_frame_exits += 1;
             } else {
@@ -614,8 +686,8 @@ impl<O: Output> Renderer<O> {
             }
             return;
         };
-        let above: Vec<(u32, u64, u32)> = ts.stack.drain(pos + 1..).rev().collect();
-        let (_, ticket, _) = ts.stack[pos];
+        let above: Vec<Frame> = ts.stack.drain(pos + 1..).rev().collect();
+        let ticket = ts.stack[pos].ticket;
         if !matches!(how, Leave::Catch(_)) {
             ts.stack.pop();
         }
@@ -624,11 +696,11 @@ impl<O: Output> Renderer<O> {
             Leave::Return => None,
             Leave::Unwind(obj) | Leave::Catch(obj) => Some(obj),
         };
-        for (m, tk, _) in above {
+        for f in above {
             if let Some(obj) = exc {
-                self.frame_event(tid, "throw", m, tk, obj, ns);
+                self.frame_event(tid, "throw", f.mid, f.ticket, obj, ns);
             }
-            self.method_exit(tid, m, tk, ns);
+            self.method_exit(tid, f.mid, f.ticket, ns);
         }
         match how {
             Leave::Return => self.method_exit(tid, mid, ticket, ns),
@@ -650,19 +722,13 @@ impl<O: Output> Renderer<O> {
         let Some(ts) = self.threads.get_mut(&tid) else {
             return false;
         };
-        let Some(&(top, ticket, _)) = ts.stack.last() else {
-            return false;
-        };
-        if top != mid {
+        if ts.stack.last().is_none_or(|f| f.mid != mid) {
             return false;
         }
         let Some(Some(m)) = self.methods.get(mid as usize) else {
             return false;
         };
-        ts.stack.pop();
-        let ns = ts.clamp(self.conv.to_unix_ns(t));
-        self.out
-            .exit(tid, mid, ticket, ns, (&ts.exit_prefix, &m.ids));
+        ts.ret(&mut self.out, (tid, mid), m, self.conv.to_unix_ns(t));
         true
     }
 

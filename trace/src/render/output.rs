@@ -7,11 +7,15 @@
 //! so that the XML side can copy its pre-formatted pieces and the event side never
 //! formats anything. Both front ends therefore see exactly the same elements.
 
-use crate::xml::{Padded, XmlOut};
+use crate::xml::{Decimal, Padded, XmlOut};
 use std::io::Write;
 
 /// A pre-formatted attribute run of the XML output (ignored by other outputs).
 pub type Piece = Padded<64>;
+
+/// A hot element's pre-formatted parts (ignored by other outputs): the thread's
+/// element prefix, the method's ids, the ticket's digits.
+pub type Pieces<'a> = (&'a Piece, &'a Piece, &'a Decimal);
 
 /// The receiver of the replay's elements, in document order.
 pub trait Output {
@@ -31,19 +35,11 @@ pub trait Output {
     /// A time attribute: Unix nanoseconds.
     fn time(&mut self, k: &str, unix_ns: u64);
     fn str(&mut self, k: &str, v: &str);
-    /// `<methodEntry>` of thread `tid`; `pre` are its XML pieces (thread prefix, method ids).
+    /// `<methodEntry>` of thread `tid`; `pre` are its XML pieces.
     #[allow(clippy::too_many_arguments)]
-    fn entry(
-        &mut self,
-        tid: u32,
-        mid: u32,
-        ticket: u64,
-        depth: u64,
-        ns: u64,
-        pre: (&Piece, &Piece),
-    );
+    fn entry(&mut self, tid: u32, mid: u32, ticket: u64, depth: u64, ns: u64, pre: Pieces<'_>);
     /// `<methodExit>` of the innermost frame (the common return).
-    fn exit(&mut self, tid: u32, mid: u32, ticket: u64, ns: u64, pre: (&Piece, &Piece));
+    fn exit(&mut self, tid: u32, mid: u32, ticket: u64, ns: u64, pre: Pieces<'_>);
     /// `<line>`; `pre` is the thread's line prefix, `tail` the method's line tail.
     #[allow(clippy::too_many_arguments)]
     fn line(
@@ -112,13 +108,19 @@ impl<W: Write> Output for XmlOut<W> {
         ticket: u64,
         depth: u64,
         ns: u64,
-        (prefix, ids): (&Piece, &Piece),
+        (prefix, ids, text): Pieces<'_>,
     ) {
         // traceEvents.xsd types stackDepth as xsd:short (the TPTP importer reads an
         // int16): deeper frames say 32767. Left out, the importer would read 0 and hang
         // the call outside its caller; clamped, it stays under the deepest caller that
         // has a smaller depth. Nesting stays exact through the tickets.
-        self.entry_element(prefix, ns, ids, ticket, depth.min(super::MAX_STACK_DEPTH));
+        self.entry_element(
+            prefix,
+            ns,
+            ids,
+            (ticket, text),
+            depth.min(super::MAX_STACK_DEPTH),
+        );
     }
 
     #[inline(always)]
@@ -128,9 +130,9 @@ impl<W: Write> Output for XmlOut<W> {
         _mid: u32,
         ticket: u64,
         ns: u64,
-        (prefix, ids): (&Piece, &Piece),
+        (prefix, ids, text): Pieces<'_>,
     ) {
-        self.exit_element(prefix, ids, ticket, ns);
+        self.exit_element(prefix, ids, (ticket, text), ns);
     }
 
     #[inline]

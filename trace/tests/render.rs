@@ -409,3 +409,30 @@ fn monitors_contend_and_wait() {
     only(&xml, "monWait");
     only(&xml, "monWaited");
 }
+
+#[test]
+fn exits_in_the_vms_own_chunk_are_dropped_not_a_panic() {
+    // Thread 0 carries the VM's records (collections); a broken file may put a call's
+    // records there: they name no frame, and the document stays valid.
+    let xml = render(vec![chunk(
+        0,
+        &[
+            Rec::Exit {
+                mid: 1,
+                t: BASE + 10,
+            },
+            Rec::ExitExc {
+                mid: 1,
+                obj: 5,
+                t: BASE + 20,
+            },
+            Rec::Catch {
+                mid: 1,
+                obj: 5,
+                t: BASE + 30,
+            },
+        ],
+    )]);
+    assert!(elements(&xml, "methodExit").is_empty(), "{xml}");
+    assert!(elements(&xml, "catch").is_empty(), "{xml}");
+}

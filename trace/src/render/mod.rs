@@ -677,7 +677,11 @@ impl<O: Output> Renderer<O> {
             }
         }
         let ns = self.stamp(tid, t);
-        let ts = self.threads.get_mut(&tid).expect("checked in chunk");
+        // Thread 0 (the VM's records) has no frames: an exit there is a broken record.
+        let Some(ts) = self.threads.get_mut(&tid) else {
+            self.stats.unknown_thread_records += 1;
+            return;
+        };
         let Some(pos) = ts.stack.iter().rposition(|f| f.mid == mid) else {
             if ts.before_trace {
                 self.stats.earlier_frame_exits += 1;

@@ -243,6 +243,18 @@ struct Spill {
     len: u64,
 }
 
+impl Spill {
+    /// Appends `b` to the spill file and empties it.
+    fn append(&mut self, b: &mut Vec<u8>) -> Result<(), String> {
+        self.out
+            .write_all(b)
+            .map_err(|e| format!("{}: cannot write: {e}", self.path.display()))?;
+        self.len += b.len() as u64;
+        b.clear();
+        Ok(())
+    }
+}
+
 /// Every thread's calls, by thread index.
 pub struct Order {
     threads: Vec<Rows>,
@@ -404,20 +416,10 @@ impl Order {
                 row.encode(&self.paths, &mut prev, &mut b);
                 n += 1;
                 if b.len() >= 1 << 16 {
-                    spill
-                        .out
-                        .write_all(&b)
-                        .map_err(|e| format!("{}: cannot write: {e}", spill.path.display()))?;
-                    spill.len += b.len() as u64;
-                    b.clear();
+                    spill.append(&mut b)?;
                 }
             }
-            spill
-                .out
-                .write_all(&b)
-                .map_err(|e| format!("{}: cannot write: {e}", spill.path.display()))?;
-            spill.len += b.len() as u64;
-            b.clear();
+            spill.append(&mut b)?;
             if n > 0 {
                 r.runs.push((start, spill.len - start, n));
                 self.spilled += n;

@@ -4,9 +4,9 @@
 // value and requires it on every shallower frame, and still checks the true depth from the
 // nesting (max-depth below).
 //
-// The recursion runs on a thread with a 4 MiB stack, deep enough to pass 32767 frames in
-// both modes (about 42,000 interpreted frames; compiled frames are smaller, so bci mode goes
-// deeper), small enough to keep the trace to tens of MB. The program checks that it did
+// The recursion runs on a thread with an 8 MiB stack, deep enough to pass 32767 frames in
+// both modes and at every tier (4 MiB gave about 42,000 interpreted frames but only 32,319
+// C1-compiled ones with bci's probes, -XX:TieredStopAtLevel=1, which failed once in CI), small enough to keep the trace to tens of MB. The program checks that it did
 // pass 32767, so the case cannot pass without testing what it is for. The two modes are not
 // compared: the overflow depth depends on frame sizes, which differ between them and with JIT
 // timing.
@@ -60,7 +60,7 @@ public class DeepOverflow {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        Thread t = new Thread(null, new Worker(), "deep", 4L << 20);
+        Thread t = new Thread(null, new Worker(), "deep", 8L << 20);
         t.start();
         t.join();
         if (caught != 1 || maxDepth <= 32767) {

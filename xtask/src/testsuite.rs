@@ -229,7 +229,13 @@ impl Ctx {
 
     /// example.CalcTest of `classes` through the JUnit console launcher's `engine`, under
     /// `jtrace record` in `cwd`, checked.
-    fn console(&self, cwd: &Path, name: &str, classes: &str, engine: &str) -> Result<(), String> {
+    fn console(
+        &self,
+        cwd: &Path,
+        name: &str,
+        classes: &str,
+        engine: &str,
+    ) -> Result<PathBuf, String> {
         let engine = format!("--include-engine={engine}");
         let (t, out) = self.record(
             cwd,
@@ -248,7 +254,7 @@ impl Ctx {
                 "example.CalcTest",
             ],
         )?;
-        self.check(name, &t, &out)
+        self.check(name, &t, &out).map(|()| t)
     }
 
     /// The trace valid (xmllint against docs/trace.dtd, tracecheck); each test's outcome,
@@ -393,6 +399,42 @@ impl Ctx {
             Ok(())
         } else {
             Err(errs.join("; "))
+        }
+    }
+
+    /// `diff --by-test` of an Ant run against a vintage-engine run of the same classes:
+    /// every test paired (none new), the tests' own methods called as often in both.
+    fn paired(&self, ant: &Path, vintage: &Path) -> Result<(), String> {
+        let (a, v) = (
+            ant.to_str().unwrap_or_default(),
+            vintage.to_str().unwrap_or_default(),
+        );
+        let diff: serde_json::Value =
+            serde_json::from_str(&self.jtrace(&["diff", "--by-test", "--json", a, v])?)
+                .map_err(|e| format!("diff --by-test --json: {e}"))?;
+        let new_tests = diff["new_tests"].as_array().map_or(usize::MAX, Vec::len);
+        if new_tests != 0 {
+            return Err(format!(
+                "diff --by-test Ant vs vintage: {} tests not paired: {}",
+                new_tests, diff["new_tests"]
+            ));
+        }
+        let mut errs = Vec::new();
+        for t in diff["changed"].as_array().into_iter().flatten() {
+            for m in t["methods"].as_array().into_iter().flatten() {
+                let ours = m["method"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with("example.");
+                if ours && m["calls_before"] != m["calls_after"] {
+                    errs.push(format!("{}: {}", t["test"], m));
+                }
+            }
+        }
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("Ant vs vintage, calls differ: {}", errs.join("; ")))
         }
     }
 
@@ -595,7 +637,7 @@ pub fn run(tally: &mut Tally, agent: &Path, work: &Path) {
         ctx.project.join("target/test-classes").display()
     );
     let console = ctx.console(&ctx.project, "console", &classes, "junit-jupiter");
-    tally.report(console, "-", "testsuite/junit-console");
+    tally.report(console.map(|_| ()), "-", "testsuite/junit-console");
     junit4(tally, &ctx);
     let Some(trace) = trace else { return };
     let lcov = ctx.dir.join("maven.info");
@@ -612,6 +654,7 @@ pub fn run(tally: &mut Tally, agent: &Path, work: &Path) {
 /// `junit.framework.TestResult`, then the same classes through the vintage engine, Maven
 /// surefire's junit4 provider and Gradle (`RunNotifier`).
 fn junit4(tally: &mut Tally, ctx: &Ctx) {
+    let mut ant_trace = None;
     for fork in ["yes", "no"] {
         let name = format!("ant-fork-{fork}");
         let r = ctx
@@ -621,8 +664,15 @@ fn junit4(tally: &mut Tally, ctx: &Ctx) {
                 &["--tests-only"],
                 &["ant", &format!("-Dfork={fork}"), "test"],
             )
-            .and_then(|(t, out)| ctx.check(&name, &t, &out));
-        tally.report(r, "-", &format!("testsuite/ant-junit-fork-{fork}"));
+            .and_then(|(t, out)| ctx.check(&name, &t, &out).map(|()| t));
+        if fork == "yes" {
+            ant_trace = r.as_ref().ok().cloned();
+        }
+        tally.report(
+            r.map(|_| ()),
+            "-",
+            &format!("testsuite/ant-junit-fork-{fork}"),
+        );
     }
     let build = ctx.ant.join("build");
     let classes = format!(
@@ -631,7 +681,10 @@ fn junit4(tally: &mut Tally, ctx: &Ctx) {
         build.join("test-classes").display()
     );
     let vintage = ctx.console(&ctx.ant, "vintage", &classes, "junit-vintage");
-    tally.report(vintage, "-", "testsuite/junit4-vintage");
+    if let (Some(a), Ok(v)) = (&ant_trace, &vintage) {
+        tally.report(ctx.paired(a, v), "-", "testsuite/ant-vs-vintage");
+    }
+    tally.report(vintage.map(|_| ()), "-", "testsuite/junit4-vintage");
     // Maven surefire's junit4 provider (RunNotifier).
     let maven = ctx
         .record(

@@ -180,10 +180,14 @@ public final class TestMarks {
             method = n == null ? "" : n.toString();
         }
         String display = method.isEmpty() ? String.valueOf(d) : method;
+        // The id the JUnit Platform's vintage engine gives the same test, so that
+        // `jtrace diff --by-test` pairs an Ant or surefire run with a Platform run.
+        String id = "[engine:junit-vintage]/[runner:" + cls + "]/[test:"
+                + (method.isEmpty() ? display : method + "(" + cls + ")") + "]";
         StringBuilder b = new StringBuilder("jtrace-control=tag\ntest");
         String[] kv = {
             "event", event,
-            "id", "[runner:junit]/[class:" + cls + "]/[test:" + display + "]",
+            "id", id,
             "name", display,
             "class", cls,
             "method", method,

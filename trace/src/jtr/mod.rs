@@ -7,8 +7,12 @@
 //! rendering it closes the document as the agent would have at that point.
 
 mod body;
+mod depth;
 pub mod index;
 mod wire;
+mod window;
+
+pub use window::{replay_window, Window};
 
 use crate::clock::Converter;
 use crate::defs::Msg;
@@ -80,6 +84,8 @@ pub struct JtrWriter<W: Write> {
     bytes: u64,
     /// The chunks written so far, for the index (None: no index, as in the spill file).
     index: Option<Vec<index::ChunkEntry>>,
+    /// Each thread's stack depth through its chunks, for the index's resume points.
+    depths: depth::Depths,
 }
 
 impl<W: Write> JtrWriter<W> {
@@ -90,6 +96,7 @@ impl<W: Write> JtrWriter<W> {
             scratch: Vec::with_capacity(4096),
             bytes: 0,
             index: Some(Vec::new()),
+            depths: depth::Depths::default(),
         };
         w.out.write_all(&MAGIC)?;
         w.out.write_all(&VERSION.to_le_bytes())?;
@@ -129,7 +136,8 @@ impl<W: Write> JtrWriter<W> {
         Ok(match self.index.as_mut() {
             Some(ix) => {
                 let scan = crate::record::scan(data);
-                ix.push(index::ChunkEntry::new(at, len as u32, tid, &scan));
+                let resume = self.depths.chunk(tid, data);
+                ix.push(index::ChunkEntry::new(at, len as u32, tid, &scan, resume));
                 scan.records
             }
             None => 0,
@@ -147,6 +155,9 @@ impl<W: Write> JtrWriter<W> {
     pub fn write_counted(&mut self, msg: &Msg) -> io::Result<u64> {
         match msg {
             Msg::Defs(defs) => {
+                if self.index.is_some() {
+                    self.depths.note(msg);
+                }
                 self.scratch.clear();
                 encode_defs(&mut self.scratch, defs);
                 self.flush_scratch(BLOCK_DEFS).map(|_| 0)
@@ -197,6 +208,7 @@ pub fn encode_blocks(msg: &Msg, out: &mut Vec<u8>) -> usize {
         scratch: Vec::new(),
         bytes: 0,
         index: None,
+        depths: depth::Depths::default(),
     };
     // Writing into a Vec cannot fail.
     let _ = w.write(msg);
@@ -422,6 +434,9 @@ pub struct Rendered {
     pub chunks_skipped: u64,
     /// Of those skipped, the chunks the index let the reader seek past unread.
     pub chunks_unread: u64,
+    /// Threads of a window read ([`replay_window`]) whose stack, rebuilt at their
+    /// resume point, did not have the depth the index gives (should be 0).
+    pub resumed_wrong: u64,
 }
 
 /// Renders a `.jtr` stream as the TPTP XML document the agent would have written for
@@ -457,14 +472,26 @@ pub fn replay_threads<R: Read + Seek>(
 ) -> Result<(Rendered, Header), JtrError> {
     let mut r = JtrReader::open(jtr)?;
     let header = r.header.clone();
-    // With the file's index, the chunks of threads not wanted that hold no allocation
-    // are not even read.
-    let mut index = r.index().unwrap_or_default().into_iter().peekable();
+    let index = r.index().unwrap_or_default();
     let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
-    let mut sel = Threads::Some {
+    let sel = Threads::Some {
         wanted: Box::new(wanted),
         keep: Vec::new(),
     };
+    replay_selected(r, index, out, sel).map(|done| (done, header))
+}
+
+/// [`replay_threads`]' replay, from an opened reader and the file's index (empty:
+/// none).
+fn replay_selected<R: Read + Seek, O: Output>(
+    r: JtrReader<R>,
+    index: Vec<index::ChunkEntry>,
+    out: Renderer<O>,
+    mut sel: Threads,
+) -> Result<Rendered, JtrError> {
+    // With the file's index, the chunks of threads not wanted that hold no allocation
+    // are not even read.
+    let mut index = index.into_iter().peekable();
     let mut unread = 0;
     let skip = &mut |r: &mut JtrReader<R>, sel: &Threads| {
         while index.next_if(|e| e.offset < r.offset).is_some() {}
@@ -481,7 +508,7 @@ pub fn replay_threads<R: Read + Seek>(
     drop(out);
     done.chunks_skipped += unread;
     done.chunks_unread = unread;
-    Ok((done, header))
+    Ok(done)
 }
 
 /// Which threads' records a replay renders.
@@ -575,6 +602,7 @@ fn replay_into<R: Read, O: Output>(
             chunks_replayed: replayed,
             chunks_skipped: skipped,
             chunks_unread: 0,
+            resumed_wrong: 0,
         },
         out,
     ))

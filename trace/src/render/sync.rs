@@ -53,6 +53,10 @@ impl<O: Output> Renderer<O> {
         if let Some(ts) = self.threads.get_mut(&tid) {
             ts.wait_ns = Some(ns);
         }
+        self.write_mon_wait(tid, obj, timeout_ms, ns);
+    }
+
+    pub(super) fn write_mon_wait(&mut self, tid: u32, obj: u64, timeout_ms: u64, ns: u64) {
         let o = &mut self.out;
         o.open("monWait");
         o.num("threadIdRef", tid as u64);

@@ -35,6 +35,8 @@ enum Act {
     Whole,
     /// Its allocations, then its thread's stack rebuilt from its resume point.
     Rebuild { cap: u32 },
+    /// Its thread's end alone (after the window: answers give threads' lifetimes).
+    End { deferred: bool },
 }
 
 /// A thread's resume: the tickets given before it (None: as rebuilt) and the latest
@@ -91,8 +93,9 @@ fn plan(index: &[ChunkEntry], (from, to): (u64, u64), ns: impl Fn(u64) -> u64) -
             }
             if r.is_none_or(|(a, _)| a <= to) {
                 p.acts[i] = Act::Whole;
-            } else {
-                break;
+            } else if index[i].thread_end {
+                let deferred = index[i].resume.is_some_and(|r| r.end > 0);
+                p.acts[i] = Act::End { deferred };
             }
         }
         let res = |i: usize| index[i].resume.unwrap_or_default();
@@ -198,7 +201,7 @@ fn windowed<R: Read + Seek, O: Output>(
         if let Some((i, e)) = at {
             let keep = sel.keeps(e.tid);
             act = match p.acts[i] {
-                Act::Whole | Act::Rebuild { .. } if !keep && e.tid != 0 => {
+                Act::Whole | Act::Rebuild { .. } | Act::End { .. } if !keep && e.tid != 0 => {
                     if e.allocs {
                         Act::Allocs
                     } else {
@@ -226,6 +229,10 @@ fn windowed<R: Read + Seek, O: Output>(
                     Act::Whole if sel.keeps(tid) => {
                         replayed += 1;
                         out.handle_chunk(tid, data);
+                    }
+                    Act::End { deferred } => {
+                        skipped += 1;
+                        out.end_thread(tid, data, deferred);
                     }
                     Act::Skip | Act::Whole | Act::Allocs | Act::Rebuild { .. } => {
                         skipped += 1;

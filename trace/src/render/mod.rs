@@ -778,6 +778,10 @@ impl<O: Output> Renderer<O> {
 
     fn thread_end(&mut self, tid: u32, t: u64) {
         let ns = self.stamp(tid, t);
+        self.thread_end_at(tid, ns);
+    }
+
+    fn thread_end_at(&mut self, tid: u32, ns: u64) {
         if self.pending_enters.is_empty() {
             self.write_thread_end(tid, ns, false);
         } else {

@@ -134,4 +134,26 @@ impl<O: Output> Renderer<O> {
         }
         open
     }
+
+    /// Thread `tid`'s end, from its chunk `data` read for nothing else (a window's
+    /// end is before it): `deferred` when frames were still open then (the index's
+    /// depth at the chunk's end), as the whole replay finds it.
+    pub fn end_thread(&mut self, tid: u32, data: &[u8], deferred: bool) {
+        let Some(t) = Reader::new(data).find_map(|r| match r {
+            Rec::ThreadEnd { t } => Some(t),
+            _ => None,
+        }) else {
+            return;
+        };
+        let ns = self.stamp(tid, t);
+        let Some(ts) = self.threads.get_mut(&tid) else {
+            return;
+        };
+        if deferred {
+            ts.end_deferred = Some(ns);
+        } else {
+            ts.stack.clear();
+            self.thread_end_at(tid, ns);
+        }
+    }
 }

@@ -16,6 +16,8 @@ struct Walk {
     stack: Vec<u32>,
     /// Tickets given so far.
     tickets: u64,
+    /// A monitor wait or contended enter not ended yet.
+    pending: bool,
 }
 
 /// Every thread's stack of method ids, fed every message the writer writes.
@@ -68,7 +70,6 @@ impl Depths {
             flags: 0,
         };
         let mut pos = 0;
-        let mut pending = false;
         while pos < data.len() {
             let before = w.stack.len();
             if let Some((tag, mid, _)) = record::entry_or_exit(&data[pos..]) {
@@ -90,8 +91,8 @@ impl Depths {
                 match rec {
                     Rec::ExitExc { mid, .. } => close(&mut w.stack, mid, 0),
                     Rec::Catch { mid, .. } => close(&mut w.stack, mid, 1),
-                    Rec::MonWait { .. } | Rec::MonEnter { .. } => pending = true,
-                    Rec::MonWaited { .. } | Rec::MonEntered { .. } => pending = false,
+                    Rec::MonWait { .. } | Rec::MonEnter { .. } => w.pending = true,
+                    Rec::MonWaited { .. } | Rec::MonEntered { .. } => w.pending = false,
                     Rec::Line { .. } => r.flags |= super::index::LINES,
                     _ => {}
                 }
@@ -104,7 +105,7 @@ impl Depths {
             }
         }
         r.end = w.stack.len() as u32;
-        if pending {
+        if w.pending {
             r.flags |= PENDING;
         }
         r

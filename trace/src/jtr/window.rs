@@ -110,10 +110,14 @@ fn plan(index: &[ChunkEntry], (from, to): (u64, u64), ns: impl Fn(u64) -> u64) -
             (None, Some(&l)) => res(l).end,
             (None, None) => 0,
         };
+        // The last chunks before the window with a wait or enter pending at their
+        // end are read from where it began; the last one, for the thread's end.
+        let mut trailing = true;
         for (k, &i) in pre.iter().enumerate().rev() {
             let r = res(i);
             let last = k + 1 == pre.len();
-            let special = last && (r.flags & PENDING != 0 || index[i].thread_end);
+            trailing &= r.flags & PENDING != 0;
+            let special = trailing || last && index[i].thread_end;
             p.acts[i] = if r.min < need || special {
                 let cap = need;
                 need = need.min(r.min);

@@ -70,6 +70,8 @@ impl<O: Output> Renderer<O> {
                 }
                 Rec::MonEnter { obj, t } => rb.enter = Some((obj, None, stamp(t))),
                 Rec::MonOwner { owner } => {
+                    // Named as the whole replay names it here.
+                    let owner = self.known_owner(owner);
                     if let Some(e) = rb.enter.as_mut() {
                         e.1 = Some(owner);
                     }
@@ -119,7 +121,7 @@ impl<O: Output> Renderer<O> {
             self.write_mon_wait(tid, obj, timeout, ns);
         }
         match rb.enter {
-            Some((obj, Some(owner), ns)) => self.write_mon_enter(tid, obj, owner, ns),
+            Some((obj, Some(owner), ns)) => self.write_mon_enter_of(tid, obj, owner, ns),
             Some((obj, None, ns)) => self.pending_enters.push((tid, obj, ns)),
             None => {}
         }

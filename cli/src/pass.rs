@@ -88,6 +88,17 @@ fn pass<A: Analysis>(
         model.event(ev, a)
     })?;
     model.finish(a);
+    // A diagnostic for tests and benchmarks: how much of a `.jtr` the answer read.
+    if std::env::var_os("JTRACE_READ_STATS").is_some() {
+        let o = &outcome;
+        let all = o.chunks_replayed + o.chunks_skipped;
+        eprintln!(
+            "jtrace: read: {} of {all} record chunks ({} replayed whole), {} resumed wrong",
+            all - o.chunks_unread,
+            o.chunks_replayed,
+            o.resumed_wrong
+        );
+    }
     Ok(Pass {
         file,
         model,

@@ -82,7 +82,9 @@ fn pass<A: Analysis>(
         Some(_) => read::Window::default(),
     };
     let mut model = Model::new(filter);
-    let wanted = threads.is_some().then_some(&wanted as &dyn Fn(&str) -> bool);
+    let wanted = threads
+        .is_some()
+        .then_some(&wanted as &dyn Fn(&str) -> bool);
     let outcome = read::read_threads(input, wanted, window, |ev| {
         tap(ev);
         model.event(ev, a)

@@ -225,8 +225,15 @@ fn window_lines(o: &mut String, jtrace: &Path, jtr: &Path, dir: &Path) -> Result
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
         .map_err(|e| format!("jtrace report --json --to 0ns: {e}"))?;
     let span = doc["trace"]["duration_ns"].as_u64().unwrap_or(0);
-    let (from, to) = (format!("{}ns", span / 2), format!("{}ns", span / 2 + 100_000_000));
-    for answer in [&["report", "--json"][..], &["tree"], &["perfetto", "-o", "/dev/null"]] {
+    let (from, to) = (
+        format!("{}ns", span / 2),
+        format!("{}ns", span / 2 + 100_000_000),
+    );
+    for answer in [
+        &["report", "--json"][..],
+        &["tree"],
+        &["perfetto", "-o", "/dev/null"],
+    ] {
         let mut args: Vec<&str> = answer.to_vec();
         args.extend(["--from", &from, "--to", &to]);
         let stats = Command::new(jtrace)

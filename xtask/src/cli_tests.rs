@@ -109,6 +109,19 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
             }
         }
         waits(tally, jdk, agent, &jtrace, &classes, &base, &waits_case);
+        match sources
+            .iter()
+            .find(|p| p.ends_with("CliWindows.java"))
+            .map(|p| cases::load(p))
+        {
+            Some(Ok(c)) => crate::cli_windows::run(tally, jdk, agent, &jtrace, &classes, &base, &c),
+            Some(Err(e)) => tally.report(Err(e), &jdk.name, "cli-sources"),
+            None => tally.report(
+                Err("java-tests/cli/CliWindows.java missing".into()),
+                "-",
+                "cli-sources",
+            ),
+        }
         let [one, two, three] = &traced[..] else {
             continue;
         };

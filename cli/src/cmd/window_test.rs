@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 
 /// The report (JSON), call tree and timeline of `path` under `filter`.
 fn answer(path: &Path, filter: Filter) -> (String, read::Outcome) {
-    let mut a = ((Report::default(), CallTree::default()), Perfetto::new(Vec::new()));
+    let mut a = (
+        (Report::default(), CallTree::default()),
+        Perfetto::new(Vec::new()),
+    );
     let mut s = run_quiet(path, filter, &mut a).unwrap();
     s.file = String::new();
     let ((report, tree), timeline) = a;
@@ -154,4 +157,3 @@ fn rechunked(path: &Path, records: usize) -> PathBuf {
     }
     out
 }
-

@@ -188,10 +188,12 @@ fn window_hands_over_only_what_reaches_it() {
     impl Analysis for Seen {
         fn enter(&mut self, s: &Symbols, _t: u32, st: &[Frame]) {
             let f = st.last().unwrap();
-            self.0.push(format!("enter {} {}", s.method(f.method).short, st.len()));
+            self.0
+                .push(format!("enter {} {}", s.method(f.method).short, st.len()));
         }
         fn exit(&mut self, s: &Symbols, _t: u32, c: &Call, _p: &[Frame]) {
-            self.0.push(format!("exit {} {}", s.method(c.method).short, c.open));
+            self.0
+                .push(format!("exit {} {}", s.method(c.method).short, c.open));
         }
     }
     let f = Filter {
@@ -201,12 +203,22 @@ fn window_hands_over_only_what_reaches_it() {
     };
     let mut m = Model::new(f.clone());
     let mut a = Seen::default();
-    let evs = [entry(1, 1, 0), entry(2, 2, 5), exit(2, 2, 10), entry(2, 3, 30)];
+    let evs = [
+        entry(1, 1, 0),
+        entry(2, 2, 5),
+        exit(2, 2, 10),
+        entry(2, 3, 30),
+    ];
     for e in defs().iter().chain(evs.iter()) {
         m.event(e, &mut a);
     }
     m.finish(&mut a);
-    let want = ["enter A.f 1", "enter A.g 2", "exit A.g true", "exit A.f true"];
+    let want = [
+        "enter A.f 1",
+        "enter A.g 2",
+        "exit A.g true",
+        "exit A.f true",
+    ];
     assert_eq!(a.0, want);
 }
 

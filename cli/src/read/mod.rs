@@ -92,7 +92,9 @@ mod tests {
             let events = |ext: &str| {
                 let input = open(&stored(name, ext)).unwrap();
                 let mut v = Vec::new();
-                let out = read_threads(input, None, Window::default(), |e| v.push(format!("{e:?}"))).unwrap();
+                let out =
+                    read_threads(input, None, Window::default(), |e| v.push(format!("{e:?}")))
+                        .unwrap();
                 (v, out.complete)
             };
             let (jtr, whole_jtr) = events("jtr");

@@ -214,7 +214,10 @@ mod tests {
         assert_eq!(decode(&b).unwrap(), e);
         assert!(decode(&b[..5]).is_err());
         // An index without resume points (as written before them) reads as one.
-        let old: Vec<ChunkEntry> = e.iter().map(|x| ChunkEntry { resume: None, ..*x }).collect();
+        let old: Vec<ChunkEntry> = e
+            .iter()
+            .map(|x| ChunkEntry { resume: None, ..*x })
+            .collect();
         let mut b = Vec::new();
         encode(&mut b, &old, 70000);
         assert_eq!(decode(&b).unwrap(), old);

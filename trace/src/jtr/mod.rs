@@ -9,8 +9,8 @@
 mod body;
 mod depth;
 pub mod index;
-mod wire;
 mod window;
+mod wire;
 
 pub use window::{replay_window, Window};
 

@@ -200,7 +200,10 @@ fn windowed<R: Read + Seek, O: Output>(
     };
     loop {
         while ix.next_if(|(_, e)| e.offset < r.offset).is_some() {}
-        let at = ix.peek().filter(|(_, e)| e.offset == r.offset).map(|&(i, e)| (i, *e));
+        let at = ix
+            .peek()
+            .filter(|(_, e)| e.offset == r.offset)
+            .map(|&(i, e)| (i, *e));
         let mut act = Act::Whole;
         if let Some((i, e)) = at {
             let keep = sel.keeps(e.tid);

@@ -71,37 +71,49 @@ impl Depths {
         };
         let mut pos = 0;
         while pos < data.len() {
-            let before = w.stack.len();
-            if let Some((tag, mid, _)) = record::entry_or_exit(&data[pos..]) {
+            // Entries and returns, nearly every record: a tight run.
+            while let Some(rec) = data.get(pos..pos + record::ENTRY_OR_EXIT_LEN) {
+                let tag = rec[0];
+                if tag != record::TAG_ENTRY && tag != record::TAG_EXIT {
+                    break;
+                }
+                let mid = u32::from_le_bytes([rec[1], rec[2], rec[3], rec[4]]);
                 pos += record::ENTRY_OR_EXIT_LEN;
                 if tag == record::TAG_ENTRY {
                     if self.methods.get(mid as usize).copied().unwrap_or(false) {
                         w.stack.push(mid);
                         w.tickets += 1;
                     }
-                } else if w.stack.last() == Some(&mid) {
+                    continue;
+                }
+                if w.stack.last() == Some(&mid) {
                     w.stack.pop();
-                } else {
+                } else if !close(&mut w.stack, mid, 0) {
+                    continue;
+                }
+                if w.stack.len() as u32 <= r.min {
+                    (r.min, r.at, r.at_tickets) = (w.stack.len() as u32, pos as u32, w.tickets);
+                }
+            }
+            let mut rd = Reader::new(data.get(pos..).unwrap_or_default());
+            let Some(rec) = rd.next() else { break };
+            pos += rd.position();
+            let before = w.stack.len();
+            match rec {
+                Rec::ExitExc { mid, .. } => {
                     close(&mut w.stack, mid, 0);
                 }
-            } else {
-                let mut rd = Reader::new(&data[pos..]);
-                let Some(rec) = rd.next() else { break };
-                pos += rd.position();
-                match rec {
-                    Rec::ExitExc { mid, .. } => close(&mut w.stack, mid, 0),
-                    Rec::Catch { mid, .. } => close(&mut w.stack, mid, 1),
-                    Rec::MonWait { .. } | Rec::MonEnter { .. } => w.pending = true,
-                    Rec::MonWaited { .. } | Rec::MonEntered { .. } => w.pending = false,
-                    Rec::Line { .. } => r.flags |= super::index::LINES,
-                    _ => {}
+                Rec::Catch { mid, .. } => {
+                    close(&mut w.stack, mid, 1);
                 }
+                Rec::MonWait { .. } | Rec::MonEnter { .. } => w.pending = true,
+                Rec::MonWaited { .. } | Rec::MonEntered { .. } => w.pending = false,
+                Rec::Line { .. } => r.flags |= super::index::LINES,
+                _ => {}
             }
             let now = w.stack.len() as u32;
             if (now as usize) < before && now <= r.min {
-                r.min = now;
-                r.at = pos as u32;
-                r.at_tickets = w.tickets;
+                (r.min, r.at, r.at_tickets) = (now, pos as u32, w.tickets);
             }
         }
         r.end = w.stack.len() as u32;
@@ -113,9 +125,13 @@ impl Depths {
 }
 
 /// Closes the innermost frame of `mid` and those above it, keeping `keep` of them (1:
-/// the catching frame stays open).
-fn close(stack: &mut Vec<u32>, mid: u32, keep: usize) {
-    if let Some(i) = stack.iter().rposition(|&m| m == mid) {
-        stack.truncate(i + keep);
+/// the catching frame stays open); false if no frame is of `mid`.
+fn close(stack: &mut Vec<u32>, mid: u32, keep: usize) -> bool {
+    match stack.iter().rposition(|&m| m == mid) {
+        Some(i) => {
+            stack.truncate(i + keep);
+            true
+        }
+        None => false,
     }
 }

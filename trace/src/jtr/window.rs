@@ -17,6 +17,9 @@ use crate::record;
 use crate::render::{Output, Renderer};
 use std::io::{self, Read, Seek};
 
+/// Which threads an answer is about, by name.
+pub type Wanted<'a> = Box<dyn FnMut(&str) -> bool + 'a>;
+
 /// A time window, in nanoseconds from the trace's start (its `traceStart`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Window {
@@ -150,7 +153,7 @@ fn plan(index: &[ChunkEntry], (from, to): (u64, u64), ns: impl Fn(u64) -> u64) -
 pub fn replay_window<'a, R: Read + Seek>(
     jtr: R,
     window: Window,
-    wanted: Option<Box<dyn FnMut(&str) -> bool + 'a>>,
+    wanted: Option<Wanted<'a>>,
     f: impl FnMut(&Event),
 ) -> Result<(Rendered, Header), JtrError> {
     let mut r = JtrReader::open(jtr)?;

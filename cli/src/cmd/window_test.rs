@@ -112,12 +112,12 @@ fn a_jtr_without_resume_points_answers_by_the_full_pass() {
 
 /// `path` written again by the `.jtr` writer (which appends the index with its resume
 /// points), each record chunk cut into chunks of `records` records.
-fn rechunked(path: &Path, records: usize) -> PathBuf {
+pub(super) fn rechunked(path: &Path, records: usize) -> PathBuf {
     use trace::defs::Msg;
     let f = std::fs::File::open(path).unwrap();
     let mut r = trace::jtr::JtrReader::open(std::io::BufReader::new(f)).unwrap();
     let out = std::env::temp_dir().join(format!(
-        "jtrace-window-{}-{}",
+        "jtrace-window-{records}-{}-{}",
         std::process::id(),
         path.file_name().unwrap().to_string_lossy()
     ));

@@ -573,39 +573,62 @@ fn replay_into<R: Read, O: Output>(
             Some(Block::Chunk(tid, data)) => {
                 // A thread not wanted: its allocations alone (see `replay_threads`).
                 skipped += 1;
-                let allocs = crate::record::only(data, crate::record::TAG_ALLOC);
-                if !allocs.is_empty() {
-                    out.handle_chunk(tid, &allocs);
-                }
+                allocs_only(&mut out, tid, data);
             }
             Some(Block::Msg(msg)) => {
-                sel.note(&msg);
-                if !out.handle(msg, drop) {
+                if !message(&mut out, sel, Some(msg)) {
                     break;
                 }
             }
             None => {
-                out.annotate("recordingCutShort", 1);
-                out.finish(0, None, 0);
+                message(&mut out, sel, None);
                 break;
             }
         }
     }
+    let done = Rendered {
+        chunks_replayed: replayed,
+        chunks_skipped: skipped,
+        ..rendered(&r, &out)?
+    };
+    Ok((done, out))
+}
+
+/// Replays the allocation records of thread `tid`'s chunk `data` alone.
+fn allocs_only<O: Output>(out: &mut Renderer<O>, tid: u32, data: &[u8]) {
+    let allocs = crate::record::only(data, crate::record::TAG_ALLOC);
+    if !allocs.is_empty() {
+        out.handle_chunk(tid, &allocs);
+    }
+}
+
+/// Replays a block that is not a record chunk, or the end of the stream (None: the
+/// file is cut short there); false once the document is closed.
+fn message<O: Output>(out: &mut Renderer<O>, sel: &mut Threads, msg: Option<Msg>) -> bool {
+    match msg {
+        Some(msg) => {
+            sel.note(&msg);
+            out.handle(msg, drop)
+        }
+        None => {
+            out.annotate("recordingCutShort", 1);
+            out.finish(0, None, 0);
+            false
+        }
+    }
+}
+
+/// What a replay gave (no chunks counted), or its output's write error.
+fn rendered<R: Read, O: Output>(r: &JtrReader<R>, out: &Renderer<O>) -> Result<Rendered, JtrError> {
     let stats = out.stats();
     if let Some(e) = &stats.io_error {
         return Err(JtrError::Io(io::Error::other(e.clone())));
     }
-    Ok((
-        Rendered {
-            stats,
-            cut_short: r.cut_short().map(str::to_string),
-            chunks_replayed: replayed,
-            chunks_skipped: skipped,
-            chunks_unread: 0,
-            resumed_wrong: 0,
-        },
-        out,
-    ))
+    Ok(Rendered {
+        stats,
+        cut_short: r.cut_short().map(str::to_string),
+        ..Rendered::default()
+    })
 }
 
 #[cfg(test)]

@@ -10,12 +10,13 @@
 //! to that rule for windows; see docs/JTR_FORMAT.md, "5: index").
 
 use super::index::{ChunkEntry, Resume, LINES, PENDING};
-use super::{replay_selected, Block, JtrError, JtrReader, Rendered, Threads};
+use super::{
+    allocs_only, message, rendered, replay_selected, Block, JtrError, JtrReader, Rendered, Threads,
+};
 use crate::event::{Event, EventOut};
 use crate::header::Header;
-use crate::record;
 use crate::render::{Output, Renderer};
-use std::io::{self, Read, Seek};
+use std::io::{Read, Seek};
 
 /// Which threads an answer is about, by name.
 pub type Wanted<'a> = Box<dyn FnMut(&str) -> bool + 'a>;
@@ -246,10 +247,7 @@ fn windowed<R: Read + Seek, O: Output>(
                     }
                     Act::Skip | Act::Whole | Act::Allocs | Act::Rebuild { .. } => {
                         skipped += 1;
-                        let allocs = record::only(data, record::TAG_ALLOC);
-                        if !allocs.is_empty() {
-                            out.handle_chunk(tid, &allocs);
-                        }
+                        allocs_only(&mut out, tid, data);
                         if let (Act::Rebuild { cap }, Some((_, e))) = (act, at) {
                             let Resume {
                                 min,
@@ -269,28 +267,21 @@ fn windowed<R: Read + Seek, O: Output>(
                 }
             }
             Some(Block::Msg(msg)) => {
-                sel.note(&msg);
-                if !out.handle(msg, drop) {
+                if !message(&mut out, &mut sel, Some(msg)) {
                     break;
                 }
             }
             None => {
-                out.annotate("recordingCutShort", 1);
-                out.finish(0, None, 0);
+                message(&mut out, &mut sel, None);
                 break;
             }
         }
     }
-    let stats = out.stats();
-    if let Some(e) = &stats.io_error {
-        return Err(JtrError::Io(io::Error::other(e.clone())));
-    }
     Ok(Rendered {
-        stats,
-        cut_short: r.cut_short().map(str::to_string),
         chunks_replayed: replayed,
         chunks_skipped: skipped,
         chunks_unread: unread,
         resumed_wrong: wrong,
+        ..rendered(&r, &out)?
     })
 }

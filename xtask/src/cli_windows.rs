@@ -2,7 +2,7 @@
 
 use crate::cases::Case;
 use crate::java::Jdk;
-use crate::run::{self, Job};
+use crate::run::Job;
 use crate::tally::Tally;
 use crate::util;
 use std::path::Path;
@@ -49,10 +49,7 @@ pub fn run(
         agent,
         dir: base.join("CliWindows"),
     };
-    let r = run::run(&job);
-    let passed = r.is_ok();
-    tally.report(r, &jdk.name, "cli/CliWindows[bci]");
-    if passed {
+    if crate::cli_tests::traced(tally, &job, "CliWindows") {
         tally.report(
             same_windows(jtrace, &job.dir),
             &jdk.name,

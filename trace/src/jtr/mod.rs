@@ -465,20 +465,12 @@ pub fn replay<R: Read>(jtr: R, f: impl FnMut(&Event)) -> Result<(Rendered, Heade
 /// class). Every event of a wanted thread, every definition and the VM's own records
 /// (GC, frees) come out exactly as [`replay`] gives them; of the other threads, the
 /// thread starts and allocations, and the ends the replay supplies at the close.
-pub fn replay_threads<R: Read + Seek>(
+pub fn replay_threads<'a, R: Read + Seek>(
     jtr: R,
-    wanted: impl FnMut(&str) -> bool,
+    wanted: impl FnMut(&str) -> bool + 'a,
     f: impl FnMut(&Event),
 ) -> Result<(Rendered, Header), JtrError> {
-    let mut r = JtrReader::open(jtr)?;
-    let header = r.header.clone();
-    let index = r.index().unwrap_or_default();
-    let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
-    let sel = Threads::Some {
-        wanted: Box::new(wanted),
-        keep: Vec::new(),
-    };
-    replay_selected(r, index, out, sel).map(|done| (done, header))
+    replay_window(jtr, Window::default(), Some(Box::new(wanted)), f)
 }
 
 /// [`replay_threads`]' replay, from an opened reader and the file's index (empty:

@@ -150,7 +150,8 @@ fn plan(index: &[ChunkEntry], (from, to): (u64, u64), ns: impl Fn(u64) -> u64) -
 
 /// [`super::replay_threads`] (every thread when `wanted` is None) for the window
 /// `window`: with a file whose index has resume points, only the chunks the window
-/// needs are read (see the module's comment); without, the whole file is replayed.
+/// needs are read (see the module's comment); without (or without a window), the
+/// whole file is replayed, the chunks of threads not wanted sought past.
 pub fn replay_window<'a, R: Read + Seek>(
     jtr: R,
     window: Window,
@@ -168,7 +169,8 @@ pub fn replay_window<'a, R: Read + Seek>(
         },
         None => Threads::All,
     };
-    let usable = !index.is_empty()
+    let usable = (window.from.is_some() || window.to.is_some())
+        && !index.is_empty()
         && index
             .iter()
             .all(|e| e.resume.is_some_and(|r| r.flags & LINES == 0));

@@ -131,7 +131,7 @@ impl<O: Output> Renderer<O> {
                     ts.end_deferred = Some(ns);
                 }
             }
-            Some((ns, false)) => self.write_thread_end(tid, ns, false),
+            Some((ns, false)) => self.thread_end_at(tid, ns),
             None => {}
         }
         open

@@ -72,12 +72,35 @@ fn pass<A: Analysis>(
     // the others); the model ignores the others' events anyway.
     let threads = filter.thread.clone();
     let wanted = |name: &str| threads.as_ref().is_none_or(|p| p.matches(name));
+    // A window: a `.jtr` with an index is read only around it (not with `--test`,
+    // whose scopes come from marks anywhere in the trace).
+    let window = match filter.test {
+        None => read::Window {
+            from: filter.from,
+            to: filter.to,
+        },
+        Some(_) => read::Window::default(),
+    };
     let mut model = Model::new(filter);
-    let outcome = read::read_threads(input, threads.is_some().then_some(&wanted), |ev| {
+    let wanted = threads
+        .is_some()
+        .then_some(&wanted as &dyn Fn(&str) -> bool);
+    let outcome = read::read_threads(input, wanted, window, |ev| {
         tap(ev);
         model.event(ev, a)
     })?;
     model.finish(a);
+    // A diagnostic for tests and benchmarks: how much of a `.jtr` the answer read.
+    if std::env::var_os("JTRACE_READ_STATS").is_some() {
+        let o = &outcome;
+        let all = o.chunks_replayed + o.chunks_skipped;
+        eprintln!(
+            "jtrace: read: {} of {all} record chunks ({} replayed whole), {} resumed wrong",
+            all - o.chunks_unread,
+            o.chunks_replayed,
+            o.resumed_wrong
+        );
+    }
     Ok(Pass {
         file,
         model,
@@ -92,7 +115,8 @@ pub fn warn(s: &Pass) {
         eprintln!("jtrace: warning: {w}");
     }
     let t = &model.totals;
-    if t.open_frames > 0 && outcome.complete {
+    // Under `--to`, calls still running at the window's end are open by design.
+    if t.open_frames > 0 && outcome.complete && model.filter.to.is_none() {
         eprintln!(
             "jtrace: warning: {file}: {} frames were still open at the end of the trace \
              (threads that never returned); they are counted up to their thread's end",

@@ -158,6 +158,17 @@ impl Decimal {
         Decimal { b }
     };
 
+    /// `n`'s digits (past 15 of them, a counter the writer formats itself).
+    pub fn of(n: u64) -> Decimal {
+        let text = n.to_string();
+        let mut b = [0u8; 16];
+        if text.len() < 16 {
+            b[..text.len()].copy_from_slice(text.as_bytes());
+            b[15] = text.len() as u8;
+        }
+        Decimal { b }
+    }
+
     /// Adds one.
     #[inline(always)]
     pub fn increment(&mut self) {

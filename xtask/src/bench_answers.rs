@@ -191,6 +191,7 @@ fn measure(
             m.rss_kb / 1024
         );
     }
+    window_lines(&mut o, jtrace, &jtr, dir)?;
     let _ = std::fs::remove_file(&jtr);
     // XML input: a smaller run rendered by the agent itself.
     let xml = dir.join("small.xml");
@@ -211,6 +212,57 @@ fn measure(
     );
     let _ = std::fs::remove_dir_all(dir);
     Ok(o)
+}
+
+/// A 100 ms window in the middle of the trace, read through the `.jtr` index: the
+/// chunks read (`JTRACE_READ_STATS`) and the CPU time of each windowed answer.
+fn window_lines(o: &mut String, jtrace: &Path, jtr: &Path, dir: &Path) -> Result<(), String> {
+    let out = Command::new(jtrace)
+        .args(["report", "--json", "--to", "0ns"])
+        .arg(jtr)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("jtrace report --json --to 0ns: {e}"))?;
+    let span = doc["trace"]["duration_ns"].as_u64().unwrap_or(0);
+    let (from, to) = (
+        format!("{}ns", span / 2),
+        format!("{}ns", span / 2 + 100_000_000),
+    );
+    for answer in [
+        &["report", "--json"][..],
+        &["tree"],
+        &["perfetto", "-o", "/dev/null"],
+    ] {
+        let mut args: Vec<&str> = answer.to_vec();
+        args.extend(["--from", &from, "--to", &to]);
+        let stats = Command::new(jtrace)
+            .args(&args)
+            .arg(jtr)
+            .env("JTRACE_READ_STATS", "1")
+            .stdout(std::process::Stdio::null())
+            .output()
+            .map_err(|e| e.to_string())?;
+        let read = String::from_utf8_lossy(&stats.stderr);
+        let read = read
+            .lines()
+            .find_map(|l| l.strip_prefix("jtrace: read: "))
+            .unwrap_or("?")
+            .to_string();
+        let mut c = Command::new(jtrace);
+        c.args(&args).arg(jtr);
+        let m = timed(&mut c, dir)?;
+        let _ = writeln!(
+            o,
+            "  {:<28} {:>8.2} {:>8.2}  100 ms window at {:.2} s: {read}; load {}",
+            answer.join(" ") + " --from/--to",
+            m.wall,
+            m.cpu,
+            span as f64 / 2e9,
+            load()
+        );
+    }
+    Ok(())
 }
 
 fn load() -> String {

@@ -109,6 +109,19 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
             }
         }
         waits(tally, jdk, agent, &jtrace, &classes, &base, &waits_case);
+        match sources
+            .iter()
+            .find(|p| p.ends_with("CliWindows.java"))
+            .map(|p| cases::load(p))
+        {
+            Some(Ok(c)) => crate::cli_windows::run(tally, jdk, agent, &jtrace, &classes, &base, &c),
+            Some(Err(e)) => tally.report(Err(e), &jdk.name, "cli-sources"),
+            None => tally.report(
+                Err("java-tests/cli/CliWindows.java missing".into()),
+                "-",
+                "cli-sources",
+            ),
+        }
         let [one, two, three] = &traced[..] else {
             continue;
         };
@@ -162,6 +175,14 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
     }
 }
 
+/// Traces `job` (a java-tests/cli program) and validates the trace; whether it passed.
+pub fn traced(tally: &mut Tally, job: &Job, name: &str) -> bool {
+    let r = run::run(job);
+    let passed = r.is_ok();
+    tally.report(r, &job.jdk.name, &format!("cli/{name}[{}]", job.mode));
+    passed
+}
+
 /// CliWaits (default filters, `waits=on`): its sleeps and parks are probed in the JDK
 /// and reported as waiting, apart from working.
 fn waits(
@@ -192,10 +213,7 @@ fn waits(
         agent,
         dir: base.join("CliWaits"),
     };
-    let r = run::run(&job);
-    let passed = r.is_ok();
-    tally.report(r, &jdk.name, &format!("cli/CliWaits[{MODE}]"));
-    if !passed {
+    if !traced(tally, &job, "CliWaits") {
         return;
     }
     let t = match truth(&job.dir.join("stdout.txt")) {

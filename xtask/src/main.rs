@@ -6,6 +6,7 @@ mod bench_loaders;
 mod cases;
 mod check;
 mod cli_tests;
+mod cli_windows;
 mod compare;
 mod control;
 mod corpus;

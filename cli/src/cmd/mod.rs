@@ -17,4 +17,6 @@ pub mod tests;
 #[cfg(test)]
 mod threads_test;
 pub mod tree;
+#[cfg(test)]
+mod window_test;
 pub mod xml;

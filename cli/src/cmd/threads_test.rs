@@ -64,21 +64,5 @@ fn one_thread_of_a_jtr_answers_as_the_full_pass() {
 
 /// `path` written again by the `.jtr` writer, which appends the index.
 fn with_index(path: &Path) -> std::path::PathBuf {
-    let f = std::fs::File::open(path).unwrap();
-    let mut r = trace::jtr::JtrReader::open(std::io::BufReader::new(f)).unwrap();
-    let out = std::env::temp_dir().join(format!(
-        "jtrace-indexed-{}-{}",
-        std::process::id(),
-        path.file_name().unwrap().to_string_lossy()
-    ));
-    let file = std::fs::File::create(&out).unwrap();
-    let mut w = trace::jtr::JtrWriter::new(file, &r.header, &r.conv).unwrap();
-    while let Some(m) = r.next_msg().unwrap() {
-        let end = matches!(m, trace::defs::Msg::Finish { .. });
-        w.write(&m).unwrap();
-        if end {
-            break;
-        }
-    }
-    out
+    super::window_test::rechunked(path, usize::MAX)
 }

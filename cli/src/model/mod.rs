@@ -232,6 +232,9 @@ struct ThreadState {
     exception: Option<Pending>,
     contending: Option<(u64, u64, u64)>,
     waiting: Option<(u64, u64)>,
+    /// The bottom frames of `stack` handed to the analysis (`enter`); under a window,
+    /// a frame entered before it is handed over only once its thread reaches it.
+    announced: usize,
 }
 
 /// Figures about the trace as a whole.
@@ -381,8 +384,13 @@ impl Model {
 
     /// Pops the top frame of thread `t` as finished at `end`.
     fn pop<A: Analysis>(&mut self, t: u32, end: u64, open: bool, a: &mut A) {
+        if end >= self.window.0 {
+            self.announce(t, a);
+        }
         let ts = &mut self.threads[t as usize];
+        let shown = ts.announced >= ts.stack.len();
         let Some(f) = ts.stack.pop() else { return };
+        ts.announced = ts.announced.min(ts.stack.len());
         if f.in_shared {
             if let Some(n) = ts.shared.get_mut(&f.method) {
                 *n = n.saturating_sub(1);
@@ -411,7 +419,31 @@ impl Model {
             open,
             counted,
         };
-        a.exit(&self.syms, t, &call, &ts.stack);
+        if shown {
+            a.exit(&self.syms, t, &call, &ts.stack);
+        }
+    }
+
+    /// Hands thread `t`'s frames not handed over yet to the analysis, outermost
+    /// first. Under a window (`--from`), frames entered before it are handed over when
+    /// their thread first reaches it (an event inside it, or a frame's end after its
+    /// start), so that an answer never depends on calls that ended before the window:
+    /// the same answer whether the trace is read whole or from the window's start.
+    #[inline]
+    fn announce<A: Analysis>(&mut self, t: u32, a: &mut A) {
+        let ts = &mut self.threads[t as usize];
+        while ts.announced < ts.stack.len() {
+            ts.announced += 1;
+            self.totals.entries += 1;
+            a.enter(&self.syms, t, &ts.stack[..ts.announced]);
+        }
+    }
+
+    /// Under a window with an end (`--to`), what happens after it is not read: the
+    /// answer is the trace's as if it had ended there.
+    #[inline]
+    fn after(&self, time: u64) -> bool {
+        time > self.window.1
     }
 
     fn flush_exception<A: Analysis>(&mut self, t: u32, caught_in: Option<u32>, a: &mut A) {
@@ -441,11 +473,13 @@ impl Model {
                 ticket,
                 time,
             } => {
+                if self.after(time) {
+                    return;
+                }
                 self.totals.last = self.totals.last.max(time);
                 let Some(t) = self.thread(thread, time) else {
                     return;
                 };
-                self.totals.entries += 1;
                 let m = self.syms.method_or_placeholder(method);
                 let (recursive, in_shared) = self.open(t, m);
                 let ts = &mut self.threads[t as usize];
@@ -459,7 +493,9 @@ impl Model {
                     throwing: false,
                     in_shared,
                 });
-                a.enter(&self.syms, t, &ts.stack);
+                if time >= self.window.0 {
+                    self.announce(t, a);
+                }
             }
             Event::Exit {
                 thread,
@@ -467,20 +503,25 @@ impl Model {
                 time,
                 ..
             } => {
+                if self.after(time) {
+                    return;
+                }
                 self.totals.last = self.totals.last.max(time);
                 let Some(t) = self.thread(thread, time) else {
                     return;
                 };
                 let stack = &self.threads[t as usize].stack;
+                // Repairs are counted inside the window only (under one).
+                let counted = time >= self.window.0;
                 match stack.iter().rposition(|f| f.ticket == ticket) {
                     Some(i) => {
                         let above = (stack.len() - 1 - i) as u64;
-                        self.totals.inferred_exits += above;
+                        self.totals.inferred_exits += above * counted as u64;
                         for _ in 0..=above {
                             self.pop(t, time, false, a);
                         }
                     }
-                    None => self.totals.mismatched_exits += 1,
+                    None => self.totals.mismatched_exits += counted as u64,
                 }
             }
             Event::Line {
@@ -489,6 +530,9 @@ impl Model {
                 line,
                 time,
             } => {
+                if self.after(time) {
+                    return;
+                }
                 if let Some(t) = self.syms.thread(thread) {
                     let m = self.syms.method_or_placeholder(method);
                     if let Some(f) = self.threads[t as usize].stack.last_mut() {
@@ -497,6 +541,7 @@ impl Model {
                         }
                     }
                     if self.syms.threads[t as usize].included && self.in_window(time) {
+                        self.announce(t, a);
                         a.line(
                             &self.syms,
                             t,
@@ -536,6 +581,9 @@ impl Model {
                 ticket,
                 time,
             } => {
+                if self.after(time) {
+                    return;
+                }
                 let Some(t) = self.thread(thread, time) else {
                     return;
                 };
@@ -549,7 +597,13 @@ impl Model {
                     }
                     None => 0,
                 };
-                let same = ts.exception.as_ref().is_some_and(|p| p.obj == obj);
+                // Under a window, an exception passing through its start counts from
+                // where it is first seen inside it (as a read from the start sees it).
+                let ws = self.window.0;
+                let same = ts
+                    .exception
+                    .as_ref()
+                    .is_some_and(|p| p.obj == obj && (p.time >= ws || time < ws));
                 if !same {
                     // A new exception: the previous one left the traced code uncaught.
                     self.flush_exception(t, None, a);
@@ -569,6 +623,9 @@ impl Model {
                 ticket,
                 time,
             } => {
+                if self.after(time) {
+                    return;
+                }
                 let Some(t) = self.thread(thread, time) else {
                     return;
                 };
@@ -591,6 +648,9 @@ impl Model {
                 site_line,
                 time,
             } => {
+                if self.after(time) {
+                    return;
+                }
                 let c = self.syms.class(class).unwrap_or(NONE);
                 if c != NONE {
                     self.objects.insert(obj, c);
@@ -614,6 +674,7 @@ impl Model {
                     line: site_line,
                     time,
                 };
+                self.announce(t, a);
                 a.alloc(&self.syms, t, &alloc, &self.threads[t as usize].stack);
             }
             Event::ObjDef { obj, class } => {
@@ -630,11 +691,17 @@ impl Model {
                 owner,
                 time,
             } => {
+                if self.after(time) {
+                    return;
+                }
                 if let Some(t) = self.thread(thread, time) {
                     self.threads[t as usize].contending = Some((obj, time, owner));
                 }
             }
             Event::ContendedEntered { thread, time, .. } => {
+                if self.after(time) {
+                    return;
+                }
                 let Some(t) = self.thread(thread, time) else {
                     return;
                 };
@@ -643,11 +710,17 @@ impl Model {
                 }
             }
             Event::Wait { thread, obj, time } => {
+                if self.after(time) {
+                    return;
+                }
                 if let Some(t) = self.thread(thread, time) {
                     self.threads[t as usize].waiting = Some((obj, time));
                 }
             }
             Event::Waited { thread, time, .. } => {
+                if self.after(time) {
+                    return;
+                }
                 let Some(t) = self.thread(thread, time) else {
                     return;
                 };
@@ -655,8 +728,8 @@ impl Model {
                     self.blocked(t, BlockKind::Wait, obj, 0, start, time, a);
                 }
             }
-            Event::GcStart { time } => self.gc_open = Some(time),
-            Event::GcFinish { time } => {
+            Event::GcStart { time } if !self.after(time) => self.gc_open = Some(time),
+            Event::GcFinish { time } if !self.after(time) => {
                 if let Some(start) = self.gc_open.take() {
                     self.totals.gcs += 1;
                     if self.clip(start, time).1 {
@@ -668,6 +741,8 @@ impl Model {
                 self.set_start(time);
                 self.new_thread(id, time, name);
             }
+            Event::GcStart { .. } | Event::GcFinish { .. } => {}
+            // Kept after a window's end too: answers give threads' lifetimes.
             Event::ThreadEnd { id, time } => {
                 if let Some(t) = self.syms.thread(id) {
                     self.syms.threads[t as usize].end = Some(time);
@@ -747,6 +822,7 @@ impl Model {
         for t in 0..self.threads.len() as u32 {
             self.flush_exception(t, None, a);
             let end = self.syms.threads[t as usize].end.unwrap_or(trace_end);
+            let end = end.min(self.window.1);
             while !self.threads[t as usize].stack.is_empty() {
                 self.totals.open_frames += 1;
                 self.pop(t, end, true, a);

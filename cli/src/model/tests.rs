@@ -169,12 +169,57 @@ fn window_clips_calls() {
             exit(2, 2, 10), // before the window: not counted
             entry(2, 3, 30),
             exit(2, 3, 40),
-            exit(1, 1, 100),
+            exit(1, 1, 100), // after the window: not read, f is open at its end
         ],
     );
     assert_eq!(a.0.len(), 2);
     assert_eq!(a.0[0], ("A.g".into(), 10, 10, false, false, false));
-    assert_eq!(a.0[1], ("A.f".into(), 30, 20, false, false, false));
+    // Open, up to the trace's last time (40): this trace has no end of its own.
+    assert_eq!(a.0[1], ("A.f".into(), 20, 10, false, false, true));
+}
+
+/// Under a window, the analysis is handed only the calls that reach it: a call that
+/// ended before it is never entered, one open at its start is entered when its thread
+/// first reaches the window (so an answer read from the window's start is the same).
+#[test]
+fn window_hands_over_only_what_reaches_it() {
+    #[derive(Default)]
+    struct Seen(Vec<String>);
+    impl Analysis for Seen {
+        fn enter(&mut self, s: &Symbols, _t: u32, st: &[Frame]) {
+            let f = st.last().unwrap();
+            self.0
+                .push(format!("enter {} {}", s.method(f.method).short, st.len()));
+        }
+        fn exit(&mut self, s: &Symbols, _t: u32, c: &Call, _p: &[Frame]) {
+            self.0
+                .push(format!("exit {} {}", s.method(c.method).short, c.open));
+        }
+    }
+    let f = Filter {
+        from: Some(20),
+        to: Some(50),
+        ..Filter::default()
+    };
+    let mut m = Model::new(f.clone());
+    let mut a = Seen::default();
+    let evs = [
+        entry(1, 1, 0),
+        entry(2, 2, 5),
+        exit(2, 2, 10),
+        entry(2, 3, 30),
+    ];
+    for e in defs().iter().chain(evs.iter()) {
+        m.event(e, &mut a);
+    }
+    m.finish(&mut a);
+    let want = [
+        "enter A.f 1",
+        "enter A.g 2",
+        "exit A.g true",
+        "exit A.f true",
+    ];
+    assert_eq!(a.0, want);
 }
 
 #[test]

@@ -1,18 +1,24 @@
 //! A `.jtr` as typed events: the trace crate's replay, with no XML in between.
 
-use super::{Event, Outcome};
+use super::{Event, Outcome, Window};
 use std::io::{Read, Seek};
 
 /// Streams the `.jtr` in `reader` to `sink`. A file cut short is read up to its last
 /// whole block: the outcome says it is not complete, with a warning saying where.
-/// With `wanted`, only the threads it accepts are replayed whole.
+/// With `wanted`, only the threads it accepts are replayed whole; with a `window`,
+/// only what it needs.
 pub fn read(
     name: &str,
     reader: impl Read + Seek,
     wanted: Option<&dyn Fn(&str) -> bool>,
+    window: Window,
     sink: impl FnMut(&Event),
 ) -> Result<Outcome, String> {
     let done = match wanted {
+        _ if window.from.is_some() || window.to.is_some() => {
+            let w = wanted.map(|w| Box::new(w) as Box<dyn FnMut(&str) -> bool>);
+            trace::jtr::replay_window(reader, window, w, sink)
+        }
         None => trace::jtr::replay(reader, sink),
         Some(w) => trace::jtr::replay_threads(reader, w, sink),
     };
@@ -22,6 +28,7 @@ pub fn read(
         chunks_replayed: done.chunks_replayed,
         chunks_skipped: done.chunks_skipped,
         chunks_unread: done.chunks_unread,
+        resumed_wrong: done.resumed_wrong,
         ..Outcome::default()
     };
     if let Some(why) = done.cut_short {

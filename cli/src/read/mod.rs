@@ -33,23 +33,32 @@ pub struct Outcome {
     /// Of those, the chunks the file's index let the reader seek past unread.
     #[allow(dead_code)]
     pub chunks_unread: u64,
+    /// Threads resumed at a window's start with another depth than the index's
+    /// (should be 0).
+    #[allow(dead_code)]
+    pub resumed_wrong: u64,
 }
 
 /// Streams `input` to `sink`, one event per element an analysis uses; with `wanted`,
 /// for an answer about the threads whose names it accepts: a `.jtr`
 /// replays the others' records only for what the wanted threads need of them
 /// (`trace::jtr::replay_threads`), so their events and every event the model uses are
-/// those of a whole read; an XML document is read whole.
+/// those of a whole read; an XML document is read whole. With a `window`, a `.jtr`
+/// with an index is read only around it (`trace::jtr::replay_window`): the events the
+/// model uses under a window (see `crate::model`) are those of a whole read.
 pub fn read_threads(
     input: Input,
     wanted: Option<&dyn Fn(&str) -> bool>,
+    window: Window,
     sink: impl FnMut(&Event),
 ) -> Result<Outcome, String> {
     match input.source {
         Source::Xml(r) => xml::read(&input.name, r, sink),
-        Source::Jtr(r) => jtr::read(&input.name, r, wanted, sink),
+        Source::Jtr(r) => jtr::read(&input.name, r, wanted, window, sink),
     }
 }
+
+pub use trace::jtr::Window;
 
 /// The stored traces of every `.jtr` version, each with the XML the agent wrote in
 /// the same run (`trace/tests/data`).
@@ -83,7 +92,9 @@ mod tests {
             let events = |ext: &str| {
                 let input = open(&stored(name, ext)).unwrap();
                 let mut v = Vec::new();
-                let out = read_threads(input, None, |e| v.push(format!("{e:?}"))).unwrap();
+                let out =
+                    read_threads(input, None, Window::default(), |e| v.push(format!("{e:?}")))
+                        .unwrap();
                 (v, out.complete)
             };
             let (jtr, whole_jtr) = events("jtr");
@@ -102,7 +113,7 @@ mod tests {
             let mut facts = Vec::new();
             let mut after_agent = false;
             let input = open(&stored("v3-jvm", ext)).unwrap();
-            read_threads(input, None, |e| match e {
+            read_threads(input, None, Window::default(), |e| match e {
                 Event::Agent { .. } => after_agent = true,
                 Event::Jvm { name, value } => {
                     assert!(after_agent, "{ext}: {name} before agentCreate");
@@ -119,7 +130,7 @@ mod tests {
             assert!(facts.contains(&("JAVA_TOOL_OPTIONS".into(), "-Djtrace.note=<a&b>".into())));
             let mut none = 0;
             let input = open(&stored("v3-tags", ext)).unwrap();
-            read_threads(input, None, |e| {
+            read_threads(input, None, Window::default(), |e| {
                 none += matches!(e, Event::Jvm { .. }) as u32
             })
             .unwrap();

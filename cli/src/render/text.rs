@@ -97,7 +97,13 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
             fmt::ns(b)
         );
     }
-    if t.open_frames > 0 {
+    if t.open_frames > 0 && t.window.is_some() {
+        let _ = writeln!(
+            o,
+            "  {} calls still running at the window's end: counted up to it",
+            t.open_frames
+        );
+    } else if t.open_frames > 0 {
         let _ = writeln!(
             o,
             "  {} frames still open at the end: counted up to their thread's (or the trace's) end",

@@ -1,7 +1,8 @@
-//! The `.jtr` index: a block after the finish block listing every record chunk (its offset, length, thread, first and last tick, whether it holds allocations or a thread end), found from the file's last 12 bytes, so that a reader seeks past what an answer does not need.
+//! The `.jtr` index: a block after the finish block listing every record chunk (its offset, length, thread, first and last tick, whether it holds allocations or a thread end, and where a reader resumes its thread's stack in it), found from the file's last 12 bytes, so that a reader seeks past what an answer does not need.
 //!
 //! Readers that stop at the finish block (every reader of version 3) never see it; a
-//! file cut short has none and is read whole.
+//! file cut short has none and is read whole. The resume points came after the first
+//! indexes, as a section after the entries that earlier readers do not read.
 
 use super::wire::{put_uvar, Cursor, WireResult};
 use crate::record::Scan;
@@ -18,6 +19,31 @@ const HAS_TICKS: u8 = 1;
 const ALLOCS: u8 = 2;
 const THREAD_END: u8 = 4;
 
+/// Resume flags: a monitor wait or contended enter is still open at the chunk's end.
+pub const PENDING: u8 = 1;
+/// Resume flags: the chunk holds line records.
+pub const LINES: u8 = 2;
+/// The resume section's layout (the first byte after the entries).
+const RESUME_V1: u64 = 1;
+
+/// Where a reader resumes a thread's stack in a chunk (`super::depth` computes it):
+/// the frames open at the chunk's end are the `min` frames open at byte `at` of its
+/// records, plus those the records from `at` on leave open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Resume {
+    /// Open frames at the chunk's start, the fewest at any point in it, at its end.
+    pub depth: u32,
+    pub min: u32,
+    pub end: u32,
+    /// Offset in the chunk's records just after the last record that brought the
+    /// stack down to `min` (0: it never went below `depth`).
+    pub at: u32,
+    /// Tickets the thread had given at the chunk's start, and at `at`.
+    pub tickets: u64,
+    pub at_tickets: u64,
+    pub flags: u8,
+}
+
 /// One record chunk of the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkEntry {
@@ -29,10 +55,12 @@ pub struct ChunkEntry {
     pub ticks: Option<(u64, u64)>,
     pub allocs: bool,
     pub thread_end: bool,
+    /// None in an index written before resume points were.
+    pub resume: Option<Resume>,
 }
 
 impl ChunkEntry {
-    pub fn new(offset: u64, len: u32, tid: u32, scan: &Scan) -> ChunkEntry {
+    pub fn new(offset: u64, len: u32, tid: u32, scan: &Scan, resume: Resume) -> ChunkEntry {
         ChunkEntry {
             offset,
             len,
@@ -40,7 +68,13 @@ impl ChunkEntry {
             ticks: scan.first_tick.zip(scan.last_tick),
             allocs: scan.allocs,
             thread_end: scan.thread_end,
+            resume: Some(resume),
         }
+    }
+
+    /// The earliest and the latest of its first and last ticks.
+    pub fn tick_range(&self) -> Option<(u64, u64)> {
+        self.ticks.map(|(a, b)| (a.min(b), a.max(b)))
     }
 }
 
@@ -61,6 +95,18 @@ pub fn encode(out: &mut Vec<u8>, entries: &[ChunkEntry], at: u64) {
         if let Some((a, b)) = e.ticks {
             put_uvar(out, a);
             put_uvar(out, b.saturating_sub(a));
+        }
+    }
+    if entries.iter().all(|e| e.resume.is_some()) {
+        put_uvar(out, RESUME_V1);
+        for r in entries.iter().filter_map(|e| e.resume) {
+            put_uvar(out, r.depth as u64);
+            put_uvar(out, (r.depth - r.min) as u64);
+            put_uvar(out, r.end as u64);
+            put_uvar(out, r.at as u64);
+            put_uvar(out, r.tickets);
+            put_uvar(out, r.at_tickets - r.tickets);
+            out.push(r.flags);
         }
     }
     out.extend_from_slice(&at.to_le_bytes());
@@ -97,7 +143,33 @@ pub fn decode(body: &[u8]) -> WireResult<Vec<ChunkEntry>> {
             ticks,
             allocs: flags & ALLOCS != 0,
             thread_end: flags & THREAD_END != 0,
+            resume: None,
         });
+    }
+    // The resume section, if there is one of a layout this reader knows.
+    if c.left() > 0 && c.uvar("resume layout")? == RESUME_V1 {
+        for e in &mut out {
+            let depth = c.u32var("resume depth")?;
+            let min = depth
+                .checked_sub(c.u32var("resume min")?)
+                .ok_or("resume min above depth")?;
+            let end = c.u32var("resume end")?;
+            let at = c.u32var("resume at")?;
+            let tickets = c.uvar("resume tickets")?;
+            let at_tickets = tickets
+                .checked_add(c.uvar("resume at tickets")?)
+                .ok_or("resume tickets overflow")?;
+            let flags = c.u8("resume flags")?;
+            e.resume = Some(Resume {
+                depth,
+                min,
+                end,
+                at,
+                tickets,
+                at_tickets,
+                flags,
+            });
+        }
     }
     Ok(out)
 }
@@ -116,6 +188,15 @@ mod tests {
                 ticks: Some((5, 90)),
                 allocs: true,
                 thread_end: false,
+                resume: Some(Resume {
+                    depth: 4,
+                    min: 1,
+                    end: 3,
+                    at: 130,
+                    tickets: 77,
+                    at_tickets: 80,
+                    flags: PENDING,
+                }),
             },
             ChunkEntry {
                 offset: 65641,
@@ -124,6 +205,7 @@ mod tests {
                 ticks: None,
                 allocs: false,
                 thread_end: true,
+                resume: Some(Resume::default()),
             },
         ];
         let mut b = Vec::new();
@@ -131,5 +213,13 @@ mod tests {
         assert_eq!(&b[b.len() - 4..], &INDEX_MAGIC);
         assert_eq!(decode(&b).unwrap(), e);
         assert!(decode(&b[..5]).is_err());
+        // An index without resume points (as written before them) reads as one.
+        let old: Vec<ChunkEntry> = e
+            .iter()
+            .map(|x| ChunkEntry { resume: None, ..*x })
+            .collect();
+        let mut b = Vec::new();
+        encode(&mut b, &old, 70000);
+        assert_eq!(decode(&b).unwrap(), old);
     }
 }

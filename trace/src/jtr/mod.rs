@@ -7,8 +7,12 @@
 //! rendering it closes the document as the agent would have at that point.
 
 mod body;
+mod depth;
 pub mod index;
+mod window;
 mod wire;
+
+pub use window::{replay_window, Window};
 
 use crate::clock::Converter;
 use crate::defs::Msg;
@@ -80,6 +84,8 @@ pub struct JtrWriter<W: Write> {
     bytes: u64,
     /// The chunks written so far, for the index (None: no index, as in the spill file).
     index: Option<Vec<index::ChunkEntry>>,
+    /// Each thread's stack depth through its chunks, for the index's resume points.
+    depths: depth::Depths,
 }
 
 impl<W: Write> JtrWriter<W> {
@@ -90,6 +96,7 @@ impl<W: Write> JtrWriter<W> {
             scratch: Vec::with_capacity(4096),
             bytes: 0,
             index: Some(Vec::new()),
+            depths: depth::Depths::default(),
         };
         w.out.write_all(&MAGIC)?;
         w.out.write_all(&VERSION.to_le_bytes())?;
@@ -129,7 +136,8 @@ impl<W: Write> JtrWriter<W> {
         Ok(match self.index.as_mut() {
             Some(ix) => {
                 let scan = crate::record::scan(data);
-                ix.push(index::ChunkEntry::new(at, len as u32, tid, &scan));
+                let resume = self.depths.chunk(tid, data);
+                ix.push(index::ChunkEntry::new(at, len as u32, tid, &scan, resume));
                 scan.records
             }
             None => 0,
@@ -147,6 +155,9 @@ impl<W: Write> JtrWriter<W> {
     pub fn write_counted(&mut self, msg: &Msg) -> io::Result<u64> {
         match msg {
             Msg::Defs(defs) => {
+                if self.index.is_some() {
+                    self.depths.note(msg);
+                }
                 self.scratch.clear();
                 encode_defs(&mut self.scratch, defs);
                 self.flush_scratch(BLOCK_DEFS).map(|_| 0)
@@ -197,6 +208,7 @@ pub fn encode_blocks(msg: &Msg, out: &mut Vec<u8>) -> usize {
         scratch: Vec::new(),
         bytes: 0,
         index: None,
+        depths: depth::Depths::default(),
     };
     // Writing into a Vec cannot fail.
     let _ = w.write(msg);
@@ -422,6 +434,9 @@ pub struct Rendered {
     pub chunks_skipped: u64,
     /// Of those skipped, the chunks the index let the reader seek past unread.
     pub chunks_unread: u64,
+    /// Threads of a window read ([`replay_window`]) whose stack, rebuilt at their
+    /// resume point, did not have the depth the index gives (should be 0).
+    pub resumed_wrong: u64,
 }
 
 /// Renders a `.jtr` stream as the TPTP XML document the agent would have written for
@@ -450,21 +465,25 @@ pub fn replay<R: Read>(jtr: R, f: impl FnMut(&Event)) -> Result<(Rendered, Heade
 /// class). Every event of a wanted thread, every definition and the VM's own records
 /// (GC, frees) come out exactly as [`replay`] gives them; of the other threads, the
 /// thread starts and allocations, and the ends the replay supplies at the close.
-pub fn replay_threads<R: Read + Seek>(
+pub fn replay_threads<'a, R: Read + Seek>(
     jtr: R,
-    wanted: impl FnMut(&str) -> bool,
+    wanted: impl FnMut(&str) -> bool + 'a,
     f: impl FnMut(&Event),
 ) -> Result<(Rendered, Header), JtrError> {
-    let mut r = JtrReader::open(jtr)?;
-    let header = r.header.clone();
+    replay_window(jtr, Window::default(), Some(Box::new(wanted)), f)
+}
+
+/// [`replay_threads`]' replay, from an opened reader and the file's index (empty:
+/// none).
+fn replay_selected<R: Read + Seek, O: Output>(
+    r: JtrReader<R>,
+    index: Vec<index::ChunkEntry>,
+    out: Renderer<O>,
+    mut sel: Threads,
+) -> Result<Rendered, JtrError> {
     // With the file's index, the chunks of threads not wanted that hold no allocation
     // are not even read.
-    let mut index = r.index().unwrap_or_default().into_iter().peekable();
-    let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
-    let mut sel = Threads::Some {
-        wanted: Box::new(wanted),
-        keep: Vec::new(),
-    };
+    let mut index = index.into_iter().peekable();
     let mut unread = 0;
     let skip = &mut |r: &mut JtrReader<R>, sel: &Threads| {
         while index.next_if(|e| e.offset < r.offset).is_some() {}
@@ -481,7 +500,7 @@ pub fn replay_threads<R: Read + Seek>(
     drop(out);
     done.chunks_skipped += unread;
     done.chunks_unread = unread;
-    Ok((done, header))
+    Ok(done)
 }
 
 /// Which threads' records a replay renders.
@@ -546,38 +565,62 @@ fn replay_into<R: Read, O: Output>(
             Some(Block::Chunk(tid, data)) => {
                 // A thread not wanted: its allocations alone (see `replay_threads`).
                 skipped += 1;
-                let allocs = crate::record::only(data, crate::record::TAG_ALLOC);
-                if !allocs.is_empty() {
-                    out.handle_chunk(tid, &allocs);
-                }
+                allocs_only(&mut out, tid, data);
             }
             Some(Block::Msg(msg)) => {
-                sel.note(&msg);
-                if !out.handle(msg, drop) {
+                if !message(&mut out, sel, Some(msg)) {
                     break;
                 }
             }
             None => {
-                out.annotate("recordingCutShort", 1);
-                out.finish(0, None, 0);
+                message(&mut out, sel, None);
                 break;
             }
         }
     }
+    let done = Rendered {
+        chunks_replayed: replayed,
+        chunks_skipped: skipped,
+        ..rendered(&r, &out)?
+    };
+    Ok((done, out))
+}
+
+/// Replays the allocation records of thread `tid`'s chunk `data` alone.
+fn allocs_only<O: Output>(out: &mut Renderer<O>, tid: u32, data: &[u8]) {
+    let allocs = crate::record::only(data, crate::record::TAG_ALLOC);
+    if !allocs.is_empty() {
+        out.handle_chunk(tid, &allocs);
+    }
+}
+
+/// Replays a block that is not a record chunk, or the end of the stream (None: the
+/// file is cut short there); false once the document is closed.
+fn message<O: Output>(out: &mut Renderer<O>, sel: &mut Threads, msg: Option<Msg>) -> bool {
+    match msg {
+        Some(msg) => {
+            sel.note(&msg);
+            out.handle(msg, drop)
+        }
+        None => {
+            out.annotate("recordingCutShort", 1);
+            out.finish(0, None, 0);
+            false
+        }
+    }
+}
+
+/// What a replay gave (no chunks counted), or its output's write error.
+fn rendered<R: Read, O: Output>(r: &JtrReader<R>, out: &Renderer<O>) -> Result<Rendered, JtrError> {
     let stats = out.stats();
     if let Some(e) = &stats.io_error {
         return Err(JtrError::Io(io::Error::other(e.clone())));
     }
-    Ok((
-        Rendered {
-            stats,
-            cut_short: r.cut_short().map(str::to_string),
-            chunks_replayed: replayed,
-            chunks_skipped: skipped,
-            chunks_unread: 0,
-        },
-        out,
-    ))
+    Ok(Rendered {
+        stats,
+        cut_short: r.cut_short().map(str::to_string),
+        ..Rendered::default()
+    })
 }
 
 #[cfg(test)]

@@ -352,3 +352,79 @@ fn the_index_lists_every_chunk_and_lets_a_reader_seek() {
         }
     }
 }
+
+/// The writer's resume points follow each thread's stack by the renderer's rules: the
+/// depth at a chunk's start and end, the fewest frames in it, where it last came down
+/// to them and the tickets there; a wait still pending at a chunk's end is flagged.
+#[test]
+fn resume_points_follow_the_stack() {
+    let mut d = depth::Depths::default();
+    d.note(&messages()[0]);
+    let rec = |tag, mid| id_tick(tag, mid, 5).to_vec();
+    let chunk = |recs: &[Vec<u8>]| recs.concat();
+    // Enter 1, 2; 2 returns; enter 2 again.
+    let a = chunk(&[
+        rec(TAG_ENTRY, 1),
+        rec(TAG_ENTRY, 2),
+        rec(TAG_EXIT, 2),
+        rec(TAG_ENTRY, 2),
+    ]);
+    let r = d.chunk(1, &a);
+    assert_eq!((r.depth, r.min, r.end, r.at, r.tickets), (0, 0, 2, 0, 0));
+    // 2 returns, then 1: down to none after 26 bytes; enter 1; a wait begins.
+    let mut b = chunk(&[rec(TAG_EXIT, 2), rec(TAG_EXIT, 1), rec(TAG_ENTRY, 1)]);
+    b.extend_from_slice(
+        crate::record::Rec::MonWait {
+            obj: 3,
+            timeout: 0,
+            t: 6,
+        }
+        .encode()
+        .bytes(),
+    );
+    let r = d.chunk(1, &b);
+    assert_eq!((r.depth, r.min, r.end, r.at), (2, 0, 1, 26));
+    assert_eq!((r.tickets, r.at_tickets), (3, 3));
+    assert_eq!(r.flags & index::PENDING, index::PENDING);
+    // Enter 2, 2; an exception unwinds to 1's frame, which catches it: 1 open.
+    let c = chunk(&[
+        rec(TAG_ENTRY, 2),
+        rec(TAG_ENTRY, 2),
+        id_obj_tick(TAG_EXIT_EXC, 2, 9, 7).bytes().to_vec(),
+        id_obj_tick(crate::record::TAG_CATCH, 1, 9, 8)
+            .bytes()
+            .to_vec(),
+    ]);
+    let r = d.chunk(1, &c);
+    assert_eq!((r.depth, r.min, r.end), (1, 1, 1));
+    assert_eq!(r.at as usize, c.len());
+    assert_eq!(r.flags & index::PENDING, index::PENDING, "still waiting");
+    // A record of an unknown thread, and the VM's: no frames.
+    assert_eq!(d.chunk(0, &a), index::Resume::default());
+}
+
+/// The sink's cost of the index (scan plus resume walk) per record, for callgrind:
+/// `cargo test --release -p trace writer_cost -- --ignored`.
+#[test]
+#[ignore]
+fn writer_cost() {
+    let (h, conv) = header();
+    let mut w = JtrWriter::new(std::io::sink(), &h, &conv).unwrap();
+    w.write(&messages()[0]).unwrap();
+    let mut data = Vec::new();
+    for i in 0..5000u64 {
+        let (tag, mid) = if i % 2 == 0 {
+            (TAG_ENTRY, 1)
+        } else {
+            (TAG_EXIT, 1)
+        };
+        data.extend_from_slice(&id_tick(tag, mid, i));
+    }
+    for _ in 0..400 {
+        w.write(&Msg::Chunk {
+            tid: 1,
+            data: data.clone(),
+        })
+        .unwrap();
+    }
+}

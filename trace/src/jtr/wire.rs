@@ -117,6 +117,11 @@ impl<'a> Cursor<'a> {
         Ok(n as usize)
     }
 
+    /// Bytes not read yet.
+    pub fn left(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+
     /// The rest of the body.
     pub fn rest(&mut self) -> &'a [u8] {
         let b = &self.buf[self.pos.min(self.buf.len())..];

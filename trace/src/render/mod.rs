@@ -27,6 +27,7 @@ use std::collections::{HashMap, HashSet};
 mod memory;
 pub mod names;
 pub mod output;
+mod resume;
 mod sync;
 use std::io::Write;
 
@@ -252,6 +253,8 @@ pub struct Renderer<O: Output> {
     outside_counts: u64,
     /// The finish is VM death (runtimeShutdown written), not `jtrace stop`.
     shutdown: bool,
+    /// Threads being resumed in the middle of their records (see `resume`).
+    rebuilt: HashMap<u32, resume::Rebuilt>,
 }
 
 impl<W: Write> Renderer<XmlOut<W>> {
@@ -295,6 +298,7 @@ impl<O: Output> Renderer<O> {
             count_base: HashMap::new(),
             outside_counts: 0,
             shutdown: true,
+            rebuilt: HashMap::new(),
         };
         w.header(header);
         w
@@ -774,6 +778,10 @@ impl<O: Output> Renderer<O> {
 
     fn thread_end(&mut self, tid: u32, t: u64) {
         let ns = self.stamp(tid, t);
+        self.thread_end_at(tid, ns);
+    }
+
+    fn thread_end_at(&mut self, tid: u32, ns: u64) {
         if self.pending_enters.is_empty() {
             self.write_thread_end(tid, ns, false);
         } else {

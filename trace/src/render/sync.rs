@@ -23,12 +23,21 @@ impl<O: Output> Renderer<O> {
     }
 
     pub(super) fn write_mon_enter(&mut self, tid: u32, obj: u64, owner: u32, ns: u64) {
-        // 0 = unknown rather than an id that is no longer defined.
-        let owner = if self.threads.get(&owner).is_some_and(|s| !s.ended) {
+        let owner = self.known_owner(owner);
+        self.write_mon_enter_of(tid, obj, owner, ns);
+    }
+
+    /// `owner`, or 0 (unknown) rather than an id that is no longer defined.
+    pub(super) fn known_owner(&self, owner: u32) -> u32 {
+        if self.threads.get(&owner).is_some_and(|s| !s.ended) {
             owner
         } else {
             0
-        };
+        }
+    }
+
+    /// A monContendedEnter naming `owner` as it is (see [`Self::known_owner`]).
+    pub(super) fn write_mon_enter_of(&mut self, tid: u32, obj: u64, owner: u32, ns: u64) {
         let o = &mut self.out;
         o.open("monContendedEnter");
         o.num("threadIdRef", tid as u64);
@@ -53,6 +62,10 @@ impl<O: Output> Renderer<O> {
         if let Some(ts) = self.threads.get_mut(&tid) {
             ts.wait_ns = Some(ns);
         }
+        self.write_mon_wait(tid, obj, timeout_ms, ns);
+    }
+
+    pub(super) fn write_mon_wait(&mut self, tid: u32, obj: u64, timeout_ms: u64, ns: u64) {
         let o = &mut self.out;
         o.open("monWait");
         o.num("threadIdRef", tid as u64);

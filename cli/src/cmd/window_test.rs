@@ -1,0 +1,159 @@
+//! `--from/--to` on a `.jtr` through its index: for every stored trace, cut into chunks of a few records each (so that windows start and end inside, between and around many chunks of every thread), every window's answers (report JSON, tree, Chrome-JSON timeline) equal the full pass's over the run's XML, and the chunks read are few (counted).
+
+use crate::analysis::report::Report;
+use crate::analysis::tree::CallTree;
+use crate::model::filter::{Filter, Pattern};
+use crate::pass::run_quiet;
+use crate::read;
+use crate::render::perfetto::Perfetto;
+use std::path::{Path, PathBuf};
+
+/// The report (JSON), call tree and timeline of `path` under `filter`.
+fn answer(path: &Path, filter: Filter) -> (String, read::Outcome) {
+    let mut a = (
+        (Report::default(), CallTree::default()),
+        Perfetto::new(Vec::new()),
+    );
+    let mut s = run_quiet(path, filter, &mut a).unwrap();
+    s.file = String::new();
+    let ((report, tree), timeline) = a;
+    let doc = report.doc(&s, &|_| true, None);
+    let mut out = serde_json::to_string_pretty(&doc).unwrap().into_bytes();
+    crate::render::text::tree_to(&mut out, &s.model.syms, &tree.tree, 0, None, true).unwrap();
+    out.extend_from_slice(&timeline.finish().unwrap().1);
+    (String::from_utf8(out).unwrap(), s.outcome)
+}
+
+fn window(from: Option<u64>, to: Option<u64>, thread: Option<&str>) -> Filter {
+    Filter {
+        from,
+        to,
+        thread: thread.map(Pattern::new),
+        ..Filter::default()
+    }
+}
+
+/// Times (ns from the trace's start) around every chunk of `path`'s index: just
+/// before, at and after each chunk's first and last tick, and between them.
+fn edges(path: &Path) -> Vec<u64> {
+    let f = std::fs::File::open(path).unwrap();
+    let mut r = trace::jtr::JtrReader::open(f).unwrap();
+    let (start, conv) = (r.header.start_ns, r.conv);
+    let mut t = vec![0];
+    for e in r.index().unwrap() {
+        if let Some((a, b)) = e.ticks {
+            for ns in [conv.to_unix_ns(a), conv.to_unix_ns(b)] {
+                let rel = ns.saturating_sub(start);
+                t.extend([rel.saturating_sub(1), rel, rel + 1, rel + (b - a) / 2]);
+            }
+        }
+    }
+    t.sort_unstable();
+    t.dedup();
+    t
+}
+
+#[test]
+fn windows_of_a_jtr_answer_as_the_full_pass() {
+    let (mut read_, mut total, mut windows) = (0, 0, 0);
+    for &name in read::STORED {
+        let xml = read::stored(name, "xml");
+        // The larger trace in chunks of more records: the test stays fast.
+        let records = if name == "v2-switch" { 400 } else { 3 };
+        let jtr = rechunked(&read::stored(name, "jtr"), records);
+        let times = edges(&jtr);
+        let last = *times.last().unwrap();
+        // Eight times as starts, each with ends near, far and past the end.
+        let mut cases = vec![(None, Some(0)), (Some(last + 10), None), (None, None)];
+        let step = times.len().div_ceil(8);
+        for (i, &from) in times.iter().enumerate().step_by(step) {
+            cases.push((Some(from), None));
+            for k in [0, 1, 5, 20, times.len()] {
+                let to = times.get(i + k).copied().unwrap_or(last + 10);
+                cases.push((Some(from), Some(to)));
+            }
+        }
+        for (from, to) in cases {
+            for thread in [None, Some("main")] {
+                let f = window(from, to, thread);
+                let want = answer(&xml, f.clone()).0;
+                let (got, o) = answer(&jtr, f);
+                let what = format!("{name} --from {from:?} --to {to:?} --thread {thread:?}");
+                assert_eq!(got, want, "{what}");
+                assert_eq!(o.resumed_wrong, 0, "{what}");
+                if from.is_some() || to.is_some() {
+                    windows += 1;
+                    let all = o.chunks_replayed + o.chunks_skipped;
+                    read_ += all - o.chunks_unread;
+                    total += all;
+                }
+            }
+        }
+        let _ = std::fs::remove_file(&jtr);
+    }
+    assert!(windows > 200, "{windows} windows");
+    // A window reads a part of the chunks (each thread's within it, and the few
+    // before it that left frames open), not all of them.
+    assert!(read_ * 2 < total, "{read_} of {total} chunks read");
+}
+
+/// Without resume points (a file cut short, or an index written before them), a
+/// window is answered by the full pass, and the same.
+#[test]
+fn a_jtr_without_resume_points_answers_by_the_full_pass() {
+    let name = "v1-exceptions";
+    let xml = read::stored(name, "xml");
+    let jtr = read::stored(name, "jtr");
+    let f = window(Some(1_000_000), Some(30_000_000), None);
+    let (got, o) = answer(&jtr, f.clone());
+    assert_eq!(got, answer(&xml, f).0);
+    assert_eq!(o.chunks_unread, 0);
+}
+
+/// `path` written again by the `.jtr` writer (which appends the index with its resume
+/// points), each record chunk cut into chunks of `records` records.
+pub(super) fn rechunked(path: &Path, records: usize) -> PathBuf {
+    use trace::defs::Msg;
+    let f = std::fs::File::open(path).unwrap();
+    let mut r = trace::jtr::JtrReader::open(std::io::BufReader::new(f)).unwrap();
+    let out = std::env::temp_dir().join(format!(
+        "jtrace-window-{records}-{}-{}",
+        std::process::id(),
+        path.file_name().unwrap().to_string_lossy()
+    ));
+    let file = std::fs::File::create(&out).unwrap();
+    let mut w = trace::jtr::JtrWriter::new(file, &r.header, &r.conv).unwrap();
+    let cut = |tid: u32, data: &[u8], into: &mut Vec<(u32, Vec<u8>)>| {
+        let mut rd = trace::record::Reader::new(data);
+        let mut from = 0;
+        let mut n = 0;
+        while rd.next().is_some() {
+            n += 1;
+            if n % records == 0 {
+                into.push((tid, data[from..rd.position()].to_vec()));
+                from = rd.position();
+            }
+        }
+        if from < data.len() {
+            into.push((tid, data[from..].to_vec()));
+        }
+    };
+    while let Some(m) = r.next_msg().unwrap() {
+        let mut pieces = Vec::new();
+        match &m {
+            Msg::Chunk { tid, data } => cut(*tid, data, &mut pieces),
+            Msg::Chunks(c) => c.iter().for_each(|(t, d)| cut(*t, d, &mut pieces)),
+            _ => {}
+        }
+        let end = matches!(m, Msg::Finish { .. });
+        if pieces.is_empty() {
+            w.write(&m).unwrap();
+        } else {
+            w.write(&Msg::Chunks(pieces)).unwrap();
+        }
+        if end {
+            break;
+        }
+    }
+    out
+}

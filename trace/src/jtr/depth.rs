@@ -1,0 +1,137 @@
+//! The writer's side of seeking by time: each thread's call depth and ticket count through its chunks, by the renderer's stack rules on method ids alone, so that the index can say where a reader resumes (see [`super::index::Resume`]).
+//!
+//! The rules are the renderer's (`crate::render`): an entry of a defined method on a
+//! defined thread opens a frame and takes a ticket; an exit or an exit by exception
+//! closes the innermost frame of its method and every frame above it; a catch closes
+//! the frames above the catching one; a record naming no open frame changes nothing.
+
+use super::index::{Resume, PENDING};
+use crate::defs::{Def, Msg};
+use crate::record::{self, Reader, Rec};
+
+/// One thread's walk.
+#[derive(Default)]
+struct Walk {
+    /// Method ids of the open frames, innermost last.
+    stack: Vec<u32>,
+    /// Tickets given so far.
+    tickets: u64,
+    /// A monitor wait or contended enter not ended yet.
+    pending: bool,
+}
+
+/// Every thread's stack of method ids, fed every message the writer writes.
+#[derive(Default)]
+pub struct Depths {
+    threads: Vec<Option<Walk>>,
+    /// Indexed by method id: defined (and not unloaded).
+    methods: Vec<bool>,
+}
+
+impl Depths {
+    /// Notes the threads and methods a message defines.
+    pub fn note(&mut self, msg: &Msg) {
+        let Msg::Defs(defs) = msg else { return };
+        for d in defs {
+            match d {
+                Def::Thread(t) => {
+                    let i = t.tid as usize;
+                    if self.threads.len() <= i {
+                        self.threads.resize_with(i + 1, || None);
+                    }
+                    self.threads[i] = Some(Walk::default());
+                }
+                Def::Method(m) => {
+                    let i = m.mid as usize;
+                    if self.methods.len() <= i {
+                        self.methods.resize(i + 1, false);
+                    }
+                    self.methods[i] = true;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Walks thread `tid`'s chunk `data`: where a reader resumes in it.
+    pub fn chunk(&mut self, tid: u32, data: &[u8]) -> Resume {
+        let Some(Some(w)) = self.threads.get_mut(tid as usize) else {
+            // The VM's stream, or a thread the renderer ignores: no frames.
+            return Resume::default();
+        };
+        let depth = w.stack.len() as u32;
+        let mut r = Resume {
+            depth,
+            min: depth,
+            end: depth,
+            at: 0,
+            tickets: w.tickets,
+            at_tickets: w.tickets,
+            flags: 0,
+        };
+        let mut pos = 0;
+        while pos < data.len() {
+            // Entries and returns, nearly every record: a tight run.
+            while let Some(rec) = data.get(pos..pos + record::ENTRY_OR_EXIT_LEN) {
+                let tag = rec[0];
+                if tag != record::TAG_ENTRY && tag != record::TAG_EXIT {
+                    break;
+                }
+                let mid = u32::from_le_bytes([rec[1], rec[2], rec[3], rec[4]]);
+                pos += record::ENTRY_OR_EXIT_LEN;
+                if tag == record::TAG_ENTRY {
+                    if self.methods.get(mid as usize).copied().unwrap_or(false) {
+                        w.stack.push(mid);
+                        w.tickets += 1;
+                    }
+                    continue;
+                }
+                if w.stack.last() == Some(&mid) {
+                    w.stack.pop();
+                } else if !close(&mut w.stack, mid, 0) {
+                    continue;
+                }
+                if w.stack.len() as u32 <= r.min {
+                    (r.min, r.at, r.at_tickets) = (w.stack.len() as u32, pos as u32, w.tickets);
+                }
+            }
+            let mut rd = Reader::new(data.get(pos..).unwrap_or_default());
+            let Some(rec) = rd.next() else { break };
+            pos += rd.position();
+            let before = w.stack.len();
+            match rec {
+                Rec::ExitExc { mid, .. } => {
+                    close(&mut w.stack, mid, 0);
+                }
+                Rec::Catch { mid, .. } => {
+                    close(&mut w.stack, mid, 1);
+                }
+                Rec::MonWait { .. } | Rec::MonEnter { .. } => w.pending = true,
+                Rec::MonWaited { .. } | Rec::MonEntered { .. } => w.pending = false,
+                Rec::Line { .. } => r.flags |= super::index::LINES,
+                _ => {}
+            }
+            let now = w.stack.len() as u32;
+            if (now as usize) < before && now <= r.min {
+                (r.min, r.at, r.at_tickets) = (now, pos as u32, w.tickets);
+            }
+        }
+        r.end = w.stack.len() as u32;
+        if w.pending {
+            r.flags |= PENDING;
+        }
+        r
+    }
+}
+
+/// Closes the innermost frame of `mid` and those above it, keeping `keep` of them (1:
+/// the catching frame stays open); false if no frame is of `mid`.
+fn close(stack: &mut Vec<u32>, mid: u32, keep: usize) -> bool {
+    match stack.iter().rposition(|&m| m == mid) {
+        Some(i) => {
+            stack.truncate(i + keep);
+            true
+        }
+        None => false,
+    }
+}

@@ -56,6 +56,7 @@ pub fn instrument_noting(
             ctor: if is_init { ctor_names } else { None },
             id,
             lines: plan.lines,
+            pad: plan.pad,
         };
         // access, name, descriptor, attributes_count are unchanged.
         methods.extend_from_slice(&bytes[m.start..m.start + 8]);

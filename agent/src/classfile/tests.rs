@@ -274,6 +274,9 @@ fn verify_corpus_in(
             tracker: "jtrace/Tracker",
             method_ids: &ids,
             lines,
+            // Half the classes padded past the JIT's inlining limits (dead code the
+            // verifier must accept), crossed with the small/ldc_w id alternation.
+            pad: ci % 4 >= 2,
         };
         let out = inst.join(path.strip_prefix(&orig).unwrap());
         fs::create_dir_all(out.parent().unwrap()).unwrap();
@@ -441,6 +444,7 @@ fn hostile_input_never_panics() {
             tracker: "jtrace/Tracker",
             method_ids: ids,
             lines: true,
+            pad: false,
         };
         let ids: &'static [Option<u32>] = Box::leak(ids.into_boxed_slice());
         assert!(instrument(&bytes, &plan(ids)).is_ok());
@@ -574,9 +578,16 @@ fn old_class_with_jsr_ret_runs_verified() {
             tracker: "jtrace/Tracker",
             method_ids: &[Some(1), Some(40_000)],
             lines: true,
+            // Padded: the old verifier (no stack maps, jsr/ret) must accept the dead code.
+            pad: true,
         },
     )
     .unwrap();
+    let padded = parse_info(&inst_bytes).unwrap();
+    assert!(padded
+        .methods
+        .iter()
+        .all(|m| m.code_len as usize == super::NOT_INLINED));
     for (name, jdk) in [("old17", JDK17), ("old25", JDK25)] {
         let dir = scratch(name);
         let (orig, inst, rt) = (dir.join("orig"), dir.join("inst"), dir.join("rt"));

@@ -57,6 +57,7 @@ pub fn instrument_noting(
             id,
             lines: plan.lines,
             pad: plan.pad,
+            this_method: (c.pool.utf8_bytes(m.name)?, c.pool.utf8_bytes(m.desc)?),
         };
         // access, name, descriptor, attributes_count are unchanged.
         methods.extend_from_slice(&bytes[m.start..m.start + 8]);

@@ -32,8 +32,10 @@ pub(crate) struct MethodCtx<'p, 'a> {
     pub(crate) ctor: Option<(&'a [u8], &'a [u8])>,
     pub(crate) id: u32,
     pub(crate) lines: bool,
-    /// Pad the code to `NOT_INLINED` bytes.
+    /// Pad the code to `NOT_INLINED` bytes (unless the method calls itself).
     pub(crate) pad: bool,
+    /// The method's (name, descriptor), to tell a recursive method.
+    pub(crate) this_method: (&'a [u8], &'a [u8]),
 }
 
 /// The bytes of an int-pushing instruction.
@@ -265,7 +267,7 @@ pub(crate) fn rewrite_code(
     let handlers = if init_call.is_some() { 2 } else { 1 };
     let body_len = orig_end as usize + handlers * handler_len as usize;
     // Dead code up to NOT_INLINED bytes: at least `aconst_null; athrow`.
-    let pad = if ctx.pad && body_len + 2 <= super::NOT_INLINED {
+    let pad = if ctx.pad && body_len + 2 <= super::NOT_INLINED && !calls_itself(ctx, &a, code)? {
         super::NOT_INLINED - body_len
     } else {
         0
@@ -431,6 +433,26 @@ pub(crate) fn rewrite_code(
     let attr_len = out.len() - attr_len_at - 4;
     patch_u32(out, attr_len_at, attr_len as u32);
     Ok(())
+}
+
+/// Whether the method calls a method of its own name and descriptor (any class): the
+/// JIT inlines such a call into itself once, halving the frames a deep recursion
+/// takes, which padding would undo (the deepest recursion a stack holds would halve).
+fn calls_itself(ctx: &MethodCtx, a: &Analysis, code: &[u8]) -> Result<bool, ClassFileError> {
+    // A constructor's `super(...)` is no recursion, whatever its descriptor.
+    if ctx.this_method.0 == b"<init>" {
+        return Ok(false);
+    }
+    for ins in &a.insns {
+        if matches!(ins.op, insn::INVOKEVIRTUAL..=insn::INVOKEINTERFACE) {
+            let idx = Reader::at(code, ins.pc as usize + 1).u16()?;
+            let (_, name, desc) = ctx.pool.method_ref(idx)?;
+            if (name, desc) == ctx.this_method {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// Copies a `u16 count; entries[count]` attribute, rewriting each entry of

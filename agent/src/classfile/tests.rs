@@ -629,3 +629,49 @@ fn old_class_with_jsr_ret_runs_verified() {
         let _ = fs::remove_dir_all(&dir);
     }
 }
+
+#[test]
+fn padding_spares_recursive_methods() {
+    let dir = scratch("pad");
+    let (src, out) = (dir.join("src"), dir.join("out"));
+    fs::create_dir_all(&src).unwrap();
+    let file = src.join("Pad.java");
+    fs::write(
+        &file,
+        "class Pad {\n\
+         static int small(int n) { return n + 1; }\n\
+         static int self(int n) { return n == 0 ? 0 : self(n - 1) + 1; }\n\
+         int virt(Pad p, int n) { return n == 0 ? 0 : p.virt(this, n - 1); }\n\
+         }\n",
+    )
+    .unwrap();
+    javac(JDK17, &out, &[], &[file]);
+    let bytes = fs::read(out.join("Pad.class")).unwrap();
+    let info = parse_info(&bytes).unwrap();
+    let ids: Vec<Option<u32>> = (1..=info.methods.len() as u32).map(Some).collect();
+    let plan = |pad| ProbePlan {
+        tracker: "jtrace/Tracker",
+        method_ids: &ids,
+        lines: false,
+        pad,
+    };
+    let len = |b: &[u8], name: &str| {
+        parse_info(b)
+            .unwrap()
+            .methods
+            .iter()
+            .find(|m| m.name == name)
+            .unwrap()
+            .code_len as usize
+    };
+    let plain = instrument(&bytes, &plan(false)).unwrap();
+    let padded = instrument(&bytes, &plan(true)).unwrap();
+    for name in ["<init>", "small"] {
+        assert!(len(&plain, name) < NOT_INLINED, "{name}");
+        assert_eq!(len(&padded, name), NOT_INLINED, "{name}");
+    }
+    // A method calling itself keeps its size: the JIT inlines it into itself once.
+    for name in ["self", "virt"] {
+        assert_eq!(len(&padded, name), len(&plain, name), "{name}");
+    }
+}

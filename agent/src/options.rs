@@ -1252,7 +1252,7 @@ mod tests {
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("\"foo\""));
         assert!(e[0].contains(
-            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, counts, waits, help"
+            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, counts, inline, waits, help"
         ));
         // Keys are case-sensitive; a key without '=' is still a key.
         assert_eq!(errs("GC=on").len(), 1);
@@ -1465,6 +1465,7 @@ mod tests {
             ("delay", "0ms".into()),
             ("duration", "0ms".into()),
             ("counts", "traced".into()),
+            ("inline", "auto".into()),
             ("waits", "on".into()),
             ("help", "off".into()),
         ];
@@ -1632,7 +1633,7 @@ mod tests {
         ) {
             if let Ok(o) = parse(&s) {
                 // Successful parses are internally consistent.
-                prop_assert_eq!(o.effective().len(), 13);
+                prop_assert_eq!(o.effective().len(), 14);
                 prop_assert_eq!(&o.filters.last().unwrap().pattern, "*");
                 let _ = expand_out(&o.out, 1, 0, 1);
             }

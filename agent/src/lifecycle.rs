@@ -34,6 +34,7 @@ pub fn load(jvmti: Jvmti, option_string: &str, entries: &'static Entries) -> Res
         }
     } else {
         buffer::set_idle();
+        crate::counts::note_idle(agent().options.counts_all);
     }
     enable_events(jvmti, &agent().options)
 }

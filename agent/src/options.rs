@@ -208,6 +208,9 @@ pub struct Options {
     pub user_rules: Vec<FilterRule>,
     /// `counts=all`: between traces, entries still call the agent to be counted.
     pub counts_all: bool,
+    /// `inline`: whether the JIT may inline traced methods into their callers; `None`
+    /// (`auto`): not in classes instrumented while a trace records.
+    pub inline: Option<bool>,
     /// `waits=on`: the JDK's blocking methods (`trace::waits::PROBED`) get probes even
     /// when the filters leave their classes out.
     pub waits: bool,
@@ -233,6 +236,7 @@ impl Default for Options {
             filters_file: None,
             user_rules: Vec::new(),
             counts_all: false,
+            inline: None,
             waits: true,
         }
     }
@@ -613,6 +617,34 @@ const KEYS: &[KeyInfo] = &[
             Ok(())
         },
         get: |o| Some(if o.counts_all { "all" } else { "traced" }.to_string()),
+        carry: fixed,
+    },
+    KeyInfo {
+        key: "inline",
+        values: "auto, on, off",
+        default: "auto",
+        what: "whether the JIT may inline traced methods into their callers (off: each is compiled once, on its own; auto: off in classes instrumented while a trace records)",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| {
+            o.inline = match v {
+                "auto" => None,
+                "on" => Some(true),
+                "off" => Some(false),
+                _ => return Err(Refused::Value),
+            };
+            Ok(())
+        },
+        get: |o| {
+            Some(
+                match o.inline {
+                    None => "auto",
+                    Some(true) => "on",
+                    Some(false) => "off",
+                }
+                .to_string(),
+            )
+        },
         carry: fixed,
     },
     KeyInfo {
@@ -1220,7 +1252,7 @@ mod tests {
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("\"foo\""));
         assert!(e[0].contains(
-            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, counts, waits, help"
+            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, counts, inline, waits, help"
         ));
         // Keys are case-sensitive; a key without '=' is still a key.
         assert_eq!(errs("GC=on").len(), 1);
@@ -1433,6 +1465,7 @@ mod tests {
             ("delay", "0ms".into()),
             ("duration", "0ms".into()),
             ("counts", "traced".into()),
+            ("inline", "auto".into()),
             ("waits", "on".into()),
             ("help", "off".into()),
         ];
@@ -1600,7 +1633,7 @@ mod tests {
         ) {
             if let Ok(o) = parse(&s) {
                 // Successful parses are internally consistent.
-                prop_assert_eq!(o.effective().len(), 13);
+                prop_assert_eq!(o.effective().len(), 14);
                 prop_assert_eq!(&o.filters.last().unwrap().pattern, "*");
                 let _ = expand_out(&o.out, 1, 0, 1);
             }

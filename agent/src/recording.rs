@@ -321,6 +321,9 @@ fn stop_locked(st: &mut State, shutdown: bool, tid: Option<u32>) -> Reply {
     let line = s.close(shutdown, tid);
     // The application's stderr says where each trace went, as at VM death.
     eprintln!("{line}");
+    if !shutdown {
+        crate::counts::note_idle(agent().options.counts_all);
+    }
     st.last = Some(line.clone());
     (Outcome::Ok, line)
 }

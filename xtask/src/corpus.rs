@@ -210,6 +210,8 @@ fn rewrite_class(bytes: &[u8], name: &str, st: &mut RewriteStats) -> Vec<u8> {
         tracker: TRACKER,
         method_ids: &ids,
         lines,
+        // As the agent instruments while a trace records (`inline=auto`).
+        pad: true,
     };
     let result = instrument(bytes, &plan(true));
     st.time += t.elapsed();

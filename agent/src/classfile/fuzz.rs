@@ -83,6 +83,7 @@ fn rewrite_is_sound(bytes: &[u8], lines: bool) -> Result<(), TestCaseError> {
             tracker: "jtrace/Tracker",
             method_ids: &[],
             lines,
+            pad: false,
         };
         prop_assert!(instrument(bytes, &plan).is_err());
         return Ok(());
@@ -91,6 +92,7 @@ fn rewrite_is_sound(bytes: &[u8], lines: bool) -> Result<(), TestCaseError> {
         tracker: "jtrace/Tracker",
         method_ids: &ids,
         lines,
+        pad: false,
     };
     if let Ok(out) = instrument(bytes, &plan) {
         let again = parse_info(&out);
@@ -136,7 +138,7 @@ proptest! {
         let seeds = seeds();
         let b = &seeds[pick.index(seeds.len())];
         let ids = plan_ids(b).expect("javac output parses");
-        let plan = ProbePlan { tracker: "jtrace/Tracker", method_ids: &ids, lines };
+        let plan = ProbePlan { tracker: "jtrace/Tracker", method_ids: &ids, lines, pad: false };
         prop_assert!(instrument(b, &plan).is_ok());
         rewrite_is_sound(b, lines)?;
     }

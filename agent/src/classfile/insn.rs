@@ -25,6 +25,10 @@ pub(crate) const LDC_W: u8 = 0x13;
 pub(crate) const BIPUSH: u8 = 0x10;
 pub(crate) const SIPUSH: u8 = 0x11;
 pub(crate) const ICONST_0: u8 = 0x03;
+pub(crate) const INVOKEVIRTUAL: u8 = 0xb6;
+pub(crate) const INVOKEINTERFACE: u8 = 0xb9;
+pub(crate) const NOP: u8 = 0x00;
+pub(crate) const ACONST_NULL: u8 = 0x01;
 
 /// One decoded instruction of the original code.
 #[derive(Clone, Copy, Debug)]

@@ -56,6 +56,8 @@ pub fn instrument_noting(
             ctor: if is_init { ctor_names } else { None },
             id,
             lines: plan.lines,
+            pad: plan.pad,
+            this_method: (c.pool.utf8_bytes(m.name)?, c.pool.utf8_bytes(m.desc)?),
         };
         // access, name, descriptor, attributes_count are unchanged.
         methods.extend_from_slice(&bytes[m.start..m.start + 8]);

@@ -40,6 +40,10 @@
 //! no `unwind`; the runtime must treat an `exit`/`unwind`/`caught` of an
 //! outer frame as implicitly unwinding the frames above it.
 //!
+//! With [`ProbePlan::pad`], dead code after the handlers brings each rewritten
+//! method's code to [`NOT_INLINED`] bytes, past the JIT's inlining limits; a method
+//! that calls a method of its own name and descriptor is left unpadded (see there).
+//!
 //! # When a class is refused (`Err`)
 //! Malformed or truncated input; code that grows beyond 65535 bytes; a
 //! conditional branch whose offset no longer fits 16 bits (no branch
@@ -137,7 +141,23 @@ pub struct ProbePlan<'a> {
     pub method_ids: &'a [Option<u32>],
     /// Insert `line` probes at executable units.
     pub lines: bool,
+    /// Pad each rewritten method's code to [`NOT_INLINED`] bytes (see there).
+    pub pad: bool,
 }
+
+/// Code length a padded method reaches: one byte past HotSpot's largest inlining
+/// limit (`FreqInlineSize`, 325 bytes of bytecode by default on JDK 17 and 25; C1's
+/// `C1MaxInlineSize` is 35), so that the JIT compiles a traced method once, on its
+/// own, instead of into every caller: each probe is a native call site, which C2's
+/// register allocator pays for in every copy (measured on an H2 server: half the
+/// compile work; docs/BENCHMARKS.md). The padding is dead code after the catch-all
+/// handler (`nop`s, then `aconst_null; athrow`, under a stack map frame of its own);
+/// the JVM never runs it, and its parsers skip it. A method that calls itself (a call
+/// of its own name and descriptor, any class) is not padded: the JIT inlines a
+/// recursive call into itself once, so a padded recursive method would take twice
+/// the frames and the deepest recursion a thread's stack holds would halve. Mutual
+/// recursion (`a` calls `b` calls `a`) is not seen, and gets deeper frames.
+pub const NOT_INLINED: usize = 326;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClassFileError {

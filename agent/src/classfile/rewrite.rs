@@ -32,6 +32,10 @@ pub(crate) struct MethodCtx<'p, 'a> {
     pub(crate) ctor: Option<(&'a [u8], &'a [u8])>,
     pub(crate) id: u32,
     pub(crate) lines: bool,
+    /// Pad the code to `NOT_INLINED` bytes (unless the method calls itself).
+    pub(crate) pad: bool,
+    /// The method's (name, descriptor), to tell a recursive method.
+    pub(crate) this_method: (&'a [u8], &'a [u8]),
 }
 
 /// The bytes of an int-pushing instruction.
@@ -261,7 +265,14 @@ pub(crate) fn rewrite_code(
     let orig_end = lay.start[n];
     let handler_len = 1 + id.len() + CALL_LEN + 1;
     let handlers = if init_call.is_some() { 2 } else { 1 };
-    let code_len = orig_end as usize + handlers * handler_len as usize;
+    let body_len = orig_end as usize + handlers * handler_len as usize;
+    // Dead code up to NOT_INLINED bytes: at least `aconst_null; athrow`.
+    let pad = if ctx.pad && body_len + 2 <= super::NOT_INLINED && !calls_itself(ctx, &a, code)? {
+        super::NOT_INLINED - body_len
+    } else {
+        0
+    };
+    let code_len = body_len + pad;
     if code_len > 65535 {
         return Err(ClassFileError::MethodTooLarge);
     }
@@ -298,6 +309,12 @@ pub(crate) fn rewrite_code(
         put_call(out, ctx.refs.unwind);
         out.put_u8(insn::ATHROW);
     }
+    if pad > 0 {
+        out.resize(out.len() + pad - 2, insn::NOP);
+        out.put_u8(insn::ACONST_NULL);
+        out.put_u8(insn::ATHROW);
+    }
+    let pad_at = (pad > 0).then_some(body_len as u32);
 
     // Exception table: original handlers first so they keep priority.
     let mut table: Vec<[u16; 4]> = Vec::with_capacity(rc.handlers.len() + 4);
@@ -383,6 +400,7 @@ pub(crate) fn rewrite_code(
                     init_call,
                     orig_end,
                     h_post,
+                    pad_at,
                     out,
                 )?;
                 true
@@ -406,6 +424,7 @@ pub(crate) fn rewrite_code(
             init_call,
             orig_end,
             h_post,
+            pad_at,
             out,
         )?;
         nattrs += 1;
@@ -414,6 +433,26 @@ pub(crate) fn rewrite_code(
     let attr_len = out.len() - attr_len_at - 4;
     patch_u32(out, attr_len_at, attr_len as u32);
     Ok(())
+}
+
+/// Whether the method calls a method of its own name and descriptor (any class): the
+/// JIT inlines such a call into itself once, halving the frames a deep recursion
+/// takes, which padding would undo (the deepest recursion a stack holds would halve).
+fn calls_itself(ctx: &MethodCtx, a: &Analysis, code: &[u8]) -> Result<bool, ClassFileError> {
+    // A constructor's `super(...)` is no recursion, whatever its descriptor.
+    if ctx.this_method.0 == b"<init>" {
+        return Ok(false);
+    }
+    for ins in &a.insns {
+        if matches!(ins.op, insn::INVOKEVIRTUAL..=insn::INVOKEINTERFACE) {
+            let idx = Reader::at(code, ins.pc as usize + 1).u16()?;
+            let (_, name, desc) = ctx.pool.method_ref(idx)?;
+            if (name, desc) == ctx.this_method {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// Copies a `u16 count; entries[count]` attribute, rewriting each entry of
@@ -610,6 +649,7 @@ fn write_stack_map(
     init_call: Option<usize>,
     h_pre: u32,
     h_post: u32,
+    pad_at: Option<u32>,
     out: &mut Vec<u8>,
 ) -> Result<(), ClassFileError> {
     let n = a.insns.len();
@@ -620,7 +660,7 @@ fn write_stack_map(
     out.put_u16(name);
     let len_at = out.len();
     out.put_u32(0);
-    let count = frames.len() + if init_call.is_some() { 2 } else { 1 };
+    let count = frames.len() + if init_call.is_some() { 2 } else { 1 } + pad_at.map_or(0, |_| 1);
     out.put_u16(u16::try_from(count).map_err(|_| ClassFileError::BadCode("too many frames"))?);
     let map_new = |pc: u16| -> Result<u16, ClassFileError> {
         let i = a.at(pc.into())?;
@@ -653,6 +693,9 @@ fn write_stack_map(
         prev = Some(h_pre);
     }
     stackmap::encode_handler_frame(h_post, prev, &[], 0, throwable, out)?;
+    if let Some(at) = pad_at {
+        stackmap::encode_empty_frame(at, Some(h_post), out)?;
+    }
     let len = out.len() - len_at - 4;
     patch_u32(out, len_at, len as u32);
     Ok(())

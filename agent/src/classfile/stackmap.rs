@@ -181,6 +181,21 @@ pub(crate) fn encode_handler_frame(
     encode_frame(&f, new_offset, prev, out, &|x| Ok(x))
 }
 
+/// A full frame with no locals and an empty stack at `new_offset`.
+pub(crate) fn encode_empty_frame(
+    new_offset: u32,
+    prev: Option<u32>,
+    out: &mut Vec<u8>,
+) -> Result<(), ClassFileError> {
+    let types = [0u8, 0, 0, 0];
+    let f = Frame {
+        offset: 0,
+        kind: Kind::Full,
+        types: &types,
+    };
+    encode_frame(&f, new_offset, prev, out, &|x| Ok(x))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

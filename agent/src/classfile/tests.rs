@@ -274,6 +274,9 @@ fn verify_corpus_in(
             tracker: "jtrace/Tracker",
             method_ids: &ids,
             lines,
+            // Half the classes padded past the JIT's inlining limits (dead code the
+            // verifier must accept), crossed with the small/ldc_w id alternation.
+            pad: ci % 4 >= 2,
         };
         let out = inst.join(path.strip_prefix(&orig).unwrap());
         fs::create_dir_all(out.parent().unwrap()).unwrap();
@@ -441,6 +444,7 @@ fn hostile_input_never_panics() {
             tracker: "jtrace/Tracker",
             method_ids: ids,
             lines: true,
+            pad: false,
         };
         let ids: &'static [Option<u32>] = Box::leak(ids.into_boxed_slice());
         assert!(instrument(&bytes, &plan(ids)).is_ok());
@@ -574,9 +578,16 @@ fn old_class_with_jsr_ret_runs_verified() {
             tracker: "jtrace/Tracker",
             method_ids: &[Some(1), Some(40_000)],
             lines: true,
+            // Padded: the old verifier (no stack maps, jsr/ret) must accept the dead code.
+            pad: true,
         },
     )
     .unwrap();
+    let padded = parse_info(&inst_bytes).unwrap();
+    assert!(padded
+        .methods
+        .iter()
+        .all(|m| m.code_len as usize == super::NOT_INLINED));
     for (name, jdk) in [("old17", JDK17), ("old25", JDK25)] {
         let dir = scratch(name);
         let (orig, inst, rt) = (dir.join("orig"), dir.join("inst"), dir.join("rt"));
@@ -616,5 +627,51 @@ fn old_class_with_jsr_ret_runs_verified() {
             "{report}"
         );
         let _ = fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn padding_spares_recursive_methods() {
+    let dir = scratch("pad");
+    let (src, out) = (dir.join("src"), dir.join("out"));
+    fs::create_dir_all(&src).unwrap();
+    let file = src.join("Pad.java");
+    fs::write(
+        &file,
+        "class Pad {\n\
+         static int small(int n) { return n + 1; }\n\
+         static int self(int n) { return n == 0 ? 0 : self(n - 1) + 1; }\n\
+         int virt(Pad p, int n) { return n == 0 ? 0 : p.virt(this, n - 1); }\n\
+         }\n",
+    )
+    .unwrap();
+    javac(JDK17, &out, &[], &[file]);
+    let bytes = fs::read(out.join("Pad.class")).unwrap();
+    let info = parse_info(&bytes).unwrap();
+    let ids: Vec<Option<u32>> = (1..=info.methods.len() as u32).map(Some).collect();
+    let plan = |pad| ProbePlan {
+        tracker: "jtrace/Tracker",
+        method_ids: &ids,
+        lines: false,
+        pad,
+    };
+    let len = |b: &[u8], name: &str| {
+        parse_info(b)
+            .unwrap()
+            .methods
+            .iter()
+            .find(|m| m.name == name)
+            .unwrap()
+            .code_len as usize
+    };
+    let plain = instrument(&bytes, &plan(false)).unwrap();
+    let padded = instrument(&bytes, &plan(true)).unwrap();
+    for name in ["<init>", "small"] {
+        assert!(len(&plain, name) < NOT_INLINED, "{name}");
+        assert_eq!(len(&padded, name), NOT_INLINED, "{name}");
+    }
+    // A method calling itself keeps its size: the JIT inlines it into itself once.
+    for name in ["self", "virt"] {
+        assert_eq!(len(&padded, name), len(&plain, name), "{name}");
     }
 }

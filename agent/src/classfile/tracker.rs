@@ -295,7 +295,8 @@ mod tests {
                 &crate::classfile::ProbePlan {
                     tracker: "x/T",
                     method_ids: &[None; 12],
-                    lines: false
+                    lines: false,
+                    pad: false,
                 }
             )
             .is_ok());

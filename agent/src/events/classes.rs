@@ -63,6 +63,10 @@ fn rewrite(
         tracker: TRACKER,
         method_ids,
         lines: agent().options.lines,
+        pad: !agent()
+            .options
+            .inline
+            .unwrap_or(crate::buffer::is_stopping()),
     };
     let mut notes = Vec::new();
     match classfile::instrument_noting(bytes, &plan, &mut notes) {

@@ -515,6 +515,8 @@ fn h2_cell(c: &Ctx) -> Result<String, String> {
     let mut cells: Vec<(&str, Vec<String>)> = vec![
         ("none", vec![]),
         (".jtr (defaults)", vec![c.agent("out=trace.jtr")]),
+        // The JIT inlining traced methods as before `inline=auto`: what the padding saves.
+        (".jtr, inline=on", vec![c.agent("out=trace.jtr,inline=on")]),
     ];
     if c.version >= 25 {
         cells.push(("JFR on all of H2", c.jfr(&h2_classes(c.jdk)?, "h2")?));
@@ -553,15 +555,19 @@ fn h2_workload(
         "  H2 2.1 TCP server under a JDBC client, {what}: {rows} inserts, then {queries} queries; per second, best of {}\n",
         c.env.cfg.runs
     );
-    let mut base: Option<H2Run> = None;
-    for (label, jvm) in cells {
-        let mut best: Option<H2Run> = None;
-        for _ in 0..c.env.cfg.runs {
+    // Interleaved (one run of each configuration per round), so that a change of load
+    // during the cell falls on all of them alike.
+    let mut bests: Vec<Option<H2Run>> = cells.iter().map(|_| None).collect();
+    for _ in 0..c.env.cfg.runs {
+        for ((_, jvm), best) in cells.iter().zip(bests.iter_mut()) {
             let run = h2_run(c, jvm, kind, rows, queries)?;
             if best.as_ref().is_none_or(|b| run.total < b.total) {
-                best = Some(run);
+                *best = Some(run);
             }
         }
+    }
+    let mut base: Option<H2Run> = None;
+    for ((label, _), best) in cells.iter().zip(bests) {
         let Some(r) = best else {
             continue;
         };

@@ -77,6 +77,7 @@ fn rewrite(bytes: &[u8]) -> Rewrite {
             tracker: "jtrace/Tracker",
             method_ids: &ids,
             lines: true,
+            pad: true,
         };
         match instrument(bytes, &plan) {
             // What it emits must at least parse again, with the same methods.

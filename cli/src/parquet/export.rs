@@ -6,7 +6,8 @@
 
 use super::id;
 use super::order::{CallRow, Order};
-use super::schema::{calls, events, methods, paths, threads, trace};
+use super::calls::Calls;
+use super::schema::{events, methods, paths, threads, trace};
 use super::table::{static_text, text, Table};
 use crate::model::idmap::FastMap;
 use crate::model::{
@@ -412,37 +413,10 @@ impl Export {
         }
         let s = &model.syms;
         let id = self.fix_id(s);
-        let mut c = Table::create(&files("calls"), calls::COLUMNS)?;
-        c.set_const(&id);
-        let mut exc_text: FastMap<u32, ByteArray> = FastMap::default();
+        let mut c = Calls::create(&files("calls"), &EXIT_KINDS, &id)?;
         for t in 0..self.order.threads() {
-            let kinds = &self.exit_kinds;
-            self.order.drain(t, |r| {
-                c.int(calls::CALL_ID, r.call_id as i64);
-                c.opt_int(
-                    calls::PARENT_ID,
-                    (r.parent_id != u64::MAX).then_some(r.parent_id as i64),
-                );
-                c.int(calls::THREAD_ID, t as i64);
-                c.int(calls::METHOD_ID, r.method as i64);
-                c.int(calls::PATH_ID, r.path as i64);
-                c.int(calls::DEPTH, r.depth as i64);
-                c.int(calls::START_NS, r.start);
-                c.int(calls::DUR_NS, r.dur);
-                c.int(calls::SELF_NS, r.self_ns);
-                c.text(calls::EXIT_KIND, kinds[r.exit as usize].clone());
-                c.bool(calls::RECURSIVE, r.recursive);
-                let exc = (r.exc != NONE).then(|| {
-                    exc_text
-                        .entry(r.exc)
-                        .or_insert_with(|| text(s.class_name(r.exc)))
-                        .clone()
-                });
-                c.opt_text(calls::EXCEPTION_CLASS, exc);
-                c.int(calls::ALLOC_BYTES, r.alloc_bytes as i64);
-                c.int(calls::ALLOC_COUNT, r.alloc_count as i64);
-                c.row()
-            })?;
+            self.order
+                .drain(t, |r| c.push(t, r, |exc| s.class_name(exc).to_string()))?;
         }
         let calls_written = c.close()?;
 

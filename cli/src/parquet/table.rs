@@ -80,7 +80,7 @@ fn err(path: &Path, e: impl std::fmt::Display) -> String {
 }
 
 /// The schema as Parquet's message type.
-fn schema(spec: &[Column]) -> Result<Type, String> {
+pub fn schema(spec: &[Column]) -> Result<Type, String> {
     let mut fields = Vec::with_capacity(spec.len());
     for c in spec {
         use parquet::basic::{LogicalType, Repetition, Type as Physical};
@@ -112,7 +112,7 @@ fn schema(spec: &[Column]) -> Result<Type, String> {
         .map_err(|e| e.to_string())
 }
 
-fn properties(spec: &[Column]) -> Result<WriterProperties, String> {
+pub fn properties(spec: &[Column]) -> Result<WriterProperties, String> {
     let level = ZstdLevel::try_new(1).map_err(|e| e.to_string())?;
     let mut b = WriterProperties::builder()
         .set_compression(Compression::ZSTD(level))

@@ -91,8 +91,14 @@ fn int_chunk(
         at += n;
         ch.data_page(z, &body, (r1 - r0) as u32, Encoding::DELTA_BINARY_PACKED)?;
     }
-    let min = vals.iter().copied().min();
-    let max = vals.iter().copied().max();
+    let (min, max) = vals.iter().fold((i64::MAX, i64::MIN), |(lo, hi), &v| {
+        (if v < lo { v } else { lo }, if v > hi { v } else { hi })
+    });
+    let (min, max) = if vals.is_empty() {
+        (None, None)
+    } else {
+        (Some(min), Some(max))
+    };
     let nulls = (rows - vals.len()) as u64;
     ch.finish(descr, rows as u64, Some(pages::int_stats(min, max, nulls)))
 }

@@ -8,7 +8,7 @@ use super::id;
 use super::order::{CallRow, Order};
 use super::calls::Calls;
 use super::schema::{events, methods, paths, threads, trace};
-use super::table::{static_text, text, Table};
+use super::table::{text, Table};
 use crate::model::idmap::FastMap;
 use crate::model::{
     Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Model, Symbols, NONE,
@@ -49,7 +49,6 @@ pub struct Export {
     path_ids: FastMap<u64, u32>,
     paths: Table,
     events: Table,
-    exit_kinds: Vec<ByteArray>,
     kinds: FastMap<&'static str, ByteArray>,
     /// Class names as values, by class index (exceptions, monitors) or with `[]`.
     class_text: FastMap<(u32, u8), ByteArray>,
@@ -86,7 +85,6 @@ impl Export {
             path_ids: FastMap::default(),
             paths: Table::create(&files("paths"), paths::COLUMNS)?,
             events: Table::create(&files("events"), events::COLUMNS)?,
-            exit_kinds: EXIT_KINDS.iter().map(|k| static_text(k)).collect(),
             kinds: FastMap::default(),
             class_text: FastMap::default(),
             error: None,
@@ -156,7 +154,6 @@ impl Export {
         self.fix_id(s);
         let id = self.path_ids.len() as u32;
         self.path_ids.insert(key, id);
-        self.order.path(id, top.method, frames.len() as u32 - 1);
         let mut stack = String::new();
         for (i, f) in frames.iter().enumerate() {
             if i > 0 {

@@ -41,26 +41,80 @@ const BLOCK: usize = 128;
 const MINIBLOCKS: usize = 4;
 const MINI: usize = BLOCK / MINIBLOCKS;
 
+/// `MINI` values of `W` bits each into `out`'s first `W / 2` words, least significant
+/// bit first: with `W` a constant, the loop unrolls into shifts and ors.
+#[inline]
+fn pack_w<const W: usize>(vals: &[u64; MINI], out: &mut [u64; MINI]) {
+    for (i, &v) in vals.iter().enumerate() {
+        let bit = i * W;
+        let (word, off) = (bit / 64, bit % 64);
+        out[word] |= v << off;
+        if off + W > 64 {
+            out[word + 1] |= v >> (64 - off);
+        }
+    }
+}
+
+/// The inverse of [`pack_w`].
+#[inline]
+fn unpack_w<const W: usize>(words: &[u64; MINI + 1], out: &mut [u64; MINI]) {
+    let mask = if W == 64 { u64::MAX } else { (1u64 << W) - 1 };
+    for (i, v) in out.iter_mut().enumerate() {
+        let bit = i * W;
+        let (word, off) = (bit / 64, bit % 64);
+        let mut x = words[word] >> off;
+        if off + W > 64 {
+            x |= words[word + 1] << (64 - off);
+        }
+        *v = x & mask;
+    }
+}
+
+/// Calls `$f::<W>` for the width `$w` (0 to 64).
+macro_rules! by_width {
+    ($w:expr, $f:ident, $($arg:expr),*) => {
+        match $w {
+            1 => $f::<1>($($arg),*), 2 => $f::<2>($($arg),*), 3 => $f::<3>($($arg),*),
+            4 => $f::<4>($($arg),*), 5 => $f::<5>($($arg),*), 6 => $f::<6>($($arg),*),
+            7 => $f::<7>($($arg),*), 8 => $f::<8>($($arg),*), 9 => $f::<9>($($arg),*),
+            10 => $f::<10>($($arg),*), 11 => $f::<11>($($arg),*), 12 => $f::<12>($($arg),*),
+            13 => $f::<13>($($arg),*), 14 => $f::<14>($($arg),*), 15 => $f::<15>($($arg),*),
+            16 => $f::<16>($($arg),*), 17 => $f::<17>($($arg),*), 18 => $f::<18>($($arg),*),
+            19 => $f::<19>($($arg),*), 20 => $f::<20>($($arg),*), 21 => $f::<21>($($arg),*),
+            22 => $f::<22>($($arg),*), 23 => $f::<23>($($arg),*), 24 => $f::<24>($($arg),*),
+            25 => $f::<25>($($arg),*), 26 => $f::<26>($($arg),*), 27 => $f::<27>($($arg),*),
+            28 => $f::<28>($($arg),*), 29 => $f::<29>($($arg),*), 30 => $f::<30>($($arg),*),
+            31 => $f::<31>($($arg),*), 32 => $f::<32>($($arg),*), 33 => $f::<33>($($arg),*),
+            34 => $f::<34>($($arg),*), 35 => $f::<35>($($arg),*), 36 => $f::<36>($($arg),*),
+            37 => $f::<37>($($arg),*), 38 => $f::<38>($($arg),*), 39 => $f::<39>($($arg),*),
+            40 => $f::<40>($($arg),*), 41 => $f::<41>($($arg),*), 42 => $f::<42>($($arg),*),
+            43 => $f::<43>($($arg),*), 44 => $f::<44>($($arg),*), 45 => $f::<45>($($arg),*),
+            46 => $f::<46>($($arg),*), 47 => $f::<47>($($arg),*), 48 => $f::<48>($($arg),*),
+            49 => $f::<49>($($arg),*), 50 => $f::<50>($($arg),*), 51 => $f::<51>($($arg),*),
+            52 => $f::<52>($($arg),*), 53 => $f::<53>($($arg),*), 54 => $f::<54>($($arg),*),
+            55 => $f::<55>($($arg),*), 56 => $f::<56>($($arg),*), 57 => $f::<57>($($arg),*),
+            58 => $f::<58>($($arg),*), 59 => $f::<59>($($arg),*), 60 => $f::<60>($($arg),*),
+            61 => $f::<61>($($arg),*), 62 => $f::<62>($($arg),*), 63 => $f::<63>($($arg),*),
+            _ => $f::<64>($($arg),*),
+        }
+    };
+}
+
 /// `MINI` values of `w` bits each, least significant bit first (`MINI * w / 8` bytes).
 #[inline]
 fn pack(vals: &[u64; MINI], w: u32, out: &mut Vec<u8>) {
     if w == 0 {
         return;
     }
-    let mut acc: u128 = 0;
-    let mut bits = 0u32;
-    for &v in vals {
-        acc |= (v as u128) << bits;
-        bits += w;
-        if bits >= 64 {
-            out.extend_from_slice(&(acc as u64).to_le_bytes());
-            acc >>= 64;
-            bits -= 64;
-        }
+    let mut words = [0u64; MINI];
+    by_width!(w, pack_w, vals, &mut words);
+    // 32 values of w bits: w / 2 whole words, and half a word more when w is odd.
+    let n = MINI * w as usize / 8;
+    for word in &words[..n / 8] {
+        out.extend_from_slice(&word.to_le_bytes());
     }
-    // 32 values of w bits: a whole number of 32-bit words.
-    if bits > 0 {
-        out.extend_from_slice(&(acc as u32).to_le_bytes());
+    if n % 8 != 0 {
+        out.extend_from_slice(&words[n / 8].to_le_bytes()[..4]);
     }
 }
 
@@ -77,23 +131,42 @@ pub fn delta(vals: &[i64], out: &mut Vec<u8>) {
     uleb(out, zigzag(first));
     let mut prev = first;
     let mut d = [0i64; BLOCK];
+    let mut packed = [[0u64; MINI]; MINIBLOCKS];
     for block in rest.chunks(BLOCK) {
         let n = block.len();
-        let mut min = i64::MAX;
-        for (slot, &v) in d.iter_mut().zip(block) {
-            *slot = v.wrapping_sub(prev);
-            prev = v;
-            min = min.min(*slot);
-        }
+        let min = if let Ok(full) = <&[i64; BLOCK]>::try_from(block) {
+            // A whole block: fixed-length loops the compiler unrolls and vectorises,
+            // the minimum kept in four lanes to break the dependency chain.
+            d[0] = full[0].wrapping_sub(prev);
+            for i in 1..BLOCK {
+                d[i] = full[i].wrapping_sub(full[i - 1]);
+            }
+            prev = full[BLOCK - 1];
+            let mut lanes = [i64::MAX; 4];
+            for c in d.chunks_exact(4) {
+                for k in 0..4 {
+                    lanes[k] = lanes[k].min(c[k]);
+                }
+            }
+            lanes[0].min(lanes[1]).min(lanes[2].min(lanes[3]))
+        } else {
+            let mut min = i64::MAX;
+            for (slot, &v) in d.iter_mut().zip(block) {
+                *slot = v.wrapping_sub(prev);
+                prev = v;
+                min = min.min(*slot);
+            }
+            min
+        };
         uleb(out, zigzag(min));
+        // Past the last value, deltas of `min`: the padding packs as zeros.
+        d[n..].fill(min);
         let mut widths = [0u8; MINIBLOCKS];
-        let mut packed = [[0u64; MINI]; MINIBLOCKS];
         let used = n.div_ceil(MINI);
         for m in 0..used {
             let mut or = 0u64;
-            let end = (n - m * MINI).min(MINI);
-            for (k, p) in packed[m].iter_mut().enumerate().take(end) {
-                *p = d[m * MINI + k].wrapping_sub(min) as u64;
+            for (p, &x) in packed[m].iter_mut().zip(&d[m * MINI..(m + 1) * MINI]) {
+                *p = x.wrapping_sub(min) as u64;
                 or |= *p;
             }
             widths[m] = (64 - or.leading_zeros()) as u8;
@@ -103,6 +176,89 @@ pub fn delta(vals: &[i64], out: &mut Vec<u8>) {
             pack(&packed[m], widths[m] as u32, out);
         }
     }
+}
+
+fn get_uleb(input: &mut &[u8]) -> Result<u64, String> {
+    let mut v = 0u64;
+    for (i, &b) in input.iter().enumerate().take(10) {
+        v |= ((b & 0x7f) as u64) << (7 * i);
+        if b < 0x80 {
+            *input = &input[i + 1..];
+            return Ok(v);
+        }
+    }
+    Err("bad varint".into())
+}
+
+/// `MINI` values of `w` bits from the front of `input` (the inverse of [`pack`]).
+#[inline]
+fn unpack(input: &[u8], w: u32, out: &mut [u64; MINI]) {
+    if w == 0 {
+        *out = [0; MINI];
+        return;
+    }
+    let n = MINI * w as usize / 8;
+    let mut words = [0u64; MINI + 1];
+    let mut chunks = input[..n].chunks_exact(8);
+    for (word, c) in words.iter_mut().zip(&mut chunks) {
+        *word = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        words[n / 8] = u64::from_le_bytes(last);
+    }
+    by_width!(w, unpack_w, &words, out);
+}
+
+/// Appends the values of one `DELTA_BINARY_PACKED` run at the front of `input` (as
+/// [`delta`] writes it: 32-value miniblocks) to `out`, and moves `input` past it.
+pub fn undelta(input: &mut &[u8], out: &mut Vec<i64>) -> Result<(), String> {
+    let block = get_uleb(input)? as usize;
+    let minis = get_uleb(input)? as usize;
+    let total = get_uleb(input)? as usize;
+    let first = unzigzag(get_uleb(input)?);
+    if minis == 0 || block != minis * MINI {
+        return Err(format!("delta blocks of {block} values in {minis} miniblocks"));
+    }
+    if total == 0 {
+        return Ok(());
+    }
+    out.push(first);
+    let mut prev = first;
+    let mut left = total - 1;
+    let mut vals = [0u64; MINI];
+    while left > 0 {
+        let min = unzigzag(get_uleb(input)?);
+        let (widths, rest) = input
+            .split_at_checked(minis)
+            .ok_or("delta block cut short")?;
+        *input = rest;
+        for &w in widths {
+            if left == 0 {
+                break;
+            }
+            let len = MINI * w as usize / 8;
+            if w > 64 || input.len() < len {
+                return Err("delta miniblock cut short".into());
+            }
+            unpack(input, w as u32, &mut vals);
+            *input = &input[len..];
+            let n = left.min(MINI);
+            for &v in &vals[..n] {
+                prev = prev.wrapping_add(min.wrapping_add(v as i64));
+                out.push(prev);
+            }
+            left -= n;
+        }
+    }
+    Ok(())
+}
+
+#[inline]
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
 /// Bits needed for values up to `max`.
@@ -115,7 +271,7 @@ pub fn width(max: u64) -> u8 {
 pub fn runs(vals: impl Iterator<Item = u32>, w: u8, out: &mut Vec<u8>) {
     let bytes = (w as usize).div_ceil(8);
     let mut run: Option<(u32, u64)> = None;
-    let mut put = |v: u32, n: u64, out: &mut Vec<u8>| {
+    let put = |v: u32, n: u64, out: &mut Vec<u8>| {
         uleb(out, n << 1);
         out.extend_from_slice(&v.to_le_bytes()[..bytes]);
     };
@@ -319,6 +475,28 @@ pub fn text_stats(min: Option<ByteArray>, max: Option<ByteArray>, nulls: u64) ->
 mod tests {
     use super::*;
 
+    /// Every width, runs of every length around the block and miniblock sizes.
+    #[test]
+    fn delta_round_trip() {
+        let mut cases: Vec<Vec<i64>> = vec![vec![], vec![7], vec![i64::MIN, i64::MAX, 0, -1]];
+        for n in [2, 31, 32, 33, 127, 128, 129, 130, 1000] {
+            cases.push((0..n).map(|i| i * 3).collect());
+            cases.push((0..n).map(|i| (i * 0x9e37_79b9_7f4a_7c15u64 as i64) >> (i % 64)).collect());
+            cases.push((0..n).map(|i| if i % 2 == 0 { i64::MAX } else { i64::MIN }).collect());
+        }
+        let mut b = Vec::new();
+        for c in &cases {
+            delta(c, &mut b);
+        }
+        let mut input = &b[..];
+        for c in &cases {
+            let mut got = Vec::new();
+            undelta(&mut input, &mut got).unwrap();
+            assert_eq!(&got, c);
+        }
+        assert!(input.is_empty());
+    }
+
     #[test]
     fn bit_packing_of_every_width() {
         for w in 0..=64u32 {
@@ -330,6 +508,9 @@ mod tests {
             let mut out = Vec::new();
             pack(&vals, w, &mut out);
             assert_eq!(out.len(), MINI * w as usize / 8, "width {w}");
+            let mut back = [0u64; MINI];
+            unpack(&out, w, &mut back);
+            assert_eq!(back, vals, "width {w}");
             for (i, &v) in vals.iter().enumerate() {
                 let mut got = 0u64;
                 for b in 0..w as usize {

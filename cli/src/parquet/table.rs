@@ -290,9 +290,3 @@ impl Table {
 pub fn text(s: &str) -> ByteArray {
     ByteArray::from(s.as_bytes().to_vec())
 }
-
-/// A constant string as a Parquet value: its copies share it with no reference count
-/// to update (a column written row by row clones its value for every row).
-pub fn static_text(s: &'static str) -> ByteArray {
-    ByteArray::from(bytes::Bytes::from_static(s.as_bytes()))
-}

@@ -45,7 +45,7 @@ pub struct Export {
     /// Per thread: calls left by an exception not yet reported (seq, call_id, method).
     unwound: Vec<Vec<(u64, u64, u32)>>,
     next_call: u64,
-    /// (parent path + 1) << 32 | method → path id.
+    /// method << 32 | (parent path + 1) → path id.
     path_ids: FastMap<u64, u32>,
     paths: Table,
     events: Table,
@@ -147,7 +147,10 @@ impl Export {
         let Some(top) = frames.last() else {
             return Ok(NONE);
         };
-        let key = ((parent as u64).wrapping_add(1) << 32) | top.method as u64;
+        // The parent in the low bits: the map's multiplicative hash spreads buckets by
+        // them, and a trace has few paths per parent but many per method (with the
+        // method there, javac's 860,000 paths fell into long chains per method).
+        let key = ((top.method as u64) << 32) | parent.wrapping_add(1) as u64;
         if let Some(&p) = self.path_ids.get(&key) {
             return Ok(p);
         }

@@ -16,6 +16,10 @@ use std::sync::Arc;
 /// for dictionaries and zstd to pay off (DuckDB reads 122,880-row groups in parallel).
 pub const GROUP_ROWS: usize = 1 << 18;
 
+/// Bytes of strings buffered before a row group is written, whatever its rows: a
+/// deep program's `paths.stack` values reach kilobytes each (javac's average 2.4 KB).
+const GROUP_TEXT: usize = 32 << 20;
+
 /// A column's Parquet type: every engine reads these without options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -71,6 +75,8 @@ pub struct Table {
     writer: Option<SerializedFileWriter<BufWriter<File>>>,
     bufs: Vec<Buf>,
     rows: usize,
+    /// Bytes of the strings buffered.
+    text_bytes: usize,
     /// Rows written in all.
     pub total: u64,
 }
@@ -158,6 +164,7 @@ impl Table {
             writer: Some(writer),
             bufs,
             rows: 0,
+            text_bytes: 0,
             total: 0,
         })
     }
@@ -181,6 +188,7 @@ impl Table {
 
     #[inline]
     pub fn text(&mut self, c: usize, v: ByteArray) {
+        self.text_bytes += v.len();
         if let Buf::Text(vals, _) = &mut self.bufs[c] {
             vals.push(v);
         }
@@ -188,6 +196,7 @@ impl Table {
 
     #[inline]
     pub fn opt_text(&mut self, c: usize, v: Option<ByteArray>) {
+        self.text_bytes += v.as_ref().map_or(0, |v| v.len());
         if let Buf::Text(vals, def) = &mut self.bufs[c] {
             def.push(v.is_some() as i16);
             if let Some(v) = v {
@@ -218,7 +227,7 @@ impl Table {
     pub fn row(&mut self) -> Result<(), String> {
         self.rows += 1;
         self.total += 1;
-        if self.rows >= GROUP_ROWS {
+        if self.rows >= GROUP_ROWS || self.text_bytes >= GROUP_TEXT {
             self.flush()?;
         }
         Ok(())
@@ -273,6 +282,7 @@ impl Table {
         }
         rg.close().map_err(|e| err(path, e))?;
         self.rows = 0;
+        self.text_bytes = 0;
         Ok(())
     }
 

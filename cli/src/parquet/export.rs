@@ -157,19 +157,23 @@ impl Export {
         self.fix_id(s);
         let id = self.path_ids.len() as u32;
         self.path_ids.insert(key, id);
-        let mut stack = String::new();
-        for (i, f) in frames.iter().enumerate() {
+        // One allocation, handed to the table as it is (a deep program's paths are
+        // kilobytes each).
+        let names = || frames.iter().map(|f| s.method(f.method).short.as_bytes());
+        let len = names().map(|n| n.len() + 1).sum::<usize>();
+        let mut stack = Vec::with_capacity(len);
+        for (i, n) in names().enumerate() {
             if i > 0 {
-                stack.push(';');
+                stack.push(b';');
             }
-            stack.push_str(&s.method(f.method).short);
+            stack.extend_from_slice(n);
         }
         let p = &mut self.paths;
         p.int(paths::PATH_ID, id as i64);
         p.opt_int(paths::PARENT_PATH_ID, opt_id(parent));
         p.int(paths::METHOD_ID, top.method as i64);
         p.int(paths::DEPTH, frames.len() as i64 - 1);
-        p.text(paths::STACK, text(&stack));
+        p.text(paths::STACK, ByteArray::from(stack));
         p.row()?;
         Ok(id)
     }

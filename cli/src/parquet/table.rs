@@ -134,6 +134,14 @@ pub fn properties(spec: &[Column]) -> Result<WriterProperties, String> {
                     .set_column_dictionary_enabled(path.clone(), false)
                     .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED)
             }
+            // Plain strings are long and distinct (paths.stack, methods.method_key):
+            // no engine prunes by their minimum and maximum, which cost a comparison
+            // of every value.
+            Enc::Plain if matches!(c.kind, Kind::Text | Kind::OptText) => {
+                b = b
+                    .set_column_dictionary_enabled(path.clone(), false)
+                    .set_column_statistics_enabled(path, EnabledStatistics::None)
+            }
             Enc::Plain => b = b.set_column_dictionary_enabled(path, false),
         }
     }

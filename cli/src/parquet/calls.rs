@@ -180,11 +180,7 @@ fn bool_chunk(
     } else {
         (Some(!any(false)), Some(any(true)))
     };
-    ch.finish(
-        descr,
-        vals.len() as u64,
-        Some(pages::bool_stats(min, max)),
-    )
+    ch.finish(descr, vals.len() as u64, Some(pages::bool_stats(min, max)))
 }
 
 impl Calls {
@@ -345,5 +341,92 @@ impl Calls {
         let writer = self.writer.take().ok_or_else(|| err(&path, "closed"))?;
         writer.close().map_err(|e| err(&path, e))?;
         Ok(self.total)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+
+    /// Rows over several pages and two row groups, with nulls, every exit kind, the
+    /// extremes of every number and exceptions appearing late, read back by the
+    /// `parquet` crate's own reader.
+    #[test]
+    fn the_crate_reads_back_what_was_written() {
+        let dir = std::env::temp_dir().join(format!("jtrace-calls-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("calls.parquet");
+        let kinds = ["return", "throw", "unwind", "open"];
+        let id = super::super::table::text("run-1");
+        let n = GROUP_ROWS as u64 + PAGE_ROWS as u64 + 17;
+        let row = |i: u64| CallRow {
+            call_id: i,
+            parent_id: if i % 1000 == 0 { u64::MAX } else { i - 1 },
+            method: (i % 7) as u32,
+            path: (i % 5000) as u32,
+            depth: (i % 1000) as u32,
+            exc: if i > 300_000 && i % 3 == 0 {
+                (i % 4) as u32
+            } else {
+                NONE
+            },
+            exit: (i / 50_000 % 4) as u8,
+            recursive: i % 5 == 0,
+            start: i as i64 * 997,
+            dur: match i % 3 {
+                0 => i64::MAX,
+                1 => i64::MIN,
+                _ => -(i as i64),
+            },
+            self_ns: (i as i64).wrapping_mul(0x9e37_79b9_7f4a_7c15_u64 as i64),
+            alloc_bytes: if i % 11 == 0 { u64::MAX >> 1 } else { 0 },
+            alloc_count: i % 11,
+        };
+        let mut c = Calls::create(&file, &kinds, &id).unwrap();
+        for i in 0..n {
+            c.push(3, &row(i), |e| format!("E{e}")).unwrap();
+        }
+        assert_eq!(c.close().unwrap(), n);
+        let reader = SerializedFileReader::try_from(std::fs::File::open(&file).unwrap()).unwrap();
+        assert_eq!(reader.metadata().num_row_groups(), 2);
+        let mut i = 0u64;
+        for r in reader.get_row_iter(None).unwrap() {
+            let r = r.unwrap();
+            let want = row(i);
+            let long = |v: i64| Field::Long(v);
+            let text = |s: &str| Field::Str(s.to_string());
+            let expect = [
+                long(want.call_id as i64),
+                if want.parent_id == u64::MAX {
+                    Field::Null
+                } else {
+                    long(want.parent_id as i64)
+                },
+                long(3),
+                long(want.method as i64),
+                long(want.path as i64),
+                long(want.depth as i64),
+                long(want.start),
+                long(want.dur),
+                long(want.self_ns),
+                text(kinds[want.exit as usize]),
+                Field::Bool(want.recursive),
+                if want.exc == NONE {
+                    Field::Null
+                } else {
+                    text(&format!("E{}", want.exc))
+                },
+                long(want.alloc_bytes as i64),
+                long(want.alloc_count as i64),
+                text("run-1"),
+            ];
+            let got: Vec<&Field> = r.get_column_iter().map(|(_, f)| f).collect();
+            assert_eq!(got, expect.iter().collect::<Vec<_>>(), "row {i}");
+            i += 1;
+        }
+        assert_eq!(i, n);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -4,9 +4,9 @@
 //! trace's id is chosen once, before the first row (the trace's uuid arrives in its
 //! header, before any call), and every table and the directory get that same id.
 
+use super::calls::Calls;
 use super::id;
 use super::order::{CallRow, Order};
-use super::calls::Calls;
 use super::schema::{events, methods, paths, threads, trace};
 use super::table::{text, Table};
 use crate::model::idmap::FastMap;

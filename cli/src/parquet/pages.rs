@@ -220,7 +220,9 @@ pub fn undelta(input: &mut &[u8], out: &mut Vec<i64>) -> Result<(), String> {
     let total = get_uleb(input)? as usize;
     let first = unzigzag(get_uleb(input)?);
     if minis == 0 || block != minis * MINI {
-        return Err(format!("delta blocks of {block} values in {minis} miniblocks"));
+        return Err(format!(
+            "delta blocks of {block} values in {minis} miniblocks"
+        ));
     }
     if total == 0 {
         return Ok(());
@@ -481,8 +483,16 @@ mod tests {
         let mut cases: Vec<Vec<i64>> = vec![vec![], vec![7], vec![i64::MIN, i64::MAX, 0, -1]];
         for n in [2, 31, 32, 33, 127, 128, 129, 130, 1000] {
             cases.push((0..n).map(|i| i * 3).collect());
-            cases.push((0..n).map(|i| (i * 0x9e37_79b9_7f4a_7c15u64 as i64) >> (i % 64)).collect());
-            cases.push((0..n).map(|i| if i % 2 == 0 { i64::MAX } else { i64::MIN }).collect());
+            cases.push(
+                (0..n)
+                    .map(|i| (i * 0x9e37_79b9_7f4a_7c15u64 as i64) >> (i % 64))
+                    .collect(),
+            );
+            cases.push(
+                (0..n)
+                    .map(|i| if i % 2 == 0 { i64::MAX } else { i64::MIN })
+                    .collect(),
+            );
         }
         let mut b = Vec::new();
         for c in &cases {

@@ -363,17 +363,21 @@ mod tests {
         let n = GROUP_ROWS as u64 + PAGE_ROWS as u64 + 17;
         let row = |i: u64| CallRow {
             call_id: i,
-            parent_id: if i % 1000 == 0 { u64::MAX } else { i - 1 },
+            parent_id: if i.is_multiple_of(1000) {
+                u64::MAX
+            } else {
+                i - 1
+            },
             method: (i % 7) as u32,
             path: (i % 5000) as u32,
             depth: (i % 1000) as u32,
-            exc: if i > 300_000 && i % 3 == 0 {
+            exc: if i > 300_000 && i.is_multiple_of(3) {
                 (i % 4) as u32
             } else {
                 NONE
             },
             exit: (i / 50_000 % 4) as u8,
-            recursive: i % 5 == 0,
+            recursive: i.is_multiple_of(5),
             start: i as i64 * 997,
             dur: match i % 3 {
                 0 => i64::MAX,
@@ -381,7 +385,11 @@ mod tests {
                 _ => -(i as i64),
             },
             self_ns: (i as i64).wrapping_mul(0x9e37_79b9_7f4a_7c15_u64 as i64),
-            alloc_bytes: if i % 11 == 0 { u64::MAX >> 1 } else { 0 },
+            alloc_bytes: if i.is_multiple_of(11) {
+                u64::MAX >> 1
+            } else {
+                0
+            },
             alloc_count: i % 11,
         };
         let mut c = Calls::create(&file, &kinds, &id).unwrap();

@@ -113,7 +113,7 @@ fn pack(vals: &[u64; MINI], w: u32, out: &mut Vec<u8>) {
     for word in &words[..n / 8] {
         out.extend_from_slice(&word.to_le_bytes());
     }
-    if n % 8 != 0 {
+    if !n.is_multiple_of(8) {
         out.extend_from_slice(&words[n / 8].to_le_bytes()[..4]);
     }
 }

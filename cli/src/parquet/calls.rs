@@ -6,19 +6,15 @@
 use super::order::CallRow;
 use super::pages::{self, Chunk, PAGE_ROWS};
 use super::schema::calls;
-use super::table::{properties, schema, GROUP_ROWS};
+use super::table::{err, finish, open, Writer, GROUP_ROWS};
 use crate::model::idmap::FastMap;
 use crate::model::NONE;
 use bytes::Bytes;
 use parquet::basic::Encoding;
 use parquet::column::writer::ColumnCloseResult;
 use parquet::data_type::ByteArray;
-use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::ColumnDescPtr;
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// A dictionary-encoded string column: the file's dictionary so far, each row's index.
 #[derive(Default)]
@@ -33,7 +29,7 @@ struct DictColumn {
 /// `calls.parquet` being written; [`Calls::push`] a row, then [`Calls::close`].
 pub struct Calls {
     path: PathBuf,
-    writer: Option<SerializedFileWriter<BufWriter<File>>>,
+    writer: Option<Writer>,
     descrs: Vec<ColumnDescPtr>,
     zstd: zstd::bulk::Compressor<'static>,
     call_id: Vec<i64>,
@@ -59,11 +55,24 @@ pub struct Calls {
     pub total: u64,
 }
 
-fn err(path: &Path, e: impl std::fmt::Display) -> String {
-    format!("{}: cannot write: {e}", path.display())
-}
-
 type Encoded = (Bytes, ColumnCloseResult);
+
+/// A page's definition levels of rows `rows` (none for a required column); the
+/// values it holds.
+fn page_levels(
+    present: Option<&[bool]>,
+    rows: std::ops::Range<usize>,
+    body: &mut Vec<u8>,
+) -> usize {
+    match present {
+        Some(p) => {
+            let p = &p[rows];
+            pages::levels(p, body);
+            p.iter().filter(|&&x| x).count()
+        }
+        None => rows.len(),
+    }
+}
 
 /// An `INT64` column chunk, `DELTA_BINARY_PACKED`: `vals` are the non-null values,
 /// `present` (nullable columns) says which of the `rows` rows have one.
@@ -80,13 +89,7 @@ fn int_chunk(
     for r0 in (0..rows).step_by(PAGE_ROWS) {
         let r1 = (r0 + PAGE_ROWS).min(rows);
         body.clear();
-        let n = match present {
-            Some(p) => {
-                pages::levels(&p[r0..r1], &mut body);
-                p[r0..r1].iter().filter(|&&x| x).count()
-            }
-            None => r1 - r0,
-        };
+        let n = page_levels(present, r0..r1, &mut body);
         pages::delta(&vals[at..at + n], &mut body);
         at += n;
         ch.data_page(z, &body, (r1 - r0) as u32, Encoding::DELTA_BINARY_PACKED)?;
@@ -123,13 +126,7 @@ fn dict_chunk(
     for r0 in (0..rows).step_by(PAGE_ROWS) {
         let r1 = (r0 + PAGE_ROWS).min(rows);
         body.clear();
-        let n = match present {
-            Some(p) => {
-                pages::levels(&p[r0..r1], &mut body);
-                p[r0..r1].iter().filter(|&&x| x).count()
-            }
-            None => r1 - r0,
-        };
+        let n = page_levels(present, r0..r1, &mut body);
         let enc = if c.dict.is_empty() {
             // Every row null: no values, no dictionary.
             Encoding::PLAIN
@@ -187,13 +184,7 @@ impl Calls {
     /// `exit_kinds` are `exit_kind`'s values by [`CallRow::exit`]; `trace_id` the
     /// value of every row's `trace_id`.
     pub fn create(path: &Path, exit_kinds: &[&str], trace_id: &ByteArray) -> Result<Calls, String> {
-        let file = File::create(path).map_err(|e| err(path, e))?;
-        let writer = SerializedFileWriter::new(
-            BufWriter::with_capacity(1 << 20, file),
-            Arc::new(schema(calls::COLUMNS)?),
-            Arc::new(properties(calls::COLUMNS)?),
-        )
-        .map_err(|e| err(path, e))?;
+        let writer = open(path, calls::COLUMNS)?;
         let descrs = writer.schema_descr().columns().to_vec();
         let zstd = zstd::bulk::Compressor::new(1).map_err(|e| err(path, e))?;
         Ok(Calls {
@@ -337,9 +328,7 @@ impl Calls {
     /// Writes what is buffered and the footer; the rows written.
     pub fn close(mut self) -> Result<u64, String> {
         self.flush()?;
-        let path = self.path.clone();
-        let writer = self.writer.take().ok_or_else(|| err(&path, "closed"))?;
-        writer.close().map_err(|e| err(&path, e))?;
+        finish(&self.path, &mut self.writer)?;
         Ok(self.total)
     }
 }

@@ -72,7 +72,7 @@ enum Buf {
 pub struct Table {
     path: PathBuf,
     spec: &'static [Column],
-    writer: Option<SerializedFileWriter<BufWriter<File>>>,
+    writer: Option<Writer>,
     bufs: Vec<Buf>,
     rows: usize,
     /// Bytes of the strings buffered.
@@ -81,8 +81,28 @@ pub struct Table {
     pub total: u64,
 }
 
-fn err(path: &Path, e: impl std::fmt::Display) -> String {
+pub fn err(path: &Path, e: impl std::fmt::Display) -> String {
     format!("{}: cannot write: {e}", path.display())
+}
+
+/// A Parquet file's writer.
+pub type Writer = SerializedFileWriter<BufWriter<File>>;
+
+/// Creates `path` as a Parquet file of the columns `spec`.
+pub fn open(path: &Path, spec: &[Column]) -> Result<Writer, String> {
+    let file = File::create(path).map_err(|e| err(path, e))?;
+    SerializedFileWriter::new(
+        BufWriter::with_capacity(1 << 20, file),
+        Arc::new(schema(spec)?),
+        Arc::new(properties(spec)?),
+    )
+    .map_err(|e| err(path, e))
+}
+
+/// Writes the footer of the file `writer` is writing (once: `None` after).
+pub fn finish(path: &Path, writer: &mut Option<Writer>) -> Result<(), String> {
+    let w = writer.take().ok_or_else(|| err(path, "closed"))?;
+    w.close().map(drop).map_err(|e| err(path, e))
 }
 
 /// The schema as Parquet's message type.
@@ -150,13 +170,7 @@ pub fn properties(spec: &[Column]) -> Result<WriterProperties, String> {
 
 impl Table {
     pub fn create(path: &Path, spec: &'static [Column]) -> Result<Table, String> {
-        let file = File::create(path).map_err(|e| err(path, e))?;
-        let writer = SerializedFileWriter::new(
-            BufWriter::with_capacity(1 << 20, file),
-            Arc::new(schema(spec)?),
-            Arc::new(properties(spec)?),
-        )
-        .map_err(|e| err(path, e))?;
+        let writer = open(path, spec)?;
         let bufs = spec
             .iter()
             .map(|c| match c.kind {
@@ -297,9 +311,7 @@ impl Table {
     /// Writes what is buffered and the footer.
     pub fn close(mut self) -> Result<u64, String> {
         self.flush()?;
-        let path = self.path.clone();
-        let writer = self.writer.take().ok_or_else(|| err(&path, "closed"))?;
-        writer.close().map_err(|e| err(&path, e))?;
+        finish(&self.path, &mut self.writer)?;
         Ok(self.total)
     }
 }

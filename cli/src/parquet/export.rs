@@ -4,10 +4,11 @@
 //! trace's id is chosen once, before the first row (the trace's uuid arrives in its
 //! header, before any call), and every table and the directory get that same id.
 
+use super::calls::Calls;
 use super::id;
 use super::order::{CallRow, Order};
-use super::schema::{calls, events, methods, paths, threads, trace};
-use super::table::{static_text, text, Table};
+use super::schema::{events, methods, paths, threads, trace};
+use super::table::{text, Table};
 use crate::model::idmap::FastMap;
 use crate::model::{
     Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Model, Symbols, NONE,
@@ -44,11 +45,10 @@ pub struct Export {
     /// Per thread: calls left by an exception not yet reported (seq, call_id, method).
     unwound: Vec<Vec<(u64, u64, u32)>>,
     next_call: u64,
-    /// (parent path + 1) << 32 | method → path id.
+    /// method << 32 | (parent path + 1) → path id.
     path_ids: FastMap<u64, u32>,
     paths: Table,
     events: Table,
-    exit_kinds: Vec<ByteArray>,
     kinds: FastMap<&'static str, ByteArray>,
     /// Class names as values, by class index (exceptions, monitors) or with `[]`.
     class_text: FastMap<(u32, u8), ByteArray>,
@@ -85,7 +85,6 @@ impl Export {
             path_ids: FastMap::default(),
             paths: Table::create(&files("paths"), paths::COLUMNS)?,
             events: Table::create(&files("events"), events::COLUMNS)?,
-            exit_kinds: EXIT_KINDS.iter().map(|k| static_text(k)).collect(),
             kinds: FastMap::default(),
             class_text: FastMap::default(),
             error: None,
@@ -148,27 +147,33 @@ impl Export {
         let Some(top) = frames.last() else {
             return Ok(NONE);
         };
-        let key = ((parent as u64).wrapping_add(1) << 32) | top.method as u64;
+        // The parent in the low bits: the map's multiplicative hash spreads buckets by
+        // them, and a trace has few paths per parent but many per method (with the
+        // method there, javac's 860,000 paths fell into long chains per method).
+        let key = ((top.method as u64) << 32) | parent.wrapping_add(1) as u64;
         if let Some(&p) = self.path_ids.get(&key) {
             return Ok(p);
         }
         self.fix_id(s);
         let id = self.path_ids.len() as u32;
         self.path_ids.insert(key, id);
-        self.order.path(id, top.method, frames.len() as u32 - 1);
-        let mut stack = String::new();
-        for (i, f) in frames.iter().enumerate() {
+        // One allocation, handed to the table as it is (a deep program's paths are
+        // kilobytes each).
+        let names = || frames.iter().map(|f| s.method(f.method).short.as_bytes());
+        let len = names().map(|n| n.len() + 1).sum::<usize>();
+        let mut stack = Vec::with_capacity(len);
+        for (i, n) in names().enumerate() {
             if i > 0 {
-                stack.push(';');
+                stack.push(b';');
             }
-            stack.push_str(&s.method(f.method).short);
+            stack.extend_from_slice(n);
         }
         let p = &mut self.paths;
         p.int(paths::PATH_ID, id as i64);
         p.opt_int(paths::PARENT_PATH_ID, opt_id(parent));
         p.int(paths::METHOD_ID, top.method as i64);
         p.int(paths::DEPTH, frames.len() as i64 - 1);
-        p.text(paths::STACK, text(&stack));
+        p.text(paths::STACK, ByteArray::from(stack));
         p.row()?;
         Ok(id)
     }
@@ -412,37 +417,10 @@ impl Export {
         }
         let s = &model.syms;
         let id = self.fix_id(s);
-        let mut c = Table::create(&files("calls"), calls::COLUMNS)?;
-        c.set_const(&id);
-        let mut exc_text: FastMap<u32, ByteArray> = FastMap::default();
+        let mut c = Calls::create(&files("calls"), &EXIT_KINDS, &id)?;
         for t in 0..self.order.threads() {
-            let kinds = &self.exit_kinds;
-            self.order.drain(t, |r| {
-                c.int(calls::CALL_ID, r.call_id as i64);
-                c.opt_int(
-                    calls::PARENT_ID,
-                    (r.parent_id != u64::MAX).then_some(r.parent_id as i64),
-                );
-                c.int(calls::THREAD_ID, t as i64);
-                c.int(calls::METHOD_ID, r.method as i64);
-                c.int(calls::PATH_ID, r.path as i64);
-                c.int(calls::DEPTH, r.depth as i64);
-                c.int(calls::START_NS, r.start);
-                c.int(calls::DUR_NS, r.dur);
-                c.int(calls::SELF_NS, r.self_ns);
-                c.text(calls::EXIT_KIND, kinds[r.exit as usize].clone());
-                c.bool(calls::RECURSIVE, r.recursive);
-                let exc = (r.exc != NONE).then(|| {
-                    exc_text
-                        .entry(r.exc)
-                        .or_insert_with(|| text(s.class_name(r.exc)))
-                        .clone()
-                });
-                c.opt_text(calls::EXCEPTION_CLASS, exc);
-                c.int(calls::ALLOC_BYTES, r.alloc_bytes as i64);
-                c.int(calls::ALLOC_COUNT, r.alloc_count as i64);
-                c.row()
-            })?;
+            self.order
+                .drain(t, |r| c.push(t, r, |exc| s.class_name(exc).to_string()))?;
         }
         let calls_written = c.close()?;
 

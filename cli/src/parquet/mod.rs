@@ -6,9 +6,11 @@
 //! traces and the trace's directory is moved into place only when every table is
 //! complete, so a failed export leaves nothing a query would read.
 
+mod calls;
 mod export;
 mod id;
 mod order;
+mod pages;
 mod schema;
 mod table;
 

@@ -7,9 +7,11 @@
 //! (calls still open then, at most the stack's depth per thread, go to a small late list
 //! when they finish). At the end each thread's runs, late rows and slots are merged by
 //! `call_id`, which rises with the start within a thread. A trace whose calls fit in
-//! memory never touches the disk; spilled rows take about 15 bytes each.
+//! memory never touches the disk. Spilled rows go in blocks of [`SPILL_BLOCK`], each
+//! field of a block one `DELTA_BINARY_PACKED` run ([`pages::delta`]): a few bits a
+//! field, coded and decoded without a branch per byte.
 
-use crate::model::NONE;
+use super::pages;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -40,81 +42,88 @@ pub struct CallRow {
 
 const EMPTY: i64 = i64::MIN;
 
-/// LEB128.
-#[inline]
-fn put_u64(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
+/// Rows per spill block.
+const SPILL_BLOCK: usize = 4096;
+/// Fields of a spilled row.
+const FIELDS: usize = 12;
+
+/// Spilled rows, field by field.
+#[derive(Default)]
+struct Block {
+    cols: [Vec<i64>; FIELDS],
 }
 
-/// LEB128 from the front of `input` (which it advances past it).
-#[inline]
-fn get_u64(input: &mut &[u8]) -> std::io::Result<u64> {
-    // Most fields (ids, depths, small differences) fit in one byte.
-    if let Some((&b, rest)) = input.split_first() {
-        if b < 0x80 {
-            *input = rest;
-            return Ok(b as u64);
+impl Block {
+    fn len(&self) -> usize {
+        self.cols[0].len()
+    }
+
+    #[inline]
+    fn push(&mut self, r: &CallRow) {
+        let f = [
+            r.call_id as i64,
+            r.parent_id as i64,
+            r.method as i64,
+            r.path as i64,
+            r.depth as i64,
+            r.exc as i64,
+            r.exit as i64 | (r.recursive as i64) << 2,
+            r.start,
+            r.dur,
+            r.self_ns,
+            r.alloc_bytes as i64,
+            r.alloc_count as i64,
+        ];
+        for (c, v) in self.cols.iter_mut().zip(f) {
+            c.push(v);
         }
     }
-    // Up to eight bytes at once: the first byte without its high bit ends the number,
-    // and the seven-bit groups before it are packed together without a loop.
-    if let Some(word) = input.first_chunk::<8>() {
-        let w = u64::from_le_bytes(*word);
-        let stops = !w & 0x8080_8080_8080_8080;
-        if stops != 0 {
-            let len = (stops.trailing_zeros() / 8 + 1) as usize;
-            let x = if len == 8 {
-                w
-            } else {
-                w & ((1u64 << (8 * len)) - 1)
-            };
-            // Seven-bit groups into 14-bit pairs, 28-bit quads, then one 56-bit number.
-            let x = ((x & 0x7f00_7f00_7f00_7f00) >> 1) | (x & 0x007f_007f_007f_007f);
-            let x = ((x & 0x3fff_0000_3fff_0000) >> 2) | (x & 0x0000_3fff_0000_3fff);
-            let v = ((x & 0x0fff_ffff_0000_0000) >> 4) | (x & 0x0000_0000_0fff_ffff);
-            *input = &input[len..];
-            return Ok(v);
+
+    #[inline]
+    fn row(&self, i: usize) -> CallRow {
+        let c = &self.cols;
+        CallRow {
+            call_id: c[0][i] as u64,
+            parent_id: c[1][i] as u64,
+            method: c[2][i] as u32,
+            path: c[3][i] as u32,
+            depth: c[4][i] as u32,
+            exc: c[5][i] as u32,
+            exit: (c[6][i] & 3) as u8,
+            recursive: c[6][i] & 4 != 0,
+            start: c[7][i],
+            dur: c[8][i],
+            self_ns: c[9][i],
+            alloc_bytes: c[10][i] as u64,
+            alloc_count: c[11][i] as u64,
         }
     }
-    let mut v = 0u64;
-    for (i, &b) in input.iter().enumerate().take(10) {
-        v |= ((b & 0x7f) as u64) << (7 * i);
-        if b < 0x80 {
-            *input = &input[i + 1..];
-            return Ok(v);
+
+    /// Appends the block (its length in bytes, then each field) to `out`; empties it.
+    fn encode(&mut self, out: &mut Vec<u8>) {
+        let at = out.len();
+        out.extend_from_slice(&[0; 4]);
+        for c in &mut self.cols {
+            pages::delta(c, out);
+            c.clear();
         }
+        let len = (out.len() - at - 4) as u32;
+        out[at..at + 4].copy_from_slice(&len.to_le_bytes());
     }
-    Err(std::io::Error::other("bad varint in the spill file"))
-}
 
-fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
+    /// The block encoded in `input` (without its length).
+    fn decode(&mut self, mut input: &[u8]) -> Result<(), String> {
+        for c in &mut self.cols {
+            c.clear();
+            pages::undelta(&mut input, c)?;
+        }
+        let n = self.len();
+        if self.cols.iter().any(|c| c.len() != n) || !input.is_empty() {
+            return Err("a damaged block".into());
+        }
+        Ok(())
+    }
 }
-
-fn unzigzag(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
-}
-
-/// The previous row of a run: spill rows are stored as differences from it (a run is
-/// sorted by call_id, so by start too), LEB128-coded: ~12 bytes a call instead of 80.
-#[derive(Default, Clone, Copy)]
-struct Prev {
-    call_id: u64,
-    start: i64,
-}
-
-/// A spill record's first byte: the exit kind in the low two bits, then which of the
-/// fields usually absent follow.
-const RECURSIVE: u8 = 1 << 2;
-const HAS_PARENT: u8 = 1 << 3;
-const HAS_EXC: u8 = 1 << 4;
-const HAS_ALLOC: u8 = 1 << 5;
-/// Method and depth are not stored: they are the path's (see [`Order::path`]).
-const BY_PATH: u8 = 1 << 6;
 
 impl CallRow {
     const HOLE: CallRow = CallRow {
@@ -132,97 +141,6 @@ impl CallRow {
         alloc_bytes: 0,
         alloc_count: 0,
     };
-
-    /// `paths[path]` is the path's (method, depth).
-    fn encode(&self, paths: &[(u32, u32)], prev: &mut Prev, out: &mut Vec<u8>) {
-        let by_path = paths.get(self.path as usize) == Some(&(self.method, self.depth));
-        let has_alloc = self.alloc_bytes != 0 || self.alloc_count != 0;
-        let flags = (self.exit & 3)
-            | if self.recursive { RECURSIVE } else { 0 }
-            | if self.parent_id != u64::MAX {
-                HAS_PARENT
-            } else {
-                0
-            }
-            | if self.exc != NONE { HAS_EXC } else { 0 }
-            | if has_alloc { HAS_ALLOC } else { 0 }
-            | if by_path { BY_PATH } else { 0 };
-        out.push(flags);
-        put_u64(out, self.call_id.wrapping_sub(prev.call_id));
-        if self.parent_id != u64::MAX {
-            // A parent always started before its callee.
-            put_u64(out, self.call_id.wrapping_sub(self.parent_id));
-        }
-        put_u64(out, self.path as u64);
-        if !by_path {
-            put_u64(out, self.method as u64);
-            put_u64(out, self.depth as u64);
-        }
-        if self.exc != NONE {
-            put_u64(out, self.exc as u64);
-        }
-        put_u64(out, zigzag(self.start.wrapping_sub(prev.start)));
-        put_u64(out, zigzag(self.dur));
-        put_u64(out, zigzag(self.self_ns));
-        if has_alloc {
-            put_u64(out, self.alloc_bytes);
-            put_u64(out, self.alloc_count);
-        }
-        *prev = Prev {
-            call_id: self.call_id,
-            start: self.start,
-        };
-    }
-
-    fn decode(paths: &[(u32, u32)], prev: &mut Prev, r: &mut &[u8]) -> std::io::Result<CallRow> {
-        let (&flags, rest) = r
-            .split_first()
-            .ok_or_else(|| std::io::Error::other("short spill record"))?;
-        *r = rest;
-        let call_id = prev.call_id.wrapping_add(get_u64(r)?);
-        let parent_id = if flags & HAS_PARENT != 0 {
-            call_id.wrapping_sub(get_u64(r)?)
-        } else {
-            u64::MAX
-        };
-        let path = get_u64(r)? as u32;
-        let (method, depth) = if flags & BY_PATH != 0 {
-            *paths
-                .get(path as usize)
-                .ok_or_else(|| std::io::Error::other("spill record of an unknown path"))?
-        } else {
-            (get_u64(r)? as u32, get_u64(r)? as u32)
-        };
-        let exc = if flags & HAS_EXC != 0 {
-            get_u64(r)? as u32
-        } else {
-            NONE
-        };
-        let start = prev.start.wrapping_add(unzigzag(get_u64(r)?));
-        let dur = unzigzag(get_u64(r)?);
-        let self_ns = unzigzag(get_u64(r)?);
-        let (alloc_bytes, alloc_count) = if flags & HAS_ALLOC != 0 {
-            (get_u64(r)?, get_u64(r)?)
-        } else {
-            (0, 0)
-        };
-        *prev = Prev { call_id, start };
-        Ok(CallRow {
-            call_id,
-            parent_id,
-            method,
-            path,
-            depth,
-            exc,
-            exit: flags & 3,
-            recursive: flags & RECURSIVE != 0,
-            start,
-            dur,
-            self_ns,
-            alloc_bytes,
-            alloc_count,
-        })
-    }
 }
 
 #[derive(Default)]
@@ -232,9 +150,9 @@ struct Rows {
     slots: Vec<CallRow>,
     /// Calls started before the last spill and finished after it.
     late: Vec<CallRow>,
-    /// (offset, bytes, rows) of this thread's runs in the spill file: each run holds
-    /// the slots after the previous one's, so the runs are in call_id order end to end.
-    runs: Vec<(u64, u64, u64)>,
+    /// (offset, rows) of this thread's runs in the spill file: each run holds the
+    /// slots after the previous one's, so the runs are in call_id order end to end.
+    runs: Vec<(u64, u64)>,
 }
 
 struct Spill {
@@ -262,8 +180,8 @@ pub struct Order {
     limit: usize,
     dir: PathBuf,
     spill: Option<Spill>,
-    /// Each path's (method, depth): spill records of calls on a known path leave them out.
-    paths: Vec<(u32, u32)>,
+    /// The rows being spilled, field by field.
+    block: Block,
     /// Rows written to the spill file in all.
     pub spilled: u64,
 }
@@ -277,51 +195,48 @@ impl Drop for Order {
     }
 }
 
-/// A thread's spilled runs read back one after the other, decoded from a buffer.
+/// A thread's spilled runs read back one after the other, a block at a time.
 struct Runs<'a> {
     file: File,
     path: &'a Path,
-    runs: std::slice::Iter<'a, (u64, u64, u64)>,
-    paths: &'a [(u32, u32)],
-    /// Bytes and rows of the current run not yet read / decoded.
-    bytes: u64,
+    runs: std::slice::Iter<'a, (u64, u64)>,
+    /// Rows of the current run not yet decoded.
     rows: u64,
-    prev: Prev,
+    block: Block,
+    /// The next row of `block`.
+    at: usize,
     buf: Vec<u8>,
-    pos: usize,
 }
-
-/// Room for the longest spill record (12 varints and a byte), and for the eight bytes
-/// [`get_u64`] reads at once.
-const RECORD_MAX: usize = 128;
 
 impl Runs<'_> {
     fn next(&mut self) -> Result<Option<CallRow>, String> {
+        if self.at < self.block.len() {
+            self.at += 1;
+            return Ok(Some(self.block.row(self.at - 1)));
+        }
         let path = self.path;
-        let bad = |e: std::io::Error| format!("{}: cannot read: {e}", path.display());
+        let bad = |e: &dyn std::fmt::Display| format!("{}: cannot read: {e}", path.display());
         while self.rows == 0 {
-            let Some(&(offset, bytes, rows)) = self.runs.next() else {
+            let Some(&(offset, rows)) = self.runs.next() else {
                 return Ok(None);
             };
-            self.file.seek(SeekFrom::Start(offset)).map_err(bad)?;
-            (self.bytes, self.rows, self.prev) = (bytes, rows, Prev::default());
-            self.buf.clear();
-            self.pos = 0;
+            self.file
+                .seek(SeekFrom::Start(offset))
+                .map_err(|e| bad(&e))?;
+            self.rows = rows;
         }
-        if self.buf.len() - self.pos < RECORD_MAX && self.bytes > 0 {
-            self.buf.drain(..self.pos);
-            self.pos = 0;
-            let have = self.buf.len();
-            let more = (self.bytes as usize).min(self.buf.capacity().max(1 << 16) - have);
-            self.buf.resize(have + more, 0);
-            self.file.read_exact(&mut self.buf[have..]).map_err(bad)?;
-            self.bytes -= more as u64;
+        let mut len = [0u8; 4];
+        self.file.read_exact(&mut len).map_err(|e| bad(&e))?;
+        self.buf.resize(u32::from_le_bytes(len) as usize, 0);
+        self.file.read_exact(&mut self.buf).map_err(|e| bad(&e))?;
+        self.block.decode(&self.buf).map_err(|e| bad(&e))?;
+        let n = self.block.len() as u64;
+        if n == 0 || n > self.rows {
+            return Err(bad(&"a damaged block"));
         }
-        let mut input = &self.buf[self.pos..];
-        let row = CallRow::decode(self.paths, &mut self.prev, &mut input).map_err(bad)?;
-        self.pos = self.buf.len() - input.len();
-        self.rows -= 1;
-        Ok(Some(row))
+        self.rows -= n;
+        self.at = 1;
+        Ok(Some(self.block.row(0)))
     }
 }
 
@@ -334,15 +249,8 @@ impl Order {
             limit: limit.max(1),
             dir: dir.to_path_buf(),
             spill: None,
-            paths: Vec::new(),
+            block: Block::default(),
             spilled: 0,
-        }
-    }
-
-    /// Path `id` (numbered from 0 in order) ends in `method` at `depth`.
-    pub fn path(&mut self, id: u32, method: u32, depth: u32) {
-        if id as usize == self.paths.len() {
-            self.paths.push((method, depth));
         }
     }
 
@@ -408,20 +316,26 @@ impl Order {
         };
         let mut b = Vec::with_capacity(1 << 16);
         let mut late = 0;
+        let block = &mut self.block;
         for r in &mut self.threads {
             let start = spill.len;
             let mut n = 0u64;
-            let mut prev = Prev::default();
             for row in r.slots.iter().filter(|c| c.dur != EMPTY) {
-                row.encode(&self.paths, &mut prev, &mut b);
+                block.push(row);
                 n += 1;
-                if b.len() >= 1 << 16 {
-                    spill.append(&mut b)?;
+                if block.len() == SPILL_BLOCK {
+                    block.encode(&mut b);
+                    if b.len() >= 1 << 16 {
+                        spill.append(&mut b)?;
+                    }
                 }
+            }
+            if block.len() > 0 {
+                block.encode(&mut b);
             }
             spill.append(&mut b)?;
             if n > 0 {
-                r.runs.push((start, spill.len - start, n));
+                r.runs.push((start, n));
                 self.spilled += n;
             }
             r.base += r.slots.len() as u64;
@@ -465,12 +379,10 @@ impl Order {
                     .map_err(|e| format!("{}: cannot read: {e}", s.path.display()))?,
                 path: &s.path,
                 runs: r.runs.iter(),
-                paths: &self.paths,
-                bytes: 0,
                 rows: 0,
-                prev: Prev::default(),
-                buf: Vec::with_capacity(1 << 16),
-                pos: 0,
+                block: Block::default(),
+                at: 0,
+                buf: Vec::new(),
             }),
             _ => None,
         };
@@ -558,69 +470,41 @@ mod tests {
         }
     }
 
-    /// Every length of LEB128 number, followed by more bytes or at the end of the input.
+    /// Rows of every field's extremes through a spill block and back.
     #[test]
-    fn varints_of_every_length() {
-        let mut values = vec![0, 1, 127, 128, u64::MAX, u64::MAX >> 1];
-        for bits in 1..64 {
-            values.push((1u64 << bits) - 1);
-            values.push(1u64 << bits);
-            values.push((1u64 << bits) | 0x55);
+    fn spill_block_round_trip() {
+        let mut rows = Vec::new();
+        for i in 0..SPILL_BLOCK as u64 + 3 {
+            rows.push(CallRow {
+                call_id: i,
+                parent_id: if i % 7 == 0 { u64::MAX } else { i / 2 },
+                method: (i % 5) as u32,
+                path: (i * 3) as u32,
+                depth: (i % 11) as u32,
+                exc: if i % 13 == 0 { 4 } else { u32::MAX },
+                exit: (i % 4) as u8,
+                recursive: i % 3 == 0,
+                start: i as i64 * 1000,
+                dur: if i == 5 { i64::MAX } else { -(i as i64) },
+                self_ns: i64::MIN + i as i64,
+                alloc_bytes: u64::MAX - i,
+                alloc_count: i,
+            });
         }
-        let mut b = Vec::new();
-        for &v in &values {
-            put_u64(&mut b, v);
+        for chunk in rows.chunks(SPILL_BLOCK) {
+            let mut b = Block::default();
+            for r in chunk {
+                b.push(r);
+            }
+            let mut out = Vec::new();
+            b.encode(&mut out);
+            assert_eq!(b.len(), 0);
+            let len = u32::from_le_bytes(out[..4].try_into().unwrap()) as usize;
+            assert_eq!(len, out.len() - 4);
+            b.decode(&out[4..]).unwrap();
+            let back: Vec<CallRow> = (0..b.len()).map(|i| b.row(i)).collect();
+            assert_eq!(back, chunk);
+            assert!(b.decode(&out[4..out.len() - 1]).is_err());
         }
-        let mut input = &b[..];
-        for &v in &values {
-            assert_eq!(get_u64(&mut input).unwrap(), v);
-        }
-        assert!(input.is_empty());
-    }
-
-    #[test]
-    fn spill_record_round_trip() {
-        let r = CallRow {
-            call_id: 7,
-            parent_id: u64::MAX,
-            method: 3,
-            path: 4,
-            depth: 5,
-            exc: u32::MAX,
-            exit: 2,
-            recursive: true,
-            start: 11,
-            dur: 12,
-            self_ns: 13,
-            alloc_bytes: 14,
-            alloc_count: 15,
-        };
-        // Path 4 ends in method 3 at depth 5: `r` leaves them out, `next` (another
-        // method on it) stores them.
-        let paths = [(0, 0), (0, 0), (0, 0), (0, 0), (3, 5)];
-        let mut prev = Prev::default();
-        let mut b = Vec::new();
-        r.encode(&paths, &mut prev, &mut b);
-        let next = CallRow {
-            call_id: 9,
-            parent_id: 7,
-            method: 2,
-            exc: 6,
-            start: 10,
-            dur: -1,
-            self_ns: i64::MAX,
-            alloc_bytes: 0,
-            alloc_count: 0,
-            ..r
-        };
-        next.encode(&paths, &mut prev, &mut b);
-        let mut read = Prev::default();
-        let mut input = &b[..];
-        assert_eq!(CallRow::decode(&paths, &mut read, &mut input).unwrap(), r);
-        assert_eq!(
-            CallRow::decode(&paths, &mut read, &mut input).unwrap(),
-            next
-        );
-        assert!(input.is_empty());
     }
 }

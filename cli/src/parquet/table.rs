@@ -16,6 +16,10 @@ use std::sync::Arc;
 /// for dictionaries and zstd to pay off (DuckDB reads 122,880-row groups in parallel).
 pub const GROUP_ROWS: usize = 1 << 18;
 
+/// Bytes of strings buffered before a row group is written, whatever its rows: a
+/// deep program's `paths.stack` values reach kilobytes each (javac's average 2.4 KB).
+const GROUP_TEXT: usize = 32 << 20;
+
 /// A column's Parquet type: every engine reads these without options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -68,19 +72,41 @@ enum Buf {
 pub struct Table {
     path: PathBuf,
     spec: &'static [Column],
-    writer: Option<SerializedFileWriter<BufWriter<File>>>,
+    writer: Option<Writer>,
     bufs: Vec<Buf>,
     rows: usize,
+    /// Bytes of the strings buffered.
+    text_bytes: usize,
     /// Rows written in all.
     pub total: u64,
 }
 
-fn err(path: &Path, e: impl std::fmt::Display) -> String {
+pub fn err(path: &Path, e: impl std::fmt::Display) -> String {
     format!("{}: cannot write: {e}", path.display())
 }
 
+/// A Parquet file's writer.
+pub type Writer = SerializedFileWriter<BufWriter<File>>;
+
+/// Creates `path` as a Parquet file of the columns `spec`.
+pub fn open(path: &Path, spec: &[Column]) -> Result<Writer, String> {
+    let file = File::create(path).map_err(|e| err(path, e))?;
+    SerializedFileWriter::new(
+        BufWriter::with_capacity(1 << 20, file),
+        Arc::new(schema(spec)?),
+        Arc::new(properties(spec)?),
+    )
+    .map_err(|e| err(path, e))
+}
+
+/// Writes the footer of the file `writer` is writing (once: `None` after).
+pub fn finish(path: &Path, writer: &mut Option<Writer>) -> Result<(), String> {
+    let w = writer.take().ok_or_else(|| err(path, "closed"))?;
+    w.close().map(drop).map_err(|e| err(path, e))
+}
+
 /// The schema as Parquet's message type.
-fn schema(spec: &[Column]) -> Result<Type, String> {
+pub fn schema(spec: &[Column]) -> Result<Type, String> {
     let mut fields = Vec::with_capacity(spec.len());
     for c in spec {
         use parquet::basic::{LogicalType, Repetition, Type as Physical};
@@ -112,7 +138,7 @@ fn schema(spec: &[Column]) -> Result<Type, String> {
         .map_err(|e| e.to_string())
 }
 
-fn properties(spec: &[Column]) -> Result<WriterProperties, String> {
+pub fn properties(spec: &[Column]) -> Result<WriterProperties, String> {
     let level = ZstdLevel::try_new(1).map_err(|e| e.to_string())?;
     let mut b = WriterProperties::builder()
         .set_compression(Compression::ZSTD(level))
@@ -128,6 +154,14 @@ fn properties(spec: &[Column]) -> Result<WriterProperties, String> {
                     .set_column_dictionary_enabled(path.clone(), false)
                     .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED)
             }
+            // Plain strings are long and distinct (paths.stack, methods.method_key):
+            // no engine prunes by their minimum and maximum, which cost a comparison
+            // of every value.
+            Enc::Plain if matches!(c.kind, Kind::Text | Kind::OptText) => {
+                b = b
+                    .set_column_dictionary_enabled(path.clone(), false)
+                    .set_column_statistics_enabled(path, EnabledStatistics::None)
+            }
             Enc::Plain => b = b.set_column_dictionary_enabled(path, false),
         }
     }
@@ -136,13 +170,7 @@ fn properties(spec: &[Column]) -> Result<WriterProperties, String> {
 
 impl Table {
     pub fn create(path: &Path, spec: &'static [Column]) -> Result<Table, String> {
-        let file = File::create(path).map_err(|e| err(path, e))?;
-        let writer = SerializedFileWriter::new(
-            BufWriter::with_capacity(1 << 20, file),
-            Arc::new(schema(spec)?),
-            Arc::new(properties(spec)?),
-        )
-        .map_err(|e| err(path, e))?;
+        let writer = open(path, spec)?;
         let bufs = spec
             .iter()
             .map(|c| match c.kind {
@@ -158,6 +186,7 @@ impl Table {
             writer: Some(writer),
             bufs,
             rows: 0,
+            text_bytes: 0,
             total: 0,
         })
     }
@@ -181,6 +210,7 @@ impl Table {
 
     #[inline]
     pub fn text(&mut self, c: usize, v: ByteArray) {
+        self.text_bytes += v.len();
         if let Buf::Text(vals, _) = &mut self.bufs[c] {
             vals.push(v);
         }
@@ -188,6 +218,7 @@ impl Table {
 
     #[inline]
     pub fn opt_text(&mut self, c: usize, v: Option<ByteArray>) {
+        self.text_bytes += v.as_ref().map_or(0, |v| v.len());
         if let Buf::Text(vals, def) = &mut self.bufs[c] {
             def.push(v.is_some() as i16);
             if let Some(v) = v {
@@ -218,7 +249,7 @@ impl Table {
     pub fn row(&mut self) -> Result<(), String> {
         self.rows += 1;
         self.total += 1;
-        if self.rows >= GROUP_ROWS {
+        if self.rows >= GROUP_ROWS || self.text_bytes >= GROUP_TEXT {
             self.flush()?;
         }
         Ok(())
@@ -273,15 +304,14 @@ impl Table {
         }
         rg.close().map_err(|e| err(path, e))?;
         self.rows = 0;
+        self.text_bytes = 0;
         Ok(())
     }
 
     /// Writes what is buffered and the footer.
     pub fn close(mut self) -> Result<u64, String> {
         self.flush()?;
-        let path = self.path.clone();
-        let writer = self.writer.take().ok_or_else(|| err(&path, "closed"))?;
-        writer.close().map_err(|e| err(&path, e))?;
+        finish(&self.path, &mut self.writer)?;
         Ok(self.total)
     }
 }
@@ -289,10 +319,4 @@ impl Table {
 /// A string as a Parquet value.
 pub fn text(s: &str) -> ByteArray {
     ByteArray::from(s.as_bytes().to_vec())
-}
-
-/// A constant string as a Parquet value: its copies share it with no reference count
-/// to update (a column written row by row clones its value for every row).
-pub fn static_text(s: &'static str) -> ByteArray {
-    ByteArray::from(bytes::Bytes::from_static(s.as_bytes()))
 }

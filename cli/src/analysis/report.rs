@@ -159,10 +159,114 @@ impl Report {
         ix
     }
 
+    /// Keeps `call` (duration, start, thread, method) if it is among the [`SLOWEST`]:
+    /// the largest tuples, whatever the order they come in.
+    #[inline]
+    fn slow(&mut self, call: (u64, u64, u32, u32)) {
+        if self.slowest.len() < SLOWEST || self.slowest.peek().is_some_and(|Reverse(m)| *m < call)
+        {
+            self.slowest.push(Reverse(call));
+            if self.slowest.len() > SLOWEST {
+                self.slowest.pop();
+            }
+        }
+    }
+
     /// Per-method figures, one per key (`Class.method(signature)`) with a method index
     /// that names it, for `diff`.
     pub fn methods(&self) -> impl Iterator<Item = (u32, &MethodAgg)> {
         self.rows.iter().map(|(_, m, a)| (*m, a))
+    }
+}
+
+impl MethodAgg {
+    fn add(&mut self, o: &MethodAgg) {
+        self.calls += o.calls;
+        self.total += o.total;
+        self.self_ns += o.self_ns;
+        self.sum += o.sum;
+        self.max = self.max.max(o.max);
+        self.open += o.open;
+        self.by_exception += o.by_exception;
+        self.hist.merge(&o.hist);
+        self.wait += o.wait;
+    }
+}
+
+/// Rows by key, edges by their rows, threads by index, the rest by their names.
+impl crate::split::Split for Report {
+    fn fresh(&self) -> Self {
+        Report::default()
+    }
+
+    fn merge(&mut self, o: Self) {
+        let rows: Vec<u32> = o
+            .rows
+            .into_iter()
+            .map(|(key, m, agg)| match self.keys.get(&key) {
+                Some(&r) => {
+                    self.rows[r as usize].2.add(&agg);
+                    r
+                }
+                None => {
+                    let r = self.rows.len() as u32;
+                    self.keys.insert(key.clone(), r);
+                    self.rows.push((key, m, agg));
+                    r
+                }
+            })
+            .collect();
+        let row = |r: u32| if r == NONE { NONE } else { rows[r as usize] };
+        for ((callee, caller), e) in o.edges {
+            let key = (row(callee), row(caller));
+            let ix = match self.edge_ix.get(&key) {
+                Some(&ix) => ix,
+                None => {
+                    let ix = self.edges.len() as u32;
+                    self.edges.push((key, EdgeAgg::default()));
+                    self.edge_ix.insert(key, ix);
+                    ix
+                }
+            };
+            let mine = &mut self.edges[ix as usize].1;
+            mine.calls += e.calls;
+            mine.total += e.total;
+            mine.self_ns += e.self_ns;
+        }
+        // Rows of methods this worker never saw finish are found by key from now on.
+        self.row_of.clear();
+        self.last_edge.clear();
+        if self.threads.len() < o.threads.len() {
+            self.threads.resize(o.threads.len(), ThreadAgg::default());
+        }
+        for (mine, t) in self.threads.iter_mut().zip(o.threads) {
+            mine.calls += t.calls;
+            mine.traced += t.traced;
+        }
+        for (k, a) in o.allocs {
+            let e = self.allocs.entry(k).or_default();
+            e.count += a.count;
+            e.bytes += a.bytes;
+        }
+        for (k, m) in o.monitors {
+            let e = self.monitors.entry(k).or_default();
+            e.contended += m.contended;
+            e.blocked += m.blocked;
+            e.max_blocked = e.max_blocked.max(m.max_blocked);
+            e.waits += m.waits;
+            e.waited += m.waited;
+        }
+        for (k, x) in o.exceptions {
+            let e = self.exceptions.entry(k).or_default();
+            e.thrown += x.thrown;
+            e.caught += x.caught;
+        }
+        self.gc.collections += o.gc.collections;
+        self.gc.total_pause_ns += o.gc.total_pause_ns;
+        self.gc.max_pause_ns = self.gc.max_pause_ns.max(o.gc.max_pause_ns);
+        for Reverse(c) in o.slowest {
+            self.slow(c);
+        }
     }
 }
 
@@ -205,14 +309,7 @@ impl Analysis for Report {
         if parents.is_empty() {
             th.traced += c.incl;
         }
-        if self.slowest.len() < SLOWEST
-            || self.slowest.peek().is_some_and(|Reverse(m)| m.0 < c.incl)
-        {
-            self.slowest.push(Reverse((c.incl, c.start, t, c.method)));
-            if self.slowest.len() > SLOWEST {
-                self.slowest.pop();
-            }
-        }
+        self.slow((c.incl, c.start, t, c.method));
     }
 
     fn alloc(&mut self, s: &Symbols, _t: u32, a: &Alloc, _stack: &[Frame]) {

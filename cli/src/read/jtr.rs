@@ -5,16 +5,16 @@ use std::io::{Read, Seek};
 
 /// Streams the `.jtr` in `reader` to `sink`. A file cut short is read up to its last
 /// whole block: the outcome says it is not complete, with a warning saying where.
-/// With `wanted`, only the threads it accepts are replayed whole.
+/// With `wanted`, only the threads it accepts (by id and name) are replayed whole.
 pub fn read(
     name: &str,
     reader: impl Read + Seek,
-    wanted: Option<&dyn Fn(&str) -> bool>,
+    wanted: Option<&dyn Fn(u32, &str) -> bool>,
     sink: impl FnMut(&Event),
 ) -> Result<Outcome, String> {
     let done = match wanted {
         None => trace::jtr::replay(reader, sink),
-        Some(w) => trace::jtr::replay_threads(reader, w, sink),
+        Some(w) => trace::jtr::replay_part(reader, w, sink),
     };
     let (done, _header) = done.map_err(|e| format!("{name}: {e}"))?;
     let mut out = Outcome {

@@ -452,7 +452,17 @@ pub fn replay<R: Read>(jtr: R, f: impl FnMut(&Event)) -> Result<(Rendered, Heade
 /// thread starts and allocations, and the ends the replay supplies at the close.
 pub fn replay_threads<R: Read + Seek>(
     jtr: R,
-    wanted: impl FnMut(&str) -> bool,
+    mut wanted: impl FnMut(&str) -> bool,
+    f: impl FnMut(&Event),
+) -> Result<(Rendered, Header), JtrError> {
+    replay_part(jtr, move |_, name| wanted(name), f)
+}
+
+/// [`replay_threads`] with threads chosen by their id and name (`wanted(tid, name)`):
+/// one part of a replay split over workers, each taking some threads (`jtrace --jobs`).
+pub fn replay_part<R: Read + Seek>(
+    jtr: R,
+    wanted: impl FnMut(u32, &str) -> bool,
     f: impl FnMut(&Event),
 ) -> Result<(Rendered, Header), JtrError> {
     let mut r = JtrReader::open(jtr)?;
@@ -489,7 +499,7 @@ enum Threads<'a> {
     All,
     /// By thread id: wanted or not (threads without a definition are kept).
     Some {
-        wanted: Box<dyn FnMut(&str) -> bool + 'a>,
+        wanted: Box<dyn FnMut(u32, &str) -> bool + 'a>,
         keep: Vec<bool>,
     },
 }
@@ -516,7 +526,7 @@ impl Threads<'_> {
                 if keep.len() <= i {
                     keep.resize(i + 1, true);
                 }
-                keep[i] = wanted(&t.name);
+                keep[i] = wanted(t.tid, &t.name);
             }
         }
     }

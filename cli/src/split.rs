@@ -1,0 +1,114 @@
+//! One answer on several cores (`--jobs N`): a `.jtr` with its index is read by N
+//! workers at once, each taking some threads whole (threads are independent until the
+//! merge), and their models and analyses are merged into exactly what one pass gives.
+//! XML input, a file without an index (cut short), `--test` and one job: one pass.
+
+use crate::model::filter::Filter;
+use crate::model::idmap::FastMap;
+use crate::model::{Analysis, Part};
+use crate::pass::{self, Pass};
+use crate::read;
+use std::path::Path;
+use std::sync::Arc;
+
+/// An analysis whose figures add up over threads.
+pub trait Split: Analysis + Send + Sized {
+    /// An empty analysis of the same kind and settings, for a worker.
+    fn fresh(&self) -> Self;
+    /// Adds what a worker counted over other threads (indexes of methods and threads
+    /// are the same in both: every worker reads every definition).
+    fn merge(&mut self, other: Self);
+}
+
+impl<A: Split, B: Split> Split for (A, B) {
+    fn fresh(&self) -> Self {
+        (self.0.fresh(), self.1.fresh())
+    }
+    fn merge(&mut self, other: Self) {
+        self.0.merge(other.0);
+        self.1.merge(other.1);
+    }
+}
+
+impl<A: Split> Split for Option<A> {
+    fn fresh(&self) -> Self {
+        self.as_ref().map(A::fresh)
+    }
+    fn merge(&mut self, other: Self) {
+        if let (Some(a), Some(b)) = (self, other) {
+            a.merge(b);
+        }
+    }
+}
+
+/// [`pass::run`] on up to `filter.jobs` cores.
+pub fn run<A: Split>(path: &Path, filter: Filter, a: &mut A) -> Result<Pass, String> {
+    let s = run_quiet(path, filter, a)?;
+    pass::warn(&s);
+    Ok(s)
+}
+
+/// [`run`] without the warnings.
+pub fn run_quiet<A: Split>(path: &Path, filter: Filter, a: &mut A) -> Result<Pass, String> {
+    let plan = match (filter.jobs, &filter.test) {
+        (jobs, None) if jobs > 1 => plan(path, jobs),
+        _ => None,
+    };
+    let Some((workers, owner)) = plan else {
+        return pass::run_quiet(path, filter, a);
+    };
+    let results: Vec<Result<(Pass, A), String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|worker| {
+                let mut mine = a.fresh();
+                let part = Part {
+                    worker,
+                    owner: owner.clone(),
+                };
+                let filter = filter.clone();
+                scope.spawn(move || {
+                    pass::run_part(path, filter, part, &mut mine).map(|p| (p, mine))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a worker failed".into())))
+            .collect()
+    });
+    let mut parts = results.into_iter();
+    let (mut whole, mut merged) = parts.next().ok_or("no worker")??;
+    for p in parts {
+        let (pass, an) = p?;
+        if !whole.model.merge(pass.model) {
+            // The workers named something differently (ids used before their
+            // definition): one pass gives the answer.
+            return pass::run_quiet(path, filter, a);
+        }
+        merged.merge(an);
+    }
+    whole.model.whole();
+    *a = merged;
+    Ok(whole)
+}
+
+/// The workers and, per thread id, its worker: threads by the bytes of their records,
+/// largest first, each to the worker with the fewest bytes so far. None when the file
+/// has no index or fewer than two threads to share.
+fn plan(path: &Path, jobs: usize) -> Option<(u32, Arc<FastMap<u64, u32>>)> {
+    let mut sizes = read::thread_sizes(path)?;
+    sizes.retain(|&(tid, _)| tid != 0);
+    let workers = jobs.min(sizes.len()).min(u32::MAX as usize) as u32;
+    if workers < 2 {
+        return None;
+    }
+    sizes.sort_by_key(|&(tid, bytes)| (std::cmp::Reverse(bytes), tid));
+    let mut load = vec![0u64; workers as usize];
+    let mut owner = FastMap::default();
+    for (tid, bytes) in sizes {
+        let w = (0..workers as usize).min_by_key(|&w| (load[w], w))?;
+        load[w] += bytes;
+        owner.insert(tid as u64, w as u32);
+    }
+    Some((workers, Arc::new(owner)))
+}

@@ -112,3 +112,72 @@ fn plan(path: &Path, jobs: usize) -> Option<(u32, Arc<FastMap<u64, u32>>)> {
     }
     Some((workers, Arc::new(owner)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::folded;
+    use crate::analysis::report::Report;
+    use crate::analysis::tree::CallTree;
+    use trace::jtr::{JtrReader, JtrWriter};
+
+    /// A stored trace written again by the agent's writer, which adds the index.
+    fn indexed(name: &str, dir: &Path) -> std::path::PathBuf {
+        let data = std::fs::read(read::stored(name, "jtr")).unwrap();
+        let mut r = JtrReader::open(&data[..]).unwrap();
+        let out = dir.join(format!("{name}.jtr"));
+        let file = std::fs::File::create(&out).unwrap();
+        let mut w = JtrWriter::new(std::io::BufWriter::new(file), &r.header, &r.conv).unwrap();
+        while let Some(msg) = r.next_msg().unwrap() {
+            w.write(&msg).unwrap();
+        }
+        w.flush().unwrap();
+        out
+    }
+
+    /// Every answer that splits: report (JSON and text), tree, folded stacks, from
+    /// one pass and from two and three workers, byte for byte.
+    fn answers(path: &Path, jobs: usize) -> Vec<String> {
+        let filter = Filter {
+            jobs,
+            ..Filter::default()
+        };
+        let mut both = (Report::default(), Some(CallTree::default()));
+        let s = run_quiet(path, filter, &mut both).unwrap();
+        let (report, tree) = both;
+        let tree = tree.unwrap();
+        let all = |_: &str| true;
+        let doc = report.doc(&s, &all, None);
+        let mut text = Vec::new();
+        crate::render::text::tree_to(&mut text, &s.model.syms, &tree.tree, 0, None, true)
+            .unwrap();
+        vec![
+            serde_json::to_string_pretty(&doc).unwrap(),
+            crate::render::text::report(&report.doc(&s, &all, Some(20)), &doc),
+            String::from_utf8(text).unwrap(),
+            folded::folded_text(&s.model.syms, &tree.tree, true, 0),
+            format!("{:?}", s.model.totals),
+        ]
+    }
+
+    #[test]
+    fn workers_give_the_answer_of_one_pass() {
+        let dir = std::env::temp_dir().join(format!("jtrace-split-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut split = 0;
+        for name in read::STORED {
+            let path = indexed(name, &dir);
+            assert!(read::thread_sizes(&path).is_some(), "{name}");
+            // Traces with one thread of calls are read in one pass.
+            split += plan(&path, 2).is_some() as usize;
+            let one = answers(&path, 1);
+            for jobs in [2, 3] {
+                assert_eq!(one, answers(&path, jobs), "{name} at {jobs} jobs");
+            }
+            // The stored file (no index) is read in one pass.
+            assert!(plan(&read::stored(name, "jtr"), 2).is_none(), "{name}");
+        }
+        assert!(split >= 4, "{split} traces split");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -2,7 +2,7 @@
 
 use super::common::{duration, Select, Stream};
 use crate::analysis::tree::CallTree;
-use crate::pass;
+use crate::split;
 use crate::render;
 use std::path::PathBuf;
 
@@ -25,7 +25,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), String> {
     let mut t = CallTree::default();
-    let s = pass::run(&a.trace, a.select.filter()?, &mut t)?;
+    let s = split::run(&a.trace, a.select.filter()?, &mut t)?;
     // Depth 1 is the thread; frames start below it.
     let depth = a.depth.map(|d| d + 1);
     let mut out = Stream::open(a.output.as_deref())?;

@@ -66,9 +66,8 @@ pub fn run_quiet<A: Split>(path: &Path, filter: Filter, a: &mut A) -> Result<Pas
                     owner: owner.clone(),
                 };
                 let filter = filter.clone();
-                scope.spawn(move || {
-                    pass::run_part(path, filter, part, &mut mine).map(|p| (p, mine))
-                })
+                scope
+                    .spawn(move || pass::run_part(path, filter, part, &mut mine).map(|p| (p, mine)))
             })
             .collect();
         handles
@@ -149,8 +148,7 @@ mod tests {
         let all = |_: &str| true;
         let doc = report.doc(&s, &all, None);
         let mut text = Vec::new();
-        crate::render::text::tree_to(&mut text, &s.model.syms, &tree.tree, 0, None, true)
-            .unwrap();
+        crate::render::text::tree_to(&mut text, &s.model.syms, &tree.tree, 0, None, true).unwrap();
         vec![
             serde_json::to_string_pretty(&doc).unwrap(),
             crate::render::text::report(&report.doc(&s, &all, Some(20)), &doc),

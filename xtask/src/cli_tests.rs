@@ -392,7 +392,7 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
                 .ok_or_else(|| format!("report: no method {callee}"))?;
             let got: u64 = list(row, "callers")
                 .iter()
-                .filter(|c| text(c, "method").starts_with(&format!("{caller}(")))
+                .filter(|c| text(c, "jvm").starts_with(&format!("{caller}(")))
                 .map(|c| num(c, "calls"))
                 .sum();
             if got != n {
@@ -673,7 +673,7 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
             }
             let edges: Vec<&Value> = list(row, "callers")
                 .iter()
-                .filter(|c| text(c, "method").starts_with(&format!("{caller}(")))
+                .filter(|c| text(c, "jvm").starts_with(&format!("{caller}(")))
                 .collect();
             let calls: u64 = edges.iter().map(|c| num(c, "calls")).sum();
             if calls != n {

@@ -163,8 +163,7 @@ impl Report {
     /// the largest tuples, whatever the order they come in.
     #[inline]
     fn slow(&mut self, call: (u64, u64, u32, u32)) {
-        if self.slowest.len() < SLOWEST || self.slowest.peek().is_some_and(|Reverse(m)| *m < call)
-        {
+        if self.slowest.len() < SLOWEST || self.slowest.peek().is_some_and(|Reverse(m)| *m < call) {
             self.slowest.push(Reverse(call));
             if self.slowest.len() > SLOWEST {
                 self.slowest.pop();
@@ -425,8 +424,10 @@ pub struct MethodRow {
 
 #[derive(Serialize, Clone, Debug)]
 pub struct CallerRow {
-    /// `Class.method(signature)` of the caller.
+    /// The caller's name for people (`--names`), "" for a thread's first frame.
     pub method: String,
+    /// The caller as the JVM names it: `Class.method(descriptor)`, with `<init>`.
+    pub jvm: String,
     pub calls: u64,
     pub total_ns: u64,
     pub self_ns: u64,
@@ -447,7 +448,10 @@ pub struct ThreadRow {
 
 #[derive(Serialize, Clone, Debug)]
 pub struct AllocRow {
+    /// The class as the trace names it (dotted, `Outer$Inner`).
     pub class: String,
+    /// The class for people (`--names`: `Outer.Inner`).
+    pub readable: String,
     pub count: u64,
     pub bytes: u64,
     /// `Class.method:line` of the allocating bytecode.
@@ -456,7 +460,10 @@ pub struct AllocRow {
 
 #[derive(Serialize, Clone, Debug)]
 pub struct ExceptionRow {
+    /// The class as the trace names it (dotted, `Outer$Inner`).
     pub class: String,
+    /// The class for people (`--names`: `Outer.Inner`).
+    pub readable: String,
     pub thrown: u64,
     pub caught: u64,
     /// The first traced frame it passed through (`:line` with lines=on).
@@ -467,7 +474,10 @@ pub struct ExceptionRow {
 
 #[derive(Serialize, Clone, Debug)]
 pub struct MonitorRow {
+    /// The class as the trace names it (dotted, `Outer$Inner`).
     pub class: String,
+    /// The class for people (`--names`: `Outer.Inner`).
+    pub readable: String,
     pub site: String,
     pub contended: u64,
     pub blocked_ns: u64,
@@ -526,18 +536,22 @@ impl Report {
 
         let mut callers: Vec<Vec<CallerRow>> = vec![Vec::new(); self.rows.len()];
         for &((callee, caller), ref e) in &self.edges {
+            let named = self.rows.get(caller as usize).map(|r| s.method(r.1));
             callers[callee as usize].push(CallerRow {
-                method: self
-                    .rows
-                    .get(caller as usize)
-                    .map_or(String::new(), |r| r.0.clone()),
+                method: named.map_or(String::new(), |m| m.readable.clone()),
+                jvm: named.map_or(String::new(), |m| {
+                    crate::model::names::jvm(&m.class, &m.name, &m.signature)
+                }),
                 calls: e.calls,
                 total_ns: e.total,
                 self_ns: e.self_ns,
             });
         }
         for c in &mut callers {
-            c.sort_by(|a, b| (b.self_ns, b.calls, &a.method).cmp(&(a.self_ns, a.calls, &b.method)));
+            c.sort_by(|a, b| {
+                (b.self_ns, b.calls, &a.method, &a.jvm)
+                    .cmp(&(a.self_ns, a.calls, &b.method, &b.jvm))
+            });
         }
         let mut methods: Vec<MethodRow> = Vec::new();
         for (row, (_, m, a)) in self.rows.iter().enumerate() {
@@ -598,6 +612,7 @@ impl Report {
             .allocs
             .iter()
             .map(|((class, site), a)| AllocRow {
+                readable: s.names.class(class),
                 class: class.clone(),
                 count: a.count,
                 bytes: a.bytes,
@@ -615,6 +630,7 @@ impl Report {
             .exceptions
             .iter()
             .map(|((class, thrown_in, caught_in), a)| ExceptionRow {
+                readable: s.names.class(class),
                 class: class.clone(),
                 thrown: a.thrown,
                 caught: a.caught,
@@ -633,6 +649,7 @@ impl Report {
             .monitors
             .iter()
             .map(|((class, site), m)| MonitorRow {
+                readable: s.names.class(class),
                 class: class.clone(),
                 site: site.clone(),
                 contended: m.contended,

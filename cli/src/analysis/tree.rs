@@ -102,7 +102,12 @@ impl PathTree {
                 .collect();
             // Ties by label (unique among siblings), not by creation order, so that a
             // pass split over workers (`--jobs`) prints the same tree.
-            kids.sort_by_key(|&k| (std::cmp::Reverse(self.subtotal(k)), self.nodes[k as usize].label));
+            kids.sort_by_key(|&k| {
+                (
+                    std::cmp::Reverse(self.subtotal(k)),
+                    self.nodes[k as usize].label,
+                )
+            });
             for k in kids.into_iter().rev() {
                 todo.push((k, depth + 1));
             }

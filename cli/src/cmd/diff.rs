@@ -2,8 +2,8 @@
 
 use super::common::{emit, json, Select};
 use crate::analysis::report::Report;
-use crate::split;
 use crate::render;
+use crate::split;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]

@@ -4,8 +4,8 @@
 use super::common::{emit, Select, Stream};
 use crate::analysis::folded;
 use crate::analysis::tree::CallTree;
-use crate::split;
 use crate::render;
+use crate::split;
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -4,8 +4,8 @@ use super::common::{emit, json, Select};
 use crate::analysis::folded;
 use crate::analysis::report::Report;
 use crate::analysis::tree::CallTree;
-use crate::split;
 use crate::render;
+use crate::split;
 use std::path::PathBuf;
 
 /// Rows per table in the text report unless --top says otherwise.

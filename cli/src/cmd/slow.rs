@@ -4,8 +4,8 @@ use super::common::{duration, emit, json, Select};
 use crate::analysis::slow::{Collector, Finder};
 use crate::analysis::tree::{label_name, SLOW};
 use crate::model::idmap::FastMap;
-use crate::split;
 use crate::render;
+use crate::split;
 use serde::Serialize;
 use std::path::PathBuf;
 

@@ -2,8 +2,8 @@
 
 use super::common::{duration, Select, Stream};
 use crate::analysis::tree::CallTree;
-use crate::split;
 use crate::render;
+use crate::split;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]

@@ -119,7 +119,11 @@ mod tests {
 
     #[test]
     fn merged_is_counted_at_once() {
-        let (mut a, mut b, mut whole) = (Histogram::default(), Histogram::default(), Histogram::default());
+        let (mut a, mut b, mut whole) = (
+            Histogram::default(),
+            Histogram::default(),
+            Histogram::default(),
+        );
         for v in (0..5000u64).map(|v| v * v % 100_003) {
             let h: &mut Histogram = if v % 3 == 0 { &mut a } else { &mut b };
             h.add(v);

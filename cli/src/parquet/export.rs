@@ -161,7 +161,7 @@ impl Export {
             if i > 0 {
                 stack.push(';');
             }
-            stack.push_str(&s.method(f.method).short);
+            stack.push_str(&s.method(f.method).frame);
         }
         let p = &mut self.paths;
         p.int(paths::PATH_ID, id as i64);

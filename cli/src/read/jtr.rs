@@ -3,13 +3,16 @@
 use super::{Event, Outcome};
 use std::io::{Read, Seek};
 
+/// Whether a thread's records are replayed whole, by its id and name.
+pub type Wanted<'a> = dyn Fn(u32, &str) -> bool + 'a;
+
 /// Streams the `.jtr` in `reader` to `sink`. A file cut short is read up to its last
 /// whole block: the outcome says it is not complete, with a warning saying where.
 /// With `wanted`, only the threads it accepts (by id and name) are replayed whole.
 pub fn read(
     name: &str,
     reader: impl Read + Seek,
-    wanted: Option<&dyn Fn(u32, &str) -> bool>,
+    wanted: Option<&Wanted<'_>>,
     sink: impl FnMut(&Event),
 ) -> Result<Outcome, String> {
     let done = match wanted {

@@ -494,12 +494,15 @@ pub fn replay_part<R: Read + Seek>(
     Ok((done, header))
 }
 
+/// Whether a thread's records are wanted, by its id and name.
+type Wanted<'a> = dyn FnMut(u32, &str) -> bool + 'a;
+
 /// Which threads' records a replay renders.
 enum Threads<'a> {
     All,
     /// By thread id: wanted or not (threads without a definition are kept).
     Some {
-        wanted: Box<dyn FnMut(u32, &str) -> bool + 'a>,
+        wanted: Box<Wanted<'a>>,
         keep: Vec<bool>,
     },
 }

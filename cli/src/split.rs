@@ -5,41 +5,12 @@
 
 use crate::model::filter::Filter;
 use crate::model::idmap::FastMap;
-use crate::model::{Analysis, Part};
+pub use crate::model::merge::Split;
+use crate::model::Part;
 use crate::pass::{self, Pass};
 use crate::read;
 use std::path::Path;
 use std::sync::Arc;
-
-/// An analysis whose figures add up over threads.
-pub trait Split: Analysis + Send + Sized {
-    /// An empty analysis of the same kind and settings, for a worker.
-    fn fresh(&self) -> Self;
-    /// Adds what a worker counted over other threads (indexes of methods and threads
-    /// are the same in both: every worker reads every definition).
-    fn merge(&mut self, other: Self);
-}
-
-impl<A: Split, B: Split> Split for (A, B) {
-    fn fresh(&self) -> Self {
-        (self.0.fresh(), self.1.fresh())
-    }
-    fn merge(&mut self, other: Self) {
-        self.0.merge(other.0);
-        self.1.merge(other.1);
-    }
-}
-
-impl<A: Split> Split for Option<A> {
-    fn fresh(&self) -> Self {
-        self.as_ref().map(A::fresh)
-    }
-    fn merge(&mut self, other: Self) {
-        if let (Some(a), Some(b)) = (self, other) {
-            a.merge(b);
-        }
-    }
-}
 
 /// [`pass::run`] on up to `filter.jobs` cores.
 pub fn run<A: Split>(path: &Path, filter: Filter, a: &mut A) -> Result<Pass, String> {

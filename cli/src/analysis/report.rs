@@ -193,7 +193,7 @@ impl MethodAgg {
 }
 
 /// Rows by key, edges by their rows, threads by index, the rest by their names.
-impl crate::split::Split for Report {
+impl crate::model::merge::Split for Report {
     fn fresh(&self) -> Self {
         Report::default()
     }

@@ -16,7 +16,7 @@ pub struct Finder<'f> {
     pub found: FastMap<(u32, u64), ()>,
 }
 
-impl crate::split::Split for Finder<'_> {
+impl crate::model::merge::Split for Finder<'_> {
     fn fresh(&self) -> Self {
         Finder {
             over: self.over,
@@ -31,7 +31,7 @@ impl crate::split::Split for Finder<'_> {
 
 /// Workers' slow calls after one another: each thread's in the order one pass finds
 /// them (a worker has all of a thread's), for the stable sort of [`Collector::sorted`].
-impl crate::split::Split for Collector {
+impl crate::model::merge::Split for Collector {
     fn fresh(&self) -> Self {
         Collector::new(self.wanted.clone())
     }

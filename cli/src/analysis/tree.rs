@@ -249,7 +249,7 @@ impl PathTree {
     }
 }
 
-impl crate::split::Split for CallTree {
+impl crate::model::merge::Split for CallTree {
     fn fresh(&self) -> Self {
         CallTree::default()
     }

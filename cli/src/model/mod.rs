@@ -8,6 +8,7 @@
 pub mod filter;
 pub mod hist;
 pub mod idmap;
+pub mod merge;
 pub mod names;
 pub mod symbols;
 pub mod testcase;

@@ -142,8 +142,17 @@ impl Report {
 
     #[inline(never)]
     fn edge_slow(&mut self, row: usize, caller: u32) -> u32 {
-        let key = (row as u32, caller);
-        let ix = match self.edge_ix.get(&key) {
+        let ix = self.edge_index((row as u32, caller));
+        if self.last_edge.len() <= row {
+            self.last_edge.resize(row + 1, (NONE, NONE));
+        }
+        self.last_edge[row] = (caller, ix);
+        ix
+    }
+
+    /// The edge (callee row, caller row)'s index in `edges`, created if new.
+    fn edge_index(&mut self, key: (u32, u32)) -> u32 {
+        match self.edge_ix.get(&key) {
             Some(&ix) => ix,
             None => {
                 let ix = self.edges.len() as u32;
@@ -151,12 +160,7 @@ impl Report {
                 self.edge_ix.insert(key, ix);
                 ix
             }
-        };
-        if self.last_edge.len() <= row {
-            self.last_edge.resize(row + 1, (NONE, NONE));
         }
-        self.last_edge[row] = (caller, ix);
-        ix
     }
 
     /// Keeps `call` (duration, start, thread, method) if it is among the [`SLOWEST`]:
@@ -192,6 +196,17 @@ impl MethodAgg {
     }
 }
 
+/// Adds each of `from`'s figures to `into`'s of the same key.
+fn add_all<K: std::hash::Hash + Eq, V: Default>(
+    into: &mut HashMap<K, V>,
+    from: HashMap<K, V>,
+    add: impl Fn(&mut V, V),
+) {
+    for (k, v) in from {
+        add(into.entry(k).or_default(), v);
+    }
+}
+
 /// Rows by key, edges by their rows, threads by index, the rest by their names.
 impl crate::model::merge::Split for Report {
     fn fresh(&self) -> Self {
@@ -217,16 +232,7 @@ impl crate::model::merge::Split for Report {
             .collect();
         let row = |r: u32| if r == NONE { NONE } else { rows[r as usize] };
         for ((callee, caller), e) in o.edges {
-            let key = (row(callee), row(caller));
-            let ix = match self.edge_ix.get(&key) {
-                Some(&ix) => ix,
-                None => {
-                    let ix = self.edges.len() as u32;
-                    self.edges.push((key, EdgeAgg::default()));
-                    self.edge_ix.insert(key, ix);
-                    ix
-                }
-            };
+            let ix = self.edge_index((row(callee), row(caller)));
             let mine = &mut self.edges[ix as usize].1;
             mine.calls += e.calls;
             mine.total += e.total;
@@ -242,24 +248,21 @@ impl crate::model::merge::Split for Report {
             mine.calls += t.calls;
             mine.traced += t.traced;
         }
-        for (k, a) in o.allocs {
-            let e = self.allocs.entry(k).or_default();
+        add_all(&mut self.allocs, o.allocs, |e, a| {
             e.count += a.count;
             e.bytes += a.bytes;
-        }
-        for (k, m) in o.monitors {
-            let e = self.monitors.entry(k).or_default();
+        });
+        add_all(&mut self.monitors, o.monitors, |e, m| {
             e.contended += m.contended;
             e.blocked += m.blocked;
             e.max_blocked = e.max_blocked.max(m.max_blocked);
             e.waits += m.waits;
             e.waited += m.waited;
-        }
-        for (k, x) in o.exceptions {
-            let e = self.exceptions.entry(k).or_default();
+        });
+        add_all(&mut self.exceptions, o.exceptions, |e, x| {
             e.thrown += x.thrown;
             e.caught += x.caught;
-        }
+        });
         self.gc.collections += o.gc.collections;
         self.gc.total_pause_ns += o.gc.total_pause_ns;
         self.gc.max_pause_ns = self.gc.max_pause_ns.max(o.gc.max_pause_ns);

@@ -12,6 +12,7 @@ mod pass;
 mod pipe;
 mod read;
 mod render;
+mod split;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -3,7 +3,7 @@
 
 use crate::model::filter::Filter;
 use crate::model::testcase::TestScope;
-use crate::model::{Analysis, Model};
+use crate::model::{Analysis, Model, Part};
 use crate::read;
 use std::path::Path;
 
@@ -101,6 +101,35 @@ fn pass<A: Analysis>(
             o.resumed_wrong
         );
     }
+    Ok(Pass {
+        file,
+        model,
+        outcome,
+    })
+}
+
+/// One worker's pass over its share of a `.jtr` (see `crate::split`): the threads
+/// `part` gives it are replayed whole, the others only for what those need. No
+/// warnings.
+pub fn run_part<A: Analysis>(
+    path: &Path,
+    filter: Filter,
+    part: Part,
+    a: &mut A,
+) -> Result<Pass, String> {
+    let input = read::open(path)?;
+    let file = input.name.clone();
+    let threads = filter.thread.clone();
+    let wanted = |tid: u32, name: &str| {
+        part.owns(tid as u64) && threads.as_ref().is_none_or(|p| p.matches(name))
+    };
+    let window = read::Window {
+        from: filter.from,
+        to: filter.to,
+    };
+    let mut model = Model::part(filter, part.clone());
+    let outcome = read::read_part(input, &wanted, window, |ev| model.event(ev, a))?;
+    model.finish(a);
     Ok(Pass {
         file,
         model,

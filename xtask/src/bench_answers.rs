@@ -1,6 +1,6 @@
 //! `cargo xtask bench-answers` (and a cell of `cargo xtask bench`): how fast `jtrace`
 //! answers on a real trace. A recursion program traced with default options gives a
-//! `.jtr` of about 31 M events; each subcommand's CPU time (user + sys: the answer's
+//! `.jtr` of about 31 M events on two threads; each subcommand's CPU time (user + sys: the answer's
 //! cost on one core, whatever else the machine runs), wall time, events per CPU second
 //! and peak resident memory are printed beside a `memchr` pass over the same file (the
 //! physical limit: reading the bytes once), and `report --json` on the same run's XML
@@ -15,30 +15,46 @@ use std::time::Instant;
 
 const PROGRAM: &str = r#"public class Rec {
     static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-    public static void main(String[] a) {
-        int reps = Integer.parseInt(a[0]);
+    static long run(int reps) {
         long s = 0;
         for (int i = 0; i < reps; i++) s += fib(25);
-        System.out.println(s);
+        return s;
+    }
+    public static void main(String[] a) throws Exception {
+        int reps = Integer.parseInt(a[0]);
+        long[] half = new long[1];
+        Thread other = new Thread(() -> half[0] = run(reps / 2), "rec-2");
+        other.start();
+        long s = run(reps - reps / 2);
+        other.join();
+        System.out.println(s + half[0]);
     }
 }
 "#;
 
-/// Repetitions of fib(25) (242,785 calls each): 64 give 31 M events.
+/// Repetitions of fib(25) (242,785 calls each), half on each of two threads: 64 give
+/// 31 M events.
 const REPS: u32 = 64;
 /// For the XML figure: 3.9 M events, about 450 MB of XML.
 const XML_REPS: u32 = 8;
 
-/// The subcommands measured (the trace's path is appended).
+/// The subcommands measured (the trace's path is appended): each on one core, then the
+/// answers that split their threads over workers on two (`--jobs 2`: the program's
+/// two threads, one per worker; wall time is what two cores buy).
 const ANSWERS: &[&[&str]] = &[
-    &["report", "--json"],
-    &["collapsed"],
-    &["tree"],
-    &["flame", "-o", "/dev/null"],
-    &["slow", "--over", "10ms"],
+    &["report", "--json", "--jobs", "1"],
+    &["collapsed", "--jobs", "1"],
+    &["tree", "--jobs", "1"],
+    &["flame", "-o", "/dev/null", "--jobs", "1"],
+    &["slow", "--over", "10ms", "--jobs", "1"],
     &["graph", "Rec.main"],
     &["replay", "--min-time", "1ms"],
     &["info"],
+    &["report", "--json", "--jobs", "2"],
+    &["collapsed", "--jobs", "2"],
+    &["tree", "--jobs", "2"],
+    &["flame", "-o", "/dev/null", "--jobs", "2"],
+    &["slow", "--over", "10ms", "--jobs", "2"],
 ];
 
 struct Measured {
@@ -158,22 +174,23 @@ fn measure(
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "jtrace answers: Rec (fib(25) x {reps}), default options: {events} events, {:.0} MB .jtr; load {}",
+        "jtrace answers: Rec (fib(25) x {reps} on 2 threads), default options: {events} events, {:.0} MB .jtr; load {}",
         size as f64 / 1e6,
         load()
     );
     let memchr = memchr_pass(&jtr)?;
     let _ = writeln!(
         o,
-        "  {:<28} {:>8} {:>8} {:>14} {:>10}",
-        "answer", "wall s", "CPU s", "M events/CPU s", "peak RSS"
+        "  {:<36} {:>8} {:>8} {:>14} {:>15} {:>10}",
+        "answer", "wall s", "CPU s", "M events/CPU s", "M events/wall s", "peak RSS"
     );
     let _ = writeln!(
         o,
-        "  {:<28} {:>8.2} {:>8.2} {:>14.1} {:>10}",
+        "  {:<36} {:>8.2} {:>8.2} {:>14.1} {:>15.1} {:>10}",
         "memchr pass (the limit, wall)",
         memchr,
         memchr,
+        events as f64 / memchr / 1e6,
         events as f64 / memchr / 1e6,
         "-"
     );
@@ -183,11 +200,12 @@ fn measure(
         let m = timed(&mut c, dir)?;
         let _ = writeln!(
             o,
-            "  {:<28} {:>8.2} {:>8.2} {:>14.1} {:>7} MB",
+            "  {:<36} {:>8.2} {:>8.2} {:>14.1} {:>15.1} {:>7} MB",
             args.join(" "),
             m.wall,
             m.cpu,
             events as f64 / m.cpu.max(1e-3) / 1e6,
+            events as f64 / m.wall.max(1e-3) / 1e6,
             m.rss_kb / 1024
         );
     }

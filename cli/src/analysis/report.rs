@@ -142,16 +142,7 @@ impl Report {
 
     #[inline(never)]
     fn edge_slow(&mut self, row: usize, caller: u32) -> u32 {
-        let key = (row as u32, caller);
-        let ix = match self.edge_ix.get(&key) {
-            Some(&ix) => ix,
-            None => {
-                let ix = self.edges.len() as u32;
-                self.edges.push((key, EdgeAgg::default()));
-                self.edge_ix.insert(key, ix);
-                ix
-            }
-        };
+        let ix = self.edge_index((row as u32, caller));
         if self.last_edge.len() <= row {
             self.last_edge.resize(row + 1, (NONE, NONE));
         }
@@ -159,10 +150,125 @@ impl Report {
         ix
     }
 
+    /// The edge (callee row, caller row)'s index in `edges`, created if new.
+    fn edge_index(&mut self, key: (u32, u32)) -> u32 {
+        match self.edge_ix.get(&key) {
+            Some(&ix) => ix,
+            None => {
+                let ix = self.edges.len() as u32;
+                self.edges.push((key, EdgeAgg::default()));
+                self.edge_ix.insert(key, ix);
+                ix
+            }
+        }
+    }
+
+    /// Keeps `call` (duration, start, thread, method) if it is among the [`SLOWEST`]:
+    /// the largest tuples, whatever the order they come in.
+    #[inline]
+    fn slow(&mut self, call: (u64, u64, u32, u32)) {
+        if self.slowest.len() < SLOWEST || self.slowest.peek().is_some_and(|Reverse(m)| *m < call) {
+            self.slowest.push(Reverse(call));
+            if self.slowest.len() > SLOWEST {
+                self.slowest.pop();
+            }
+        }
+    }
+
     /// Per-method figures, one per key (`Class.method(signature)`) with a method index
     /// that names it, for `diff`.
     pub fn methods(&self) -> impl Iterator<Item = (u32, &MethodAgg)> {
         self.rows.iter().map(|(_, m, a)| (*m, a))
+    }
+}
+
+impl MethodAgg {
+    fn add(&mut self, o: &MethodAgg) {
+        self.calls += o.calls;
+        self.total += o.total;
+        self.self_ns += o.self_ns;
+        self.sum += o.sum;
+        self.max = self.max.max(o.max);
+        self.open += o.open;
+        self.by_exception += o.by_exception;
+        self.hist.merge(&o.hist);
+        self.wait += o.wait;
+    }
+}
+
+/// Adds each of `from`'s figures to `into`'s of the same key.
+fn add_all<K: std::hash::Hash + Eq, V: Default>(
+    into: &mut HashMap<K, V>,
+    from: HashMap<K, V>,
+    add: impl Fn(&mut V, V),
+) {
+    for (k, v) in from {
+        add(into.entry(k).or_default(), v);
+    }
+}
+
+/// Rows by key, edges by their rows, threads by index, the rest by their names.
+impl crate::model::merge::Split for Report {
+    fn fresh(&self) -> Self {
+        Report::default()
+    }
+
+    fn merge(&mut self, o: Self) {
+        let rows: Vec<u32> = o
+            .rows
+            .into_iter()
+            .map(|(key, m, agg)| match self.keys.get(&key) {
+                Some(&r) => {
+                    self.rows[r as usize].2.add(&agg);
+                    r
+                }
+                None => {
+                    let r = self.rows.len() as u32;
+                    self.keys.insert(key.clone(), r);
+                    self.rows.push((key, m, agg));
+                    r
+                }
+            })
+            .collect();
+        let row = |r: u32| if r == NONE { NONE } else { rows[r as usize] };
+        for ((callee, caller), e) in o.edges {
+            let ix = self.edge_index((row(callee), row(caller)));
+            let mine = &mut self.edges[ix as usize].1;
+            mine.calls += e.calls;
+            mine.total += e.total;
+            mine.self_ns += e.self_ns;
+        }
+        // Rows of methods this worker never saw finish are found by key from now on.
+        self.row_of.clear();
+        self.last_edge.clear();
+        if self.threads.len() < o.threads.len() {
+            self.threads.resize(o.threads.len(), ThreadAgg::default());
+        }
+        for (mine, t) in self.threads.iter_mut().zip(o.threads) {
+            mine.calls += t.calls;
+            mine.traced += t.traced;
+        }
+        add_all(&mut self.allocs, o.allocs, |e, a| {
+            e.count += a.count;
+            e.bytes += a.bytes;
+        });
+        add_all(&mut self.monitors, o.monitors, |e, m| {
+            e.contended += m.contended;
+            e.blocked += m.blocked;
+            e.max_blocked = e.max_blocked.max(m.max_blocked);
+            e.waits += m.waits;
+            e.waited += m.waited;
+        });
+        add_all(&mut self.exceptions, o.exceptions, |e, x| {
+            e.thrown += x.thrown;
+            e.caught += x.caught;
+        });
+        self.gc.collections += o.gc.collections;
+        self.gc.total_pause_ns += o.gc.total_pause_ns;
+        self.gc.max_pause_ns = self.gc.max_pause_ns.max(o.gc.max_pause_ns);
+        for Reverse(c) in o.slowest {
+            self.slow(c);
+        }
     }
 }
 
@@ -205,14 +311,7 @@ impl Analysis for Report {
         if parents.is_empty() {
             th.traced += c.incl;
         }
-        if self.slowest.len() < SLOWEST
-            || self.slowest.peek().is_some_and(|Reverse(m)| m.0 < c.incl)
-        {
-            self.slowest.push(Reverse((c.incl, c.start, t, c.method)));
-            if self.slowest.len() > SLOWEST {
-                self.slowest.pop();
-            }
-        }
+        self.slow((c.incl, c.start, t, c.method));
     }
 
     fn alloc(&mut self, s: &Symbols, _t: u32, a: &Alloc, _stack: &[Frame]) {
@@ -328,8 +427,10 @@ pub struct MethodRow {
 
 #[derive(Serialize, Clone, Debug)]
 pub struct CallerRow {
-    /// `Class.method(signature)` of the caller.
+    /// The caller's name for people (`--names`), "" for a thread's first frame.
     pub method: String,
+    /// The caller as the JVM names it: `Class.method(descriptor)`, with `<init>`.
+    pub jvm: String,
     pub calls: u64,
     pub total_ns: u64,
     pub self_ns: u64,
@@ -350,7 +451,10 @@ pub struct ThreadRow {
 
 #[derive(Serialize, Clone, Debug)]
 pub struct AllocRow {
+    /// The class as the trace names it (dotted, `Outer$Inner`).
     pub class: String,
+    /// The class for people (`--names`: `Outer.Inner`).
+    pub readable: String,
     pub count: u64,
     pub bytes: u64,
     /// `Class.method:line` of the allocating bytecode.
@@ -359,7 +463,10 @@ pub struct AllocRow {
 
 #[derive(Serialize, Clone, Debug)]
 pub struct ExceptionRow {
+    /// The class as the trace names it (dotted, `Outer$Inner`).
     pub class: String,
+    /// The class for people (`--names`: `Outer.Inner`).
+    pub readable: String,
     pub thrown: u64,
     pub caught: u64,
     /// The first traced frame it passed through (`:line` with lines=on).
@@ -370,7 +477,10 @@ pub struct ExceptionRow {
 
 #[derive(Serialize, Clone, Debug)]
 pub struct MonitorRow {
+    /// The class as the trace names it (dotted, `Outer$Inner`).
     pub class: String,
+    /// The class for people (`--names`: `Outer.Inner`).
+    pub readable: String,
     pub site: String,
     pub contended: u64,
     pub blocked_ns: u64,
@@ -429,18 +539,22 @@ impl Report {
 
         let mut callers: Vec<Vec<CallerRow>> = vec![Vec::new(); self.rows.len()];
         for &((callee, caller), ref e) in &self.edges {
+            let named = self.rows.get(caller as usize).map(|r| s.method(r.1));
             callers[callee as usize].push(CallerRow {
-                method: self
-                    .rows
-                    .get(caller as usize)
-                    .map_or(String::new(), |r| r.0.clone()),
+                method: named.map_or(String::new(), |m| m.readable.clone()),
+                jvm: named.map_or(String::new(), |m| {
+                    crate::model::names::jvm(&m.class, &m.name, &m.signature)
+                }),
                 calls: e.calls,
                 total_ns: e.total,
                 self_ns: e.self_ns,
             });
         }
         for c in &mut callers {
-            c.sort_by(|a, b| (b.self_ns, b.calls, &a.method).cmp(&(a.self_ns, a.calls, &b.method)));
+            c.sort_by(|a, b| {
+                (b.self_ns, b.calls, &a.method, &a.jvm)
+                    .cmp(&(a.self_ns, a.calls, &b.method, &b.jvm))
+            });
         }
         let mut methods: Vec<MethodRow> = Vec::new();
         for (row, (_, m, a)) in self.rows.iter().enumerate() {
@@ -501,6 +615,7 @@ impl Report {
             .allocs
             .iter()
             .map(|((class, site), a)| AllocRow {
+                readable: s.names.class(class),
                 class: class.clone(),
                 count: a.count,
                 bytes: a.bytes,
@@ -518,6 +633,7 @@ impl Report {
             .exceptions
             .iter()
             .map(|((class, thrown_in, caught_in), a)| ExceptionRow {
+                readable: s.names.class(class),
                 class: class.clone(),
                 thrown: a.thrown,
                 caught: a.caught,
@@ -536,6 +652,7 @@ impl Report {
             .monitors
             .iter()
             .map(|((class, site), m)| MonitorRow {
+                readable: s.names.class(class),
                 class: class.clone(),
                 site: site.clone(),
                 contended: m.contended,

@@ -12,8 +12,32 @@ use crate::model::{Analysis, Call, Frame, Symbols};
 /// Pass 1: which calls (thread, ticket) took at least `over`.
 pub struct Finder<'f> {
     pub over: u64,
-    pub method_ok: &'f dyn Fn(&str) -> bool,
+    pub method_ok: &'f (dyn Fn(&str) -> bool + Sync),
     pub found: FastMap<(u32, u64), ()>,
+}
+
+impl crate::model::merge::Split for Finder<'_> {
+    fn fresh(&self) -> Self {
+        Finder {
+            over: self.over,
+            method_ok: self.method_ok,
+            found: FastMap::default(),
+        }
+    }
+    fn merge(&mut self, other: Self) {
+        self.found.extend(other.found);
+    }
+}
+
+/// Workers' slow calls after one another: each thread's in the order one pass finds
+/// them (a worker has all of a thread's), for the stable sort of [`Collector::sorted`].
+impl crate::model::merge::Split for Collector {
+    fn fresh(&self) -> Self {
+        Collector::new(self.wanted.clone())
+    }
+    fn merge(&mut self, other: Self) {
+        self.done.extend(other.done);
+    }
 }
 
 impl Analysis for Finder<'_> {
@@ -55,6 +79,16 @@ impl Collector {
             active: FastMap::default(),
             done: Vec::new(),
         }
+    }
+}
+
+impl Collector {
+    /// The slow calls, longest first; ties by start, then thread (then as found: the
+    /// same order whether one pass or several workers found them).
+    pub fn sorted(mut self) -> Vec<SlowCall> {
+        self.done
+            .sort_by_key(|c| (std::cmp::Reverse(c.duration), c.start, c.thread));
+        self.done
     }
 }
 

@@ -100,7 +100,14 @@ impl PathTree {
                         && self.subtotal(k) >= min_total
                 })
                 .collect();
-            kids.sort_by_key(|&k| (std::cmp::Reverse(self.subtotal(k)), k));
+            // Ties by label (unique among siblings), not by creation order, so that a
+            // pass split over workers (`--jobs`) prints the same tree.
+            kids.sort_by_key(|&k| {
+                (
+                    std::cmp::Reverse(self.subtotal(k)),
+                    self.nodes[k as usize].label,
+                )
+            });
             for k in kids.into_iter().rev() {
                 todo.push((k, depth + 1));
             }
@@ -217,6 +224,46 @@ impl CallTree {
             .map(|n| n.replace([';', ' '], "_"))
             .collect::<Vec<_>>()
             .join(";")
+    }
+}
+
+impl PathTree {
+    /// Adds the paths and figures of `other` (a tree of the same labels); returns,
+    /// per node of `other`, its node here.
+    pub fn merge(&mut self, other: &PathTree) -> Vec<u32> {
+        let mut map = vec![0u32; other.nodes.len()];
+        for (i, node) in other.nodes.iter().enumerate() {
+            // Parents come before their children.
+            let n = if i == 0 {
+                0
+            } else {
+                self.child(map[node.parent as usize], node.label)
+            };
+            map[i] = n;
+            let mine = &mut self.nodes[n as usize];
+            mine.calls += node.calls;
+            mine.total += node.total;
+            mine.self_ns += node.self_ns;
+        }
+        map
+    }
+}
+
+impl crate::model::merge::Split for CallTree {
+    fn fresh(&self) -> Self {
+        CallTree::default()
+    }
+
+    fn merge(&mut self, other: Self) {
+        let map = self.tree.merge(&other.tree);
+        for ((n, class, is_array), (count, bytes)) in other.allocs {
+            let e = self
+                .allocs
+                .entry((map[n as usize], class, is_array))
+                .or_default();
+            e.0 += count;
+            e.1 += bytes;
+        }
     }
 }
 

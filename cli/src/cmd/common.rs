@@ -37,6 +37,10 @@ pub struct Select {
     pub test: Option<String>,
     #[command(flatten)]
     pub naming: Naming,
+    /// Cores for one answer: a `.jtr` with its index is read by N workers, each taking
+    /// some threads, merged into the answer one core gives (default: the machine's cores)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 }
 
 impl Select {
@@ -53,6 +57,10 @@ impl Select {
             to: self.to,
             test: self.test.as_deref().map(Pattern::new),
             names: self.naming.names(),
+            jobs: self.jobs.map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                usize::from,
+            ),
         })
     }
 }

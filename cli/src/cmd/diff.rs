@@ -2,8 +2,8 @@
 
 use super::common::{emit, json, Select};
 use crate::analysis::report::Report;
-use crate::pass;
 use crate::render;
+use crate::split;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -49,9 +49,9 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let filter = a.select.filter()?;
     let mut rb = Report::default();
-    let sb = pass::run(&a.before, filter.clone(), &mut rb)?;
+    let sb = split::run(&a.before, filter.clone(), &mut rb)?;
     let mut ra = Report::default();
-    let sa = pass::run(&a.after, filter.clone(), &mut ra)?;
+    let sa = split::run(&a.after, filter.clone(), &mut ra)?;
     let ok = |m: &str| filter.method_ok(m);
     let mut d = render::diff::doc(
         (&sb.file, &sb.model.syms, &rb),

@@ -4,8 +4,8 @@
 use super::common::{emit, Select, Stream};
 use crate::analysis::folded;
 use crate::analysis::tree::CallTree;
-use crate::pass;
 use crate::render;
+use crate::split;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -62,7 +62,7 @@ fn stacks(
     out: &mut dyn Write,
 ) -> Result<(String, &'static str), String> {
     let mut t = CallTree::default();
-    let s = pass::run(trace, sel.filter()?, &mut t)?;
+    let s = split::run(trace, sel.filter()?, &mut t)?;
     let syms = &s.model.syms;
     if w.alloc {
         let map = t.folded_allocs(syms, w.threads, w.count);

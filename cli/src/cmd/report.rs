@@ -4,8 +4,8 @@ use super::common::{emit, json, Select};
 use crate::analysis::folded;
 use crate::analysis::report::Report;
 use crate::analysis::tree::CallTree;
-use crate::pass;
 use crate::render;
+use crate::split;
 use std::path::PathBuf;
 
 /// Rows per table in the text report unless --top says otherwise.
@@ -37,7 +37,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let filter = a.select.filter()?;
     // The path tree only for the page's flame graph.
     let mut both = (Report::default(), a.html.then(CallTree::default));
-    let s = pass::run(&a.trace, filter.clone(), &mut both)?;
+    let s = split::run(&a.trace, filter.clone(), &mut both)?;
     let (report, tree) = both;
     let ok = |m: &str| filter.method_ok(m);
     let all = report.doc(&s, &ok, None);

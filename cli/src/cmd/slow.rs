@@ -4,8 +4,8 @@ use super::common::{duration, emit, json, Select};
 use crate::analysis::slow::{Collector, Finder};
 use crate::analysis::tree::{label_name, SLOW};
 use crate::model::idmap::FastMap;
-use crate::pass;
 use crate::render;
+use crate::split;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -62,12 +62,11 @@ pub fn run(a: Args) -> Result<(), String> {
         method_ok: &ok,
         found: FastMap::default(),
     };
-    pass::run(&a.trace, filter.clone(), &mut finder)?;
+    split::run(&a.trace, filter.clone(), &mut finder)?;
     let mut c = Collector::new(finder.found);
-    let s = pass::run_quiet(&a.trace, filter.clone(), &mut c)?;
-    let mut calls = c.done;
+    let s = split::run_quiet(&a.trace, filter.clone(), &mut c)?;
+    let mut calls = c.sorted();
     let found = calls.len();
-    calls.sort_by(|x, y| (y.duration, x.start).cmp(&(x.duration, y.start)));
     calls.truncate(a.top.unwrap_or(found));
     let syms = &s.model.syms;
     let out = if a.json {

@@ -2,8 +2,8 @@
 
 use super::common::{duration, Select, Stream};
 use crate::analysis::tree::CallTree;
-use crate::pass;
 use crate::render;
+use crate::split;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -25,7 +25,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), String> {
     let mut t = CallTree::default();
-    let s = pass::run(&a.trace, a.select.filter()?, &mut t)?;
+    let s = split::run(&a.trace, a.select.filter()?, &mut t)?;
     // Depth 1 is the thread; frames start below it.
     let depth = a.depth.map(|d| d + 1);
     let mut out = Stream::open(a.output.as_deref())?;

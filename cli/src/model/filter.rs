@@ -89,6 +89,8 @@ pub struct Filter {
     pub test: Option<Pattern>,
     /// How every view names methods and classes (`--names`, `--inner`).
     pub names: super::names::Names,
+    /// Workers an answer may use (`--jobs`; 0 and 1: one pass on one core).
+    pub jobs: usize,
 }
 
 impl Filter {

@@ -38,7 +38,20 @@ fn upper(b: u32) -> u64 {
 
 impl Histogram {
     pub fn add(&mut self, v: u64) {
-        let b = bucket(v);
+        self.add_to(bucket(v), 1);
+    }
+
+    /// Adds the counts of `other` (the same durations counted elsewhere).
+    pub fn merge(&mut self, other: &Histogram) {
+        for (i, &n) in other.counts.iter().enumerate() {
+            if n > 0 {
+                self.add_to(other.lo + i as u32, n);
+            }
+        }
+    }
+
+    #[inline]
+    fn add_to(&mut self, b: u32, n: u32) {
         if self.counts.is_empty() {
             self.lo = b;
         } else if b < self.lo {
@@ -50,8 +63,8 @@ impl Histogram {
         if i >= self.counts.len() {
             self.counts.resize(i + 1, 0);
         }
-        self.counts[i] = self.counts[i].saturating_add(1);
-        self.total += 1;
+        self.counts[i] = self.counts[i].saturating_add(n);
+        self.total += n as u64;
     }
 
     /// The `q`-quantile (0..=1) as the upper bound of its bucket (never below the true
@@ -102,5 +115,24 @@ mod tests {
         assert!((500_000..=500_000 + 500_000 / 16).contains(&p50), "{p50}");
         h.add(1); // grows downwards
         assert_eq!(h.quantile(0.0), 1);
+    }
+
+    #[test]
+    fn merged_is_counted_at_once() {
+        let (mut a, mut b, mut whole) = (
+            Histogram::default(),
+            Histogram::default(),
+            Histogram::default(),
+        );
+        for v in (0..5000u64).map(|v| v * v % 100_003) {
+            let h: &mut Histogram = if v % 3 == 0 { &mut a } else { &mut b };
+            h.add(v);
+            whole.add(v);
+        }
+        a.merge(&b);
+        assert_eq!(format!("{a:?}"), format!("{whole:?}"));
+        let empty = Histogram::default();
+        a.merge(&empty);
+        assert_eq!(format!("{a:?}"), format!("{whole:?}"));
     }
 }

@@ -8,6 +8,7 @@
 pub mod filter;
 pub mod hist;
 pub mod idmap;
+pub mod merge;
 pub mod names;
 pub mod symbols;
 pub mod testcase;
@@ -271,6 +272,25 @@ pub struct Model {
     /// Per method index: the thread whose open frames of it `open` counts, and how
     /// many (see [`Model::open`]).
     open: Vec<(u32, u32)>,
+    /// When the pass is split over workers: the threads this model counts.
+    part: Option<Part>,
+}
+
+/// One worker's share of a pass split over threads (`jtrace --jobs`): the threads it
+/// counts (their calls, allocations, exceptions, monitors), and whether it counts the
+/// trace's own events (collections), which every worker sees. Worker 0 takes the
+/// threads no one was given.
+#[derive(Clone, Debug)]
+pub struct Part {
+    pub worker: u32,
+    /// Thread id -> its worker.
+    pub owner: std::sync::Arc<FastMap<u64, u32>>,
+}
+
+impl Part {
+    pub fn owns(&self, thread: u64) -> bool {
+        self.owner.get(&thread).copied().unwrap_or(0) == self.worker
+    }
 }
 
 impl Model {
@@ -287,7 +307,56 @@ impl Model {
             window: (0, u64::MAX),
             last_thread: (u64::MAX, None),
             open: Vec::new(),
+            part: None,
         }
+    }
+
+    /// A worker's model: it counts the threads of `part` only.
+    pub fn part(filter: Filter, part: Part) -> Model {
+        Model {
+            part: Some(part),
+            ..Model::new(filter)
+        }
+    }
+
+    /// Whether this model counts thread `id` (always, unless split).
+    fn owns(&self, id: u64) -> bool {
+        self.part.as_ref().is_none_or(|p| p.owns(id))
+    }
+
+    /// Adds what the worker `other` counted (its threads) to this worker's model; false
+    /// when the two do not name methods and threads alike (then the pass is made again
+    /// whole). Both have seen every definition, in the same order.
+    pub fn merge(&mut self, other: Model) -> bool {
+        let (a, b) = (&self.syms, &other.syms);
+        let same = a.methods.len() == b.methods.len()
+            && a.classes.len() == b.classes.len()
+            && a.threads.len() == b.threads.len()
+            && a.threads.iter().zip(&b.threads).all(|(x, y)| x.id == y.id);
+        if !same {
+            return false;
+        }
+        let part = other.part;
+        for (mine, theirs) in self.syms.threads.iter_mut().zip(other.syms.threads) {
+            if part.as_ref().is_none_or(|p| p.owns(theirs.id)) {
+                *mine = theirs;
+            }
+        }
+        let (t, o) = (&mut self.totals, other.totals);
+        t.start = t.start.or(o.start);
+        t.end = t.end.max(o.end);
+        t.last = t.last.max(o.last);
+        t.entries += o.entries;
+        t.inferred_exits += o.inferred_exits;
+        t.mismatched_exits += o.mismatched_exits;
+        t.open_frames += o.open_frames;
+        t.gcs += o.gcs;
+        true
+    }
+
+    /// After the merge: the model of the whole pass.
+    pub fn whole(&mut self) {
+        self.part = None;
     }
 
     fn set_start(&mut self, t: u64) {
@@ -340,7 +409,7 @@ impl Model {
     fn new_thread(&mut self, id: u64, time: u64, name: &str) -> u32 {
         // A thread (re)defined: the kept answer may name another.
         self.last_thread = (u64::MAX, None);
-        let included = self.filter.thread_ok(name);
+        let included = self.filter.thread_ok(name) && self.owns(id);
         let ix = self.syms.add_thread(ThreadInfo {
             id,
             name: name.to_string(),
@@ -728,6 +797,8 @@ impl Model {
                     self.blocked(t, BlockKind::Wait, obj, 0, start, time, a);
                 }
             }
+            // A split pass: the first worker counts the collections.
+            Event::GcStart { .. } if self.part.as_ref().is_some_and(|p| p.worker != 0) => {}
             Event::GcStart { time } if !self.after(time) => self.gc_open = Some(time),
             Event::GcFinish { time } if !self.after(time) => {
                 if let Some(start) = self.gc_open.take() {

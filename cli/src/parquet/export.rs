@@ -159,7 +159,7 @@ impl Export {
         self.path_ids.insert(key, id);
         // One allocation, handed to the table as it is (a deep program's paths are
         // kilobytes each).
-        let names = || frames.iter().map(|f| s.method(f.method).short.as_bytes());
+        let names = || frames.iter().map(|f| s.method(f.method).frame.as_bytes());
         let len = names().map(|n| n.len() + 1).sum::<usize>();
         let mut stack = Vec::with_capacity(len);
         for (i, n) in names().enumerate() {

@@ -3,24 +3,27 @@
 use super::{Event, Outcome, Window};
 use std::io::{Read, Seek};
 
+/// Whether a thread's records are replayed whole, by its id and name.
+pub type Wanted<'a> = dyn Fn(u32, &str) -> bool + 'a;
+
 /// Streams the `.jtr` in `reader` to `sink`. A file cut short is read up to its last
 /// whole block: the outcome says it is not complete, with a warning saying where.
-/// With `wanted`, only the threads it accepts are replayed whole; with a `window`,
-/// only what it needs.
+/// With `wanted`, only the threads it accepts (by id and name) are replayed whole;
+/// with a `window`, only what it needs.
 pub fn read(
     name: &str,
     reader: impl Read + Seek,
-    wanted: Option<&dyn Fn(&str) -> bool>,
+    wanted: Option<&Wanted<'_>>,
     window: Window,
     sink: impl FnMut(&Event),
 ) -> Result<Outcome, String> {
     let done = match wanted {
         _ if window.from.is_some() || window.to.is_some() => {
-            let w = wanted.map(|w| Box::new(w) as Box<dyn FnMut(&str) -> bool>);
+            let w = wanted.map(|w| Box::new(w) as Box<dyn FnMut(u32, &str) -> bool>);
             trace::jtr::replay_window(reader, window, w, sink)
         }
         None => trace::jtr::replay(reader, sink),
-        Some(w) => trace::jtr::replay_threads(reader, w, sink),
+        Some(w) => trace::jtr::replay_part(reader, w, sink),
     };
     let (done, _header) = done.map_err(|e| format!("{name}: {e}"))?;
     let mut out = Outcome {

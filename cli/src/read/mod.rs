@@ -54,11 +54,48 @@ pub fn read_threads(
 ) -> Result<Outcome, String> {
     match input.source {
         Source::Xml(r) => xml::read(&input.name, r, sink),
-        Source::Jtr(r) => jtr::read(&input.name, r, wanted, window, sink),
+        Source::Jtr(r) => match wanted {
+            None => jtr::read(&input.name, r, None, window, sink),
+            Some(w) => jtr::read(
+                &input.name,
+                r,
+                Some(&|_, name: &str| w(name)),
+                window,
+                sink,
+            ),
+        },
     }
 }
 
 pub use trace::jtr::Window;
+
+/// One part of a `.jtr` read split over workers (`jtrace --jobs`): the threads
+/// `wanted(tid, name)` accepts are replayed whole, the others only for what those
+/// need (as [`read_threads`]), within `window`. `Err` for XML input, which is read whole.
+pub fn read_part(
+    input: Input,
+    wanted: &dyn Fn(u32, &str) -> bool,
+    window: Window,
+    sink: impl FnMut(&Event),
+) -> Result<Outcome, String> {
+    match input.source {
+        Source::Xml(_) => Err(format!("{}: an XML trace is read in one part", input.name)),
+        Source::Jtr(r) => jtr::read(&input.name, r, Some(wanted), window, sink),
+    }
+}
+
+/// The threads of a `.jtr` with the file's index (None: XML, or a file without one,
+/// such as one cut short): each thread id with the bytes of its record chunks.
+pub fn thread_sizes(path: &std::path::Path) -> Option<Vec<(u32, u64)>> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut r = trace::jtr::JtrReader::open(std::io::BufReader::new(file)).ok()?;
+    let index = r.index()?;
+    let mut sizes: std::collections::BTreeMap<u32, u64> = Default::default();
+    for e in index {
+        *sizes.entry(e.tid).or_default() += e.len as u64;
+    }
+    Some(sizes.into_iter().collect())
+}
 
 /// The stored traces of every `.jtr` version, each with the XML the agent wrote in
 /// the same run (`trace/tests/data`).

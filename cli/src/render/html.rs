@@ -228,7 +228,7 @@ pub fn page(d: &ReportDoc, flame_svg: &[u8]) -> String {
         .iter()
         .map(|a| {
             vec![
-                Cell::Text(a.class.clone()),
+                Cell::Text(a.readable.clone()),
                 n(a.count),
                 Cell::Num(a.bytes, fmt::bytes(a.bytes)),
                 Cell::Text(a.site.clone()),
@@ -247,7 +247,7 @@ pub fn page(d: &ReportDoc, flame_svg: &[u8]) -> String {
         .iter()
         .map(|m| {
             vec![
-                Cell::Text(m.class.clone()),
+                Cell::Text(m.readable.clone()),
                 Cell::Text(m.site.clone()),
                 n(m.contended),
                 t(m.blocked_ns),
@@ -277,7 +277,7 @@ pub fn page(d: &ReportDoc, flame_svg: &[u8]) -> String {
         .iter()
         .map(|e| {
             vec![
-                Cell::Text(e.class.clone()),
+                Cell::Text(e.readable.clone()),
                 n(e.thrown),
                 n(e.caught),
                 Cell::Text(e.thrown_in.clone()),

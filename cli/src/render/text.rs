@@ -193,7 +193,7 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
                 vec![
                     a.count.to_string(),
                     fmt::bytes(a.bytes),
-                    a.class.clone(),
+                    a.readable.clone(),
                     a.site.clone(),
                 ]
             })
@@ -220,7 +220,7 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
                     fmt::ns(m.max_blocked_ns),
                     m.waits.to_string(),
                     fmt::ns(m.waited_ns),
-                    m.class.clone(),
+                    m.readable.clone(),
                     m.site.clone(),
                 ]
             })
@@ -256,7 +256,7 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
                 vec![
                     e.thrown.to_string(),
                     e.caught.to_string(),
-                    e.class.clone(),
+                    e.readable.clone(),
                     e.thrown_in.clone(),
                     if e.caught_in.is_empty() {
                         "(not caught in traced code)".to_string()

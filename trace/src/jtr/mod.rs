@@ -467,7 +467,17 @@ pub fn replay<R: Read>(jtr: R, f: impl FnMut(&Event)) -> Result<(Rendered, Heade
 /// thread starts and allocations, and the ends the replay supplies at the close.
 pub fn replay_threads<'a, R: Read + Seek>(
     jtr: R,
-    wanted: impl FnMut(&str) -> bool + 'a,
+    mut wanted: impl FnMut(&str) -> bool + 'a,
+    f: impl FnMut(&Event),
+) -> Result<(Rendered, Header), JtrError> {
+    replay_part(jtr, move |_, name| wanted(name), f)
+}
+
+/// [`replay_threads`] with threads chosen by their id and name (`wanted(tid, name)`):
+/// one part of a replay split over workers, each taking some threads (`jtrace --jobs`).
+pub fn replay_part<'a, R: Read + Seek>(
+    jtr: R,
+    wanted: impl FnMut(u32, &str) -> bool + 'a,
     f: impl FnMut(&Event),
 ) -> Result<(Rendered, Header), JtrError> {
     replay_window(jtr, Window::default(), Some(Box::new(wanted)), f)
@@ -503,12 +513,15 @@ fn replay_selected<R: Read + Seek, O: Output>(
     Ok(done)
 }
 
+/// Whether a thread's records are wanted, by its id and name.
+type Wanted<'a> = dyn FnMut(u32, &str) -> bool + 'a;
+
 /// Which threads' records a replay renders.
 enum Threads<'a> {
     All,
     /// By thread id: wanted or not (threads without a definition are kept).
     Some {
-        wanted: Box<dyn FnMut(&str) -> bool + 'a>,
+        wanted: Box<Wanted<'a>>,
         keep: Vec<bool>,
     },
 }
@@ -535,7 +548,7 @@ impl Threads<'_> {
                 if keep.len() <= i {
                     keep.resize(i + 1, true);
                 }
-                keep[i] = wanted(&t.name);
+                keep[i] = wanted(t.tid, &t.name);
             }
         }
     }

@@ -18,8 +18,8 @@ use crate::header::Header;
 use crate::render::{Output, Renderer};
 use std::io::{Read, Seek};
 
-/// Which threads an answer is about, by name.
-pub type Wanted<'a> = Box<dyn FnMut(&str) -> bool + 'a>;
+/// Which threads an answer is about, by id and name.
+pub type Wanted<'a> = Box<dyn FnMut(u32, &str) -> bool + 'a>;
 
 /// A time window, in nanoseconds from the trace's start (its `traceStart`).
 #[derive(Debug, Clone, Copy, Default)]

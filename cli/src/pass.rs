@@ -90,17 +90,7 @@ fn pass<A: Analysis>(
         model.event(ev, a)
     })?;
     model.finish(a);
-    // A diagnostic for tests and benchmarks: how much of a `.jtr` the answer read.
-    if std::env::var_os("JTRACE_READ_STATS").is_some() {
-        let o = &outcome;
-        let all = o.chunks_replayed + o.chunks_skipped;
-        eprintln!(
-            "jtrace: read: {} of {all} record chunks ({} replayed whole), {} resumed wrong",
-            all - o.chunks_unread,
-            o.chunks_replayed,
-            o.resumed_wrong
-        );
-    }
+    read_stats(&outcome);
     Ok(Pass {
         file,
         model,
@@ -130,11 +120,26 @@ pub fn run_part<A: Analysis>(
     let mut model = Model::part(filter, part.clone());
     let outcome = read::read_part(input, &wanted, window, |ev| model.event(ev, a))?;
     model.finish(a);
+    read_stats(&outcome);
     Ok(Pass {
         file,
         model,
         outcome,
     })
+}
+
+/// A diagnostic for tests and benchmarks (`JTRACE_READ_STATS` set): how much of a
+/// `.jtr` the read took, one line per pass (per worker under `--jobs`).
+fn read_stats(o: &read::Outcome) {
+    if std::env::var_os("JTRACE_READ_STATS").is_some() {
+        let all = o.chunks_replayed + o.chunks_skipped;
+        eprintln!(
+            "jtrace: read: {} of {all} record chunks ({} replayed whole), {} resumed wrong",
+            all - o.chunks_unread,
+            o.chunks_replayed,
+            o.resumed_wrong
+        );
+    }
 }
 
 /// Warnings about the read on stderr, prefixed `jtrace: warning:`.

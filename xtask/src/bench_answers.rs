@@ -262,11 +262,12 @@ fn window_lines(o: &mut String, jtrace: &Path, jtr: &Path, dir: &Path) -> Result
             .output()
             .map_err(|e| e.to_string())?;
         let read = String::from_utf8_lossy(&stats.stderr);
+        // One line per worker under --jobs.
         let read = read
             .lines()
-            .find_map(|l| l.strip_prefix("jtrace: read: "))
-            .unwrap_or("?")
-            .to_string();
+            .filter_map(|l| l.strip_prefix("jtrace: read: "))
+            .collect::<Vec<_>>()
+            .join(" + ");
         let mut c = Command::new(jtrace);
         c.args(&args).arg(jtr);
         let m = timed(&mut c, dir)?;

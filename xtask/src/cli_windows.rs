@@ -80,15 +80,16 @@ fn answer(jtrace: &Path, dir: &Path, args: &[&str]) -> Result<(Vec<u8>, [u64; 3]
         answer.extend_from_slice(&file);
         let _ = std::fs::remove_file(dir.join("out"));
     }
-    // "jtrace: read: X of Y record chunks (Z replayed whole), W resumed wrong"
+    // "jtrace: read: X of Y record chunks (Z replayed whole), W resumed wrong", one
+    // line per pass (each worker's under `--jobs`): summed.
     let mut n = [0u64; 3];
-    if let Some(l) = err.lines().find_map(|l| l.strip_prefix("jtrace: read: ")) {
+    for l in err.lines().filter_map(|l| l.strip_prefix("jtrace: read: ")) {
         let nums: Vec<u64> = l
             .split(|c: char| !c.is_ascii_digit())
             .filter_map(|w| w.parse().ok())
             .collect();
         if let [x, y, _, w] = nums[..] {
-            n = [x, y, w];
+            n = [n[0] + x, n[1] + y, n[2] + w];
         }
     }
     Ok((answer, n))

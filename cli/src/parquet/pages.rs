@@ -485,7 +485,7 @@ mod tests {
             cases.push((0..n).map(|i| i * 3).collect());
             cases.push(
                 (0..n)
-                    .map(|i| (i * 0x9e37_79b9_7f4a_7c15u64 as i64) >> (i % 64))
+                    .map(|i: i64| i.wrapping_mul(0x9e37_79b9_7f4a_7c15u64 as i64) >> (i % 64))
                     .collect(),
             );
             cases.push(

@@ -56,13 +56,7 @@ pub fn read_threads(
         Source::Xml(r) => xml::read(&input.name, r, sink),
         Source::Jtr(r) => match wanted {
             None => jtr::read(&input.name, r, None, window, sink),
-            Some(w) => jtr::read(
-                &input.name,
-                r,
-                Some(&|_, name: &str| w(name)),
-                window,
-                sink,
-            ),
+            Some(w) => jtr::read(&input.name, r, Some(&|_, name: &str| w(name)), window, sink),
         },
     }
 }

@@ -64,7 +64,10 @@ pub struct FastHasher(u64);
 
 impl std::hash::Hasher for FastHasher {
     fn finish(&self) -> u64 {
-        self.0
+        // A product's high bits mix every bit of the key, its low bits only the key's
+        // low bits; the table indexes by the low bits, so bring the high ones down
+        // (keys that differ only above bit 32 would otherwise share a chain).
+        self.0.rotate_left(26)
     }
 
     fn write(&mut self, bytes: &[u8]) {

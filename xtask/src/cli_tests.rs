@@ -175,14 +175,6 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
     }
 }
 
-/// Traces `job` (a java-tests/cli program) and validates the trace; whether it passed.
-pub fn traced(tally: &mut Tally, job: &Job, name: &str) -> bool {
-    let r = run::run(job);
-    let passed = r.is_ok();
-    tally.report(r, &job.jdk.name, &format!("cli/{name}[{}]", job.mode));
-    passed
-}
-
 /// CliWaits (default filters, `waits=on`): its sleeps and parks are probed in the JDK
 /// and reported as waiting, apart from working.
 fn waits(
@@ -213,7 +205,7 @@ fn waits(
         agent,
         dir: base.join("CliWaits"),
     };
-    if !traced(tally, &job, "CliWaits") {
+    if !run::reported(tally, &job, &format!("cli/CliWaits[{}]", job.mode)) {
         return;
     }
     let t = match truth(&job.dir.join("stdout.txt")) {

@@ -49,7 +49,7 @@ pub fn run(
         agent,
         dir: base.join("CliWindows"),
     };
-    if crate::cli_tests::traced(tally, &job, "CliWindows") {
+    if crate::run::reported(tally, &job, &format!("cli/CliWindows[{}]", job.mode)) {
         tally.report(
             same_windows(jtrace, &job.dir),
             &jdk.name,

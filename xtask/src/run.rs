@@ -431,6 +431,14 @@ fn same_as_rendered_jtr(job: &Job, trace: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// [`run`] with its result reported to `tally` under `label`; whether it passed.
+pub fn reported(tally: &mut crate::tally::Tally, job: &Job, label: &str) -> bool {
+    let r = run(job);
+    let passed = r.is_ok();
+    tally.report(r, &job.jdk.name, label);
+    passed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

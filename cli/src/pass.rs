@@ -72,15 +72,7 @@ fn pass<A: Analysis>(
     // the others); the model ignores the others' events anyway.
     let threads = filter.thread.clone();
     let wanted = |name: &str| threads.as_ref().is_none_or(|p| p.matches(name));
-    // A window: a `.jtr` with an index is read only around it (not with `--test`,
-    // whose scopes come from marks anywhere in the trace).
-    let window = match filter.test {
-        None => read::Window {
-            from: filter.from,
-            to: filter.to,
-        },
-        Some(_) => read::Window::default(),
-    };
+    let window = window(&filter);
     let mut model = Model::new(filter);
     let wanted = threads
         .is_some()
@@ -113,10 +105,7 @@ pub fn run_part<A: Analysis>(
     let wanted = |tid: u32, name: &str| {
         part.owns(tid as u64) && threads.as_ref().is_none_or(|p| p.matches(name))
     };
-    let window = read::Window {
-        from: filter.from,
-        to: filter.to,
-    };
+    let window = window(&filter);
     let mut model = Model::part(filter, part.clone());
     let outcome = read::read_part(input, &wanted, window, |ev| model.event(ev, a))?;
     model.finish(a);
@@ -126,6 +115,18 @@ pub fn run_part<A: Analysis>(
         model,
         outcome,
     })
+}
+
+/// What of a `.jtr` with an index the read may confine itself to: the window, but not
+/// with `--test`, whose scopes come from marks anywhere in the trace.
+fn window(filter: &Filter) -> read::Window {
+    match filter.test {
+        None => read::Window {
+            from: filter.from,
+            to: filter.to,
+        },
+        Some(_) => read::Window::default(),
+    }
 }
 
 /// A diagnostic for tests and benchmarks (`JTRACE_READ_STATS` set): how much of a

@@ -137,3 +137,36 @@ fn stop_takes_every_accepted_record_and_accepts_none_after() {
         }
     }
 }
+
+/// A write the stop could not wait for (its patience ran out while the owner was
+/// busy) leaves its records in the chunk: they are the old trace's and must not open
+/// the next one. The next `resume` discards them.
+#[test]
+fn records_left_by_a_stop_that_gave_up_never_reach_the_next_trace() {
+    let _one = ONE_TEST.lock();
+    let first = record();
+    let b = register(3000);
+    assert!(b.write(&id_tick(TAG_ENTRY, 1, 1)));
+    // The owner "inside a write" for longer than the stop's patience.
+    b.busy.store(true, Ordering::SeqCst);
+    stop(Duration::from_millis(1));
+    // SAFETY: this test is the owner; it finishes its write of an old-trace record.
+    unsafe { &mut *b.chunk.get() }.extend_from_slice(&id_tick(TAG_ENTRY, 2, 2));
+    b.busy.store(false, Ordering::SeqCst);
+    crate::state::set_current(None);
+    let got = first.join().unwrap();
+    assert!(
+        got.get(&3000).is_none(),
+        "the stop could not take the busy chunk"
+    );
+    let second = record();
+    assert!(b.write(&id_tick(TAG_ENTRY, 3, 3)));
+    b.flush();
+    stop(Duration::from_secs(1));
+    crate::state::set_current(None);
+    let got = second.join().unwrap();
+    assert_eq!(
+        got.get(&3000).map(Vec::as_slice),
+        Some(&id_tick(TAG_ENTRY, 3, 3)[..])
+    );
+}

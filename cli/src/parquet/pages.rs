@@ -55,6 +55,7 @@ fn pack_w<const W: usize>(vals: &[u64; MINI], out: &mut [u64; MINI]) {
     }
 }
 
+#[cfg(test)]
 /// The inverse of [`pack_w`].
 #[inline]
 fn unpack_w<const W: usize>(words: &[u64; MINI + 1], out: &mut [u64; MINI]) {
@@ -178,6 +179,7 @@ pub fn delta(vals: &[i64], out: &mut Vec<u8>) {
     }
 }
 
+#[cfg(test)]
 fn get_uleb(input: &mut &[u8]) -> Result<u64, String> {
     let mut v = 0u64;
     for (i, &b) in input.iter().enumerate().take(10) {
@@ -190,6 +192,7 @@ fn get_uleb(input: &mut &[u8]) -> Result<u64, String> {
     Err("bad varint".into())
 }
 
+#[cfg(test)]
 /// `MINI` values of `w` bits from the front of `input` (the inverse of [`pack`]).
 #[inline]
 fn unpack(input: &[u8], w: u32, out: &mut [u64; MINI]) {
@@ -212,6 +215,7 @@ fn unpack(input: &[u8], w: u32, out: &mut [u64; MINI]) {
     by_width!(w, unpack_w, &words, out);
 }
 
+#[cfg(test)]
 /// Appends the values of one `DELTA_BINARY_PACKED` run at the front of `input` (as
 /// [`delta`] writes it: 32-value miniblocks) to `out`, and moves `input` past it.
 pub fn undelta(input: &mut &[u8], out: &mut Vec<i64>) -> Result<(), String> {
@@ -258,6 +262,7 @@ pub fn undelta(input: &mut &[u8], out: &mut Vec<i64>) -> Result<(), String> {
     Ok(())
 }
 
+#[cfg(test)]
 #[inline]
 fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
@@ -294,10 +299,10 @@ pub fn runs(vals: impl Iterator<Item = u32>, w: u8, out: &mut Vec<u8>) {
 }
 
 /// Definition levels of a V1 page (1 present, 0 null): their length, then the runs.
-pub fn levels(present: &[bool], out: &mut Vec<u8>) {
+pub fn levels(present: impl Iterator<Item = u32>, out: &mut Vec<u8>) {
     let at = out.len();
     out.extend_from_slice(&[0; 4]);
-    runs(present.iter().map(|&p| p as u32), 1, out);
+    runs(present, 1, out);
     let len = (out.len() - at - 4) as u32;
     out[at..at + 4].copy_from_slice(&len.to_le_bytes());
 }

@@ -181,6 +181,26 @@ impl Cols {
         self.exc.push(r.exc);
     }
 
+    /// Rows up to `n`, unfinished ones ([`CallRow::HOLE`]) added.
+    #[inline(never)]
+    pub fn grow(&mut self, n: usize) {
+        let h = CallRow::HOLE;
+        self.call_id.resize(n, h.call_id);
+        self.parent_id.resize(n, h.parent_id);
+        self.thread.resize(n, h.thread);
+        self.method.resize(n, h.method);
+        self.path.resize(n, h.path);
+        self.depth.resize(n, h.depth);
+        self.start.resize(n, h.start);
+        self.dur.resize(n, h.dur);
+        self.self_ns.resize(n, h.self_ns);
+        self.alloc_bytes.resize(n, h.alloc_bytes);
+        self.alloc_count.resize(n, h.alloc_count);
+        self.exit.resize(n, h.exit);
+        self.recursive.resize(n, h.recursive);
+        self.exc.resize(n, h.exc);
+    }
+
     /// Row `i` becomes `r`.
     #[inline]
     pub fn set(&mut self, i: usize, r: &CallRow) {
@@ -292,16 +312,16 @@ fn int_chunk(
     vals: &[i64],
     nullable: bool,
     scratch: &mut Vec<i64>,
+    body: &mut Vec<u8>,
 ) -> Result<Encoded, String> {
     let rows = vals.len();
     let mut ch = Chunk::new(true);
-    let mut body = Vec::new();
     let (mut min, mut max, mut nulls) = (i64::MAX, i64::MIN, 0u64);
     for page in vals.chunks(PAGE_ROWS) {
         body.clear();
         let mut vals = page;
         if nullable {
-            pages::levels(page.iter().map(|&v| (v != NO_PARENT) as u32), &mut body);
+            pages::levels(page.iter().map(|&v| (v != NO_PARENT) as u32), body);
             if page.contains(&NO_PARENT) {
                 scratch.clear();
                 scratch.extend(page.iter().filter(|&&v| v != NO_PARENT));
@@ -309,12 +329,25 @@ fn int_chunk(
                 vals = scratch;
             }
         }
-        for &v in vals {
-            min = min.min(v);
-            max = max.max(v);
+        let (first, last) = (vals.first(), vals.last());
+        match (pages::stride(vals), first, last) {
+            // Evenly spaced without wrapping around: the ends are the extremes.
+            (Some(step), Some(&a), Some(&b))
+                if a as i128 + step as i128 * (vals.len() as i128 - 1) == b as i128 =>
+            {
+                min = min.min(a.min(b));
+                max = max.max(a.max(b));
+                pages::delta_stride(a, step, vals.len(), body);
+            }
+            _ => {
+                for &v in vals {
+                    min = min.min(v);
+                    max = max.max(v);
+                }
+                pages::delta(vals, body);
+            }
         }
-        pages::delta(vals, &mut body);
-        ch.data_page(z, &body, page.len() as u32, Encoding::DELTA_BINARY_PACKED)?;
+        ch.data_page(z, body, page.len() as u32, Encoding::DELTA_BINARY_PACKED)?;
     }
     let some = nulls < rows as u64;
     let stats = pages::int_stats(some.then_some(min), some.then_some(max), nulls);
@@ -330,12 +363,13 @@ fn dict_chunk(
     rows: usize,
     nullable: bool,
     idx: impl Fn(usize) -> Option<u32>,
+    body: &mut Vec<u8>,
 ) -> Result<Encoded, String> {
     let mut ch = Chunk::new(true);
-    let mut body = Vec::new();
+    body.clear();
     if !dict.is_empty() {
-        pages::plain_strings(dict.iter(), &mut body);
-        ch.dict_page(z, &body, dict.len() as u32)?;
+        pages::plain_strings(dict.iter(), body);
+        ch.dict_page(z, body, dict.len() as u32)?;
     }
     let w = pages::width(dict.len().saturating_sub(1) as u64).max(1);
     let mut used = vec![false; dict.len()];
@@ -344,7 +378,7 @@ fn dict_chunk(
         let r1 = (r0 + PAGE_ROWS).min(rows);
         body.clear();
         if nullable {
-            pages::levels((r0..r1).map(|i| idx(i).is_some() as u32), &mut body);
+            pages::levels((r0..r1).map(|i| idx(i).is_some() as u32), body);
         }
         let enc = if dict.is_empty() {
             // Every row null: no values, no dictionary.
@@ -362,11 +396,11 @@ fn dict_chunk(
                     v
                 }),
                 w,
-                &mut body,
+                body,
             );
             Encoding::RLE_DICTIONARY
         };
-        ch.data_page(z, &body, (r1 - r0) as u32, enc)?;
+        ch.data_page(z, body, (r1 - r0) as u32, enc)?;
     }
     let mut vals = dict.iter().zip(&used).filter(|(_, &u)| u).map(|(v, _)| v);
     let first = vals.next();
@@ -388,13 +422,13 @@ fn bool_chunk(
     z: &mut zstd::bulk::Compressor,
     descr: ColumnDescPtr,
     vals: &[bool],
+    body: &mut Vec<u8>,
 ) -> Result<Encoded, String> {
     let mut ch = Chunk::new(true);
-    let mut body = Vec::new();
     for page in vals.chunks(PAGE_ROWS) {
         body.clear();
-        pages::bools(page, &mut body);
-        ch.data_page(z, &body, page.len() as u32, Encoding::PLAIN)?;
+        pages::bools(page, body);
+        ch.data_page(z, body, page.len() as u32, Encoding::PLAIN)?;
     }
     let any = |b: bool| vals.contains(&b);
     let (min, max) = if vals.is_empty() {
@@ -421,6 +455,8 @@ pub struct Calls {
     parts_path: PathBuf,
     parts: Option<Parts>,
     scratch: Vec<i64>,
+    /// A page's body before compression.
+    body: Vec<u8>,
     /// Rows written in all.
     pub total: u64,
     /// Rows encoded ahead.
@@ -433,7 +469,7 @@ impl Calls {
     pub fn create(path: &Path, parts: &Path, trace_id: &ByteArray) -> Result<Calls, String> {
         let writer = open(path, calls::COLUMNS)?;
         let descrs = writer.schema_descr().columns().to_vec();
-        let zstd = zstd::bulk::Compressor::new(1).map_err(|e| err(path, e))?;
+        let zstd = zstd::bulk::Compressor::new(std::env::var("JTZ").ok().and_then(|v| v.parse().ok()).unwrap_or(1)).map_err(|e| err(path, e))?;
         Ok(Calls {
             path: path.to_path_buf(),
             writer: Some(writer),
@@ -446,6 +482,7 @@ impl Calls {
             parts_path: parts.to_path_buf(),
             parts: None,
             scratch: Vec::new(),
+            body: Vec::new(),
             total: 0,
             ahead: 0,
         })
@@ -468,13 +505,16 @@ impl Calls {
         }
         let z = &mut self.zstd;
         let s = &mut self.scratch;
+        let b = &mut self.body;
         let mut out = Vec::with_capacity(calls::COLUMNS.len());
         for (i, col) in calls::COLUMNS.iter().enumerate() {
             let d = self.descrs[i].clone();
-            let mut int = |v: &Vec<i64>| int_chunk(z, d.clone(), &v[r.clone()], false, s);
+            let mut int = |v: &Vec<i64>| int_chunk(z, d.clone(), &v[r.clone()], false, s, b);
             let enc = match i {
                 calls::CALL_ID => int(&c.call_id),
-                calls::PARENT_ID => int_chunk(z, d.clone(), &c.parent_id[r.clone()], true, s),
+                calls::PARENT_ID => {
+                    int_chunk(z, d.clone(), &c.parent_id[r.clone()], true, s, b)
+                }
                 calls::THREAD_ID => int(&c.thread),
                 calls::METHOD_ID => int(&c.method),
                 calls::PATH_ID => int(&c.path),
@@ -486,19 +526,19 @@ impl Calls {
                 calls::ALLOC_COUNT => int(&c.alloc_count),
                 calls::EXIT_KIND => {
                     let e = &c.exit[r.clone()];
-                    dict_chunk(z, d.clone(), &self.exit_kinds, rows, false, |i| {
-                        Some(e[i] as u32)
-                    })
+                    let idx = |i: usize| Some(e[i] as u32);
+                    dict_chunk(z, d.clone(), &self.exit_kinds, rows, false, idx, b)
                 }
-                calls::RECURSIVE => bool_chunk(z, d.clone(), &c.recursive[r.clone()]),
+                calls::RECURSIVE => bool_chunk(z, d.clone(), &c.recursive[r.clone()], b),
                 calls::EXCEPTION_CLASS => {
                     let e = &c.exc[r.clone()];
                     let entry = &self.exc_entry;
-                    dict_chunk(z, d.clone(), &self.exc_dict, rows, true, |i| {
+                    let idx = |i: usize| {
                         (e[i] != NONE).then(|| entry.get(&e[i]).copied().unwrap_or(0))
-                    })
+                    };
+                    dict_chunk(z, d.clone(), &self.exc_dict, rows, true, idx, b)
                 }
-                _ => dict_chunk(z, d.clone(), &self.trace_id, rows, false, |_| Some(0)),
+                _ => dict_chunk(z, d.clone(), &self.trace_id, rows, false, |_| Some(0), b),
             }
             .map_err(|e| err(&self.path, format!("column {}: {e}", col.name)))?;
             out.push(enc);

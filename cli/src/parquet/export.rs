@@ -27,6 +27,8 @@ pub struct Export {
     /// The calls, open and finished, and `calls.parquet`.
     order: Order,
     next_call: u64,
+    /// Per thread, by depth: the path last entered there (parent path, method, path).
+    recent: Vec<Vec<(u32, u32, u32)>>,
     /// method << 32 | (parent path + 1) → path id.
     path_ids: FastMap<u64, u32>,
     paths: Table,
@@ -62,6 +64,7 @@ impl Export {
             id: None,
             order: Order::new(&files("calls"), parts, limit),
             next_call: 0,
+            recent: Vec::new(),
             path_ids: FastMap::default(),
             paths: Table::create(&files("paths"), paths::COLUMNS)?,
             events: Table::create(&files("events"), events::COLUMNS)?,
@@ -184,13 +187,32 @@ impl Export {
 
 impl Analysis for Export {
     fn enter(&mut self, s: &Symbols, t: u32, frames: &[Frame]) {
+        let method = frames.last().map_or(NONE, |f| f.method);
         let parent = self.order.stack(t).last().map_or(NONE, |o| o.path);
-        let path = match self.path(s, parent, frames) {
-            Ok(p) => p,
-            Err(e) => {
-                self.keep(Err(e));
-                NONE
-            }
+        // The path last entered at this depth on this thread: a loop or a recursion
+        // enters the same one again, found with no lookup.
+        let t_ = t as usize;
+        if self.recent.len() <= t_ {
+            self.recent.resize_with(t_ + 1, Vec::new);
+        }
+        let d = frames.len().saturating_sub(1);
+        let recent = &mut self.recent[t_];
+        if recent.len() <= d {
+            recent.resize(d + 1, (NONE, NONE, NONE));
+        }
+        let last = recent[d];
+        let path = if last.0 == parent && last.1 == method && method != NONE {
+            last.2
+        } else {
+            let p = match self.path(s, parent, frames) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.keep(Err(e));
+                    NONE
+                }
+            };
+            self.recent[t_][d] = (parent, method, p);
+            p
         };
         let call_id = self.next_call;
         self.next_call += 1;

@@ -24,6 +24,9 @@ use std::path::{Path, PathBuf};
 /// Rows held in memory over all threads before every thread's finished rows are written.
 pub const LIMIT: usize = 1_000_000;
 
+/// Rows a thread's columns grow by at a time.
+const GROW: usize = 64;
+
 /// [`Open::hole`] of a call whose row is in its thread's columns.
 const IN_COLS: u32 = u32::MAX;
 
@@ -57,7 +60,13 @@ enum Item {
 struct Lane {
     /// The thread's number of `cols`' first row.
     base: u64,
+    /// The thread's number of its next call.
+    next: u64,
+    /// Rows from `base`, made when a call finishes (up to it: the calls open after the
+    /// last finished one have none yet); the columns are grown ahead of that.
     cols: Cols,
+    /// Rows made in `cols`.
+    len: usize,
     open: Vec<Open>,
     unwound: Vec<Unwound>,
     /// Row groups written ahead and holes, in order (before `cols`' rows).
@@ -127,8 +136,8 @@ impl Order {
     #[inline]
     pub fn enter(&mut self, t: u32, call_id: u64, path: u32) {
         let lane = self.lane(t);
-        let seq = lane.base + lane.cols.len() as u64;
-        lane.cols.push(&CallRow::HOLE);
+        let seq = lane.next;
+        lane.next += 1;
         lane.open.push(Open {
             call_id,
             path,
@@ -157,7 +166,12 @@ impl Order {
         };
         let r = row(&o, lane.open.last());
         if o.hole == IN_COLS {
-            lane.cols.set((o.seq - lane.base) as usize, &r);
+            let i = (o.seq - lane.base) as usize;
+            if i >= lane.cols.len() {
+                lane.cols.grow(i + GROW);
+            }
+            lane.cols.set(i, &r);
+            lane.len = lane.len.max(i + 1);
         } else {
             lane.holes[o.hole as usize] = r;
         }
@@ -168,7 +182,7 @@ impl Order {
                 method: r.method as u32,
             });
         }
-        if lane.cols.len() >= self.group {
+        if lane.len >= self.group {
             self.cut(t as usize, false, class_name)?;
         }
         if self.held > self.limit {
@@ -229,7 +243,7 @@ impl Order {
         force: bool,
         class_name: &dyn Fn(u32) -> String,
     ) -> Result<(), String> {
-        if self.lanes[t].cols.is_empty() {
+        if self.lanes[t].len == 0 {
             return Ok(());
         }
         let half = (self.group / 2).max(1);
@@ -252,8 +266,8 @@ impl Order {
         }
         pins.sort_unstable();
         let mut at = 0;
-        let mut end = lane.cols.len();
-        for (p, is_open, k) in pins {
+        let mut end = lane.len;
+        for (p, is_open, k) in pins.into_iter().take_while(|&(p, _, _)| p < end) {
             if !force && p - at >= half {
                 end = p;
                 break;
@@ -277,6 +291,7 @@ impl Order {
             lane.items.push(Item::Stored(g));
         }
         lane.cols.drop_front(end);
+        lane.len -= end;
         lane.base += end as u64;
         self.held -= end;
         Ok(())
@@ -310,7 +325,7 @@ impl Order {
                     }
                 }
             }
-            let n = lane.cols.len();
+            let n = lane.len;
             let mut at = 0;
             while at < n {
                 if out.is_empty() && n - at >= GROUP_ROWS {

@@ -304,6 +304,16 @@ impl Drop for Parts {
     }
 }
 
+/// The value every element of `v` has, if one.
+fn uniform<T: Copy + Eq + std::ops::BitXor<Output = T> + std::ops::BitOr<Output = T> + Default>(
+    v: &[T],
+) -> Option<T> {
+    let &first = v.first()?;
+    // No early exit: the loop vectorises.
+    let diff = v.iter().fold(T::default(), |a, &x| a | (x ^ first));
+    (diff == T::default()).then_some(first)
+}
+
 /// An `INT64` column chunk, `DELTA_BINARY_PACKED`; in a nullable column, `NO_PARENT`
 /// (the only null an `INT64` column of `calls` has) marks a null.
 fn int_chunk(
@@ -320,14 +330,15 @@ fn int_chunk(
     for page in vals.chunks(PAGE_ROWS) {
         body.clear();
         let mut vals = page;
-        if nullable {
+        // No early exit: the loop vectorises.
+        if nullable && !page.iter().fold(false, |a, &v| a | (v == NO_PARENT)) {
+            pages::levels_run(true, page.len() as u64, body);
+        } else if nullable {
             pages::levels(page.iter().map(|&v| (v != NO_PARENT) as u32), body);
-            if page.contains(&NO_PARENT) {
-                scratch.clear();
-                scratch.extend(page.iter().filter(|&&v| v != NO_PARENT));
-                nulls += (page.len() - scratch.len()) as u64;
-                vals = scratch;
-            }
+            scratch.clear();
+            scratch.extend(page.iter().filter(|&&v| v != NO_PARENT));
+            nulls += (page.len() - scratch.len()) as u64;
+            vals = scratch;
         }
         let (first, last) = (vals.first(), vals.last());
         match (pages::stride(vals), first, last) {
@@ -355,7 +366,8 @@ fn int_chunk(
 }
 
 /// A `STRING` column chunk, dictionary-encoded: `dict` the values, `idx` each row's
-/// index into it (`None`: null, in a nullable column).
+/// index into it (`None`: null, in a nullable column); `uniform`, when every row's is
+/// the same.
 fn dict_chunk(
     z: &mut zstd::bulk::Compressor,
     descr: ColumnDescPtr,
@@ -363,6 +375,7 @@ fn dict_chunk(
     rows: usize,
     nullable: bool,
     idx: impl Fn(usize) -> Option<u32>,
+    uniform: Option<Option<u32>>,
     body: &mut Vec<u8>,
 ) -> Result<Encoded, String> {
     let mut ch = Chunk::new(true);
@@ -377,6 +390,28 @@ fn dict_chunk(
     for r0 in (0..rows).step_by(PAGE_ROWS) {
         let r1 = (r0 + PAGE_ROWS).min(rows);
         body.clear();
+        let n = (r1 - r0) as u64;
+        if let Some(v) = uniform {
+            if nullable {
+                pages::levels_run(v.is_some(), n, body);
+            }
+            let enc = if dict.is_empty() {
+                nulls += n;
+                Encoding::PLAIN
+            } else {
+                body.push(w);
+                match v {
+                    Some(v) => {
+                        used[v as usize] = true;
+                        pages::run(v, n, w, body);
+                    }
+                    None => nulls += n,
+                }
+                Encoding::RLE_DICTIONARY
+            };
+            ch.data_page(z, body, n as u32, enc)?;
+            continue;
+        }
         if nullable {
             pages::levels((r0..r1).map(|i| idx(i).is_some() as u32), body);
         }
@@ -469,7 +504,13 @@ impl Calls {
     pub fn create(path: &Path, parts: &Path, trace_id: &ByteArray) -> Result<Calls, String> {
         let writer = open(path, calls::COLUMNS)?;
         let descrs = writer.schema_descr().columns().to_vec();
-        let zstd = zstd::bulk::Compressor::new(std::env::var("JTZ").ok().and_then(|v| v.parse().ok()).unwrap_or(1)).map_err(|e| err(path, e))?;
+        let zstd = zstd::bulk::Compressor::new(
+            std::env::var("JTZ")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(1),
+        )
+        .map_err(|e| err(path, e))?;
         Ok(Calls {
             path: path.to_path_buf(),
             writer: Some(writer),
@@ -512,9 +553,7 @@ impl Calls {
             let mut int = |v: &Vec<i64>| int_chunk(z, d.clone(), &v[r.clone()], false, s, b);
             let enc = match i {
                 calls::CALL_ID => int(&c.call_id),
-                calls::PARENT_ID => {
-                    int_chunk(z, d.clone(), &c.parent_id[r.clone()], true, s, b)
-                }
+                calls::PARENT_ID => int_chunk(z, d.clone(), &c.parent_id[r.clone()], true, s, b),
                 calls::THREAD_ID => int(&c.thread),
                 calls::METHOD_ID => int(&c.method),
                 calls::PATH_ID => int(&c.path),
@@ -527,18 +566,23 @@ impl Calls {
                 calls::EXIT_KIND => {
                     let e = &c.exit[r.clone()];
                     let idx = |i: usize| Some(e[i] as u32);
-                    dict_chunk(z, d.clone(), &self.exit_kinds, rows, false, idx, b)
+                    let u = uniform(e).map(|v| Some(v as u32));
+                    dict_chunk(z, d.clone(), &self.exit_kinds, rows, false, idx, u, b)
                 }
                 calls::RECURSIVE => bool_chunk(z, d.clone(), &c.recursive[r.clone()], b),
                 calls::EXCEPTION_CLASS => {
                     let e = &c.exc[r.clone()];
                     let entry = &self.exc_entry;
-                    let idx = |i: usize| {
-                        (e[i] != NONE).then(|| entry.get(&e[i]).copied().unwrap_or(0))
-                    };
-                    dict_chunk(z, d.clone(), &self.exc_dict, rows, true, idx, b)
+                    let entry_of =
+                        |v: u32| (v != NONE).then(|| entry.get(&v).copied().unwrap_or(0));
+                    let idx = |i: usize| entry_of(e[i]);
+                    let u = uniform(e).map(entry_of);
+                    dict_chunk(z, d.clone(), &self.exc_dict, rows, true, idx, u, b)
                 }
-                _ => dict_chunk(z, d.clone(), &self.trace_id, rows, false, |_| Some(0), b),
+                _ => {
+                    let (id, u) = (&self.trace_id, Some(Some(0)));
+                    dict_chunk(z, d.clone(), id, rows, false, |_| Some(0), u, b)
+                }
             }
             .map_err(|e| err(&self.path, format!("column {}: {e}", col.name)))?;
             out.push(enc);

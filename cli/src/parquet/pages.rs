@@ -137,6 +137,10 @@ pub fn delta_stride(first: i64, step: i64, n: usize, out: &mut Vec<u8>) {
 pub fn stride(vals: &[i64]) -> Option<i64> {
     let (&first, rest) = vals.split_first()?;
     let step = rest.first().map_or(0, |&v| v.wrapping_sub(first));
+    // Most columns that are not evenly spaced show it in their first block.
+    if vals.len() > BLOCK && stride(&vals[..BLOCK]).is_none() {
+        return None;
+    }
     // No early exit: the loop vectorises.
     let mut off = 0i64;
     let mut prev = first;
@@ -301,29 +305,42 @@ pub fn width(max: u64) -> u8 {
     (64 - max.leading_zeros()) as u8
 }
 
+/// `n` copies of `v` (below `1 << w`) as one run of the run-length/bit-packing hybrid.
+pub fn run(v: u32, n: u64, w: u8, out: &mut Vec<u8>) {
+    if n == 0 {
+        return;
+    }
+    uleb(out, n << 1);
+    out.extend_from_slice(&v.to_le_bytes()[..(w as usize).div_ceil(8)]);
+}
+
 /// The run-length/bit-packing hybrid of `vals` (each below `1 << w`), as runs only:
 /// levels and dictionary indices of `calls` come in long runs.
 pub fn runs(vals: impl Iterator<Item = u32>, w: u8, out: &mut Vec<u8>) {
-    let bytes = (w as usize).div_ceil(8);
-    let mut run: Option<(u32, u64)> = None;
-    let put = |v: u32, n: u64, out: &mut Vec<u8>| {
-        uleb(out, n << 1);
-        out.extend_from_slice(&v.to_le_bytes()[..bytes]);
-    };
+    let mut cur: Option<(u32, u64)> = None;
     for v in vals {
-        match &mut run {
+        match &mut cur {
             Some((r, n)) if *r == v => *n += 1,
             _ => {
-                if let Some((r, n)) = run {
-                    put(r, n, out);
+                if let Some((r, n)) = cur {
+                    run(r, n, w, out);
                 }
-                run = Some((v, 1));
+                cur = Some((v, 1));
             }
         }
     }
-    if let Some((r, n)) = run {
-        put(r, n, out);
+    if let Some((r, n)) = cur {
+        run(r, n, w, out);
     }
+}
+
+/// [`levels`] of `n` rows all present or all null.
+pub fn levels_run(present: bool, n: u64, out: &mut Vec<u8>) {
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    run(present as u32, n, 1, out);
+    let len = (out.len() - at - 4) as u32;
+    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
 }
 
 /// Definition levels of a V1 page (1 present, 0 null): their length, then the runs.

@@ -29,6 +29,9 @@ pub const UNWIND: u8 = 2;
 pub const OPEN: u8 = 3;
 pub const EXIT_KINDS: [&str; 4] = ["return", "throw", "unwind", "open"];
 
+/// Rows [`Cols::grow`] adds (under 2 KiB a column).
+pub const GROW: usize = 240;
+
 /// `parent_id` of a thread's outermost call.
 pub const NO_PARENT: i64 = -1;
 
@@ -54,7 +57,8 @@ pub struct CallRow {
 }
 
 impl CallRow {
-    /// A call not finished yet.
+    /// A call not finished yet (what [`Cols::grow`] adds).
+    #[cfg(test)]
     pub const HOLE: CallRow = CallRow {
         call_id: 0,
         parent_id: NO_PARENT,
@@ -181,24 +185,26 @@ impl Cols {
         self.exc.push(r.exc);
     }
 
-    /// Rows up to `n`, unfinished ones ([`CallRow::HOLE`]) added.
+    /// [`GROW`] more rows, unfinished ones: copied from constant
+    /// blocks (a fill element by element cost more than the rows' own writes).
     #[inline(never)]
-    pub fn grow(&mut self, n: usize) {
-        let h = CallRow::HOLE;
-        self.call_id.resize(n, h.call_id);
-        self.parent_id.resize(n, h.parent_id);
-        self.thread.resize(n, h.thread);
-        self.method.resize(n, h.method);
-        self.path.resize(n, h.path);
-        self.depth.resize(n, h.depth);
-        self.start.resize(n, h.start);
-        self.dur.resize(n, h.dur);
-        self.self_ns.resize(n, h.self_ns);
-        self.alloc_bytes.resize(n, h.alloc_bytes);
-        self.alloc_count.resize(n, h.alloc_count);
-        self.exit.resize(n, h.exit);
-        self.recursive.resize(n, h.recursive);
-        self.exc.resize(n, h.exc);
+    pub fn grow(&mut self) {
+        const ZERO: [i64; GROW] = [0; GROW];
+        const NO: [i64; GROW] = [NO_PARENT; GROW];
+        self.call_id.extend_from_slice(&ZERO);
+        self.parent_id.extend_from_slice(&NO);
+        self.thread.extend_from_slice(&ZERO);
+        self.method.extend_from_slice(&ZERO);
+        self.path.extend_from_slice(&ZERO);
+        self.depth.extend_from_slice(&ZERO);
+        self.start.extend_from_slice(&ZERO);
+        self.dur.extend_from_slice(&ZERO);
+        self.self_ns.extend_from_slice(&ZERO);
+        self.alloc_bytes.extend_from_slice(&ZERO);
+        self.alloc_count.extend_from_slice(&ZERO);
+        self.exit.extend_from_slice(&[OPEN; GROW]);
+        self.recursive.extend_from_slice(&[false; GROW]);
+        self.exc.extend_from_slice(&[NONE; GROW]);
     }
 
     /// Row `i` becomes `r`.

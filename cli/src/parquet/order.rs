@@ -24,10 +24,6 @@ use std::path::{Path, PathBuf};
 /// Rows held in memory over all threads before every thread's finished rows are written.
 pub const LIMIT: usize = 1_000_000;
 
-/// Rows a thread's columns grow by at a time (under 2 KiB a column: filled with
-/// vector stores, not `rep stosb`).
-const GROW: usize = 240;
-
 /// [`Open::hole`] of a call whose row is in its thread's columns.
 const IN_COLS: u32 = u32::MAX;
 
@@ -168,8 +164,8 @@ impl Order {
         let r = row(&o, lane.open.last());
         if o.hole == IN_COLS {
             let i = (o.seq - lane.base) as usize;
-            if i >= lane.cols.len() {
-                lane.cols.grow(i + GROW);
+            while i >= lane.cols.len() {
+                lane.cols.grow();
             }
             lane.cols.set(i, &r);
             lane.len = lane.len.max(i + 1);
@@ -329,9 +325,12 @@ impl Order {
             let n = lane.len;
             let mut at = 0;
             while at < n {
-                if out.is_empty() && n - at >= GROUP_ROWS {
-                    calls.write(&lane.cols, at..at + GROUP_ROWS, class_name)?;
-                    at += GROUP_ROWS;
+                // Half a row group or more: written from the thread's columns as they
+                // are, not copied.
+                if out.is_empty() && n - at >= GROUP_ROWS / 2 {
+                    let k = (n - at).min(GROUP_ROWS);
+                    calls.write(&lane.cols, at..at + k, class_name)?;
+                    at += k;
                     continue;
                 }
                 let k = (GROUP_ROWS - out.len()).min(n - at);

@@ -310,6 +310,36 @@ impl Drop for Parts {
     }
 }
 
+/// Whether zstd pays on a column: its chunks are compressed while it halves them at
+/// least; a column it did not is stored raw and tried again every [`PROBE_EVERY`]
+/// chunks. (zstd costs about 25 instructions a byte; durations barely shrink.)
+#[derive(Clone, Copy)]
+struct Squeeze {
+    pays: bool,
+    /// Chunks since the last one compressed.
+    since: u32,
+}
+
+impl Default for Squeeze {
+    fn default() -> Squeeze {
+        Squeeze {
+            pays: true,
+            since: 0,
+        }
+    }
+}
+
+/// Chunks a column is stored raw before zstd is tried on it again.
+const PROBE_EVERY: u32 = 16;
+
+/// What a column chunk is encoded with: the compressor, whether to use it, the page
+/// buffer.
+struct Enc<'a> {
+    z: &'a mut zstd::bulk::Compressor<'static>,
+    zstd: bool,
+    body: &'a mut Vec<u8>,
+}
+
 /// The value every element of `v` has, if one.
 fn uniform<T: Copy + Eq + std::ops::BitXor<Output = T> + std::ops::BitOr<Output = T> + Default>(
     v: &[T],
@@ -323,24 +353,23 @@ fn uniform<T: Copy + Eq + std::ops::BitXor<Output = T> + std::ops::BitOr<Output 
 /// An `INT64` column chunk, `DELTA_BINARY_PACKED`; in a nullable column, `NO_PARENT`
 /// (the only null an `INT64` column of `calls` has) marks a null.
 fn int_chunk(
-    z: &mut zstd::bulk::Compressor,
+    e: &mut Enc,
     descr: ColumnDescPtr,
     vals: &[i64],
     nullable: bool,
     scratch: &mut Vec<i64>,
-    body: &mut Vec<u8>,
 ) -> Result<Encoded, String> {
     let rows = vals.len();
-    let mut ch = Chunk::new(true);
+    let mut ch = Chunk::new(e.zstd);
     let (mut min, mut max, mut nulls) = (i64::MAX, i64::MIN, 0u64);
     for page in vals.chunks(PAGE_ROWS) {
-        body.clear();
+        e.body.clear();
         let mut vals = page;
         // No early exit: the loop vectorises.
         if nullable && !page.iter().fold(false, |a, &v| a | (v == NO_PARENT)) {
-            pages::levels_run(true, page.len() as u64, body);
+            pages::levels_run(true, page.len() as u64, e.body);
         } else if nullable {
-            pages::levels(page.iter().map(|&v| (v != NO_PARENT) as u32), body);
+            pages::levels(page.iter().map(|&v| (v != NO_PARENT) as u32), e.body);
             scratch.clear();
             scratch.extend(page.iter().filter(|&&v| v != NO_PARENT));
             nulls += (page.len() - scratch.len()) as u64;
@@ -354,17 +383,22 @@ fn int_chunk(
             {
                 min = min.min(a.min(b));
                 max = max.max(a.max(b));
-                pages::delta_stride(a, step, vals.len(), body);
+                pages::delta_stride(a, step, vals.len(), e.body);
             }
             _ => {
                 for &v in vals {
                     min = min.min(v);
                     max = max.max(v);
                 }
-                pages::delta(vals, body);
+                pages::delta(vals, e.body);
             }
         }
-        ch.data_page(z, body, page.len() as u32, Encoding::DELTA_BINARY_PACKED)?;
+        ch.data_page(
+            e.z,
+            e.body,
+            page.len() as u32,
+            Encoding::DELTA_BINARY_PACKED,
+        )?;
     }
     let some = nulls < rows as u64;
     let stats = pages::int_stats(some.then_some(min), some.then_some(max), nulls);
@@ -375,58 +409,57 @@ fn int_chunk(
 /// index into it (`None`: null, in a nullable column); `uniform`, when every row's is
 /// the same.
 fn dict_chunk(
-    z: &mut zstd::bulk::Compressor,
+    e: &mut Enc,
     descr: ColumnDescPtr,
     dict: &[ByteArray],
     rows: usize,
     nullable: bool,
     idx: impl Fn(usize) -> Option<u32>,
     uniform: Option<Option<u32>>,
-    body: &mut Vec<u8>,
 ) -> Result<Encoded, String> {
-    let mut ch = Chunk::new(true);
-    body.clear();
+    let mut ch = Chunk::new(e.zstd);
+    e.body.clear();
     if !dict.is_empty() {
-        pages::plain_strings(dict.iter(), body);
-        ch.dict_page(z, body, dict.len() as u32)?;
+        pages::plain_strings(dict.iter(), e.body);
+        ch.dict_page(e.z, e.body, dict.len() as u32)?;
     }
     let w = pages::width(dict.len().saturating_sub(1) as u64).max(1);
     let mut used = vec![false; dict.len()];
     let mut nulls = 0u64;
     for r0 in (0..rows).step_by(PAGE_ROWS) {
         let r1 = (r0 + PAGE_ROWS).min(rows);
-        body.clear();
+        e.body.clear();
         let n = (r1 - r0) as u64;
         if let Some(v) = uniform {
             if nullable {
-                pages::levels_run(v.is_some(), n, body);
+                pages::levels_run(v.is_some(), n, e.body);
             }
             let enc = if dict.is_empty() {
                 nulls += n;
                 Encoding::PLAIN
             } else {
-                body.push(w);
+                e.body.push(w);
                 match v {
                     Some(v) => {
                         used[v as usize] = true;
-                        pages::run(v, n, w, body);
+                        pages::run(v, n, w, e.body);
                     }
                     None => nulls += n,
                 }
                 Encoding::RLE_DICTIONARY
             };
-            ch.data_page(z, body, n as u32, enc)?;
+            ch.data_page(e.z, e.body, n as u32, enc)?;
             continue;
         }
         if nullable {
-            pages::levels((r0..r1).map(|i| idx(i).is_some() as u32), body);
+            pages::levels((r0..r1).map(|i| idx(i).is_some() as u32), e.body);
         }
         let enc = if dict.is_empty() {
             // Every row null: no values, no dictionary.
             nulls += (r1 - r0) as u64;
             Encoding::PLAIN
         } else {
-            body.push(w);
+            e.body.push(w);
             pages::runs(
                 (r0..r1).filter_map(|i| {
                     let v = idx(i);
@@ -437,11 +470,11 @@ fn dict_chunk(
                     v
                 }),
                 w,
-                body,
+                e.body,
             );
             Encoding::RLE_DICTIONARY
         };
-        ch.data_page(z, body, (r1 - r0) as u32, enc)?;
+        ch.data_page(e.z, e.body, (r1 - r0) as u32, enc)?;
     }
     let mut vals = dict.iter().zip(&used).filter(|(_, &u)| u).map(|(v, _)| v);
     let first = vals.next();
@@ -459,17 +492,12 @@ fn dict_chunk(
 }
 
 /// A `BOOLEAN` column chunk, `PLAIN` (bit-packed).
-fn bool_chunk(
-    z: &mut zstd::bulk::Compressor,
-    descr: ColumnDescPtr,
-    vals: &[bool],
-    body: &mut Vec<u8>,
-) -> Result<Encoded, String> {
-    let mut ch = Chunk::new(true);
+fn bool_chunk(e: &mut Enc, descr: ColumnDescPtr, vals: &[bool]) -> Result<Encoded, String> {
+    let mut ch = Chunk::new(e.zstd);
     for page in vals.chunks(PAGE_ROWS) {
-        body.clear();
-        pages::bools(page, body);
-        ch.data_page(z, body, page.len() as u32, Encoding::PLAIN)?;
+        e.body.clear();
+        pages::bools(page, e.body);
+        ch.data_page(e.z, e.body, page.len() as u32, Encoding::PLAIN)?;
     }
     let any = |b: bool| vals.contains(&b);
     let (min, max) = if vals.is_empty() {
@@ -498,6 +526,8 @@ pub struct Calls {
     scratch: Vec<i64>,
     /// A page's body before compression.
     body: Vec<u8>,
+    /// Per column, whether zstd pays.
+    squeeze: Vec<Squeeze>,
     /// Rows written in all.
     pub total: u64,
     /// Rows encoded ahead.
@@ -510,13 +540,7 @@ impl Calls {
     pub fn create(path: &Path, parts: &Path, trace_id: &ByteArray) -> Result<Calls, String> {
         let writer = open(path, calls::COLUMNS)?;
         let descrs = writer.schema_descr().columns().to_vec();
-        let zstd = zstd::bulk::Compressor::new(
-            std::env::var("JTZ")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(1),
-        )
-        .map_err(|e| err(path, e))?;
+        let zstd = zstd::bulk::Compressor::new(pages::LEVEL).map_err(|e| err(path, e))?;
         Ok(Calls {
             path: path.to_path_buf(),
             writer: Some(writer),
@@ -530,6 +554,7 @@ impl Calls {
             parts: None,
             scratch: Vec::new(),
             body: Vec::new(),
+            squeeze: vec![Squeeze::default(); calls::COLUMNS.len()],
             total: 0,
             ahead: 0,
         })
@@ -550,16 +575,21 @@ impl Calls {
                 self.exc_dict.push(text(&class_name(e)));
             }
         }
-        let z = &mut self.zstd;
         let s = &mut self.scratch;
-        let b = &mut self.body;
         let mut out = Vec::with_capacity(calls::COLUMNS.len());
         for (i, col) in calls::COLUMNS.iter().enumerate() {
             let d = self.descrs[i].clone();
-            let mut int = |v: &Vec<i64>| int_chunk(z, d.clone(), &v[r.clone()], false, s, b);
+            let squeeze = &mut self.squeeze[i];
+            let zstd = squeeze.pays || squeeze.since >= PROBE_EVERY;
+            let z = &mut Enc {
+                z: &mut self.zstd,
+                zstd,
+                body: &mut self.body,
+            };
+            let mut int = |v: &Vec<i64>| int_chunk(z, d.clone(), &v[r.clone()], false, s);
             let enc = match i {
                 calls::CALL_ID => int(&c.call_id),
-                calls::PARENT_ID => int_chunk(z, d.clone(), &c.parent_id[r.clone()], true, s, b),
+                calls::PARENT_ID => int_chunk(z, d.clone(), &c.parent_id[r.clone()], true, s),
                 calls::THREAD_ID => int(&c.thread),
                 calls::METHOD_ID => int(&c.method),
                 calls::PATH_ID => int(&c.path),
@@ -573,9 +603,9 @@ impl Calls {
                     let e = &c.exit[r.clone()];
                     let idx = |i: usize| Some(e[i] as u32);
                     let u = uniform(e).map(|v| Some(v as u32));
-                    dict_chunk(z, d.clone(), &self.exit_kinds, rows, false, idx, u, b)
+                    dict_chunk(z, d.clone(), &self.exit_kinds, rows, false, idx, u)
                 }
-                calls::RECURSIVE => bool_chunk(z, d.clone(), &c.recursive[r.clone()], b),
+                calls::RECURSIVE => bool_chunk(z, d.clone(), &c.recursive[r.clone()]),
                 calls::EXCEPTION_CLASS => {
                     let e = &c.exc[r.clone()];
                     let entry = &self.exc_entry;
@@ -583,14 +613,22 @@ impl Calls {
                         |v: u32| (v != NONE).then(|| entry.get(&v).copied().unwrap_or(0));
                     let idx = |i: usize| entry_of(e[i]);
                     let u = uniform(e).map(entry_of);
-                    dict_chunk(z, d.clone(), &self.exc_dict, rows, true, idx, u, b)
+                    dict_chunk(z, d.clone(), &self.exc_dict, rows, true, idx, u)
                 }
                 _ => {
                     let (id, u) = (&self.trace_id, Some(Some(0)));
-                    dict_chunk(z, d.clone(), id, rows, false, |_| Some(0), u, b)
+                    dict_chunk(z, d.clone(), id, rows, false, |_| Some(0), u)
                 }
             }
             .map_err(|e| err(&self.path, format!("column {}: {e}", col.name)))?;
+            let m = &enc.1.metadata;
+            if zstd {
+                // zstd stays on a column while it at least halves its pages.
+                squeeze.pays = m.compressed_size() * 2 <= m.uncompressed_size();
+                squeeze.since = 0;
+            } else {
+                squeeze.since += 1;
+            }
             out.push(enc);
         }
         Ok(out)

@@ -20,7 +20,7 @@ use parquet::schema::types::ColumnDescPtr;
 pub const PAGE_ROWS: usize = 1 << 16;
 
 /// zstd level of every page (as the crate's writers use for the other tables).
-const LEVEL: i32 = 1;
+pub const LEVEL: i32 = 1;
 
 #[inline]
 fn uleb(out: &mut Vec<u8>, mut v: u64) {

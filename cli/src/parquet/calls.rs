@@ -332,6 +332,9 @@ impl Default for Squeeze {
 /// Chunks a column is stored raw before zstd is tried on it again.
 const PROBE_EVERY: u32 = 16;
 
+/// Rows of a chunk that decides whether zstd pays.
+const DECIDE_ROWS: usize = 4096;
+
 /// What a column chunk is encoded with: the compressor, whether to use it, the page
 /// buffer.
 struct Enc<'a> {
@@ -622,12 +625,13 @@ impl Calls {
             }
             .map_err(|e| err(&self.path, format!("column {}: {e}", col.name)))?;
             let m = &enc.1.metadata;
-            if zstd {
-                // zstd stays on a column while it at least halves its pages.
+            if !zstd {
+                squeeze.since += 1;
+            } else if rows >= DECIDE_ROWS {
+                // zstd stays on a column while it at least halves its chunks (a small
+                // chunk, all frame and header, says nothing).
                 squeeze.pays = m.compressed_size() * 2 <= m.uncompressed_size();
                 squeeze.since = 0;
-            } else {
-                squeeze.since += 1;
             }
             out.push(enc);
         }

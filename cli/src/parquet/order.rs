@@ -357,6 +357,9 @@ mod tests {
     use parquet::record::Field;
     use std::collections::BTreeMap;
 
+    /// A row as expected: parent, exit kind, exception class.
+    type Want = (Option<i64>, u8, Option<u32>);
+
     /// Three threads' calls nesting, returning, left by exceptions (reported late, with
     /// other calls in between) and still open at the end, interleaved: `calls.parquet`
     /// holds every row as made, by thread then call_id, whatever the limit (holes,
@@ -372,7 +375,7 @@ mod tests {
             o.set_id(&text("t"));
             let names = |e: u32| format!("E{e}");
             // Expected: (thread, call_id) → (parent, exit, exception).
-            let mut want: BTreeMap<(i64, i64), (Option<i64>, u8, Option<u32>)> = BTreeMap::new();
+            let mut want: BTreeMap<(i64, i64), Want> = BTreeMap::new();
             let mut unwound: Vec<Vec<i64>> = vec![Vec::new(); 3];
             let mut next = 0u64;
             let mut seed = 12345u64;
@@ -386,7 +389,7 @@ mod tests {
                 if step < 500 && (depth == 0 || r % 5 < 3) {
                     o.enter(t, next, 0);
                     next += 1;
-                } else if depth > 0 && r % 7 == 0 && !unwound[t as usize].is_empty() {
+                } else if depth > 0 && r.is_multiple_of(7) && !unwound[t as usize].is_empty() {
                     // The exception is reported: thrown in the method of the second
                     // call it left (or the first).
                     let u = &unwound[t as usize];
@@ -404,7 +407,7 @@ mod tests {
                     }
                     unwound[t as usize].clear();
                 } else if depth > 0 {
-                    let exit = if r % 4 == 0 { UNWIND } else { RETURN };
+                    let exit = if r.is_multiple_of(4) { UNWIND } else { RETURN };
                     let mut made = None;
                     o.exit(
                         t,

@@ -360,6 +360,34 @@ mod tests {
     /// A row as expected: parent, exit kind, exception class.
     type Want = (Option<i64>, u8, Option<u32>);
 
+    /// Finishes thread `t`'s innermost call with `exit`, noted in `want`; its row.
+    fn finish_call(
+        o: &mut Order,
+        t: u32,
+        exit: u8,
+        want: &mut BTreeMap<(i64, i64), Want>,
+    ) -> CallRow {
+        let mut made = None;
+        let row = |c: &Open, p: Option<&Open>| {
+            let row = CallRow {
+                call_id: c.call_id as i64,
+                parent_id: p.map_or(NO_PARENT, |p| p.call_id as i64),
+                thread: t as i64,
+                method: (c.call_id % 4) as i64,
+                dur: c.call_id as i64 * 10,
+                exit,
+                ..CallRow::HOLE
+            };
+            made = Some(row);
+            row
+        };
+        o.exit(t, row, &|e| format!("E{e}")).unwrap();
+        let row = made.unwrap();
+        let parent = (row.parent_id != NO_PARENT).then_some(row.parent_id);
+        want.insert((t as i64, row.call_id), (parent, exit, None));
+        row
+    }
+
     /// Three threads' calls nesting, returning, left by exceptions (reported late, with
     /// other calls in between) and still open at the end, interleaved: `calls.parquet`
     /// holds every row as made, by thread then call_id, whatever the limit (holes,
@@ -408,28 +436,7 @@ mod tests {
                     unwound[t as usize].clear();
                 } else if depth > 0 {
                     let exit = if r.is_multiple_of(4) { UNWIND } else { RETURN };
-                    let mut made = None;
-                    o.exit(
-                        t,
-                        |c, p| {
-                            let row = CallRow {
-                                call_id: c.call_id as i64,
-                                parent_id: p.map_or(NO_PARENT, |p| p.call_id as i64),
-                                thread: t as i64,
-                                method: (c.call_id % 4) as i64,
-                                dur: c.call_id as i64 * 10,
-                                exit,
-                                ..CallRow::HOLE
-                            };
-                            made = Some(row);
-                            row
-                        },
-                        &names,
-                    )
-                    .unwrap();
-                    let row = made.unwrap();
-                    let parent = (row.parent_id != NO_PARENT).then_some(row.parent_id);
-                    want.insert((t as i64, row.call_id), (parent, exit, None));
+                    let row = finish_call(&mut o, t, exit, &mut want);
                     if exit == UNWIND {
                         unwound[t as usize].push(row.call_id);
                     }
@@ -437,24 +444,7 @@ mod tests {
             }
             for t in 0..3u32 {
                 while !o.stack(t).is_empty() {
-                    o.exit(
-                        t,
-                        |c, p| {
-                            let row = CallRow {
-                                call_id: c.call_id as i64,
-                                parent_id: p.map_or(NO_PARENT, |p| p.call_id as i64),
-                                thread: t as i64,
-                                dur: c.call_id as i64 * 10,
-                                exit: OPEN,
-                                ..CallRow::HOLE
-                            };
-                            let parent = p.map(|p| p.call_id as i64);
-                            want.insert((t as i64, row.call_id), (parent, OPEN, None));
-                            row
-                        },
-                        &names,
-                    )
-                    .unwrap();
+                    finish_call(&mut o, t, OPEN, &mut want);
                 }
             }
             let (rows, ahead) = o.finish(&names).unwrap();

@@ -20,7 +20,7 @@ pub struct Args {
     /// The trace's id: its directory and trace_id column (one trace only; default: the trace's own id)
     #[arg(long, value_name = "ID")]
     pub trace_id: Option<String>,
-    /// Calls held in memory before sorting spills to disk
+    /// Calls held in memory (over all threads) before their row groups are written
     #[arg(long, value_name = "N", default_value_t = parquet::LIMIT, hide = true)]
     pub spill_after: usize,
 }
@@ -51,8 +51,8 @@ pub fn run(a: Args) -> Result<(), String> {
             s.trace_id,
             s.calls,
             fmt::bytes(s.bytes),
-            if s.spilled > 0 {
-                format!(" ({} calls sorted on disk)", s.spilled)
+            if s.ahead > 0 {
+                format!(" ({} calls written while reading)", s.ahead)
             } else {
                 String::new()
             }

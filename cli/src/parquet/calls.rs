@@ -1,12 +1,14 @@
-//! `calls.parquet`, the table with a row per call: columns buffered as typed vectors
-//! for a row group, then each encoded into its column chunk by [`pages`] and appended
-//! to the file through the crate's row group writer (schema, footer and the other
-//! tables stay the crate's; see [`super::table`]).
+//! `calls.parquet`, the table with a row per call: rows held column by column
+//! ([`Cols`]), each row group's columns encoded into column chunks by [`pages`] and
+//! appended to the file through the crate's row group writer (schema, footer and the
+//! other tables stay the crate's; see [`super::table`]). A row group can also be
+//! encoded ahead, while the trace is still being read, into a parts file beside the
+//! tables ([`Calls::store`]), and appended later in its place ([`Calls::append`]):
+//! what lets [`super::order`] write a thread's calls as they finish, in bounded memory.
 
-use super::order::CallRow;
 use super::pages::{self, Chunk, PAGE_ROWS};
 use super::schema::calls;
-use super::table::{err, finish, open, Writer, GROUP_ROWS};
+use super::table::{err, finish, open, text, Writer};
 use crate::model::idmap::FastMap;
 use crate::model::NONE;
 use bytes::Bytes;
@@ -14,135 +16,470 @@ use parquet::basic::Encoding;
 use parquet::column::writer::ColumnCloseResult;
 use parquet::data_type::ByteArray;
 use parquet::schema::types::ColumnDescPtr;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-/// A dictionary-encoded string column: the file's dictionary so far, each row's index.
-#[derive(Default)]
-struct DictColumn {
-    dict: Vec<ByteArray>,
-    /// Index per non-null row.
-    idx: Vec<u32>,
-    /// Per row, whether it has a value (nullable columns only).
-    present: Vec<bool>,
+/// `exit_kind`'s codes, in [`CallRow::exit`], and their values ([`EXIT_KINDS`]).
+pub const RETURN: u8 = 0;
+pub const THROW: u8 = 1;
+pub const UNWIND: u8 = 2;
+pub const OPEN: u8 = 3;
+pub const EXIT_KINDS: [&str; 4] = ["return", "throw", "unwind", "open"];
+
+/// Rows [`Cols::grow`] adds (under 2 KiB a column).
+pub const GROW: usize = 240;
+
+/// `parent_id` of a thread's outermost call.
+pub const NO_PARENT: i64 = -1;
+
+/// What a call's row holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallRow {
+    pub call_id: i64,
+    /// [`NO_PARENT`]: none.
+    pub parent_id: i64,
+    pub thread: i64,
+    pub method: i64,
+    pub path: i64,
+    pub depth: i64,
+    pub start: i64,
+    pub dur: i64,
+    pub self_ns: i64,
+    pub alloc_bytes: i64,
+    pub alloc_count: i64,
+    pub exit: u8,
+    pub recursive: bool,
+    /// Class of the exception that ended the call (`NONE`: none known).
+    pub exc: u32,
 }
 
-/// `calls.parquet` being written; [`Calls::push`] a row, then [`Calls::close`].
-pub struct Calls {
-    path: PathBuf,
-    writer: Option<Writer>,
-    descrs: Vec<ColumnDescPtr>,
-    zstd: zstd::bulk::Compressor<'static>,
+impl CallRow {
+    /// A call not finished yet (what [`Cols::grow`] adds).
+    #[cfg(test)]
+    pub const HOLE: CallRow = CallRow {
+        call_id: 0,
+        parent_id: NO_PARENT,
+        thread: 0,
+        method: 0,
+        path: 0,
+        depth: 0,
+        start: 0,
+        dur: 0,
+        self_ns: 0,
+        alloc_bytes: 0,
+        alloc_count: 0,
+        exit: OPEN,
+        recursive: false,
+        exc: NONE,
+    };
+}
+
+/// Rows of `calls`, column by column: a row group's columns are slices of these.
+#[derive(Default)]
+pub struct Cols {
     call_id: Vec<i64>,
     parent_id: Vec<i64>,
-    has_parent: Vec<bool>,
-    thread_id: Vec<i64>,
-    method_id: Vec<i64>,
-    path_id: Vec<i64>,
+    thread: Vec<i64>,
+    method: Vec<i64>,
+    path: Vec<i64>,
     depth: Vec<i64>,
     start: Vec<i64>,
     dur: Vec<i64>,
     self_ns: Vec<i64>,
     alloc_bytes: Vec<i64>,
     alloc_count: Vec<i64>,
+    exit: Vec<u8>,
     recursive: Vec<bool>,
-    exit_kind: DictColumn,
-    exception: DictColumn,
-    /// Class index → its entry in `exception.dict`.
-    exception_entry: FastMap<u32, u32>,
-    trace_id: ByteArray,
-    rows: usize,
-    /// Rows written in all.
-    pub total: u64,
+    exc: Vec<u32>,
+}
+
+/// Applies `$m!` to each of [`Cols`]' vectors of `$c` (one list, so none is forgotten).
+macro_rules! each_col {
+    ($c:expr, $v:ident => $e:expr) => {{
+        {
+            let $v = &mut $c.call_id;
+            $e;
+        }
+        {
+            let $v = &mut $c.parent_id;
+            $e;
+        }
+        {
+            let $v = &mut $c.thread;
+            $e;
+        }
+        {
+            let $v = &mut $c.method;
+            $e;
+        }
+        {
+            let $v = &mut $c.path;
+            $e;
+        }
+        {
+            let $v = &mut $c.depth;
+            $e;
+        }
+        {
+            let $v = &mut $c.start;
+            $e;
+        }
+        {
+            let $v = &mut $c.dur;
+            $e;
+        }
+        {
+            let $v = &mut $c.self_ns;
+            $e;
+        }
+        {
+            let $v = &mut $c.alloc_bytes;
+            $e;
+        }
+        {
+            let $v = &mut $c.alloc_count;
+            $e;
+        }
+        {
+            let $v = &mut $c.exit;
+            $e;
+        }
+        {
+            let $v = &mut $c.recursive;
+            $e;
+        }
+        {
+            let $v = &mut $c.exc;
+            $e;
+        }
+    }};
+}
+
+impl Cols {
+    pub fn len(&self) -> usize {
+        self.call_id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.call_id.is_empty()
+    }
+
+    #[inline]
+    pub fn push(&mut self, r: &CallRow) {
+        self.call_id.push(r.call_id);
+        self.parent_id.push(r.parent_id);
+        self.thread.push(r.thread);
+        self.method.push(r.method);
+        self.path.push(r.path);
+        self.depth.push(r.depth);
+        self.start.push(r.start);
+        self.dur.push(r.dur);
+        self.self_ns.push(r.self_ns);
+        self.alloc_bytes.push(r.alloc_bytes);
+        self.alloc_count.push(r.alloc_count);
+        self.exit.push(r.exit);
+        self.recursive.push(r.recursive);
+        self.exc.push(r.exc);
+    }
+
+    /// [`GROW`] more rows, unfinished ones: copied from constant
+    /// blocks (a fill element by element cost more than the rows' own writes).
+    #[inline(never)]
+    pub fn grow(&mut self) {
+        const ZERO: [i64; GROW] = [0; GROW];
+        const NO: [i64; GROW] = [NO_PARENT; GROW];
+        self.call_id.extend_from_slice(&ZERO);
+        self.parent_id.extend_from_slice(&NO);
+        self.thread.extend_from_slice(&ZERO);
+        self.method.extend_from_slice(&ZERO);
+        self.path.extend_from_slice(&ZERO);
+        self.depth.extend_from_slice(&ZERO);
+        self.start.extend_from_slice(&ZERO);
+        self.dur.extend_from_slice(&ZERO);
+        self.self_ns.extend_from_slice(&ZERO);
+        self.alloc_bytes.extend_from_slice(&ZERO);
+        self.alloc_count.extend_from_slice(&ZERO);
+        self.exit.extend_from_slice(&[OPEN; GROW]);
+        self.recursive.extend_from_slice(&[false; GROW]);
+        self.exc.extend_from_slice(&[NONE; GROW]);
+    }
+
+    /// Row `i` becomes `r`.
+    #[inline]
+    pub fn set(&mut self, i: usize, r: &CallRow) {
+        self.call_id[i] = r.call_id;
+        self.parent_id[i] = r.parent_id;
+        self.thread[i] = r.thread;
+        self.method[i] = r.method;
+        self.path[i] = r.path;
+        self.depth[i] = r.depth;
+        self.start[i] = r.start;
+        self.dur[i] = r.dur;
+        self.self_ns[i] = r.self_ns;
+        self.alloc_bytes[i] = r.alloc_bytes;
+        self.alloc_count[i] = r.alloc_count;
+        self.exit[i] = r.exit;
+        self.recursive[i] = r.recursive;
+        self.exc[i] = r.exc;
+    }
+
+    pub fn row(&self, i: usize) -> CallRow {
+        CallRow {
+            call_id: self.call_id[i],
+            parent_id: self.parent_id[i],
+            thread: self.thread[i],
+            method: self.method[i],
+            path: self.path[i],
+            depth: self.depth[i],
+            start: self.start[i],
+            dur: self.dur[i],
+            self_ns: self.self_ns[i],
+            alloc_bytes: self.alloc_bytes[i],
+            alloc_count: self.alloc_count[i],
+            exit: self.exit[i],
+            recursive: self.recursive[i],
+            exc: self.exc[i],
+        }
+    }
+
+    pub fn call_id(&self, i: usize) -> i64 {
+        self.call_id[i]
+    }
+
+    /// Row `i`'s exception class and exit kind.
+    pub fn set_exception(&mut self, i: usize, exc: u32, exit: Option<u8>) {
+        self.exc[i] = exc;
+        if let Some(e) = exit {
+            self.exit[i] = e;
+        }
+    }
+
+    /// Removes the first `n` rows.
+    pub fn drop_front(&mut self, n: usize) {
+        each_col!(self, v => v.drain(..n));
+    }
+
+    /// Appends `other`'s rows `r`.
+    pub fn extend(&mut self, other: &Cols, r: Range<usize>) {
+        macro_rules! ext {
+            ($($f:ident),*) => { $( self.$f.extend_from_slice(&other.$f[r.clone()]); )* };
+        }
+        ext!(
+            call_id,
+            parent_id,
+            thread,
+            method,
+            path,
+            depth,
+            start,
+            dur,
+            self_ns,
+            alloc_bytes,
+            alloc_count,
+            exit,
+            recursive,
+            exc
+        );
+    }
+
+    pub fn clear(&mut self) {
+        each_col!(self, v => v.clear());
+    }
 }
 
 type Encoded = (Bytes, ColumnCloseResult);
 
-/// A page's definition levels of rows `rows` (none for a required column); the
-/// values it holds.
-fn page_levels(
-    present: Option<&[bool]>,
-    rows: std::ops::Range<usize>,
-    body: &mut Vec<u8>,
-) -> usize {
-    match present {
-        Some(p) => {
-            let p = &p[rows];
-            pages::levels(p, body);
-            p.iter().filter(|&&x| x).count()
-        }
-        None => rows.len(),
+/// A row group encoded ahead: where each column chunk is in the parts file.
+pub struct Stored {
+    chunks: Vec<(u64, ColumnCloseResult)>,
+}
+
+/// The parts file: row groups encoded ahead, removed when dropped.
+struct Parts {
+    path: PathBuf,
+    out: BufWriter<File>,
+    len: u64,
+}
+
+impl Drop for Parts {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 
-/// An `INT64` column chunk, `DELTA_BINARY_PACKED`: `vals` are the non-null values,
-/// `present` (nullable columns) says which of the `rows` rows have one.
+/// Whether zstd pays on a column: its chunks are compressed while it halves them at
+/// least; a column it did not is stored raw and tried again every [`PROBE_EVERY`]
+/// chunks. (zstd costs about 25 instructions a byte; durations barely shrink.)
+#[derive(Clone, Copy)]
+struct Squeeze {
+    pays: bool,
+    /// Chunks since the last one compressed.
+    since: u32,
+}
+
+impl Default for Squeeze {
+    fn default() -> Squeeze {
+        Squeeze {
+            pays: true,
+            since: 0,
+        }
+    }
+}
+
+/// Chunks a column is stored raw before zstd is tried on it again.
+const PROBE_EVERY: u32 = 16;
+
+/// Rows of a chunk that decides whether zstd pays.
+const DECIDE_ROWS: usize = 4096;
+
+/// What a column chunk is encoded with: the compressor, whether to use it, the page
+/// buffer.
+struct Enc<'a> {
+    z: &'a mut zstd::bulk::Compressor<'static>,
+    zstd: bool,
+    body: &'a mut Vec<u8>,
+}
+
+/// The value every element of `v` has, if one.
+fn uniform<T: Copy + Eq + std::ops::BitXor<Output = T> + std::ops::BitOr<Output = T> + Default>(
+    v: &[T],
+) -> Option<T> {
+    let &first = v.first()?;
+    // No early exit: the loop vectorises.
+    let diff = v.iter().fold(T::default(), |a, &x| a | (x ^ first));
+    (diff == T::default()).then_some(first)
+}
+
+/// An `INT64` column chunk, `DELTA_BINARY_PACKED`; in a nullable column, `NO_PARENT`
+/// (the only null an `INT64` column of `calls` has) marks a null.
 fn int_chunk(
-    z: &mut zstd::bulk::Compressor,
+    e: &mut Enc,
     descr: ColumnDescPtr,
     vals: &[i64],
-    present: Option<&[bool]>,
-    rows: usize,
+    nullable: bool,
+    scratch: &mut Vec<i64>,
 ) -> Result<Encoded, String> {
-    let mut ch = Chunk::new(true);
-    let mut body = Vec::new();
-    let mut at = 0;
-    for r0 in (0..rows).step_by(PAGE_ROWS) {
-        let r1 = (r0 + PAGE_ROWS).min(rows);
-        body.clear();
-        let n = page_levels(present, r0..r1, &mut body);
-        pages::delta(&vals[at..at + n], &mut body);
-        at += n;
-        ch.data_page(z, &body, (r1 - r0) as u32, Encoding::DELTA_BINARY_PACKED)?;
+    let rows = vals.len();
+    let mut ch = Chunk::new(e.zstd);
+    let (mut min, mut max, mut nulls) = (i64::MAX, i64::MIN, 0u64);
+    for page in vals.chunks(PAGE_ROWS) {
+        e.body.clear();
+        let mut vals = page;
+        // No early exit: the loop vectorises.
+        if nullable && !page.iter().fold(false, |a, &v| a | (v == NO_PARENT)) {
+            pages::levels_run(true, page.len() as u64, e.body);
+        } else if nullable {
+            pages::levels(page.iter().map(|&v| (v != NO_PARENT) as u32), e.body);
+            scratch.clear();
+            scratch.extend(page.iter().filter(|&&v| v != NO_PARENT));
+            nulls += (page.len() - scratch.len()) as u64;
+            vals = scratch;
+        }
+        let (first, last) = (vals.first(), vals.last());
+        match (pages::stride(vals), first, last) {
+            // Evenly spaced without wrapping around: the ends are the extremes.
+            (Some(step), Some(&a), Some(&b))
+                if a as i128 + step as i128 * (vals.len() as i128 - 1) == b as i128 =>
+            {
+                min = min.min(a.min(b));
+                max = max.max(a.max(b));
+                pages::delta_stride(a, step, vals.len(), e.body);
+            }
+            _ => {
+                for &v in vals {
+                    min = min.min(v);
+                    max = max.max(v);
+                }
+                pages::delta(vals, e.body);
+            }
+        }
+        ch.data_page(
+            e.z,
+            e.body,
+            page.len() as u32,
+            Encoding::DELTA_BINARY_PACKED,
+        )?;
     }
-    let (min, max) = vals.iter().fold((i64::MAX, i64::MIN), |(lo, hi), &v| {
-        (if v < lo { v } else { lo }, if v > hi { v } else { hi })
-    });
-    let (min, max) = if vals.is_empty() {
-        (None, None)
-    } else {
-        (Some(min), Some(max))
-    };
-    let nulls = (rows - vals.len()) as u64;
-    ch.finish(descr, rows as u64, Some(pages::int_stats(min, max, nulls)))
+    let some = nulls < rows as u64;
+    let stats = pages::int_stats(some.then_some(min), some.then_some(max), nulls);
+    ch.finish(descr, rows as u64, Some(stats))
 }
 
-/// A `STRING` column chunk, dictionary-encoded (the whole dictionary, then indices).
+/// A `STRING` column chunk, dictionary-encoded: `dict` the values, `idx` each row's
+/// index into it (`None`: null, in a nullable column); `uniform`, when every row's is
+/// the same.
 fn dict_chunk(
-    z: &mut zstd::bulk::Compressor,
+    e: &mut Enc,
     descr: ColumnDescPtr,
-    c: &DictColumn,
-    nullable: bool,
+    dict: &[ByteArray],
     rows: usize,
+    nullable: bool,
+    idx: impl Fn(usize) -> Option<u32>,
+    uniform: Option<Option<u32>>,
 ) -> Result<Encoded, String> {
-    let mut ch = Chunk::new(true);
-    let mut body = Vec::new();
-    let present = nullable.then_some(c.present.as_slice());
-    if !c.dict.is_empty() {
-        pages::plain_strings(c.dict.iter(), &mut body);
-        ch.dict_page(z, &body, c.dict.len() as u32)?;
+    let mut ch = Chunk::new(e.zstd);
+    e.body.clear();
+    if !dict.is_empty() {
+        pages::plain_strings(dict.iter(), e.body);
+        ch.dict_page(e.z, e.body, dict.len() as u32)?;
     }
-    let w = pages::width(c.dict.len().saturating_sub(1) as u64).max(1);
-    let mut at = 0;
+    let w = pages::width(dict.len().saturating_sub(1) as u64).max(1);
+    let mut used = vec![false; dict.len()];
+    let mut nulls = 0u64;
     for r0 in (0..rows).step_by(PAGE_ROWS) {
         let r1 = (r0 + PAGE_ROWS).min(rows);
-        body.clear();
-        let n = page_levels(present, r0..r1, &mut body);
-        let enc = if c.dict.is_empty() {
+        e.body.clear();
+        let n = (r1 - r0) as u64;
+        if let Some(v) = uniform {
+            if nullable {
+                pages::levels_run(v.is_some(), n, e.body);
+            }
+            let enc = if dict.is_empty() {
+                nulls += n;
+                Encoding::PLAIN
+            } else {
+                e.body.push(w);
+                match v {
+                    Some(v) => {
+                        used[v as usize] = true;
+                        pages::run(v, n, w, e.body);
+                    }
+                    None => nulls += n,
+                }
+                Encoding::RLE_DICTIONARY
+            };
+            ch.data_page(e.z, e.body, n as u32, enc)?;
+            continue;
+        }
+        if nullable {
+            pages::levels((r0..r1).map(|i| idx(i).is_some() as u32), e.body);
+        }
+        let enc = if dict.is_empty() {
             // Every row null: no values, no dictionary.
+            nulls += (r1 - r0) as u64;
             Encoding::PLAIN
         } else {
-            body.push(w);
-            pages::runs(c.idx[at..at + n].iter().copied(), w, &mut body);
+            e.body.push(w);
+            pages::runs(
+                (r0..r1).filter_map(|i| {
+                    let v = idx(i);
+                    match v {
+                        Some(v) => used[v as usize] = true,
+                        None => nulls += 1,
+                    }
+                    v
+                }),
+                w,
+                e.body,
+            );
             Encoding::RLE_DICTIONARY
         };
-        at += n;
-        ch.data_page(z, &body, (r1 - r0) as u32, enc)?;
+        ch.data_page(e.z, e.body, (r1 - r0) as u32, enc)?;
     }
-    let mut used = vec![false; c.dict.len()];
-    for &i in &c.idx {
-        used[i as usize] = true;
-    }
-    let mut vals = c.dict.iter().zip(&used).filter(|(_, &u)| u).map(|(v, _)| v);
+    let mut vals = dict.iter().zip(&used).filter(|(_, &u)| u).map(|(v, _)| v);
     let first = vals.next();
     let (mut min, mut max) = (first, first);
     for v in vals {
@@ -153,23 +490,17 @@ fn dict_chunk(
             max = Some(v);
         }
     }
-    let nulls = (rows - c.idx.len()) as u64;
     let stats = pages::text_stats(min.cloned(), max.cloned(), nulls);
     ch.finish(descr, rows as u64, Some(stats))
 }
 
 /// A `BOOLEAN` column chunk, `PLAIN` (bit-packed).
-fn bool_chunk(
-    z: &mut zstd::bulk::Compressor,
-    descr: ColumnDescPtr,
-    vals: &[bool],
-) -> Result<Encoded, String> {
-    let mut ch = Chunk::new(true);
-    let mut body = Vec::new();
+fn bool_chunk(e: &mut Enc, descr: ColumnDescPtr, vals: &[bool]) -> Result<Encoded, String> {
+    let mut ch = Chunk::new(e.zstd);
     for page in vals.chunks(PAGE_ROWS) {
-        body.clear();
-        pages::bools(page, &mut body);
-        ch.data_page(z, &body, page.len() as u32, Encoding::PLAIN)?;
+        e.body.clear();
+        pages::bools(page, e.body);
+        ch.data_page(e.z, e.body, page.len() as u32, Encoding::PLAIN)?;
     }
     let any = |b: bool| vals.contains(&b);
     let (min, max) = if vals.is_empty() {
@@ -180,154 +511,233 @@ fn bool_chunk(
     ch.finish(descr, vals.len() as u64, Some(pages::bool_stats(min, max)))
 }
 
+/// `calls.parquet` being written: row groups from [`Cols`], written at once
+/// ([`Calls::write`]) or ahead ([`Calls::store`], then [`Calls::append`]).
+pub struct Calls {
+    path: PathBuf,
+    writer: Option<Writer>,
+    descrs: Vec<ColumnDescPtr>,
+    zstd: zstd::bulk::Compressor<'static>,
+    exit_kinds: Vec<ByteArray>,
+    trace_id: [ByteArray; 1],
+    /// Exception classes named so far (every chunk's dictionary is all of them).
+    exc_dict: Vec<ByteArray>,
+    /// Class index → its entry in `exc_dict`.
+    exc_entry: FastMap<u32, u32>,
+    parts_path: PathBuf,
+    parts: Option<Parts>,
+    scratch: Vec<i64>,
+    /// A page's body before compression.
+    body: Vec<u8>,
+    /// Per column, whether zstd pays.
+    squeeze: Vec<Squeeze>,
+    /// Rows written in all.
+    pub total: u64,
+    /// Rows encoded ahead.
+    pub ahead: u64,
+}
+
 impl Calls {
-    /// `exit_kinds` are `exit_kind`'s values by [`CallRow::exit`]; `trace_id` the
-    /// value of every row's `trace_id`.
-    pub fn create(path: &Path, exit_kinds: &[&str], trace_id: &ByteArray) -> Result<Calls, String> {
+    /// `calls.parquet` at `path`, every row's `trace_id` `trace_id`; row groups encoded
+    /// ahead go to a parts file named `parts` (removed when done).
+    pub fn create(path: &Path, parts: &Path, trace_id: &ByteArray) -> Result<Calls, String> {
         let writer = open(path, calls::COLUMNS)?;
         let descrs = writer.schema_descr().columns().to_vec();
-        let zstd = zstd::bulk::Compressor::new(1).map_err(|e| err(path, e))?;
+        let zstd = zstd::bulk::Compressor::new(pages::LEVEL).map_err(|e| err(path, e))?;
         Ok(Calls {
             path: path.to_path_buf(),
             writer: Some(writer),
             descrs,
             zstd,
-            call_id: Vec::new(),
-            parent_id: Vec::new(),
-            has_parent: Vec::new(),
-            thread_id: Vec::new(),
-            method_id: Vec::new(),
-            path_id: Vec::new(),
-            depth: Vec::new(),
-            start: Vec::new(),
-            dur: Vec::new(),
-            self_ns: Vec::new(),
-            alloc_bytes: Vec::new(),
-            alloc_count: Vec::new(),
-            recursive: Vec::new(),
-            exit_kind: DictColumn {
-                dict: exit_kinds.iter().map(|k| super::table::text(k)).collect(),
-                ..DictColumn::default()
-            },
-            exception: DictColumn::default(),
-            exception_entry: FastMap::default(),
-            trace_id: trace_id.clone(),
-            rows: 0,
+            exit_kinds: EXIT_KINDS.iter().map(|k| text(k)).collect(),
+            trace_id: [trace_id.clone()],
+            exc_dict: Vec::new(),
+            exc_entry: FastMap::default(),
+            parts_path: parts.to_path_buf(),
+            parts: None,
+            scratch: Vec::new(),
+            body: Vec::new(),
+            squeeze: vec![Squeeze::default(); calls::COLUMNS.len()],
             total: 0,
+            ahead: 0,
         })
     }
 
-    /// Thread `t`'s call `r`; `class_name` names an exception class the first time.
-    #[inline]
-    pub fn push(
+    /// Rows `r` of `c` as a row group's column chunks; `class_name` names an exception
+    /// class the first time.
+    fn encode(
         &mut self,
-        t: u32,
-        r: &CallRow,
-        class_name: impl FnOnce(u32) -> String,
+        c: &Cols,
+        r: Range<usize>,
+        class_name: &dyn Fn(u32) -> String,
+    ) -> Result<Vec<Encoded>, String> {
+        let rows = r.len();
+        for &e in &c.exc[r.clone()] {
+            if e != NONE && !self.exc_entry.contains_key(&e) {
+                self.exc_entry.insert(e, self.exc_dict.len() as u32);
+                self.exc_dict.push(text(&class_name(e)));
+            }
+        }
+        let s = &mut self.scratch;
+        let mut out = Vec::with_capacity(calls::COLUMNS.len());
+        for (i, col) in calls::COLUMNS.iter().enumerate() {
+            let d = self.descrs[i].clone();
+            let squeeze = &mut self.squeeze[i];
+            let zstd = squeeze.pays || squeeze.since >= PROBE_EVERY;
+            let z = &mut Enc {
+                z: &mut self.zstd,
+                zstd,
+                body: &mut self.body,
+            };
+            let mut int = |v: &Vec<i64>| int_chunk(z, d.clone(), &v[r.clone()], false, s);
+            let enc = match i {
+                calls::CALL_ID => int(&c.call_id),
+                calls::PARENT_ID => int_chunk(z, d.clone(), &c.parent_id[r.clone()], true, s),
+                calls::THREAD_ID => int(&c.thread),
+                calls::METHOD_ID => int(&c.method),
+                calls::PATH_ID => int(&c.path),
+                calls::DEPTH => int(&c.depth),
+                calls::START_NS => int(&c.start),
+                calls::DUR_NS => int(&c.dur),
+                calls::SELF_NS => int(&c.self_ns),
+                calls::ALLOC_BYTES => int(&c.alloc_bytes),
+                calls::ALLOC_COUNT => int(&c.alloc_count),
+                calls::EXIT_KIND => {
+                    let e = &c.exit[r.clone()];
+                    let idx = |i: usize| Some(e[i] as u32);
+                    let u = uniform(e).map(|v| Some(v as u32));
+                    dict_chunk(z, d.clone(), &self.exit_kinds, rows, false, idx, u)
+                }
+                calls::RECURSIVE => bool_chunk(z, d.clone(), &c.recursive[r.clone()]),
+                calls::EXCEPTION_CLASS => {
+                    let e = &c.exc[r.clone()];
+                    let entry = &self.exc_entry;
+                    let entry_of =
+                        |v: u32| (v != NONE).then(|| entry.get(&v).copied().unwrap_or(0));
+                    let idx = |i: usize| entry_of(e[i]);
+                    let u = uniform(e).map(entry_of);
+                    dict_chunk(z, d.clone(), &self.exc_dict, rows, true, idx, u)
+                }
+                _ => {
+                    let (id, u) = (&self.trace_id, Some(Some(0)));
+                    dict_chunk(z, d.clone(), id, rows, false, |_| Some(0), u)
+                }
+            }
+            .map_err(|e| err(&self.path, format!("column {}: {e}", col.name)))?;
+            let m = &enc.1.metadata;
+            if !zstd {
+                squeeze.since += 1;
+            } else if rows >= DECIDE_ROWS {
+                // zstd stays on a column while it at least halves its chunks (a small
+                // chunk, all frame and header, says nothing).
+                squeeze.pays = m.compressed_size() * 2 <= m.uncompressed_size();
+                squeeze.since = 0;
+            }
+            out.push(enc);
+        }
+        Ok(out)
+    }
+
+    /// Rows `r` of `c` as the file's next row group.
+    pub fn write(
+        &mut self,
+        c: &Cols,
+        r: Range<usize>,
+        class_name: &dyn Fn(u32) -> String,
     ) -> Result<(), String> {
-        self.call_id.push(r.call_id as i64);
-        let has_parent = r.parent_id != u64::MAX;
-        self.has_parent.push(has_parent);
-        if has_parent {
-            self.parent_id.push(r.parent_id as i64);
+        if r.is_empty() {
+            return Ok(());
         }
-        self.thread_id.push(t as i64);
-        self.method_id.push(r.method as i64);
-        self.path_id.push(r.path as i64);
-        self.depth.push(r.depth as i64);
-        self.start.push(r.start);
-        self.dur.push(r.dur);
-        self.self_ns.push(r.self_ns);
-        self.exit_kind.idx.push(r.exit as u32);
-        self.recursive.push(r.recursive);
-        let has_exc = r.exc != NONE;
-        self.exception.present.push(has_exc);
-        if has_exc {
-            let e = &mut self.exception;
-            let i = *self.exception_entry.entry(r.exc).or_insert_with(|| {
-                e.dict.push(super::table::text(&class_name(r.exc)));
-                e.dict.len() as u32 - 1
-            });
-            e.idx.push(i);
-        }
-        self.alloc_bytes.push(r.alloc_bytes as i64);
-        self.alloc_count.push(r.alloc_count as i64);
-        self.rows += 1;
-        self.total += 1;
-        if self.rows >= GROUP_ROWS {
-            self.flush()?;
-        }
+        let rows = r.len() as u64;
+        let chunks = self.encode(c, r, class_name)?;
+        self.put_group(chunks.into_iter().map(Ok))?;
+        self.total += rows;
         Ok(())
     }
 
-    fn flush(&mut self) -> Result<(), String> {
-        let rows = self.rows;
-        if rows == 0 {
-            return Ok(());
-        }
+    fn put_group(
+        &mut self,
+        chunks: impl Iterator<Item = Result<Encoded, String>>,
+    ) -> Result<(), String> {
         let path = &self.path;
         let writer = self.writer.as_mut().ok_or_else(|| err(path, "closed"))?;
         let mut rg = writer.next_row_group().map_err(|e| err(path, e))?;
-        let z = &mut self.zstd;
-        let trace_id = DictColumn {
-            dict: vec![self.trace_id.clone()],
-            idx: vec![0; rows],
-            present: Vec::new(),
-        };
-        for (c, col) in calls::COLUMNS.iter().enumerate() {
-            let d = self.descrs[c].clone();
-            let int = |z: &mut _, v: &Vec<i64>| int_chunk(z, d.clone(), v, None, rows);
-            let (bytes, close) = match c {
-                calls::CALL_ID => int(z, &self.call_id),
-                calls::PARENT_ID => {
-                    int_chunk(z, d.clone(), &self.parent_id, Some(&self.has_parent), rows)
-                }
-                calls::THREAD_ID => int(z, &self.thread_id),
-                calls::METHOD_ID => int(z, &self.method_id),
-                calls::PATH_ID => int(z, &self.path_id),
-                calls::DEPTH => int(z, &self.depth),
-                calls::START_NS => int(z, &self.start),
-                calls::DUR_NS => int(z, &self.dur),
-                calls::SELF_NS => int(z, &self.self_ns),
-                calls::EXIT_KIND => dict_chunk(z, d.clone(), &self.exit_kind, false, rows),
-                calls::RECURSIVE => bool_chunk(z, d.clone(), &self.recursive),
-                calls::EXCEPTION_CLASS => dict_chunk(z, d.clone(), &self.exception, true, rows),
-                calls::ALLOC_BYTES => int(z, &self.alloc_bytes),
-                calls::ALLOC_COUNT => int(z, &self.alloc_count),
-                _ => dict_chunk(z, d.clone(), &trace_id, false, rows),
-            }
-            .map_err(|e| err(path, format!("column {}: {e}", col.name)))?;
+        for (ch, col) in chunks.zip(calls::COLUMNS) {
+            let (bytes, close) = ch?;
             rg.append_column(&bytes, close)
                 .map_err(|e| err(path, format!("column {}: {e}", col.name)))?;
         }
         rg.close().map_err(|e| err(path, e))?;
-        for v in [
-            &mut self.call_id,
-            &mut self.parent_id,
-            &mut self.thread_id,
-            &mut self.method_id,
-            &mut self.path_id,
-            &mut self.depth,
-            &mut self.start,
-            &mut self.dur,
-            &mut self.self_ns,
-            &mut self.alloc_bytes,
-            &mut self.alloc_count,
-        ] {
-            v.clear();
-        }
-        self.has_parent.clear();
-        self.recursive.clear();
-        self.exit_kind.idx.clear();
-        self.exception.idx.clear();
-        self.exception.present.clear();
-        self.rows = 0;
         Ok(())
     }
 
-    /// Writes what is buffered and the footer; the rows written.
+    /// Rows `r` of `c` encoded ahead into the parts file, for [`Calls::append`] later.
+    pub fn store(
+        &mut self,
+        c: &Cols,
+        r: Range<usize>,
+        class_name: &dyn Fn(u32) -> String,
+    ) -> Result<Stored, String> {
+        let rows = r.len() as u64;
+        let chunks = self.encode(c, r, class_name)?;
+        if self.parts.is_none() {
+            let p = &self.parts_path;
+            let f = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(p)
+                .map_err(|e| err(p, e))?;
+            self.parts = Some(Parts {
+                path: p.clone(),
+                out: BufWriter::with_capacity(1 << 20, f),
+                len: 0,
+            });
+        }
+        let Some(parts) = self.parts.as_mut() else {
+            return Err(err(&self.parts_path, "not open"));
+        };
+        let mut stored = Vec::with_capacity(chunks.len());
+        for (bytes, close) in chunks {
+            parts
+                .out
+                .write_all(&bytes)
+                .map_err(|e| err(&parts.path, e))?;
+            stored.push((parts.len, close));
+            parts.len += bytes.len() as u64;
+        }
+        self.ahead += rows;
+        Ok(Stored { chunks: stored })
+    }
+
+    /// A row group [`Calls::store`]d, as the file's next row group.
+    pub fn append(&mut self, g: Stored) -> Result<(), String> {
+        let Some(parts) = self.parts.as_mut() else {
+            return Err(err(&self.parts_path, "not open"));
+        };
+        parts.out.flush().map_err(|e| err(&parts.path, e))?;
+        let file = parts.out.get_ref();
+        let path = &parts.path;
+        let mut rows = 0;
+        let chunks: Vec<Result<Encoded, String>> = g
+            .chunks
+            .into_iter()
+            .map(|(at, close)| {
+                rows = close.rows_written;
+                let mut buf = vec![0u8; close.bytes_written as usize];
+                file.read_exact_at(&mut buf, at)
+                    .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+                Ok((Bytes::from(buf), close))
+            })
+            .collect();
+        self.put_group(chunks.into_iter())?;
+        self.total += rows;
+        Ok(())
+    }
+
+    /// Writes the footer; the rows written.
     pub fn close(mut self) -> Result<u64, String> {
-        self.flush()?;
         finish(&self.path, &mut self.writer)?;
         Ok(self.total)
     }
@@ -335,31 +745,32 @@ impl Calls {
 
 #[cfg(test)]
 mod tests {
+    use super::super::table::GROUP_ROWS;
     use super::*;
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::Field;
 
-    /// Rows over several pages and two row groups, with nulls, every exit kind, the
-    /// extremes of every number and exceptions appearing late, read back by the
-    /// `parquet` crate's own reader.
+    /// Rows over several pages and three row groups (one of them stored ahead and
+    /// appended), with nulls, every exit kind, the extremes of every number and
+    /// exceptions appearing late, read back by the `parquet` crate's own reader.
     #[test]
     fn the_crate_reads_back_what_was_written() {
         let dir = std::env::temp_dir().join(format!("jtrace-calls-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("calls.parquet");
-        let kinds = ["return", "throw", "unwind", "open"];
-        let id = super::super::table::text("run-1");
+        let id = text("run-1");
         let n = GROUP_ROWS as u64 + PAGE_ROWS as u64 + 17;
         let row = |i: u64| CallRow {
-            call_id: i,
+            call_id: i as i64,
             parent_id: if i.is_multiple_of(1000) {
-                u64::MAX
+                NO_PARENT
             } else {
-                i - 1
+                i as i64 - 1
             },
-            method: (i % 7) as u32,
-            path: (i % 5000) as u32,
-            depth: (i % 1000) as u32,
+            thread: 3,
+            method: (i % 7) as i64,
+            path: (i % 5000) as i64,
+            depth: (i % 1000) as i64,
             exc: if i > 300_000 && i.is_multiple_of(3) {
                 (i % 4) as u32
             } else {
@@ -374,49 +785,52 @@ mod tests {
                 _ => -(i as i64),
             },
             self_ns: (i as i64).wrapping_mul(0x9e37_79b9_7f4a_7c15_u64 as i64),
-            alloc_bytes: if i.is_multiple_of(11) {
-                u64::MAX >> 1
-            } else {
-                0
-            },
-            alloc_count: i % 11,
+            alloc_bytes: if i.is_multiple_of(11) { i64::MAX } else { 0 },
+            alloc_count: (i % 11) as i64,
         };
-        let mut c = Calls::create(&file, &kinds, &id).unwrap();
+        let mut cols = Cols::default();
         for i in 0..n {
-            c.push(3, &row(i), |e| format!("E{e}")).unwrap();
+            cols.push(&row(i));
         }
+        let names = |e: u32| format!("E{e}");
+        let mut c = Calls::create(&file, &dir.join("parts"), &id).unwrap();
+        let first = 1000;
+        let ahead = c.store(&cols, 0..first, &names).unwrap();
+        c.append(ahead).unwrap();
+        c.write(&cols, first..GROUP_ROWS, &names).unwrap();
+        c.write(&cols, GROUP_ROWS..n as usize, &names).unwrap();
         assert_eq!(c.close().unwrap(), n);
         let reader = SerializedFileReader::try_from(std::fs::File::open(&file).unwrap()).unwrap();
-        assert_eq!(reader.metadata().num_row_groups(), 2);
+        assert_eq!(reader.metadata().num_row_groups(), 3);
         let mut i = 0u64;
         for r in reader.get_row_iter(None).unwrap() {
             let r = r.unwrap();
             let want = row(i);
-            let long = |v: i64| Field::Long(v);
+            let long = Field::Long;
             let text = |s: &str| Field::Str(s.to_string());
             let expect = [
-                long(want.call_id as i64),
-                if want.parent_id == u64::MAX {
+                long(want.call_id),
+                if want.parent_id == NO_PARENT {
                     Field::Null
                 } else {
-                    long(want.parent_id as i64)
+                    long(want.parent_id)
                 },
                 long(3),
-                long(want.method as i64),
-                long(want.path as i64),
-                long(want.depth as i64),
+                long(want.method),
+                long(want.path),
+                long(want.depth),
                 long(want.start),
                 long(want.dur),
                 long(want.self_ns),
-                text(kinds[want.exit as usize]),
+                text(EXIT_KINDS[want.exit as usize]),
                 Field::Bool(want.recursive),
                 if want.exc == NONE {
                     Field::Null
                 } else {
                     text(&format!("E{}", want.exc))
                 },
-                long(want.alloc_bytes as i64),
-                long(want.alloc_count as i64),
+                long(want.alloc_bytes),
+                long(want.alloc_count),
                 text("run-1"),
             ];
             let got: Vec<&Field> = r.get_column_iter().map(|(_, f)| f).collect();

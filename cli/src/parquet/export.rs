@@ -4,9 +4,9 @@
 //! trace's id is chosen once, before the first row (the trace's uuid arrives in its
 //! header, before any call), and every table and the directory get that same id.
 
-use super::calls::Calls;
+use super::calls::{CallRow, NO_PARENT, OPEN, RETURN, UNWIND};
 use super::id;
-use super::order::{CallRow, Order};
+use super::order::Order;
 use super::schema::{events, methods, paths, threads, trace};
 use super::table::{text, Table};
 use crate::model::idmap::FastMap;
@@ -16,22 +16,6 @@ use crate::model::{
 use parquet::data_type::ByteArray;
 use std::path::Path;
 
-const RETURN: u8 = 0;
-const THROW: u8 = 1;
-const UNWIND: u8 = 2;
-const OPEN: u8 = 3;
-/// `exit_kind`'s values, by the codes above.
-const EXIT_KINDS: [&str; 4] = ["return", "throw", "unwind", "open"];
-
-/// An open call as the export sees it.
-struct Open {
-    seq: u64,
-    call_id: u64,
-    path: u32,
-    alloc_bytes: u64,
-    alloc_count: u64,
-}
-
 /// One trace's export in progress.
 pub struct Export {
     /// --trace-id, if given.
@@ -40,11 +24,11 @@ pub struct Export {
     fallback: String,
     /// The trace's id, once chosen (see [`Export::fix_id`]).
     id: Option<ByteArray>,
+    /// The calls, open and finished, and `calls.parquet`.
     order: Order,
-    stacks: Vec<Vec<Open>>,
-    /// Per thread: calls left by an exception not yet reported (seq, call_id, method).
-    unwound: Vec<Vec<(u64, u64, u32)>>,
     next_call: u64,
+    /// Per thread, by depth: the path last entered there (parent path, method, path).
+    recent: Vec<Vec<(u32, u32, u32)>>,
     /// method << 32 | (parent path + 1) → path id.
     path_ids: FastMap<u64, u32>,
     paths: Table,
@@ -69,7 +53,7 @@ impl Export {
     /// the file name) as [`id::choose`] takes them.
     pub fn new(
         files: &dyn Fn(&str) -> std::path::PathBuf,
-        spill_dir: &Path,
+        parts: &Path,
         limit: usize,
         given: Option<&str>,
         fallback: &str,
@@ -78,10 +62,9 @@ impl Export {
             given: given.map(str::to_string),
             fallback: fallback.to_string(),
             id: None,
-            order: Order::new(spill_dir, limit),
-            stacks: Vec::new(),
-            unwound: Vec::new(),
+            order: Order::new(&files("calls"), parts, limit),
             next_call: 0,
+            recent: Vec::new(),
             path_ids: FastMap::default(),
             paths: Table::create(&files("paths"), paths::COLUMNS)?,
             events: Table::create(&files("events"), events::COLUMNS)?,
@@ -104,6 +87,7 @@ impl Export {
         ));
         self.paths.set_const(&id);
         self.events.set_const(&id);
+        self.order.set_id(&id);
         self.id = Some(id.clone());
         id
     }
@@ -125,21 +109,9 @@ impl Export {
             .clone()
     }
 
-    fn stack(&mut self, t: u32) -> &mut Vec<Open> {
-        let t = t as usize;
-        if self.stacks.len() <= t {
-            self.stacks.resize_with(t + 1, Vec::new);
-            self.unwound.resize_with(t + 1, Vec::new);
-        }
-        &mut self.stacks[t]
-    }
-
     /// The innermost open call on thread `t`.
     fn top(&self, t: u32) -> Option<i64> {
-        self.stacks
-            .get(t as usize)
-            .and_then(|s| s.last())
-            .map(|o| o.call_id as i64)
+        self.order.stack(t).last().map(|o| o.call_id as i64)
     }
 
     /// The path of `frames` (the last one new on top of its parent's path).
@@ -215,60 +187,68 @@ impl Export {
 
 impl Analysis for Export {
     fn enter(&mut self, s: &Symbols, t: u32, frames: &[Frame]) {
-        let parent = self.stack(t).last().map_or(NONE, |o| o.path);
-        let path = match self.path(s, parent, frames) {
-            Ok(p) => p,
-            Err(e) => {
-                self.keep(Err(e));
-                NONE
-            }
+        let method = frames.last().map_or(NONE, |f| f.method);
+        let parent = self.order.stack(t).last().map_or(NONE, |o| o.path);
+        // The path last entered at this depth on this thread: a loop or a recursion
+        // enters the same one again, found with no lookup.
+        let t_ = t as usize;
+        if self.recent.len() <= t_ {
+            self.recent.resize_with(t_ + 1, Vec::new);
+        }
+        let d = frames.len().saturating_sub(1);
+        let recent = &mut self.recent[t_];
+        if recent.len() <= d {
+            recent.resize(d + 1, (NONE, NONE, NONE));
+        }
+        let last = recent[d];
+        let path = if last.0 == parent && last.1 == method && method != NONE {
+            last.2
+        } else {
+            let p = match self.path(s, parent, frames) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.keep(Err(e));
+                    NONE
+                }
+            };
+            self.recent[t_][d] = (parent, method, p);
+            p
         };
-        let seq = self.order.reserve(t);
         let call_id = self.next_call;
         self.next_call += 1;
-        self.stack(t).push(Open {
-            seq,
-            call_id,
-            path,
-            alloc_bytes: 0,
-            alloc_count: 0,
-        });
+        self.order.enter(t, call_id, path);
     }
 
-    fn exit(&mut self, _s: &Symbols, t: u32, c: &Call, parents: &[Frame]) {
-        let stack = self.stack(t);
-        let Some(o) = stack.pop() else { return };
-        let parent_id = stack.last().map_or(u64::MAX, |p| p.call_id);
-        let start = c.start.saturating_sub(_s.start) as i64;
+    fn exit(&mut self, s: &Symbols, t: u32, c: &Call, parents: &[Frame]) {
         let exit = if c.open {
             OPEN
         } else if c.by_exception {
-            self.unwound[t as usize].push((o.seq, o.call_id, c.method));
             UNWIND
         } else {
             RETURN
         };
-        let row = CallRow {
-            call_id: o.call_id,
-            parent_id,
-            method: c.method,
-            path: o.path,
-            depth: parents.len() as u32,
-            exc: NONE,
-            exit,
-            recursive: c.recursive,
-            start,
+        let row = |o: &super::order::Open, parent: Option<&super::order::Open>| CallRow {
+            call_id: o.call_id as i64,
+            parent_id: parent.map_or(NO_PARENT, |p| p.call_id as i64),
+            thread: t as i64,
+            method: c.method as i64,
+            path: o.path as i64,
+            depth: parents.len() as i64,
+            start: rel(s, c.start),
             dur: c.incl as i64,
             self_ns: c.self_ns as i64,
-            alloc_bytes: o.alloc_bytes,
-            alloc_count: o.alloc_count,
+            alloc_bytes: o.alloc_bytes as i64,
+            alloc_count: o.alloc_count as i64,
+            exit,
+            recursive: c.recursive,
+            exc: NONE,
         };
-        let r = self.order.put(t, o.seq, row);
+        let r = self.order.exit(t, row, &|e| s.class_name(e).to_string());
         self.keep(r);
     }
 
     fn alloc(&mut self, s: &Symbols, t: u32, a: &Alloc, _frames: &[Frame]) {
-        let call = match self.stack(t).last_mut() {
+        let call = match self.order.top_mut(t) {
             Some(o) => {
                 o.alloc_bytes += a.size;
                 o.alloc_count += 1;
@@ -296,22 +276,10 @@ impl Analysis for Export {
 
     fn exception(&mut self, s: &Symbols, e: &Exception) {
         let t = e.thread;
-        self.stack(t);
-        let unwound = std::mem::take(&mut self.unwound[t as usize]);
         let exc = e.class.unwrap_or(NONE);
         // The call it was thrown in: the first one it left (the innermost) running the
         // method it was thrown in; the others it only passed through.
-        let mut thrower = None;
-        for &(seq, call_id, method) in &unwound {
-            let Some(row) = self.order.get_mut(t, seq, call_id) else {
-                continue;
-            };
-            row.exc = exc;
-            if thrower.is_none() && method == e.thrown_in {
-                row.exit = THROW;
-                thrower = Some(call_id as i64);
-            }
-        }
+        let thrower = self.order.caught(t, exc, e.thrown_in).map(|c| c as i64);
         let call = thrower.or_else(|| self.top(t));
         let class = e.class.map(|c| self.class(s, c, 0));
         self.event(
@@ -399,7 +367,8 @@ pub struct Written {
     /// The id every table holds (the trace's directory).
     pub trace_id: String,
     pub calls: u64,
-    pub spilled: u64,
+    /// Calls written in row groups while the trace was read.
+    pub ahead: u64,
 }
 
 impl Export {
@@ -417,12 +386,7 @@ impl Export {
         }
         let s = &model.syms;
         let id = self.fix_id(s);
-        let mut c = Calls::create(&files("calls"), &EXIT_KINDS, &id)?;
-        for t in 0..self.order.threads() {
-            self.order
-                .drain(t, |r| c.push(t, r, |exc| s.class_name(exc).to_string()))?;
-        }
-        let calls_written = c.close()?;
+        let (calls_written, ahead) = self.order.finish(&|e| s.class_name(e).to_string())?;
 
         let mut m = Table::create(&files("methods"), methods::COLUMNS)?;
         m.set_const(&id);
@@ -502,7 +466,7 @@ impl Export {
         Ok(Written {
             trace_id: String::from_utf8_lossy(id.data()).into_owned(),
             calls: calls_written,
-            spilled: self.order.spilled,
+            ahead,
         })
     }
 }

@@ -29,7 +29,8 @@ pub struct Summary {
     pub trace_id: String,
     pub calls: u64,
     pub bytes: u64,
-    pub spilled: u64,
+    /// Calls written in row groups while the trace was read (the others at its end).
+    pub ahead: u64,
 }
 
 /// Removes the staging directory unless the export completed.
@@ -58,7 +59,13 @@ pub fn export(
         .map_err(|e| format!("{}: cannot create: {e}", tables.display()))?;
     let file = |t: &str| tables.join(format!("{t}.parquet"));
     let fallback = id::from_file(trace);
-    let mut ex = export::Export::new(&file, &staging.0, limit, trace_id, &fallback)?;
+    let mut ex = export::Export::new(
+        &file,
+        &staging.0.join("calls.parts"),
+        limit,
+        trace_id,
+        &fallback,
+    )?;
     let s = pass::run(trace, Filter::default(), &mut ex)?;
     let done = ex.finish(&s.model, &s.file, s.outcome.complete, &file)?;
     let id = done.trace_id;
@@ -87,6 +94,6 @@ pub fn export(
         trace_id: id,
         calls: done.calls,
         bytes,
-        spilled: done.spilled,
+        ahead: done.ahead,
     })
 }

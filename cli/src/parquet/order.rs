@@ -1,510 +1,482 @@
 //! Calls in the order `calls.parquet` wants them (by thread, then start) while they finish
-//! in another (a caller after its callees), in bounded memory.
+//! in another (a caller after its callees), written as they finish, in bounded memory.
 //!
-//! Each call gets a slot when it starts: its number among its thread's calls, so a finished
-//! call lands in place with no sort. Slots are held until [`LIMIT`] rows are; then every
-//! thread's finished slots go to a spill file as one sorted run, and the slots start over
-//! (calls still open then, at most the stack's depth per thread, go to a small late list
-//! when they finish). At the end each thread's runs, late rows and slots are merged by
-//! `call_id`, which rises with the start within a thread. A trace whose calls fit in
-//! memory never touches the disk. Spilled rows go in blocks of [`SPILL_BLOCK`], each
-//! field of a block one `DELTA_BINARY_PACKED` run ([`pages::delta`]): a few bits a
-//! field, coded and decoded without a branch per byte.
+//! Each call gets a row in its thread's [`Cols`] when it starts (its number on the thread,
+//! so a finished call lands in place with no sort) and fills it when it finishes. Between
+//! the calls still open (the thread's stack) every row is finished, so once a thread holds
+//! a row group's worth, the finished rows before its oldest open call go out as a row group
+//! at once, encoded ahead into the parts file ([`Calls::store`]). An open call that
+//! has held half a row group behind it (a `main` open from start to end, an outer loop)
+//! becomes a hole: its row leaves the columns, waits in memory (a few per thread), and is
+//! written in its place at the end, between the row groups around it. Finished calls an
+//! exception left are held the same way until the exception is reported (it names their
+//! class). Past [`LIMIT`] rows held over all threads, every thread's rows go out the same
+//! way, holes and all. At the end each thread's row groups, holes and remaining rows are
+//! put in order: thread by thread, row groups as they were stored, rows gathered into
+//! row groups in between. A trace whose threads stay under a row group each never touches
+//! the disk before `calls.parquet`.
 
-use super::pages;
-use std::fs::File;
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use super::calls::{CallRow, Calls, Cols, Stored, THROW, UNWIND};
+use super::table::GROUP_ROWS;
+use parquet::data_type::ByteArray;
 use std::path::{Path, PathBuf};
 
-/// Rows held in memory before a spill (about 80 bytes each).
+/// Rows held in memory over all threads before every thread's finished rows are written.
 pub const LIMIT: usize = 1_000_000;
 
-/// What a call's row holds (its thread is the list it is in).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CallRow {
+/// [`Open::hole`] of a call whose row is in its thread's columns.
+const IN_COLS: u32 = u32::MAX;
+
+/// An open call.
+pub struct Open {
     pub call_id: u64,
-    /// `u64::MAX`: none.
-    pub parent_id: u64,
-    pub method: u32,
     pub path: u32,
-    pub depth: u32,
-    /// Class of the exception that ended the call (`NONE`: none known).
-    pub exc: u32,
-    pub exit: u8,
-    pub recursive: bool,
-    pub start: i64,
-    /// `EMPTY` in a slot whose call has not finished.
-    pub dur: i64,
-    pub self_ns: i64,
     pub alloc_bytes: u64,
     pub alloc_count: u64,
+    /// Its number on its thread.
+    seq: u64,
+    /// Its row among its thread's holes, or [`IN_COLS`].
+    hole: u32,
 }
 
-const EMPTY: i64 = i64::MIN;
+/// A finished call an exception left, waiting for the exception's report.
+struct Unwound {
+    seq: u64,
+    hole: u32,
+    method: u32,
+}
 
-/// Rows per spill block.
-const SPILL_BLOCK: usize = 4096;
-/// Fields of a spilled row.
-const FIELDS: usize = 12;
+/// What a thread's rows are, in order.
+enum Item {
+    Stored(Stored),
+    Hole(u32),
+}
 
-/// Spilled rows, field by field.
+/// One thread's calls.
 #[derive(Default)]
-struct Block {
-    cols: [Vec<i64>; FIELDS],
-}
-
-impl Block {
-    fn len(&self) -> usize {
-        self.cols[0].len()
-    }
-
-    #[inline]
-    fn push(&mut self, r: &CallRow) {
-        let f = [
-            r.call_id as i64,
-            r.parent_id as i64,
-            r.method as i64,
-            r.path as i64,
-            r.depth as i64,
-            r.exc as i64,
-            r.exit as i64 | (r.recursive as i64) << 2,
-            r.start,
-            r.dur,
-            r.self_ns,
-            r.alloc_bytes as i64,
-            r.alloc_count as i64,
-        ];
-        for (c, v) in self.cols.iter_mut().zip(f) {
-            c.push(v);
-        }
-    }
-
-    #[inline]
-    fn row(&self, i: usize) -> CallRow {
-        let c = &self.cols;
-        CallRow {
-            call_id: c[0][i] as u64,
-            parent_id: c[1][i] as u64,
-            method: c[2][i] as u32,
-            path: c[3][i] as u32,
-            depth: c[4][i] as u32,
-            exc: c[5][i] as u32,
-            exit: (c[6][i] & 3) as u8,
-            recursive: c[6][i] & 4 != 0,
-            start: c[7][i],
-            dur: c[8][i],
-            self_ns: c[9][i],
-            alloc_bytes: c[10][i] as u64,
-            alloc_count: c[11][i] as u64,
-        }
-    }
-
-    /// Appends the block (its length in bytes, then each field) to `out`; empties it.
-    fn encode(&mut self, out: &mut Vec<u8>) {
-        let at = out.len();
-        out.extend_from_slice(&[0; 4]);
-        for c in &mut self.cols {
-            pages::delta(c, out);
-            c.clear();
-        }
-        let len = (out.len() - at - 4) as u32;
-        out[at..at + 4].copy_from_slice(&len.to_le_bytes());
-    }
-
-    /// The block encoded in `input` (without its length).
-    fn decode(&mut self, mut input: &[u8]) -> Result<(), String> {
-        for c in &mut self.cols {
-            c.clear();
-            pages::undelta(&mut input, c)?;
-        }
-        let n = self.len();
-        if self.cols.iter().any(|c| c.len() != n) || !input.is_empty() {
-            return Err("a damaged block".into());
-        }
-        Ok(())
-    }
-}
-
-impl CallRow {
-    const HOLE: CallRow = CallRow {
-        call_id: 0,
-        parent_id: 0,
-        method: 0,
-        path: 0,
-        depth: 0,
-        exc: 0,
-        exit: 0,
-        recursive: false,
-        start: 0,
-        dur: EMPTY,
-        self_ns: 0,
-        alloc_bytes: 0,
-        alloc_count: 0,
-    };
-}
-
-#[derive(Default)]
-struct Rows {
-    /// Thread-local number of `slots[0]`.
+struct Lane {
+    /// The thread's number of `cols`' first row.
     base: u64,
-    slots: Vec<CallRow>,
-    /// Calls started before the last spill and finished after it.
-    late: Vec<CallRow>,
-    /// (offset, rows) of this thread's runs in the spill file: each run holds the
-    /// slots after the previous one's, so the runs are in call_id order end to end.
-    runs: Vec<(u64, u64)>,
-}
-
-struct Spill {
-    path: PathBuf,
-    out: BufWriter<File>,
-    len: u64,
-}
-
-impl Spill {
-    /// Appends `b` to the spill file and empties it.
-    fn append(&mut self, b: &mut Vec<u8>) -> Result<(), String> {
-        self.out
-            .write_all(b)
-            .map_err(|e| format!("{}: cannot write: {e}", self.path.display()))?;
-        self.len += b.len() as u64;
-        b.clear();
-        Ok(())
-    }
+    /// The thread's number of its next call.
+    next: u64,
+    /// Rows from `base`, made when a call finishes (up to it: the calls open after the
+    /// last finished one have none yet); the columns are grown ahead of that.
+    cols: Cols,
+    /// Rows made in `cols`.
+    len: usize,
+    open: Vec<Open>,
+    unwound: Vec<Unwound>,
+    /// Row groups written ahead and holes, in order (before `cols`' rows).
+    items: Vec<Item>,
+    holes: Vec<CallRow>,
 }
 
 /// Every thread's calls, by thread index.
 pub struct Order {
-    threads: Vec<Rows>,
+    lanes: Vec<Lane>,
+    /// Rows in every lane's columns.
     held: usize,
     limit: usize,
-    dir: PathBuf,
-    spill: Option<Spill>,
-    /// The rows being spilled, field by field.
-    block: Block,
-    /// Rows written to the spill file in all.
-    pub spilled: u64,
-}
-
-impl Drop for Order {
-    fn drop(&mut self) {
-        if let Some(s) = self.spill.take() {
-            drop(s.out);
-            let _ = std::fs::remove_file(&s.path);
-        }
-    }
-}
-
-/// A thread's spilled runs read back one after the other, a block at a time.
-struct Runs<'a> {
-    file: File,
-    path: &'a Path,
-    runs: std::slice::Iter<'a, (u64, u64)>,
-    /// Rows of the current run not yet decoded.
-    rows: u64,
-    block: Block,
-    /// The next row of `block`.
-    at: usize,
-    buf: Vec<u8>,
-}
-
-impl Runs<'_> {
-    fn next(&mut self) -> Result<Option<CallRow>, String> {
-        if self.at < self.block.len() {
-            self.at += 1;
-            return Ok(Some(self.block.row(self.at - 1)));
-        }
-        let path = self.path;
-        let bad = |e: &dyn std::fmt::Display| format!("{}: cannot read: {e}", path.display());
-        while self.rows == 0 {
-            let Some(&(offset, rows)) = self.runs.next() else {
-                return Ok(None);
-            };
-            self.file
-                .seek(SeekFrom::Start(offset))
-                .map_err(|e| bad(&e))?;
-            self.rows = rows;
-        }
-        let mut len = [0u8; 4];
-        self.file.read_exact(&mut len).map_err(|e| bad(&e))?;
-        self.buf.resize(u32::from_le_bytes(len) as usize, 0);
-        self.file.read_exact(&mut self.buf).map_err(|e| bad(&e))?;
-        self.block.decode(&self.buf).map_err(|e| bad(&e))?;
-        let n = self.block.len() as u64;
-        if n == 0 || n > self.rows {
-            return Err(bad(&"a damaged block"));
-        }
-        self.rows -= n;
-        self.at = 1;
-        Ok(Some(self.block.row(0)))
-    }
+    /// Rows of a thread that make it write ahead.
+    group: usize,
+    calls_path: PathBuf,
+    parts_path: PathBuf,
+    trace_id: Option<ByteArray>,
+    calls: Option<Calls>,
 }
 
 impl Order {
-    /// Spill files, if any, go to `dir` (and are removed when done).
-    pub fn new(dir: &Path, limit: usize) -> Order {
+    /// `calls` is `calls.parquet`'s path, `parts` the file of row groups written
+    /// ahead; `limit` the rows held over all threads (and at most a row group's per
+    /// thread).
+    pub fn new(calls: &Path, parts: &Path, limit: usize) -> Order {
+        let limit = limit.max(1);
         Order {
-            threads: Vec::new(),
+            lanes: Vec::new(),
             held: 0,
-            limit: limit.max(1),
-            dir: dir.to_path_buf(),
-            spill: None,
-            block: Block::default(),
-            spilled: 0,
+            limit,
+            group: limit.min(GROUP_ROWS),
+            calls_path: calls.to_path_buf(),
+            parts_path: parts.to_path_buf(),
+            trace_id: None,
+            calls: None,
         }
     }
 
-    fn rows(&mut self, t: u32) -> &mut Rows {
+    /// Every row's `trace_id` (before the first call finishes).
+    pub fn set_id(&mut self, id: &ByteArray) {
+        self.trace_id = Some(id.clone());
+    }
+
+    #[inline]
+    fn lane(&mut self, t: u32) -> &mut Lane {
         let t = t as usize;
-        if self.threads.len() <= t {
-            self.threads.resize_with(t + 1, Rows::default);
+        if self.lanes.len() <= t {
+            self.lanes.resize_with(t + 1, Lane::default);
         }
-        &mut self.threads[t]
+        &mut self.lanes[t]
     }
 
-    /// A slot for a call starting on thread `t`: its number on the thread.
+    /// Thread `t`'s open calls, outermost first.
     #[inline]
-    pub fn reserve(&mut self, t: u32) -> u64 {
-        let r = self.rows(t);
-        r.slots.push(CallRow::HOLE);
-        r.base + r.slots.len() as u64 - 1
+    pub fn stack(&self, t: u32) -> &[Open] {
+        self.lanes.get(t as usize).map_or(&[], |l| &l.open)
     }
 
-    /// The finished call `row` in its slot.
+    /// Thread `t`'s innermost open call.
     #[inline]
-    pub fn put(&mut self, t: u32, seq: u64, row: CallRow) -> Result<(), String> {
-        let r = self.rows(t);
-        if seq >= r.base {
-            r.slots[(seq - r.base) as usize] = row;
-        } else {
-            r.late.push(row);
-        }
+    pub fn top_mut(&mut self, t: u32) -> Option<&mut Open> {
+        self.lanes.get_mut(t as usize)?.open.last_mut()
+    }
+
+    /// A call starts on thread `t`.
+    #[inline]
+    pub fn enter(&mut self, t: u32, call_id: u64, path: u32) {
+        let lane = self.lane(t);
+        let seq = lane.next;
+        lane.next += 1;
+        lane.open.push(Open {
+            call_id,
+            path,
+            alloc_bytes: 0,
+            alloc_count: 0,
+            seq,
+            hole: IN_COLS,
+        });
         self.held += 1;
-        if self.held >= self.limit {
-            self.spill_all()?;
+    }
+
+    /// Thread `t`'s innermost open call finished: `row` makes its row from it and its
+    /// caller; `class_name` names an exception class the first time.
+    #[inline]
+    pub fn exit(
+        &mut self,
+        t: u32,
+        row: impl FnOnce(&Open, Option<&Open>) -> CallRow,
+        class_name: &dyn Fn(u32) -> String,
+    ) -> Result<(), String> {
+        let Some(lane) = self.lanes.get_mut(t as usize) else {
+            return Ok(());
+        };
+        let Some(o) = lane.open.pop() else {
+            return Ok(());
+        };
+        let r = row(&o, lane.open.last());
+        if o.hole == IN_COLS {
+            let i = (o.seq - lane.base) as usize;
+            while i >= lane.cols.len() {
+                lane.cols.grow();
+            }
+            lane.cols.set(i, &r);
+            lane.len = lane.len.max(i + 1);
+        } else {
+            lane.holes[o.hole as usize] = r;
+        }
+        if r.exit == UNWIND {
+            lane.unwound.push(Unwound {
+                seq: o.seq,
+                hole: o.hole,
+                method: r.method as u32,
+            });
+        }
+        if lane.len >= self.group {
+            self.cut(t as usize, false, class_name)?;
+        }
+        if self.held > self.limit {
+            for t in 0..self.lanes.len() {
+                self.cut(t, true, class_name)?;
+            }
         }
         Ok(())
     }
 
-    /// A finished call's row, while it is still in memory.
-    pub fn get_mut(&mut self, t: u32, seq: u64, call_id: u64) -> Option<&mut CallRow> {
-        let r = self.threads.get_mut(t as usize)?;
-        if seq >= r.base {
-            r.slots
-                .get_mut((seq - r.base) as usize)
-                .filter(|c| c.dur != EMPTY)
-        } else {
-            r.late.iter_mut().find(|c| c.call_id == call_id)
+    /// An exception was reported on thread `t`: the calls it left since the last one get
+    /// its class `exc`; the first of them (the innermost) running `thrown_in` threw it.
+    /// That call's id.
+    pub fn caught(&mut self, t: u32, exc: u32, thrown_in: u32) -> Option<u64> {
+        let lane = self.lanes.get_mut(t as usize)?;
+        let mut thrower = None;
+        for u in std::mem::take(&mut lane.unwound) {
+            let throw = thrower.is_none() && u.method == thrown_in;
+            let exit = throw.then_some(THROW);
+            let call_id = if u.hole == IN_COLS {
+                let i = (u.seq - lane.base) as usize;
+                lane.cols.set_exception(i, exc, exit);
+                lane.cols.call_id(i)
+            } else {
+                let h = &mut lane.holes[u.hole as usize];
+                h.exc = exc;
+                if let Some(e) = exit {
+                    h.exit = e;
+                }
+                h.call_id
+            };
+            if throw {
+                thrower = Some(call_id as u64);
+            }
         }
+        thrower
     }
 
-    fn spill_all(&mut self) -> Result<(), String> {
-        if self.spill.is_none() {
-            let path = self
-                .dir
-                .join(format!(".jtrace-spill-{}.tmp", std::process::id()));
-            let f = File::create(&path)
-                .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
-            self.spill = Some(Spill {
-                path,
-                out: BufWriter::with_capacity(1 << 20, f),
-                len: 0,
-            });
+    fn calls(&mut self) -> Result<&mut Calls, String> {
+        if self.calls.is_none() {
+            let id = self
+                .trace_id
+                .as_ref()
+                .ok_or("calls.parquet: no trace id chosen")?;
+            self.calls = Some(Calls::create(&self.calls_path, &self.parts_path, id)?);
         }
-        let Some(spill) = self.spill.as_mut() else {
+        self.calls
+            .as_mut()
+            .ok_or_else(|| "calls.parquet: not open".into())
+    }
+
+    /// Writes thread `t`'s finished rows ahead, up to its oldest call still open or
+    /// waiting for its exception; one that has half a row group behind it (any, with
+    /// `force`) becomes a hole and the rows after it are written too.
+    fn cut(
+        &mut self,
+        t: usize,
+        force: bool,
+        class_name: &dyn Fn(u32) -> String,
+    ) -> Result<(), String> {
+        if self.lanes[t].len == 0 {
+            return Ok(());
+        }
+        let half = (self.group / 2).max(1);
+        self.calls()?;
+        let (Some(calls), Some(lane)) = (self.calls.as_mut(), self.lanes.get_mut(t)) else {
             return Ok(());
         };
-        let mut b = Vec::with_capacity(1 << 16);
-        let mut late = 0;
-        let block = &mut self.block;
-        for r in &mut self.threads {
-            let start = spill.len;
-            let mut n = 0u64;
-            for row in r.slots.iter().filter(|c| c.dur != EMPTY) {
-                block.push(row);
-                n += 1;
-                if block.len() == SPILL_BLOCK {
-                    block.encode(&mut b);
-                    if b.len() >= 1 << 16 {
-                        spill.append(&mut b)?;
+        // Rows that cannot be written yet: (position, open or unwound, index there).
+        let base = lane.base;
+        let mut pins: Vec<(usize, bool, usize)> = Vec::new();
+        for (k, o) in lane.open.iter().enumerate() {
+            if o.hole == IN_COLS {
+                pins.push(((o.seq - base) as usize, true, k));
+            }
+        }
+        for (k, u) in lane.unwound.iter().enumerate() {
+            if u.hole == IN_COLS {
+                pins.push(((u.seq - base) as usize, false, k));
+            }
+        }
+        pins.sort_unstable();
+        let mut at = 0;
+        let mut end = lane.len;
+        for (p, is_open, k) in pins.into_iter().take_while(|&(p, _, _)| p < end) {
+            if !force && p - at >= half {
+                end = p;
+                break;
+            }
+            if p > at {
+                let g = calls.store(&lane.cols, at..p, class_name)?;
+                lane.items.push(Item::Stored(g));
+            }
+            let h = lane.holes.len() as u32;
+            lane.holes.push(lane.cols.row(p));
+            lane.items.push(Item::Hole(h));
+            if is_open {
+                lane.open[k].hole = h;
+            } else {
+                lane.unwound[k].hole = h;
+            }
+            at = p + 1;
+        }
+        if end > at {
+            let g = calls.store(&lane.cols, at..end, class_name)?;
+            lane.items.push(Item::Stored(g));
+        }
+        lane.cols.drop_front(end);
+        lane.len -= end;
+        lane.base += end as u64;
+        self.held -= end;
+        Ok(())
+    }
+
+    /// Writes `calls.parquet`: every thread's rows in order, row groups of at most
+    /// [`GROUP_ROWS`]. The rows written, and those written ahead.
+    pub fn finish(mut self, class_name: &dyn Fn(u32) -> String) -> Result<(u64, u64), String> {
+        self.calls()?;
+        let (Some(mut calls), lanes) = (self.calls.take(), std::mem::take(&mut self.lanes)) else {
+            return Err("calls.parquet: not open".into());
+        };
+        let mut out = Cols::default();
+        let flush = |calls: &mut Calls, out: &mut Cols| -> Result<(), String> {
+            calls.write(out, 0..out.len(), class_name)?;
+            out.clear();
+            Ok(())
+        };
+        for lane in lanes {
+            for item in lane.items {
+                match item {
+                    Item::Hole(h) => {
+                        out.push(&lane.holes[h as usize]);
+                        if out.len() >= GROUP_ROWS {
+                            flush(&mut calls, &mut out)?;
+                        }
+                    }
+                    Item::Stored(g) => {
+                        flush(&mut calls, &mut out)?;
+                        calls.append(g)?;
                     }
                 }
             }
-            if block.len() > 0 {
-                block.encode(&mut b);
-            }
-            spill.append(&mut b)?;
-            if n > 0 {
-                r.runs.push((start, n));
-                self.spilled += n;
-            }
-            r.base += r.slots.len() as u64;
-            r.slots.clear();
-            late += r.late.len();
-        }
-        self.held = late;
-        Ok(())
-    }
-
-    /// Threads that have rows, in index order.
-    pub fn threads(&self) -> u32 {
-        self.threads.len() as u32
-    }
-
-    /// Hands thread `t`'s rows to `f` in call_id order.
-    pub fn drain(
-        &mut self,
-        t: u32,
-        mut f: impl FnMut(&CallRow) -> Result<(), String>,
-    ) -> Result<(), String> {
-        if let Some(s) = self.spill.as_mut() {
-            s.out
-                .flush()
-                .map_err(|e| format!("{}: cannot write: {e}", s.path.display()))?;
-        }
-        let Some(r) = self.threads.get_mut(t as usize) else {
-            return Ok(());
-        };
-        if r.runs.is_empty() && r.late.is_empty() {
-            for row in r.slots.iter().filter(|c| c.dur != EMPTY) {
-                f(row)?;
-            }
-            return Ok(());
-        }
-        r.late.sort_unstable_by_key(|c| c.call_id);
-        // The runs then the slots, in call_id order; the late rows merged into them.
-        let mut runs = match &self.spill {
-            Some(s) if !r.runs.is_empty() => Some(Runs {
-                file: File::open(&s.path)
-                    .map_err(|e| format!("{}: cannot read: {e}", s.path.display()))?,
-                path: &s.path,
-                runs: r.runs.iter(),
-                rows: 0,
-                block: Block::default(),
-                at: 0,
-                buf: Vec::new(),
-            }),
-            _ => None,
-        };
-        let mut slots = r.slots.iter().filter(|c| c.dur != EMPTY);
-        let mut next_main = || -> Result<Option<CallRow>, String> {
-            if let Some(runs) = runs.as_mut() {
-                if let Some(row) = runs.next()? {
-                    return Ok(Some(row));
+            let n = lane.len;
+            let mut at = 0;
+            while at < n {
+                // Half a row group or more: written from the thread's columns as they
+                // are, not copied.
+                if out.is_empty() && n - at >= GROUP_ROWS / 2 {
+                    let k = (n - at).min(GROUP_ROWS);
+                    calls.write(&lane.cols, at..at + k, class_name)?;
+                    at += k;
+                    continue;
+                }
+                let k = (GROUP_ROWS - out.len()).min(n - at);
+                out.extend(&lane.cols, at..at + k);
+                at += k;
+                if out.len() >= GROUP_ROWS {
+                    flush(&mut calls, &mut out)?;
                 }
             }
-            Ok(slots.next().copied())
-        };
-        let mut late = r.late.iter().peekable();
-        let mut main = next_main()?;
-        loop {
-            let take_late = match (main, late.peek()) {
-                (Some(m), Some(l)) => l.call_id < m.call_id,
-                (Some(_), None) => false,
-                (None, Some(_)) => true,
-                (None, None) => break,
-            };
-            if take_late {
-                if let Some(l) = late.next() {
-                    f(l)?;
-                }
-            } else if let Some(m) = main {
-                f(&m)?;
-                main = next_main()?;
-            }
         }
-        Ok(())
+        flush(&mut calls, &mut out)?;
+        let ahead = calls.ahead;
+        Ok((calls.close()?, ahead))
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::calls::{EXIT_KINDS, NO_PARENT, OPEN, RETURN};
+    use super::super::table::text;
     use super::*;
+    use crate::model::NONE;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+    use std::collections::BTreeMap;
 
-    fn row(call_id: u64) -> CallRow {
-        CallRow {
-            call_id,
-            dur: call_id as i64,
-            ..CallRow::HOLE
-        }
+    /// A row as expected: parent, exit kind, exception class.
+    type Want = (Option<i64>, u8, Option<u32>);
+
+    /// Finishes thread `t`'s innermost call with `exit`, noted in `want`; its row.
+    fn finish_call(
+        o: &mut Order,
+        t: u32,
+        exit: u8,
+        want: &mut BTreeMap<(i64, i64), Want>,
+    ) -> CallRow {
+        let mut made = None;
+        let row = |c: &Open, p: Option<&Open>| {
+            let row = CallRow {
+                call_id: c.call_id as i64,
+                parent_id: p.map_or(NO_PARENT, |p| p.call_id as i64),
+                thread: t as i64,
+                method: (c.call_id % 4) as i64,
+                dur: c.call_id as i64 * 10,
+                exit,
+                ..CallRow::HOLE
+            };
+            made = Some(row);
+            row
+        };
+        o.exit(t, row, &|e| format!("E{e}")).unwrap();
+        let row = made.unwrap();
+        let parent = (row.parent_id != NO_PARENT).then_some(row.parent_id);
+        want.insert((t as i64, row.call_id), (parent, exit, None));
+        row
     }
 
-    /// Nested calls finishing innermost first come out in start order, spilled or not.
+    /// Three threads' calls nesting, returning, left by exceptions (reported late, with
+    /// other calls in between) and still open at the end, interleaved: `calls.parquet`
+    /// holds every row as made, by thread then call_id, whatever the limit (holes,
+    /// row groups written ahead, forced cuts).
     #[test]
-    fn start_order_with_and_without_spills() {
-        for limit in [1, 2, 3, 1000] {
+    fn start_order_and_content_at_every_limit() {
+        for limit in [1, 2, 3, 5, 8, 40, 1000] {
             let dir =
                 std::env::temp_dir().join(format!("jtrace-order-{}-{limit}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();
-            let mut o = Order::new(&dir, limit);
-            // Two threads, each: a(b(c) d) e, with call ids interleaved across threads.
-            let mut id = 0u64;
-            let mut open: Vec<Vec<(u64, u64)>> = vec![Vec::new(), Vec::new()];
-            let script = ["(", "(", "(", ")", ")", "(", ")", ")", "(", ")"];
-            for step in script {
-                for t in 0..2u32 {
-                    if step == "(" {
-                        let seq = o.reserve(t);
-                        open[t as usize].push((seq, id));
-                        id += 1;
-                    } else {
-                        let (seq, cid) = open[t as usize].pop().unwrap();
-                        o.put(t, seq, row(cid)).unwrap();
+            let file = dir.join("calls.parquet");
+            let mut o = Order::new(&file, &dir.join("parts"), limit);
+            o.set_id(&text("t"));
+            let names = |e: u32| format!("E{e}");
+            // Expected: (thread, call_id) → (parent, exit, exception).
+            let mut want: BTreeMap<(i64, i64), Want> = BTreeMap::new();
+            let mut unwound: Vec<Vec<i64>> = vec![Vec::new(); 3];
+            let mut next = 0u64;
+            let mut seed = 12345u64;
+            for step in 0..600 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let r = seed >> 33;
+                let t = (r % 3) as u32;
+                let depth = o.stack(t).len();
+                if step < 500 && (depth == 0 || r % 5 < 3) {
+                    o.enter(t, next, 0);
+                    next += 1;
+                } else if depth > 0 && r.is_multiple_of(7) && !unwound[t as usize].is_empty() {
+                    // The exception is reported: thrown in the method of the second
+                    // call it left (or the first).
+                    let u = &unwound[t as usize];
+                    let method = u[1.min(u.len() - 1)] % 4;
+                    let thrower = *u.iter().find(|&&c| c % 4 == method).unwrap();
+                    let exc = (r % 3) as u32;
+                    let got = o.caught(t, exc, method as u32);
+                    assert_eq!(got, Some(thrower as u64));
+                    for &c in u {
+                        let w = want.get_mut(&(t as i64, c)).unwrap();
+                        w.2 = Some(exc);
+                        if c == thrower {
+                            w.1 = THROW;
+                        }
+                    }
+                    unwound[t as usize].clear();
+                } else if depth > 0 {
+                    let exit = if r.is_multiple_of(4) { UNWIND } else { RETURN };
+                    let row = finish_call(&mut o, t, exit, &mut want);
+                    if exit == UNWIND {
+                        unwound[t as usize].push(row.call_id);
                     }
                 }
             }
-            for t in 0..2u32 {
-                let mut got = Vec::new();
-                o.drain(t, |r| {
-                    got.push(r.call_id);
-                    Ok(())
-                })
-                .unwrap();
-                let want: Vec<u64> = (0..10).filter(|i| i % 2 == t as u64).collect();
-                assert_eq!(got, want, "limit {limit}");
+            for t in 0..3u32 {
+                while !o.stack(t).is_empty() {
+                    finish_call(&mut o, t, OPEN, &mut want);
+                }
             }
-            assert_eq!(o.spilled > 0, limit < 10);
-            drop(o);
-            assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
-            let _ = std::fs::remove_dir(&dir);
-        }
-    }
-
-    /// Rows of every field's extremes through a spill block and back.
-    #[test]
-    fn spill_block_round_trip() {
-        let mut rows = Vec::new();
-        for i in 0..SPILL_BLOCK as u64 + 3 {
-            rows.push(CallRow {
-                call_id: i,
-                parent_id: if i % 7 == 0 { u64::MAX } else { i / 2 },
-                method: (i % 5) as u32,
-                path: (i * 3) as u32,
-                depth: (i % 11) as u32,
-                exc: if i % 13 == 0 { 4 } else { u32::MAX },
-                exit: (i % 4) as u8,
-                recursive: i % 3 == 0,
-                start: i as i64 * 1000,
-                dur: if i == 5 { i64::MAX } else { -(i as i64) },
-                self_ns: i64::MIN + i as i64,
-                alloc_bytes: u64::MAX - i,
-                alloc_count: i,
-            });
-        }
-        for chunk in rows.chunks(SPILL_BLOCK) {
-            let mut b = Block::default();
-            for r in chunk {
-                b.push(r);
+            let (rows, ahead) = o.finish(&names).unwrap();
+            assert_eq!(rows, next, "limit {limit}");
+            assert_eq!(ahead > 0, limit < 200, "limit {limit}");
+            let reader =
+                SerializedFileReader::try_from(std::fs::File::open(&file).unwrap()).unwrap();
+            let mut got = Vec::new();
+            for r in reader.get_row_iter(None).unwrap() {
+                let r = r.unwrap();
+                let f: Vec<Field> = r.get_column_iter().map(|(_, f)| f.clone()).collect();
+                let long = |f: &Field| match f {
+                    Field::Long(v) => Some(*v),
+                    _ => None,
+                };
+                let (id, thread) = (long(&f[0]).unwrap(), long(&f[2]).unwrap());
+                assert_eq!(long(&f[7]), Some(id * 10));
+                let exit = match &f[9] {
+                    Field::Str(s) => EXIT_KINDS.iter().position(|k| k == s).unwrap() as u8,
+                    _ => panic!(),
+                };
+                let exc = match &f[11] {
+                    Field::Str(s) => Some(s[1..].parse::<u32>().unwrap()),
+                    _ => None,
+                };
+                got.push(((thread, id), (long(&f[1]), exit, exc)));
             }
-            let mut out = Vec::new();
-            b.encode(&mut out);
-            assert_eq!(b.len(), 0);
-            let len = u32::from_le_bytes(out[..4].try_into().unwrap()) as usize;
-            assert_eq!(len, out.len() - 4);
-            b.decode(&out[4..]).unwrap();
-            let back: Vec<CallRow> = (0..b.len()).map(|i| b.row(i)).collect();
-            assert_eq!(back, chunk);
-            assert!(b.decode(&out[4..out.len() - 1]).is_err());
+            let want: Vec<_> = want.into_iter().collect();
+            assert_eq!(got, want, "limit {limit}");
+            assert!(!dir.join("parts").exists());
+            let _ = NONE;
+            let _ = std::fs::remove_dir_all(&dir);
         }
     }
 }

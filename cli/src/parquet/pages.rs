@@ -20,7 +20,7 @@ use parquet::schema::types::ColumnDescPtr;
 pub const PAGE_ROWS: usize = 1 << 16;
 
 /// zstd level of every page (as the crate's writers use for the other tables).
-const LEVEL: i32 = 1;
+pub const LEVEL: i32 = 1;
 
 #[inline]
 fn uleb(out: &mut Vec<u8>, mut v: u64) {
@@ -55,6 +55,7 @@ fn pack_w<const W: usize>(vals: &[u64; MINI], out: &mut [u64; MINI]) {
     }
 }
 
+#[cfg(test)]
 /// The inverse of [`pack_w`].
 #[inline]
 fn unpack_w<const W: usize>(words: &[u64; MINI + 1], out: &mut [u64; MINI]) {
@@ -118,6 +119,38 @@ fn pack(vals: &[u64; MINI], w: u32, out: &mut Vec<u8>) {
     }
 }
 
+/// [`delta`] of `n` values from `first` by `step`: every miniblock 0 bits wide.
+pub fn delta_stride(first: i64, step: i64, n: usize, out: &mut Vec<u8>) {
+    uleb(out, BLOCK as u64);
+    uleb(out, MINIBLOCKS as u64);
+    uleb(out, n as u64);
+    uleb(out, zigzag(first));
+    let mut block = Vec::with_capacity(16);
+    uleb(&mut block, zigzag(step));
+    block.extend_from_slice(&[0; MINIBLOCKS]);
+    for _ in 0..(n - 1).div_ceil(BLOCK) {
+        out.extend_from_slice(&block);
+    }
+}
+
+/// The step between `vals` when it is the same throughout (ids in a row, a constant).
+pub fn stride(vals: &[i64]) -> Option<i64> {
+    let (&first, rest) = vals.split_first()?;
+    let step = rest.first().map_or(0, |&v| v.wrapping_sub(first));
+    // Most columns that are not evenly spaced show it in their first block.
+    if vals.len() > BLOCK && stride(&vals[..BLOCK]).is_none() {
+        return None;
+    }
+    // No early exit: the loop vectorises.
+    let mut off = 0i64;
+    let mut prev = first;
+    for &v in rest {
+        off |= v.wrapping_sub(prev) ^ step;
+        prev = v;
+    }
+    (off == 0).then_some(step)
+}
+
 /// `vals` as `DELTA_BINARY_PACKED` (128-value blocks of four miniblocks, as the
 /// `parquet` crate writes it).
 pub fn delta(vals: &[i64], out: &mut Vec<u8>) {
@@ -178,6 +211,7 @@ pub fn delta(vals: &[i64], out: &mut Vec<u8>) {
     }
 }
 
+#[cfg(test)]
 fn get_uleb(input: &mut &[u8]) -> Result<u64, String> {
     let mut v = 0u64;
     for (i, &b) in input.iter().enumerate().take(10) {
@@ -190,6 +224,7 @@ fn get_uleb(input: &mut &[u8]) -> Result<u64, String> {
     Err("bad varint".into())
 }
 
+#[cfg(test)]
 /// `MINI` values of `w` bits from the front of `input` (the inverse of [`pack`]).
 #[inline]
 fn unpack(input: &[u8], w: u32, out: &mut [u64; MINI]) {
@@ -212,6 +247,7 @@ fn unpack(input: &[u8], w: u32, out: &mut [u64; MINI]) {
     by_width!(w, unpack_w, &words, out);
 }
 
+#[cfg(test)]
 /// Appends the values of one `DELTA_BINARY_PACKED` run at the front of `input` (as
 /// [`delta`] writes it: 32-value miniblocks) to `out`, and moves `input` past it.
 pub fn undelta(input: &mut &[u8], out: &mut Vec<i64>) -> Result<(), String> {
@@ -258,6 +294,7 @@ pub fn undelta(input: &mut &[u8], out: &mut Vec<i64>) -> Result<(), String> {
     Ok(())
 }
 
+#[cfg(test)]
 #[inline]
 fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
@@ -268,36 +305,49 @@ pub fn width(max: u64) -> u8 {
     (64 - max.leading_zeros()) as u8
 }
 
+/// `n` copies of `v` (below `1 << w`) as one run of the run-length/bit-packing hybrid.
+pub fn run(v: u32, n: u64, w: u8, out: &mut Vec<u8>) {
+    if n == 0 {
+        return;
+    }
+    uleb(out, n << 1);
+    out.extend_from_slice(&v.to_le_bytes()[..(w as usize).div_ceil(8)]);
+}
+
 /// The run-length/bit-packing hybrid of `vals` (each below `1 << w`), as runs only:
 /// levels and dictionary indices of `calls` come in long runs.
 pub fn runs(vals: impl Iterator<Item = u32>, w: u8, out: &mut Vec<u8>) {
-    let bytes = (w as usize).div_ceil(8);
-    let mut run: Option<(u32, u64)> = None;
-    let put = |v: u32, n: u64, out: &mut Vec<u8>| {
-        uleb(out, n << 1);
-        out.extend_from_slice(&v.to_le_bytes()[..bytes]);
-    };
+    let mut cur: Option<(u32, u64)> = None;
     for v in vals {
-        match &mut run {
+        match &mut cur {
             Some((r, n)) if *r == v => *n += 1,
             _ => {
-                if let Some((r, n)) = run {
-                    put(r, n, out);
+                if let Some((r, n)) = cur {
+                    run(r, n, w, out);
                 }
-                run = Some((v, 1));
+                cur = Some((v, 1));
             }
         }
     }
-    if let Some((r, n)) = run {
-        put(r, n, out);
+    if let Some((r, n)) = cur {
+        run(r, n, w, out);
     }
 }
 
-/// Definition levels of a V1 page (1 present, 0 null): their length, then the runs.
-pub fn levels(present: &[bool], out: &mut Vec<u8>) {
+/// [`levels`] of `n` rows all present or all null.
+pub fn levels_run(present: bool, n: u64, out: &mut Vec<u8>) {
     let at = out.len();
     out.extend_from_slice(&[0; 4]);
-    runs(present.iter().map(|&p| p as u32), 1, out);
+    run(present as u32, n, 1, out);
+    let len = (out.len() - at - 4) as u32;
+    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+}
+
+/// Definition levels of a V1 page (1 present, 0 null): their length, then the runs.
+pub fn levels(present: impl Iterator<Item = u32>, out: &mut Vec<u8>) {
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    runs(present, 1, out);
     let len = (out.len() - at - 4) as u32;
     out[at..at + 4].copy_from_slice(&len.to_le_bytes());
 }
@@ -337,7 +387,7 @@ impl Chunk {
     /// `zstd`: pages compressed (level 1) or not.
     pub fn new(zstd: bool) -> Chunk {
         Chunk {
-            sink: TrackedWrite::new(Vec::new()),
+            sink: TrackedWrite::new(Vec::with_capacity(1 << 16)),
             zstd,
             dict_offset: None,
             data_offset: None,
@@ -505,6 +555,26 @@ mod tests {
             assert_eq!(&got, c);
         }
         assert!(input.is_empty());
+    }
+
+    /// Evenly spaced values take the short form, byte for byte what [`delta`] writes.
+    #[test]
+    fn stride_is_delta() {
+        for n in [1, 2, 3, 128, 129, 1000] {
+            for (first, step) in [(0, 0), (5, 1), (-3, -7), (i64::MAX, 1), (7, i64::MIN)] {
+                let v: Vec<i64> = (0..n as i64)
+                    .map(|i| first.wrapping_add(step.wrapping_mul(i)))
+                    .collect();
+                let want_step = if n == 1 { 0 } else { step };
+                assert_eq!(stride(&v), Some(want_step));
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                delta(&v, &mut a);
+                delta_stride(first, want_step, n, &mut b);
+                assert_eq!(a, b, "n {n} step {step}");
+            }
+        }
+        assert_eq!(stride(&[1, 2, 4]), None);
+        assert_eq!(stride(&[]), None);
     }
 
     #[test]

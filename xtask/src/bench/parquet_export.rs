@@ -113,7 +113,7 @@ fn cell(env: &Env) -> Result<String, String> {
         kb / 1024,
         bytes as f64 / 1e6,
         bytes as f64 / jtr_bytes.max(1) as f64,
-        if stderr.contains("sorted on disk") { " (calls sorted through the spill file)" } else { "" }
+        if stderr.contains("written while reading") { " (row groups written while reading)" } else { "" }
     );
     let _ = writeln!(
         t,

@@ -1,12 +1,11 @@
 //! `cargo xtask test`, step cli: one thread's calls cut over two workers (CliCut: one thread recursing deep and throwing through many frames, in many record chunks): `report` on the fresh agent `.jtr` at 1, 2 and 3 jobs answers byte for byte as the one pass over the run's XML, and at 2 jobs two workers read it (counted with `JTRACE_READ_STATS`).
 
 use crate::cases::Case;
+use crate::cli_windows::answer;
 use crate::java::Jdk;
 use crate::run::Job;
 use crate::tally::Tally;
-use crate::util;
 use std::path::Path;
-use std::process::Command;
 
 /// Traces CliCut (bci mode, `jtr=` beside the XML) and compares its answers.
 pub fn run(
@@ -35,29 +34,6 @@ pub fn run(
     }
 }
 
-/// `jtrace ARGS FILE` in `dir`: stdout, and the read statistics' lines.
-fn answer(jtrace: &Path, dir: &Path, args: &[&str]) -> Result<(Vec<u8>, usize), String> {
-    let out = Command::new(jtrace)
-        .args(args)
-        .current_dir(dir)
-        .env("JTRACE_READ_STATS", "1")
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", jtrace.display()))?;
-    let err = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
-        return Err(format!(
-            "jtrace {} failed: {}",
-            args.join(" "),
-            util::clip(err.trim(), 300)
-        ));
-    }
-    let workers = err
-        .lines()
-        .filter(|l| l.starts_with("jtrace: read: "))
-        .count();
-    Ok((out.stdout, workers))
-}
-
 fn same_cut(jtrace: &Path, run: &Path) -> Result<(), String> {
     // Both files under one name, so that the answers name the same file.
     let mut dirs = Vec::new();
@@ -74,10 +50,16 @@ fn same_cut(jtrace: &Path, run: &Path) -> Result<(), String> {
         let mut a: Vec<&str> = args.to_vec();
         a.push("trace");
         let (want, _) = answer(jtrace, &dirs[0], &a)?;
+        let mut chunks = 0;
         for jobs in ["1", "2", "3"] {
             let mut b = a.clone();
             b.extend(["--jobs", jobs]);
-            let (got, workers) = answer(jtrace, &dirs[1], &b)?;
+            // Each worker lists every record chunk of the file.
+            let (got, [_, listed, wrong]) = answer(jtrace, &dirs[1], &b)?;
+            if jobs == "1" {
+                chunks = listed.max(1);
+            }
+            let workers = listed / chunks;
             if got != want {
                 let at = got.iter().zip(&want).take_while(|(x, y)| x == y).count();
                 return Err(format!(
@@ -89,9 +71,10 @@ fn same_cut(jtrace: &Path, run: &Path) -> Result<(), String> {
                     String::from_utf8_lossy(&got[at.saturating_sub(60)..(at + 60).min(got.len())]),
                 ));
             }
-            if jobs != "1" && workers != 2 {
+            if (jobs != "1" && workers != 2) || wrong > 0 {
                 return Err(format!(
-                    "jtrace {}: {workers} workers read the trace, not 2 (no cut made)",
+                    "jtrace {}: {workers} workers read the trace, not 2 (no cut made), \
+                     {wrong} resumed wrong",
                     b.join(" ")
                 ));
             }

@@ -6,7 +6,7 @@
 //! exception passing at the cut is the one the first worker left pending if the
 //! second sees the same object next; otherwise the first one left the traced code.
 
-use super::{Analysis, Call, Exception, Frame, Pending, Symbols};
+use super::{Analysis, Call, Frame, Pending, Symbols};
 
 /// Which side of a cut a worker reads, of which thread.
 #[derive(Clone, Copy, Debug)]
@@ -68,14 +68,7 @@ pub fn join<A: Analysis>(s: &Symbols, t: u32, tail: Tail, head: Head, a: &mut A)
         call.by_exception |= by_exception;
         a.exit(s, t, &call, &tail.frames[..depth.min(tail.frames.len())]);
     }
-    let exception = |p: Pending, caught_in| Exception {
-        thread: t,
-        class: p.class,
-        thrown_in: p.thrown_in,
-        thrown_line: p.line,
-        caught_in,
-        time: p.time,
-    };
+    let exception = |p: Pending, caught_in| p.exception(t, caught_in);
     let mut pending = tail.pending;
     if let Some(i) = pending
         .as_ref()

@@ -244,6 +244,20 @@ struct Pending {
     provisional: bool,
 }
 
+impl Pending {
+    /// The exception, on thread `t`, caught in `caught_in` (None: not caught).
+    fn exception(self, t: u32, caught_in: Option<u32>) -> Exception {
+        Exception {
+            thread: t,
+            class: self.class,
+            thrown_in: self.thrown_in,
+            thrown_line: self.line,
+            caught_in,
+            time: self.time,
+        }
+    }
+}
+
 #[derive(Default)]
 struct ThreadState {
     stack: Vec<Frame>,
@@ -593,17 +607,7 @@ impl Model {
             return;
         }
         if self.in_window(p.time) {
-            a.exception(
-                &self.syms,
-                &Exception {
-                    thread: t,
-                    class: p.class,
-                    thrown_in: p.thrown_in,
-                    thrown_line: p.line,
-                    caught_in,
-                    time: p.time,
-                },
-            );
+            a.exception(&self.syms, &p.exception(t, caught_in));
         }
     }
 

@@ -198,6 +198,20 @@ fn plan_cut(index: &[ChunkEntry], cut: Cut, ns: impl Fn(u64) -> u64) -> Plan {
     p
 }
 
+/// The reader of `jtr`, its header and index (empty: none), and the replay's output
+/// of events to `f`.
+#[allow(clippy::type_complexity)]
+fn opened<R: Read + Seek, F: FnMut(&Event)>(
+    jtr: R,
+    f: F,
+) -> Result<(JtrReader<R>, Header, Vec<ChunkEntry>, Renderer<EventOut<F>>), JtrError> {
+    let mut r = JtrReader::open(jtr)?;
+    let header = r.header.clone();
+    let index = r.index().unwrap_or_default();
+    let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
+    Ok((r, header, index, out))
+}
+
 /// Replays one part of `cut` (see [`Cut`]); `wanted` as for [`replay_window`], for the
 /// part after the cut. The file must have an index with resume points.
 pub fn replay_cut<'a, R: Read + Seek>(
@@ -206,10 +220,7 @@ pub fn replay_cut<'a, R: Read + Seek>(
     wanted: Option<Wanted<'a>>,
     f: impl FnMut(&Event),
 ) -> Result<(Rendered, Header), JtrError> {
-    let mut r = JtrReader::open(jtr)?;
-    let header = r.header.clone();
-    let index = r.index().unwrap_or_default();
-    let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
+    let (r, header, index, out) = opened(jtr, f)?;
     let sel = match (cut.after, wanted) {
         (false, _) => Threads::Some {
             wanted: Box::new(move |tid, _: &str| tid == cut.tid),
@@ -236,10 +247,7 @@ pub fn replay_window<'a, R: Read + Seek>(
     wanted: Option<Wanted<'a>>,
     f: impl FnMut(&Event),
 ) -> Result<(Rendered, Header), JtrError> {
-    let mut r = JtrReader::open(jtr)?;
-    let header = r.header.clone();
-    let index = r.index().unwrap_or_default();
-    let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
+    let (r, header, index, out) = opened(jtr, f)?;
     let sel = match wanted {
         Some(w) => Threads::Some {
             wanted: w,

@@ -106,8 +106,17 @@ pub fn run_part<A: Analysis>(
         part.owns(tid as u64) && threads.as_ref().is_none_or(|p| p.matches(name))
     };
     let window = window(&filter);
+    let cut = part.cut.map(|c| trace::jtr::Cut {
+        tid: c.thread as u32,
+        at: c.at,
+        after: c.after,
+    });
     let mut model = Model::part(filter, part.clone());
-    let outcome = read::read_part(input, &wanted, window, |ev| model.event(ev, a))?;
+    let sink = |ev: &read::Event| model.event(ev, a);
+    let outcome = match cut {
+        Some(cut) => read::read_cut(input, &wanted, cut, sink)?,
+        None => read::read_part(input, &wanted, window, sink)?,
+    };
     model.finish(a);
     read_stats(&outcome);
     Ok(Pass {

@@ -3,6 +3,7 @@
 //! merge), and their models and analyses are merged into exactly what one pass gives.
 //! XML input, a file without an index (cut short), `--test` and one job: one pass.
 
+use crate::model::cut::{self, CutSide};
 use crate::model::filter::Filter;
 use crate::model::idmap::FastMap;
 pub use crate::model::merge::Split;
@@ -21,13 +22,34 @@ pub fn run<A: Split>(path: &Path, filter: Filter, a: &mut A) -> Result<Pass, Str
 
 /// [`run`] without the warnings.
 pub fn run_quiet<A: Split>(path: &Path, filter: Filter, a: &mut A) -> Result<Pass, String> {
+    let whole_read = filter.from.is_none() && filter.to.is_none();
     let plan = match (filter.jobs, &filter.test) {
-        (jobs, None) if jobs > 1 => plan(path, jobs),
+        (jobs, None) if jobs > 1 => {
+            let cut = (whole_read && a.exits_alone())
+                .then(|| cut_plan(path))
+                .flatten();
+            match cut {
+                Some((owner, sides)) => Some((2, owner, Some(sides))),
+                None => plan(path, jobs).map(|(w, o)| (w, o, None)),
+            }
+        }
         _ => None,
     };
-    let Some((workers, owner)) = plan else {
+    let Some((workers, owner, sides)) = plan else {
         return pass::run_quiet(path, filter, a);
     };
+    run_workers(path, filter, a, workers, owner, sides)
+}
+
+/// The pass on `workers` workers, thread `owner`s and a thread cut by `sides`.
+fn run_workers<A: Split>(
+    path: &Path,
+    filter: Filter,
+    a: &mut A,
+    workers: u32,
+    owner: Arc<FastMap<u64, u32>>,
+    sides: Option<[CutSide; 2]>,
+) -> Result<Pass, String> {
     let results: Vec<Result<(Pass, A), String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|worker| {
@@ -35,6 +57,7 @@ pub fn run_quiet<A: Split>(path: &Path, filter: Filter, a: &mut A) -> Result<Pas
                 let part = Part {
                     worker,
                     owner: owner.clone(),
+                    cut: sides.map(|s| s[worker as usize]),
                 };
                 let filter = filter.clone();
                 scope
@@ -48,8 +71,13 @@ pub fn run_quiet<A: Split>(path: &Path, filter: Filter, a: &mut A) -> Result<Pas
     });
     let mut parts = results.into_iter();
     let (mut whole, mut merged) = parts.next().ok_or("no worker")??;
+    let tail = whole.model.tail.take();
+    let mut head = None;
+    let mut wrong = whole.outcome.resumed_wrong;
     for p in parts {
-        let (pass, an) = p?;
+        let (mut pass, an) = p?;
+        head = head.or(pass.model.head.take());
+        wrong += pass.outcome.resumed_wrong;
         if !whole.model.merge(pass.model) {
             // The workers named something differently (ids used before their
             // definition): one pass gives the answer.
@@ -57,9 +85,82 @@ pub fn run_quiet<A: Split>(path: &Path, filter: Filter, a: &mut A) -> Result<Pas
         }
         merged.merge(an);
     }
+    if sides.is_some() {
+        match (tail, head) {
+            (Some((t, tail)), Some((_, head))) if wrong == 0 => {
+                cut::join(&whole.model.syms, t, tail, head, &mut merged)
+            }
+            // A cut thread not resumed as the index says: one pass.
+            _ => return pass::run_quiet(path, filter, a),
+        }
+    }
     whole.model.whole();
     *a = merged;
     Ok(whole)
+}
+
+/// Per thread id its worker, and the two sides of a cut thread.
+type Cut = (Arc<FastMap<u64, u32>>, [CutSide; 2]);
+
+/// A cut of the thread that holds most of the records (more than all the others
+/// together) into two parts of about equal size (see `crate::model::cut`): worker 0
+/// reads the thread's records before the cut, worker 1 those after it and every other
+/// thread. None when no thread holds most, or the file has no index with resume
+/// points, or line records (whose frames' last lines the index does not keep).
+fn cut_plan(path: &Path) -> Option<Cut> {
+    let index = read::index(path)?;
+    if index.iter().any(|e| {
+        e.resume
+            .is_none_or(|r| r.flags & trace::jtr::index::LINES != 0)
+    }) {
+        return None;
+    }
+    let mut sizes: FastMap<u32, u64> = FastMap::default();
+    for e in index.iter().filter(|e| e.tid != 0) {
+        *sizes.entry(e.tid).or_default() += e.len as u64;
+    }
+    let total: u64 = sizes.values().sum();
+    let (&tid, &bytes) = sizes
+        .iter()
+        .max_by_key(|&(&t, &b)| (b, std::cmp::Reverse(t)))?;
+    if bytes * 2 <= total {
+        return None;
+    }
+    // The first chunk of the thread past half of all records.
+    let mut seen = 0;
+    let half = index.iter().position(|e| {
+        seen += (e.tid == tid) as u64 * e.len as u64;
+        e.tid == tid && seen * 2 > total
+    })?;
+    (half..index.len()).find_map(|at| cut_at(&index, &sizes, tid, at))
+}
+
+/// The cut of thread `tid` before its chunk at index position `at`, if one can be
+/// made there: with a frame open where the chunk starts (the worker after the cut
+/// knows the rebuilt frames by their number), chunks of the thread before it, and
+/// no monitor wait or contended enter open there.
+fn cut_at(
+    index: &[trace::jtr::index::ChunkEntry],
+    sizes: &FastMap<u32, u64>,
+    tid: u32,
+    at: usize,
+) -> Option<Cut> {
+    let e = index.get(at).filter(|e| e.tid == tid)?;
+    let depth = e.resume?.depth;
+    // The thread's chunk before: a monitor wait or contended enter open at its end
+    // is not cut through (its rebuilt time may differ from the whole replay's).
+    let before = index[..at].iter().rev().find(|e| e.tid == tid)?;
+    if depth == 0 || before.resume?.flags & trace::jtr::index::PENDING != 0 {
+        return None;
+    }
+    let owner = sizes.keys().map(|&t| (t as u64, 1)).collect();
+    let side = |after| CutSide {
+        thread: tid as u64,
+        at,
+        depth,
+        after,
+    };
+    Some((Arc::new(owner), [side(false), side(true)]))
 }
 
 /// The workers and, per thread id, its worker: threads by the bytes of their records,
@@ -127,6 +228,87 @@ mod tests {
             folded::folded_text(&s.model.syms, &tree.tree, true, 0),
             format!("{:?}", s.model.totals),
         ]
+    }
+
+    /// `report`'s answers (JSON and text), and the totals.
+    fn report(path: &Path, jobs: usize, sides: Option<(u32, usize)>) -> Vec<String> {
+        let filter = Filter {
+            jobs,
+            ..Filter::default()
+        };
+        let mut report = Report::default();
+        let s = match sides {
+            None => run_quiet(path, filter, &mut report).unwrap(),
+            Some((tid, at)) => {
+                let index = read::index(path).unwrap();
+                let mut sizes = FastMap::default();
+                for e in index.iter().filter(|e| e.tid != 0) {
+                    *sizes.entry(e.tid).or_default() += e.len as u64;
+                }
+                let (owner, sides) = cut_at(&index, &sizes, tid, at).unwrap();
+                run_workers(path, filter, &mut report, 2, owner, Some(sides)).unwrap()
+            }
+        };
+        let all = |_: &str| true;
+        let doc = report.doc(&s, &all, None);
+        vec![
+            serde_json::to_string_pretty(&doc).unwrap(),
+            crate::render::text::report(&report.doc(&s, &all, Some(20)), &doc),
+            format!("{:?}", s.model.totals),
+        ]
+    }
+
+    /// Answers `a` and `b` are the same; else the first line that differs.
+    fn same(a: &[String], b: &[String], what: &str) {
+        for (x, y) in a.iter().zip(b) {
+            if let Some((l, (p, q))) = x
+                .lines()
+                .zip(y.lines())
+                .enumerate()
+                .find(|(_, (p, q))| p != q)
+            {
+                panic!("{what}: line {l}: {p:?} against {q:?}");
+            }
+            assert_eq!(x.len(), y.len(), "{what}");
+        }
+    }
+
+    /// A thread's calls cut over two workers give `report` the answer of one pass,
+    /// wherever the cut falls: every stored trace re-chunked finely, cut at every chunk
+    /// of every thread where a cut can be made (frames open there, exceptions passing),
+    /// and the cut the plan makes at 2 and 3 jobs.
+    #[test]
+    fn a_thread_cut_gives_the_answer_of_one_pass() {
+        let mut cuts = 0;
+        for name in read::STORED {
+            let path = crate::cmd::window_test::rechunked(&read::stored(name, "jtr"), 5);
+            let one = report(&path, 1, None);
+            let index = read::index(&path).unwrap();
+            let mut sizes = FastMap::default();
+            for e in index.iter().filter(|e| e.tid != 0) {
+                *sizes.entry(e.tid).or_default() += e.len as u64;
+            }
+            for (at, e) in index.iter().enumerate() {
+                if e.tid != 0 && cut_at(&index, &sizes, e.tid, at).is_some() {
+                    cuts += 1;
+                    let got = report(&path, 2, Some((e.tid, at)));
+                    same(
+                        &one,
+                        &got,
+                        &format!("{name} cut at chunk {at} of thread {}", e.tid),
+                    );
+                }
+            }
+            for jobs in [2, 3] {
+                same(
+                    &one,
+                    &report(&path, jobs, None),
+                    &format!("{name} at {jobs} jobs"),
+                );
+            }
+            let _ = std::fs::remove_file(&path);
+        }
+        assert!(cuts >= 100, "{cuts} cuts");
     }
 
     #[test]

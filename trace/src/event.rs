@@ -576,6 +576,8 @@ fn as_xml_reads(out: &mut String, v: &str) {
 }
 
 impl<F: FnMut(&Event)> Output for EventOut<F> {
+    const PIECES: bool = false;
+
     fn prolog(&mut self) {}
 
     fn open(&mut self, name: &str) {

@@ -122,6 +122,19 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
                 "cli-sources",
             ),
         }
+        match sources
+            .iter()
+            .find(|p| p.ends_with("CliCut.java"))
+            .map(|p| cases::load(p))
+        {
+            Some(Ok(c)) => crate::cli_cut::run(tally, jdk, agent, &jtrace, &classes, &base, &c),
+            Some(Err(e)) => tally.report(Err(e), &jdk.name, "cli-sources"),
+            None => tally.report(
+                Err("java-tests/cli/CliCut.java missing".into()),
+                "-",
+                "cli-sources",
+            ),
+        }
         let [one, two, three] = &traced[..] else {
             continue;
         };

@@ -60,7 +60,11 @@ pub fn run(
 
 /// Runs `jtrace ARGS` in `dir` with the read statistics on: stdout (and the file
 /// `out` it wrote), and the chunks read / listed / resumed wrong.
-fn answer(jtrace: &Path, dir: &Path, args: &[&str]) -> Result<(Vec<u8>, [u64; 3]), String> {
+pub(crate) fn answer(
+    jtrace: &Path,
+    dir: &Path,
+    args: &[&str],
+) -> Result<(Vec<u8>, [u64; 3]), String> {
     let out = Command::new(jtrace)
         .args(args)
         .current_dir(dir)

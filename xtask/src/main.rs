@@ -5,6 +5,7 @@ mod bench_answers;
 mod bench_loaders;
 mod cases;
 mod check;
+mod cli_cut;
 mod cli_tests;
 mod cli_windows;
 mod compare;

@@ -84,13 +84,22 @@ pub struct Report {
     exceptions: HashMap<(String, String, String), ExcAgg>,
     gc: Gc,
     slowest: BinaryHeap<Reverse<(u64, u64, u32, u32)>>,
+    /// Once `slowest` is full: the shortest duration it holds (a shorter call cannot
+    /// enter it: one comparison for nearly every call).
+    slow_floor: u64,
     /// (callee row, caller row or NONE for a thread's first frame) -> its figures in
     /// `edges`; per callee row, the last caller and its edge (a method is mostly
     /// called again from where it was just called: no hashing then).
     edge_ix: FastMap<(u32, u32), u32>,
     edges: Vec<((u32, u32), EdgeAgg)>,
     last_edge: Vec<(u32, u32)>,
+    /// Edges recently used, direct-mapped by their key's hash (callee row, caller row,
+    /// index in `edges`): most of the edges `last_edge` misses, without hashing.
+    edge_cache: Vec<(u32, u32, u32)>,
 }
+
+/// Slots of `Report::edge_cache` (a power of two).
+const EDGE_CACHE: usize = 1 << 14;
 
 impl Report {
     #[inline]
@@ -142,7 +151,19 @@ impl Report {
 
     #[inline(never)]
     fn edge_slow(&mut self, row: usize, caller: u32) -> u32 {
-        let ix = self.edge_index((row as u32, caller));
+        if self.edge_cache.is_empty() {
+            self.edge_cache = vec![(NONE, NONE, NONE); EDGE_CACHE];
+        }
+        let h = (row as u64 ^ ((caller as u64) << 20)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let slot = (h >> (64 - EDGE_CACHE.trailing_zeros())) as usize;
+        let ix = match self.edge_cache[slot] {
+            (r, c, ix) if r == row as u32 && c == caller => ix,
+            _ => {
+                let ix = self.edge_index((row as u32, caller));
+                self.edge_cache[slot] = (row as u32, caller, ix);
+                ix
+            }
+        };
         if self.last_edge.len() <= row {
             self.last_edge.resize(row + 1, (NONE, NONE));
         }
@@ -165,12 +186,22 @@ impl Report {
 
     /// Keeps `call` (duration, start, thread, method) if it is among the [`SLOWEST`]:
     /// the largest tuples, whatever the order they come in.
-    #[inline]
+    #[inline(always)]
     fn slow(&mut self, call: (u64, u64, u32, u32)) {
+        if call.0 >= self.slow_floor || self.slowest.len() < SLOWEST {
+            self.slow_kept(call);
+        }
+    }
+
+    #[inline(never)]
+    fn slow_kept(&mut self, call: (u64, u64, u32, u32)) {
         if self.slowest.len() < SLOWEST || self.slowest.peek().is_some_and(|Reverse(m)| *m < call) {
             self.slowest.push(Reverse(call));
             if self.slowest.len() > SLOWEST {
                 self.slowest.pop();
+            }
+            if self.slowest.len() == SLOWEST {
+                self.slow_floor = self.slowest.peek().map_or(0, |Reverse(m)| m.0);
             }
         }
     }
@@ -213,6 +244,12 @@ impl crate::model::merge::Split for Report {
         Report::default()
     }
 
+    /// Per method, caller edge and thread, from each exit and its caller; the rest
+    /// from allocations, exceptions, monitors and collections as they come.
+    fn exits_alone(&self) -> bool {
+        true
+    }
+
     fn merge(&mut self, o: Self) {
         let rows: Vec<u32> = o
             .rows
@@ -241,6 +278,7 @@ impl crate::model::merge::Split for Report {
         // Rows of methods this worker never saw finish are found by key from now on.
         self.row_of.clear();
         self.last_edge.clear();
+        self.edge_cache.clear();
         if self.threads.len() < o.threads.len() {
             self.threads.resize(o.threads.len(), ThreadAgg::default());
         }

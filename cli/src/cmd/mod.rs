@@ -18,5 +18,5 @@ pub mod tests;
 mod threads_test;
 pub mod tree;
 #[cfg(test)]
-mod window_test;
+pub(crate) mod window_test;
 pub mod xml;

@@ -112,7 +112,7 @@ fn a_jtr_without_resume_points_answers_by_the_full_pass() {
 
 /// `path` written again by the `.jtr` writer (which appends the index with its resume
 /// points), each record chunk cut into chunks of `records` records.
-pub(super) fn rechunked(path: &Path, records: usize) -> PathBuf {
+pub(crate) fn rechunked(path: &Path, records: usize) -> PathBuf {
     use trace::defs::Msg;
     let f = std::fs::File::open(path).unwrap();
     let mut r = trace::jtr::JtrReader::open(std::io::BufReader::new(f)).unwrap();

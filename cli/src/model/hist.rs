@@ -14,6 +14,7 @@ pub struct Histogram {
 }
 
 /// The bucket of `v`: exact below `SUB`, then `SUB` buckets per octave.
+#[inline]
 fn bucket(v: u64) -> u32 {
     if v < SUB as u64 {
         return v as u32;
@@ -37,8 +38,18 @@ fn upper(b: u32) -> u64 {
 }
 
 impl Histogram {
+    #[inline]
     pub fn add(&mut self, v: u64) {
-        self.add_to(bucket(v), 1);
+        let b = bucket(v);
+        // Nearly always: a bucket inside the range already held.
+        let i = b.wrapping_sub(self.lo) as usize;
+        match self.counts.get_mut(i) {
+            Some(c) => {
+                *c = c.saturating_add(1);
+                self.total += 1;
+            }
+            None => self.add_to(b, 1),
+        }
     }
 
     /// Adds the counts of `other` (the same durations counted elsewhere).
@@ -50,7 +61,7 @@ impl Histogram {
         }
     }
 
-    #[inline]
+    #[inline(never)]
     fn add_to(&mut self, b: u32, n: u32) {
         if self.counts.is_empty() {
             self.lo = b;

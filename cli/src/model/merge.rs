@@ -10,6 +10,12 @@ pub trait Split: Analysis + Send + Sized {
     /// Adds what a worker counted over other threads (indexes of methods and threads
     /// are the same in both: every worker reads every definition).
     fn merge(&mut self, other: Self);
+    /// Whether its figures come from each call's exit alone (with the frames below
+    /// it), nothing kept per thread from entries: then one thread's calls may be cut
+    /// over two workers ([`super::cut`]).
+    fn exits_alone(&self) -> bool {
+        false
+    }
 }
 
 impl<A: Split, B: Split> Split for (A, B) {
@@ -19,6 +25,9 @@ impl<A: Split, B: Split> Split for (A, B) {
     fn merge(&mut self, other: Self) {
         self.0.merge(other.0);
         self.1.merge(other.1);
+    }
+    fn exits_alone(&self) -> bool {
+        self.0.exits_alone() && self.1.exits_alone()
     }
 }
 
@@ -30,5 +39,8 @@ impl<A: Split> Split for Option<A> {
         if let (Some(a), Some(b)) = (self, other) {
             a.merge(b);
         }
+    }
+    fn exits_alone(&self) -> bool {
+        self.as_ref().is_none_or(A::exits_alone)
     }
 }

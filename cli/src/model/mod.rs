@@ -5,6 +5,7 @@
 //! Memory is bounded by what is live (threads, open frames, methods, tagged objects),
 //! never by the length of the trace.
 
+pub mod cut;
 pub mod filter;
 pub mod hist;
 pub mod idmap;
@@ -35,6 +36,8 @@ pub struct Frame {
     /// Counted in its thread's `ThreadState::shared` (see [`Model::open`]), not in
     /// the method's owner count.
     in_shared: bool,
+    /// Open at a cut this worker reads after (see [`cut`]): its exit is held back.
+    inherited: bool,
 }
 
 /// A finished call (or one left open at the end of the trace).
@@ -148,34 +151,42 @@ impl Tag {
 
 /// Two analyses fed from one pass.
 impl<A: Analysis, B: Analysis> Analysis for (A, B) {
+    #[inline(always)]
     fn enter(&mut self, s: &Symbols, t: u32, st: &[Frame]) {
         self.0.enter(s, t, st);
         self.1.enter(s, t, st);
     }
+    #[inline(always)]
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, p: &[Frame]) {
         self.0.exit(s, t, c, p);
         self.1.exit(s, t, c, p);
     }
+    #[inline]
     fn alloc(&mut self, s: &Symbols, t: u32, a: &Alloc, st: &[Frame]) {
         self.0.alloc(s, t, a, st);
         self.1.alloc(s, t, a, st);
     }
+    #[inline]
     fn exception(&mut self, s: &Symbols, e: &Exception) {
         self.0.exception(s, e);
         self.1.exception(s, e);
     }
+    #[inline]
     fn blocked(&mut self, s: &Symbols, b: &Blocked) {
         self.0.blocked(s, b);
         self.1.blocked(s, b);
     }
+    #[inline]
     fn gc(&mut self, s: &Symbols, a: u64, b: u64) {
         self.0.gc(s, a, b);
         self.1.gc(s, a, b);
     }
+    #[inline]
     fn line(&mut self, s: &Symbols, t: u32, m: u32, l: u32, time: u64, st: &[Frame]) {
         self.0.line(s, t, m, l, time, st);
         self.1.line(s, t, m, l, time, st);
     }
+    #[inline]
     fn tag(&mut self, s: &Symbols, t: u32, tag: &Tag, st: &[Frame]) {
         self.0.tag(s, t, tag, st);
         self.1.tag(s, t, tag, st);
@@ -184,31 +195,37 @@ impl<A: Analysis, B: Analysis> Analysis for (A, B) {
 
 /// An analysis that may not be wanted (`None`: nothing to do).
 impl<A: Analysis> Analysis for Option<A> {
+    #[inline]
     fn enter(&mut self, s: &Symbols, t: u32, st: &[Frame]) {
         if let Some(a) = self {
             a.enter(s, t, st);
         }
     }
+    #[inline]
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, p: &[Frame]) {
         if let Some(a) = self {
             a.exit(s, t, c, p);
         }
     }
+    #[inline]
     fn alloc(&mut self, s: &Symbols, t: u32, x: &Alloc, st: &[Frame]) {
         if let Some(a) = self {
             a.alloc(s, t, x, st);
         }
     }
+    #[inline]
     fn exception(&mut self, s: &Symbols, e: &Exception) {
         if let Some(a) = self {
             a.exception(s, e);
         }
     }
+    #[inline]
     fn blocked(&mut self, s: &Symbols, b: &Blocked) {
         if let Some(a) = self {
             a.blocked(s, b);
         }
     }
+    #[inline]
     fn gc(&mut self, s: &Symbols, x: u64, y: u64) {
         if let Some(a) = self {
             a.gc(s, x, y);
@@ -222,6 +239,23 @@ struct Pending {
     thrown_in: u32,
     line: u32,
     time: u64,
+    /// Thrown after a cut before anything told whether an exception was passing
+    /// there (see [`cut`]): held back when it ends.
+    provisional: bool,
+}
+
+impl Pending {
+    /// The exception, on thread `t`, caught in `caught_in` (None: not caught).
+    fn exception(self, t: u32, caught_in: Option<u32>) -> Exception {
+        Exception {
+            thread: t,
+            class: self.class,
+            thrown_in: self.thrown_in,
+            thrown_line: self.line,
+            caught_in,
+            time: self.time,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -236,6 +270,10 @@ struct ThreadState {
     /// The bottom frames of `stack` handed to the analysis (`enter`); under a window,
     /// a frame entered before it is handed over only once its thread reaches it.
     announced: usize,
+    /// The thread is cut (see [`cut`]) and this worker reads after the cut.
+    head: Option<cut::HeadState>,
+    /// The thread is cut and this worker reads before the cut.
+    tail: bool,
 }
 
 /// Figures about the trace as a whole.
@@ -274,6 +312,9 @@ pub struct Model {
     open: Vec<(u32, u32)>,
     /// When the pass is split over workers: the threads this model counts.
     part: Option<Part>,
+    /// What this worker's side of a cut thread leaves for the merge (see [`cut`]).
+    pub tail: Option<(u32, cut::Tail)>,
+    pub head: Option<(u32, cut::Head)>,
 }
 
 /// One worker's share of a pass split over threads (`jtrace --jobs`): the threads it
@@ -285,11 +326,14 @@ pub struct Part {
     pub worker: u32,
     /// Thread id -> its worker.
     pub owner: std::sync::Arc<FastMap<u64, u32>>,
+    /// A thread cut in two (see [`cut`]), which both its workers count.
+    pub cut: Option<cut::CutSide>,
 }
 
 impl Part {
     pub fn owns(&self, thread: u64) -> bool {
-        self.owner.get(&thread).copied().unwrap_or(0) == self.worker
+        self.cut.is_some_and(|c| c.thread == thread)
+            || self.owner.get(&thread).copied().unwrap_or(0) == self.worker
     }
 }
 
@@ -308,6 +352,8 @@ impl Model {
             last_thread: (u64::MAX, None),
             open: Vec::new(),
             part: None,
+            tail: None,
+            head: None,
         }
     }
 
@@ -418,7 +464,24 @@ impl Model {
             included,
             group: None,
         });
-        self.threads.push(ThreadState::default());
+        let mut ts = ThreadState::default();
+        if let Some(c) = self
+            .part
+            .as_ref()
+            .and_then(|p| p.cut)
+            .filter(|c| c.thread == id)
+        {
+            if c.after {
+                ts.head = Some(cut::HeadState {
+                    inherit: c.depth,
+                    unknown: true,
+                });
+                self.head = Some((ix, cut::Head::default()));
+            } else {
+                ts.tail = true;
+            }
+        }
+        self.threads.push(ts);
         ix
     }
 
@@ -428,7 +491,7 @@ impl Model {
     /// one that opened it while no other thread had it open: one index, no hashing,
     /// for nearly every call; a method open on another thread meanwhile is counted in
     /// this thread's own map.
-    #[inline]
+    #[inline(always)]
     fn open(&mut self, t: u32, m: u32) -> (bool, bool) {
         let i = m as usize;
         if self.open.len() <= i {
@@ -452,6 +515,7 @@ impl Model {
     }
 
     /// Pops the top frame of thread `t` as finished at `end`.
+    #[inline(always)]
     fn pop<A: Analysis>(&mut self, t: u32, end: u64, open: bool, a: &mut A) {
         if end >= self.window.0 {
             self.announce(t, a);
@@ -488,7 +552,11 @@ impl Model {
             open,
             counted,
         };
-        if shown {
+        if f.inherited {
+            if let Some((_, h)) = self.head.as_mut() {
+                h.exits.push((call, f.child));
+            }
+        } else if shown {
             a.exit(&self.syms, t, &call, &ts.stack);
         }
     }
@@ -498,8 +566,21 @@ impl Model {
     /// their thread first reaches it (an event inside it, or a frame's end after its
     /// start), so that an answer never depends on calls that ended before the window:
     /// the same answer whether the trace is read whole or from the window's start.
-    #[inline]
+    #[inline(always)]
     fn announce<A: Analysis>(&mut self, t: u32, a: &mut A) {
+        let ts = &mut self.threads[t as usize];
+        // Nearly always: the frame just pushed, alone.
+        if ts.announced + 1 == ts.stack.len() {
+            ts.announced += 1;
+            self.totals.entries += 1;
+            a.enter(&self.syms, t, &ts.stack);
+        } else if ts.announced < ts.stack.len() {
+            self.announce_all(t, a);
+        }
+    }
+
+    #[inline(never)]
+    fn announce_all<A: Analysis>(&mut self, t: u32, a: &mut A) {
         let ts = &mut self.threads[t as usize];
         while ts.announced < ts.stack.len() {
             ts.announced += 1;
@@ -519,21 +600,20 @@ impl Model {
         let Some(p) = self.threads[t as usize].exception.take() else {
             return;
         };
+        if p.provisional {
+            if let Some((_, h)) = self.head.as_mut() {
+                h.first = Some((p, caught_in));
+            }
+            return;
+        }
         if self.in_window(p.time) {
-            a.exception(
-                &self.syms,
-                &Exception {
-                    thread: t,
-                    class: p.class,
-                    thrown_in: p.thrown_in,
-                    thrown_line: p.line,
-                    caught_in,
-                    time: p.time,
-                },
-            );
+            a.exception(&self.syms, &p.exception(t, caught_in));
         }
     }
 
+    /// One event into the model: entries and exits (nearly every event) on their own
+    /// short paths, the rest in [`Model::other`].
+    #[inline]
     pub fn event<A: Analysis>(&mut self, ev: &Event, a: &mut A) {
         match *ev {
             Event::Entry {
@@ -541,58 +621,115 @@ impl Model {
                 method,
                 ticket,
                 time,
-            } => {
-                if self.after(time) {
-                    return;
-                }
-                self.totals.last = self.totals.last.max(time);
-                let Some(t) = self.thread(thread, time) else {
-                    return;
-                };
-                let m = self.syms.method_or_placeholder(method);
-                let (recursive, in_shared) = self.open(t, m);
-                let ts = &mut self.threads[t as usize];
-                ts.stack.push(Frame {
-                    method: m,
-                    ticket,
-                    start: time,
-                    child: 0,
-                    line: 0,
-                    recursive,
-                    throwing: false,
-                    in_shared,
-                });
-                if time >= self.window.0 {
-                    self.announce(t, a);
-                }
-            }
+            } => self.entry(thread, method, ticket, time, a),
             Event::Exit {
                 thread,
                 ticket,
                 time,
                 ..
-            } => {
-                if self.after(time) {
-                    return;
-                }
-                self.totals.last = self.totals.last.max(time);
-                let Some(t) = self.thread(thread, time) else {
-                    return;
-                };
-                let stack = &self.threads[t as usize].stack;
-                // Repairs are counted inside the window only (under one).
-                let counted = time >= self.window.0;
-                match stack.iter().rposition(|f| f.ticket == ticket) {
-                    Some(i) => {
-                        let above = (stack.len() - 1 - i) as u64;
-                        self.totals.inferred_exits += above * counted as u64;
-                        for _ in 0..=above {
-                            self.pop(t, time, false, a);
-                        }
-                    }
-                    None => self.totals.mismatched_exits += counted as u64,
+            } => self.exit(thread, ticket, time, a),
+            _ => self.other(ev, a),
+        }
+    }
+
+    /// A method entry: a frame opens.
+    #[inline(always)]
+    fn entry<A: Analysis>(&mut self, thread: u64, method: u64, ticket: u64, time: u64, a: &mut A) {
+        if self.after(time) {
+            return;
+        }
+        self.totals.last = self.totals.last.max(time);
+        let Some(t) = self.thread(thread, time) else {
+            return;
+        };
+        let m = self.syms.method_or_placeholder(method);
+        let (recursive, in_shared) = self.open(t, m);
+        let ts = &mut self.threads[t as usize];
+        ts.stack.push(Frame {
+            method: m,
+            ticket,
+            start: time,
+            child: 0,
+            line: 0,
+            recursive,
+            throwing: false,
+            in_shared,
+            inherited: false,
+        });
+        if ts.head.as_ref().is_some_and(|h| h.inherit > 0) {
+            self.inherit(t);
+            return;
+        }
+        if time >= self.window.0 {
+            self.announce(t, a);
+        }
+    }
+
+    /// After a cut (see [`cut`]): the frame just pushed is one open at the cut, not
+    /// handed to the analysis (its entry is counted before the cut).
+    #[inline(never)]
+    fn inherit(&mut self, t: u32) {
+        let ts = &mut self.threads[t as usize];
+        if let Some(h) = ts.head.as_mut() {
+            h.inherit -= 1;
+        }
+        if let Some(f) = ts.stack.last_mut() {
+            f.inherited = true;
+        }
+        ts.announced = ts.stack.len();
+    }
+
+    /// Whether thread `t`'s events are still those before a cut (read after it for
+    /// the frames they leave open, not counted here).
+    fn before_cut(&self, t: u32) -> bool {
+        self.threads[t as usize]
+            .head
+            .as_ref()
+            .is_some_and(|h| h.inherit > 0)
+    }
+
+    /// A method exit: the frame of `ticket` closes, mostly the innermost one.
+    #[inline(always)]
+    fn exit<A: Analysis>(&mut self, thread: u64, ticket: u64, time: u64, a: &mut A) {
+        if self.after(time) {
+            return;
+        }
+        self.totals.last = self.totals.last.max(time);
+        let Some(t) = self.thread(thread, time) else {
+            return;
+        };
+        let stack = &self.threads[t as usize].stack;
+        if stack.last().is_some_and(|f| f.ticket == ticket) {
+            self.pop(t, time, false, a);
+        } else {
+            self.exit_below(t, ticket, time, a);
+        }
+    }
+
+    /// An exit of a frame below the innermost (the frames above it close with it), or
+    /// of none.
+    #[inline(never)]
+    fn exit_below<A: Analysis>(&mut self, t: u32, ticket: u64, time: u64, a: &mut A) {
+        let stack = &self.threads[t as usize].stack;
+        // Repairs are counted inside the window only (under one).
+        let counted = time >= self.window.0;
+        match stack.iter().rposition(|f| f.ticket == ticket) {
+            Some(i) => {
+                let above = (stack.len() - 1 - i) as u64;
+                self.totals.inferred_exits += above * counted as u64;
+                for _ in 0..=above {
+                    self.pop(t, time, false, a);
                 }
             }
+            None => self.totals.mismatched_exits += counted as u64,
+        }
+    }
+
+    /// Every event but entries and exits.
+    #[inline(never)]
+    fn other<A: Analysis>(&mut self, ev: &Event, a: &mut A) {
+        match *ev {
+            Event::Entry { .. } | Event::Exit { .. } => {}
             Event::Line {
                 thread,
                 method,
@@ -673,6 +810,11 @@ impl Model {
                     .exception
                     .as_ref()
                     .is_some_and(|p| p.obj == obj && (p.time >= ws || time < ws));
+                // The first throw after a cut: maybe the exception passing there.
+                let provisional = ts
+                    .head
+                    .as_mut()
+                    .is_some_and(|h| std::mem::take(&mut h.unknown));
                 if !same {
                     // A new exception: the previous one left the traced code uncaught.
                     self.flush_exception(t, None, a);
@@ -682,6 +824,7 @@ impl Model {
                         thrown_in: m,
                         line,
                         time,
+                        provisional,
                     });
                 }
             }
@@ -705,6 +848,11 @@ impl Model {
                 }
                 if ts.exception.as_ref().is_some_and(|p| p.obj == obj) {
                     self.flush_exception(t, Some(m), a);
+                } else if ts.head.as_ref().is_some_and(|h| h.unknown) {
+                    // After a cut: maybe the end of the exception passing there.
+                    if let Some((_, h)) = self.head.as_mut() {
+                        h.catches.push((obj, m));
+                    }
                 }
             }
             Event::Alloc {
@@ -727,6 +875,9 @@ impl Model {
                 let Some(t) = self.thread(thread, time) else {
                     return;
                 };
+                if self.before_cut(t) {
+                    return;
+                }
                 if !self.in_window(time) {
                     return;
                 }
@@ -891,6 +1042,16 @@ impl Model {
             self.totals.end = Some(trace_end);
         }
         for t in 0..self.threads.len() as u32 {
+            let ts = &mut self.threads[t as usize];
+            if ts.tail {
+                // Before a cut: what is open there is the other side's to finish.
+                let tail = cut::Tail {
+                    frames: std::mem::take(&mut ts.stack),
+                    pending: ts.exception.take(),
+                };
+                self.tail = Some((t, tail));
+                continue;
+            }
             self.flush_exception(t, None, a);
             let end = self.syms.threads[t as usize].end.unwrap_or(trace_end);
             let end = end.min(self.window.1);

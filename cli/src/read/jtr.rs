@@ -25,6 +25,26 @@ pub fn read(
         None => trace::jtr::replay(reader, sink),
         Some(w) => trace::jtr::replay_part(reader, w, sink),
     };
+    outcome(name, done)
+}
+
+/// One side of a thread cut (see `trace::jtr::replay_cut`).
+pub fn read_cut(
+    name: &str,
+    reader: impl Read + Seek,
+    wanted: &Wanted<'_>,
+    cut: trace::jtr::Cut,
+    sink: impl FnMut(&Event),
+) -> Result<Outcome, String> {
+    let w = Box::new(wanted) as Box<dyn FnMut(u32, &str) -> bool>;
+    outcome(name, trace::jtr::replay_cut(reader, cut, Some(w), sink))
+}
+
+/// The outcome of a replay of the file `name`.
+fn outcome(
+    name: &str,
+    done: Result<(trace::jtr::Rendered, trace::header::Header), trace::jtr::JtrError>,
+) -> Result<Outcome, String> {
     let (done, _header) = done.map_err(|e| format!("{name}: {e}"))?;
     let mut out = Outcome {
         complete: done.cut_short.is_none(),

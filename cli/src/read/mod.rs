@@ -78,12 +78,32 @@ pub fn read_part(
     }
 }
 
+/// One side of a `.jtr` thread cut over two workers (`trace::jtr::replay_cut`): the
+/// cut thread's records before the cut, or after it with the other threads `wanted`
+/// accepts. `Err` for XML input.
+pub fn read_cut(
+    input: Input,
+    wanted: &dyn Fn(u32, &str) -> bool,
+    cut: trace::jtr::Cut,
+    sink: impl FnMut(&Event),
+) -> Result<Outcome, String> {
+    match input.source {
+        Source::Xml(_) => Err(format!("{}: an XML trace is read in one part", input.name)),
+        Source::Jtr(r) => jtr::read_cut(&input.name, r, wanted, cut, sink),
+    }
+}
+
+/// The index of a `.jtr`'s record chunks (None: XML, or a file without one).
+pub fn index(path: &std::path::Path) -> Option<Vec<trace::jtr::index::ChunkEntry>> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut r = trace::jtr::JtrReader::open(std::io::BufReader::new(file)).ok()?;
+    r.index()
+}
+
 /// The threads of a `.jtr` with the file's index (None: XML, or a file without one,
 /// such as one cut short): each thread id with the bytes of its record chunks.
 pub fn thread_sizes(path: &std::path::Path) -> Option<Vec<(u32, u64)>> {
-    let file = std::fs::File::open(path).ok()?;
-    let mut r = trace::jtr::JtrReader::open(std::io::BufReader::new(file)).ok()?;
-    let index = r.index()?;
+    let index = index(path)?;
     let mut sizes: std::collections::BTreeMap<u32, u64> = Default::default();
     for e in index {
         *sizes.entry(e.tid).or_default() += e.len as u64;

@@ -102,6 +102,23 @@ fn plan(index: &[ChunkEntry], (from, to): (u64, u64), ns: impl Fn(u64) -> u64) -
                 p.acts[i] = Act::End { deferred };
             }
         }
+        pre_acts(index, &pre, first_in, &range, &mut p);
+    }
+    p
+}
+
+/// The acts for thread chunks `pre` (in order) before the first one read whole,
+/// `first_in` (None: none is), and the thread's resume around them: the chunks that
+/// left frames open there are rebuilt, the others read for their allocations or
+/// skipped.
+fn pre_acts(
+    index: &[ChunkEntry],
+    pre: &[usize],
+    first_in: Option<usize>,
+    range: &impl Fn(&ChunkEntry) -> Option<(u64, u64)>,
+    p: &mut Plan,
+) {
+    {
         let res = |i: usize| index[i].resume.unwrap_or_default();
         let last_ns = pre
             .iter()
@@ -145,7 +162,79 @@ fn plan(index: &[ChunkEntry], (from, to): (u64, u64), ns: impl Fn(u64) -> u64) -
             _ => {}
         }
     }
+}
+
+/// One thread's records cut in two at one of its chunks, for two workers
+/// (`jtrace --jobs` on a trace whose calls are nearly all one thread's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut {
+    pub tid: u32,
+    /// The position in the index of the thread's first chunk after the cut.
+    pub at: usize,
+    /// Which part this read gives: the records before the cut (and no other thread's
+    /// but their allocations), or those after it, the frames open at the cut rebuilt
+    /// first, with every other thread `wanted` accepts whole.
+    pub after: bool,
+}
+
+/// The plan for one part of `cut`.
+fn plan_cut(index: &[ChunkEntry], cut: Cut, ns: impl Fn(u64) -> u64) -> Plan {
+    let n = index.len();
+    let mut p = Plan {
+        acts: vec![Act::Whole; n],
+        before: vec![None; n],
+        after: vec![None; n],
+    };
+    let mine: Vec<usize> = (0..n).filter(|&i| index[i].tid == cut.tid).collect();
+    let (pre, rest): (Vec<usize>, Vec<usize>) = mine.iter().partition(|&&i| i < cut.at);
+    if cut.after {
+        let range = |e: &ChunkEntry| e.tick_range().map(|(a, b)| (ns(a), ns(b)));
+        pre_acts(index, &pre, rest.first().copied(), &range, &mut p);
+    } else {
+        for i in rest {
+            p.acts[i] = Act::Skip;
+        }
+    }
     p
+}
+
+/// The reader of `jtr`, its header and index (empty: none), and the replay's output
+/// of events to `f`.
+#[allow(clippy::type_complexity)]
+fn opened<R: Read + Seek, F: FnMut(&Event)>(
+    jtr: R,
+    f: F,
+) -> Result<(JtrReader<R>, Header, Vec<ChunkEntry>, Renderer<EventOut<F>>), JtrError> {
+    let mut r = JtrReader::open(jtr)?;
+    let header = r.header.clone();
+    let index = r.index().unwrap_or_default();
+    let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
+    Ok((r, header, index, out))
+}
+
+/// Replays one part of `cut` (see [`Cut`]); `wanted` as for [`replay_window`], for the
+/// part after the cut. The file must have an index with resume points.
+pub fn replay_cut<'a, R: Read + Seek>(
+    jtr: R,
+    cut: Cut,
+    wanted: Option<Wanted<'a>>,
+    f: impl FnMut(&Event),
+) -> Result<(Rendered, Header), JtrError> {
+    let (r, header, index, out) = opened(jtr, f)?;
+    let sel = match (cut.after, wanted) {
+        (false, _) => Threads::Some {
+            wanted: Box::new(move |tid, _: &str| tid == cut.tid),
+            keep: Vec::new(),
+        },
+        (true, Some(w)) => Threads::Some {
+            wanted: w,
+            keep: Vec::new(),
+        },
+        (true, None) => Threads::All,
+    };
+    let conv = r.conv;
+    let p = plan_cut(&index, cut, |t| conv.to_unix_ns(t));
+    windowed(r, index, p, out, sel).map(|d| (d, header))
 }
 
 /// [`super::replay_threads`] (every thread when `wanted` is None) for the window
@@ -158,10 +247,7 @@ pub fn replay_window<'a, R: Read + Seek>(
     wanted: Option<Wanted<'a>>,
     f: impl FnMut(&Event),
 ) -> Result<(Rendered, Header), JtrError> {
-    let mut r = JtrReader::open(jtr)?;
-    let header = r.header.clone();
-    let index = r.index().unwrap_or_default();
-    let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
+    let (r, header, index, out) = opened(jtr, f)?;
     let sel = match wanted {
         Some(w) => Threads::Some {
             wanted: w,

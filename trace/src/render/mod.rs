@@ -116,12 +116,18 @@ impl ThreadState {
     #[inline(always)]
     fn enter<O: Output>(&mut self, out: &mut O, tid: u32, mid: u32, m: &MethodState, ns: u64) {
         self.next_ticket += 1;
-        self.ticket_text.increment();
+        if O::PIECES {
+            self.ticket_text.increment();
+        }
         self.stack.push(Frame {
             mid,
             unit: NO_UNIT,
             ticket: self.next_ticket,
-            text: self.ticket_text,
+            text: if O::PIECES {
+                self.ticket_text
+            } else {
+                Decimal::ZERO
+            },
         });
         let depth = self.stack.len() as u64;
         let pre = (&self.entry_prefix, &m.ids, &self.ticket_text);

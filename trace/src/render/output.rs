@@ -19,6 +19,9 @@ pub type Pieces<'a> = (&'a Piece, &'a Piece, &'a Decimal);
 
 /// The receiver of the replay's elements, in document order.
 pub trait Output {
+    /// Whether it writes the pre-formatted pieces of entries and exits (the tickets'
+    /// digits): an output of typed events does not, and the replay skips keeping them.
+    const PIECES: bool = true;
     /// The XML declaration (before the root element).
     fn prolog(&mut self);
     /// Starts element `name` (attributes follow, then `close` or `start_children`).

@@ -153,15 +153,13 @@ pub fn label_name(s: &Symbols, label: u32) -> &str {
     }
 }
 
-/// A label's name with a nested slow call marked (`slow` shows its subtree apart).
-pub fn marked_name(s: &Symbols, label: u32) -> String {
-    let name = label_name(s, label);
-    if label != ROOT && label & THREAD == 0 && label & SLOW != 0 {
-        format!("{name} [slow: shown apart]")
-    } else {
-        name.to_string()
-    }
+/// A method label of a nested slow call (`slow` shows its subtree apart).
+pub fn is_marked(label: u32) -> bool {
+    label != ROOT && label & THREAD == 0 && label & SLOW != 0
 }
+
+/// What follows a nested slow call's name.
+pub const SLOW_MARK: &str = " [slow: shown apart]";
 
 /// The call tree of every selected thread (one subtree per thread under the root), plus
 /// the bytes allocated under each path.

@@ -3,7 +3,7 @@
 use super::fmt;
 use crate::analysis::report::ReportDoc;
 use crate::analysis::slow::SlowCall;
-use crate::analysis::tree::{label_name, marked_name, PathTree};
+use crate::analysis::tree::{is_marked, label_name, PathTree, SLOW_MARK};
 use crate::model::Symbols;
 use std::fmt::Write;
 
@@ -330,52 +330,82 @@ pub fn tree_to(
         .into_iter()
         .filter(|r| !(skip_root && r.depth == 0))
         .collect();
-    let cells = |r: &crate::analysis::tree::Row| -> [String; 4] {
-        let n = &t.nodes[r.node as usize];
-        let indent = "  ".repeat(r.depth.saturating_sub(skip_root as usize));
-        let is_call = n.calls > 0 || !skip_root;
-        [
-            if is_call {
-                n.calls.to_string()
-            } else {
-                String::new()
-            },
-            fmt::ns(t.subtotal(r.node)),
-            if is_call {
-                fmt::ns(n.self_ns)
-            } else {
-                String::new()
-            },
-            format!("{indent}{}", marked_name(s, n.label)),
-        ]
-    };
+    let is_call = |n: &crate::analysis::tree::Node| n.calls > 0 || !skip_root;
+    // The columns' widths: numbers formatted into one scratch string, never kept.
     let header = ["calls", "total", "self", "frame"];
     let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    let mut num = String::new();
     for r in &rows {
-        for (i, c) in cells(r).iter().enumerate().take(3) {
-            w[i] = w[i].max(c.chars().count());
+        let n = &t.nodes[r.node as usize];
+        if is_call(n) {
+            num.clear();
+            fmt::push_u64(&mut num, n.calls);
+            w[0] = w[0].max(num.len());
+            num.clear();
+            fmt::ns_into(&mut num, n.self_ns);
+            w[2] = w[2].max(num.len());
         }
+        num.clear();
+        fmt::ns_into(&mut num, t.subtotal(r.node));
+        w[1] = w[1].max(num.len());
     }
-    let line = |out: &mut dyn std::io::Write, cells: &[&str]| -> std::io::Result<()> {
-        let mut l = String::from(" ");
-        for (i, c) in cells.iter().enumerate() {
-            l.push(' ');
-            if i == 3 {
-                l.push_str(c);
-            } else {
-                l.push_str(&" ".repeat(w[i].saturating_sub(c.chars().count())));
-                l.push_str(c);
-                l.push(' ');
-            }
-        }
-        writeln!(out, "{}", l.trim_end())
+    // Each line is made in one reused string: `table`'s layout (two spaces before
+    // each column, numbers right-aligned, the frame not padded, trailing blanks cut).
+    let mut line = String::new();
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
+    let end_line = |line: &mut String, buf: &mut Vec<u8>| {
+        buf.extend_from_slice(line.trim_end().as_bytes());
+        buf.push(b'\n');
+        line.clear();
     };
-    line(out, &header)?;
-    for r in &rows {
-        let c = cells(r);
-        line(out, &[&c[0], &c[1], &c[2], &c[3]])?;
+    line.push(' ');
+    for (i, h) in header.iter().enumerate().take(3) {
+        pad_cell(&mut line, w[i], h);
     }
-    Ok(())
+    line.push_str(" frame");
+    end_line(&mut line, &mut buf);
+    for r in &rows {
+        let n = &t.nodes[r.node as usize];
+        let call = is_call(n);
+        line.push(' ');
+        num.clear();
+        if call {
+            fmt::push_u64(&mut num, n.calls);
+        }
+        pad_cell(&mut line, w[0], &num);
+        num.clear();
+        fmt::ns_into(&mut num, t.subtotal(r.node));
+        pad_cell(&mut line, w[1], &num);
+        num.clear();
+        if call {
+            fmt::ns_into(&mut num, n.self_ns);
+        }
+        pad_cell(&mut line, w[2], &num);
+        line.push(' ');
+        for _ in 0..r.depth.saturating_sub(skip_root as usize) {
+            line.push_str("  ");
+        }
+        line.push_str(label_name(s, n.label));
+        if is_marked(n.label) {
+            line.push_str(SLOW_MARK);
+        }
+        end_line(&mut line, &mut buf);
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)
+}
+
+/// Two spaces, `cell` right-aligned in `width`, one space (a number column).
+fn pad_cell(line: &mut String, width: usize, cell: &str) {
+    line.push(' ');
+    for _ in cell.chars().count()..width {
+        line.push(' ');
+    }
+    line.push_str(cell);
+    line.push(' ');
 }
 
 /// `jtrace slow`: each slow call, then its subtree merged by path.

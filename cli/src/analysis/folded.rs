@@ -106,7 +106,6 @@ pub fn folded(
         rank[k as usize] = r as u32;
     }
     let mut path: Vec<u8> = Vec::new();
-    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     // Work list: (node, path length before it, what to do).
     enum Step {
         /// Write the node's own line.
@@ -122,10 +121,10 @@ pub fn folded(
         match step {
             Step::Line(c, v) => {
                 if v > 0 {
-                    buf.extend_from_slice(&path);
-                    buf.extend_from_slice(n.names[n.nodes[c as usize].0 as usize].as_bytes());
-                    buf.push(b' ');
-                    let mut d = [0u8; 20];
+                    // Straight to `out` (buffered by the caller): the path is copied
+                    // once, whatever its length.
+                    // ` value` (20 digits at most).
+                    let mut d = [0u8; 21];
                     let mut i = d.len();
                     let mut v = v;
                     loop {
@@ -136,12 +135,12 @@ pub fn folded(
                             break;
                         }
                     }
-                    buf.extend_from_slice(&d[i..]);
-                    buf.push(b'\n');
-                    if buf.len() >= 1 << 16 {
-                        out.write_all(&buf)?;
-                        buf.clear();
-                    }
+                    i -= 1;
+                    d[i] = b' ';
+                    out.write_all(&path)?;
+                    out.write_all(n.names[n.nodes[c as usize].0 as usize].as_bytes())?;
+                    out.write_all(&d[i..])?;
+                    out.write_all(b"\n")?;
                 }
             }
             Step::Leave(len) => path.truncate(len),
@@ -170,7 +169,7 @@ pub fn folded(
             }
         }
     }
-    out.write_all(&buf)
+    Ok(())
 }
 
 /// [`folded`] into a string (what a flame graph is drawn from).

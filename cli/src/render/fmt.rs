@@ -60,8 +60,7 @@ pub fn push_u64(o: &mut String, mut v: u64) {
             break;
         }
     }
-    // Digits are ASCII.
-    o.push_str(std::str::from_utf8(&b[i..]).unwrap_or_default());
+    o.extend(b[i..].iter().map(|&d| d as char));
 }
 
 /// A byte count: `512 B`, `1.5 KiB`, `3.2 MiB`, `1.1 GiB`.

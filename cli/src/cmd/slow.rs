@@ -1,9 +1,8 @@
 //! `jtrace slow`: every call over a threshold, with its thread, start and whole subtree.
 
 use super::common::{duration, emit, json, Select};
-use crate::analysis::slow::{Collector, Finder};
+use crate::analysis::slow::{Collector, OnePass};
 use crate::analysis::tree::{label_name, SLOW};
-use crate::model::idmap::FastMap;
 use crate::render;
 use crate::split;
 use serde::Serialize;
@@ -57,15 +56,22 @@ struct Slow {
 pub fn run(a: Args) -> Result<(), String> {
     let filter = a.select.filter()?;
     let ok = |m: &str| filter.method_ok(m);
-    let mut finder = Finder {
-        over: a.over,
-        method_ok: &ok,
-        found: FastMap::default(),
+    let mut one = OnePass::new(a.over, &ok);
+    let s = split::run(&a.trace, filter.clone(), &mut one)?;
+    let broken = one.broken;
+    let found = std::mem::take(&mut one.found);
+    let mut calls = match one.sorted() {
+        Some(calls) => calls,
+        // One pass could not hold the subtrees: a second collects them.
+        None => {
+            let mut c = Collector::new(found);
+            split::run_quiet(&a.trace, filter.clone(), &mut c)?;
+            c.sorted()
+        }
     };
-    split::run(&a.trace, filter.clone(), &mut finder)?;
-    let mut c = Collector::new(finder.found);
-    let s = split::run_quiet(&a.trace, filter.clone(), &mut c)?;
-    let mut calls = c.sorted();
+    if std::env::var_os("JTRACE_READ_STATS").is_some() {
+        eprintln!("jtrace: slow: {} passes", 1 + broken as u8);
+    }
     let found = calls.len();
     calls.truncate(a.top.unwrap_or(found));
     let syms = &s.model.syms;

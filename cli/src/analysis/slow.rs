@@ -15,8 +15,9 @@ use super::tree::{PathTree, SLOW};
 use crate::model::idmap::FastMap;
 use crate::model::{Analysis, Call, Frame, Symbols};
 
-/// Events a thread's log may hold before the pass gives up on one pass (about 100 MB).
-pub const LOG_CAP: usize = 1 << 20;
+/// Events the threads' logs may hold together before the pass gives up on one pass
+/// (24 bytes each: 100 MB).
+pub const LOG_CAP: usize = 1 << 22;
 
 /// One slow call and its subtree (labels are method indexes; the root is the call).
 pub struct SlowCall {
@@ -61,12 +62,12 @@ impl Subtrees {
         }
     }
 
-    fn exit(&mut self, c: &Call, done: &mut Vec<SlowCall>) {
+    fn exit(&mut self, c: Fig, done: &mut Vec<SlowCall>) {
         let Some(a) = self.list.last_mut() else {
             return;
         };
         if let Some(n) = a.stack.pop() {
-            a.call.tree.record(n, c);
+            c.record(&mut a.call.tree, n);
         }
         if !a.stack.is_empty() {
             return;
@@ -78,8 +79,38 @@ impl Subtrees {
         // The call is a marked leaf of the one around it.
         if let Some(outer) = self.list.last_mut() {
             if let Some(n) = outer.stack.pop() {
-                outer.call.tree.record(n, c);
+                c.record(&mut outer.call.tree, n);
             }
+        }
+    }
+}
+
+/// What a subtree keeps of a finished call.
+#[derive(Clone, Copy)]
+struct Fig {
+    incl: u64,
+    self_ns: u64,
+    counted: bool,
+    open: bool,
+}
+
+impl Fig {
+    fn of(c: &Call) -> Fig {
+        Fig {
+            incl: c.incl,
+            self_ns: c.self_ns,
+            counted: c.counted,
+            open: c.open,
+        }
+    }
+
+    /// [`PathTree::record`]'s figures.
+    fn record(&self, t: &mut PathTree, n: u32) {
+        if self.counted {
+            let node = &mut t.nodes[n as usize];
+            node.calls += 1;
+            node.total += self.incl;
+            node.self_ns += self.self_ns;
         }
     }
 }
@@ -124,7 +155,7 @@ struct Open {
 
 enum Logged {
     Enter { method: u32, start: u64, slow: bool },
-    Exit(Call),
+    Exit(Fig),
 }
 
 #[derive(Default)]
@@ -152,6 +183,9 @@ pub struct OnePass<'f> {
     done: Vec<SlowCall>,
     /// The subtrees are incomplete: a second pass is needed.
     pub broken: bool,
+    /// Events in the logs now, and how many they may reach.
+    logged: usize,
+    cap: usize,
 }
 
 impl<'f> OnePass<'f> {
@@ -164,6 +198,8 @@ impl<'f> OnePass<'f> {
             found: FastMap::default(),
             done: Vec::new(),
             broken: false,
+            logged: 0,
+            cap: LOG_CAP,
         }
     }
 
@@ -202,22 +238,19 @@ impl<'f> OnePass<'f> {
                 if o.known == Known::Undecided {
                     break;
                 }
-                if let Some(Logged::Enter { slow, .. }) = tl.log.get_mut(o.at - tl.base) {
+                if let Some(Logged::Enter { slow, .. }) =
+                    o.at.checked_sub(tl.base).and_then(|i| tl.log.get_mut(i))
+                {
                     *slow = o.known == Known::Slow;
                 }
             }
             tl.low += 1;
         }
         let upto = match tl.open.get(tl.low) {
-            Some(o) => o.at - tl.base,
+            Some(o) => o.at.saturating_sub(tl.base),
             None => tl.log.len(),
         };
-        if upto == 0 {
-            if tl.log.len() > LOG_CAP {
-                self.give_up();
-            }
-            return;
-        }
+        self.logged -= upto;
         for e in tl.log.drain(..upto) {
             match e {
                 Logged::Enter {
@@ -225,10 +258,13 @@ impl<'f> OnePass<'f> {
                     start,
                     slow,
                 } => tl.trees.enter(t, method, start, slow),
-                Logged::Exit(c) => tl.trees.exit(&c, &mut self.done),
+                Logged::Exit(c) => tl.trees.exit(c, &mut self.done),
             }
         }
         tl.base += upto;
+        if self.logged > self.cap {
+            self.give_up();
+        }
     }
 
     /// One pass cannot hold the subtrees: from here on, only which calls are slow.
@@ -236,6 +272,7 @@ impl<'f> OnePass<'f> {
         self.broken = true;
         self.threads.clear();
         self.done.clear();
+        self.logged = 0;
     }
 }
 
@@ -264,6 +301,7 @@ impl Analysis for OnePass<'_> {
             start: f.start,
             slow: false,
         });
+        self.logged += 1;
         self.settle(t, s.window);
     }
 
@@ -290,19 +328,25 @@ impl Analysis for OnePass<'_> {
             }
             Known::Slow | Known::Not => {}
             Known::Undecided => {
-                if let Some(Logged::Enter { slow: s, .. }) = tl.log.get_mut(o.at - tl.base) {
+                if let Some(Logged::Enter { slow: s, .. }) =
+                    o.at.checked_sub(tl.base).and_then(|i| tl.log.get_mut(i))
+                {
                     *s = slow;
                 }
             }
         }
-        tl.log.push(Logged::Exit(c.clone()));
+        tl.log.push(Logged::Exit(Fig::of(c)));
+        self.logged += 1;
         self.settle(t, s.window);
     }
 }
 
 impl crate::model::merge::Split for OnePass<'_> {
     fn fresh(&self) -> Self {
-        OnePass::new(self.over, self.method_ok)
+        OnePass {
+            cap: self.cap,
+            ..OnePass::new(self.over, self.method_ok)
+        }
     }
     fn merge(&mut self, other: Self) {
         self.found.extend(other.found);
@@ -367,7 +411,59 @@ impl Analysis for Collector {
 
     fn exit(&mut self, _s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
         if let Some(list) = self.active.get_mut(&t) {
-            list.exit(c, &mut self.done);
+            list.exit(Fig::of(c), &mut self.done);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::filter::Filter;
+    use crate::pass::run_quiet;
+    use crate::read;
+    use std::path::Path;
+
+    /// `slow`'s text for `path`, and whether one pass gave up (`cap`: the logs' limit).
+    fn slow_text(path: &Path, over: u64, cap: usize, jobs: usize) -> (String, bool) {
+        let ok = |_: &str| true;
+        let filter = Filter {
+            jobs,
+            ..Filter::default()
+        };
+        let mut one = OnePass {
+            cap,
+            ..OnePass::new(over, &ok)
+        };
+        let s = crate::split::run_quiet(path, filter.clone(), &mut one).unwrap();
+        let broken = one.broken;
+        let found = std::mem::take(&mut one.found);
+        let calls = match one.sorted() {
+            Some(calls) => calls,
+            None => {
+                let mut c = Collector::new(found);
+                run_quiet(path, filter, &mut c).unwrap();
+                c.sorted()
+            }
+        };
+        let text = crate::render::text::slow(&s.model.syms, &calls, over, calls.len(), None);
+        (text, broken)
+    }
+
+    /// One pass gives what two give (the second collecting the subtrees of the calls
+    /// the first found), at thresholds from every call to a few, on the stored traces.
+    #[test]
+    fn one_pass_gives_the_answer_of_two() {
+        for name in read::STORED {
+            let path = read::stored(name, "jtr");
+            for over in [0, 1_000, 50_000, 1_000_000, 20_000_000] {
+                let (one, broken) = slow_text(&path, over, LOG_CAP, 1);
+                assert!(!broken, "{name} over {over}");
+                let (two, gave_up) = slow_text(&path, over, 0, 1);
+                assert!(gave_up || over == 0, "{name} over {over}");
+                assert_eq!(one, two, "{name} over {over}");
+                assert!(one.lines().count() > 1 || over > 0, "{name}");
+            }
         }
     }
 }

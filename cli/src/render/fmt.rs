@@ -133,7 +133,7 @@ mod tests {
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut vs: Vec<u64> = (0..2_000_000).collect();
         for k in [1_000u64, 1_000_000, 1_000_000_000, 1 << 50] {
-            vs.extend(k - 2_000..k + 2_000);
+            vs.extend(k.saturating_sub(2_000)..k + 2_000);
         }
         for _ in 0..2_000_000 {
             x ^= x << 13;

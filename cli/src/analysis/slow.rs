@@ -14,6 +14,7 @@
 use super::tree::{PathTree, SLOW};
 use crate::model::idmap::FastMap;
 use crate::model::{Analysis, Call, Frame, Symbols};
+use std::collections::VecDeque;
 
 /// Events the threads' logs may hold together before the pass gives up on one pass
 /// (24 bytes each: 100 MB).
@@ -121,20 +122,28 @@ fn is_slow(over: u64, method_ok: bool, c: &Call) -> bool {
     c.counted && c.incl >= over && method_ok
 }
 
-/// Per method index: 0 not asked yet, 1 kept by the method filter, 2 not.
+/// Per method index: 0 not asked yet, 1 kept by the method filter, 2 not. `all`: no
+/// filter.
 #[derive(Default, Clone)]
-struct MethodOk(Vec<u8>);
+struct MethodOk {
+    all: bool,
+    known: Vec<u8>,
+}
 
 impl MethodOk {
+    #[inline]
     fn get(&mut self, s: &Symbols, m: u32, ok: &(dyn Fn(&str) -> bool + Sync)) -> bool {
+        if self.all {
+            return true;
+        }
         let i = m as usize;
-        if self.0.len() <= i {
-            self.0.resize(i + 1, 0);
+        if self.known.len() <= i {
+            self.known.resize(i + 1, 0);
         }
-        if self.0[i] == 0 {
-            self.0[i] = if s.method(m).named(ok) { 1 } else { 2 };
+        if self.known[i] == 0 {
+            self.known[i] = if s.method(m).named(ok) { 1 } else { 2 };
         }
-        self.0[i] == 1
+        self.known[i] == 1
     }
 }
 
@@ -163,7 +172,7 @@ struct ThreadLog {
     open: Vec<Open>,
     /// `open[..low]` are known slow or not.
     low: usize,
-    log: Vec<Logged>,
+    log: VecDeque<Logged>,
     /// Index of `log[0]` since the thread's first event.
     base: usize,
     /// The thread's clock: the latest time it was seen at.
@@ -177,7 +186,8 @@ pub struct OnePass<'f> {
     pub over: u64,
     pub method_ok: &'f (dyn Fn(&str) -> bool + Sync),
     ok: MethodOk,
-    threads: FastMap<u32, ThreadLog>,
+    /// By thread index.
+    threads: Vec<ThreadLog>,
     /// Every slow call (thread, ticket), for a second pass.
     pub found: FastMap<(u32, u64), ()>,
     done: Vec<SlowCall>,
@@ -189,12 +199,16 @@ pub struct OnePass<'f> {
 }
 
 impl<'f> OnePass<'f> {
-    pub fn new(over: u64, method_ok: &'f (dyn Fn(&str) -> bool + Sync)) -> OnePass<'f> {
+    /// `all`: the method filter keeps every method (`method_ok` is not asked).
+    pub fn new(over: u64, all: bool, method_ok: &'f (dyn Fn(&str) -> bool + Sync)) -> OnePass<'f> {
         OnePass {
             over,
             method_ok,
-            ok: MethodOk::default(),
-            threads: FastMap::default(),
+            ok: MethodOk {
+                all,
+                known: Vec::new(),
+            },
+            threads: Vec::new(),
             found: FastMap::default(),
             done: Vec::new(),
             broken: false,
@@ -228,7 +242,7 @@ impl<'f> OnePass<'f> {
     /// the log into the subtrees.
     fn settle(&mut self, t: u32, window: (u64, u64)) {
         let over = self.over;
-        let Some(tl) = self.threads.get_mut(&t) else {
+        let Some(tl) = self.threads.get_mut(t as usize) else {
             return;
         };
         while tl.low < tl.open.len() {
@@ -283,7 +297,11 @@ impl Analysis for OnePass<'_> {
         if self.broken {
             return;
         }
-        let tl = self.threads.entry(t).or_default();
+        let i = t as usize;
+        if self.threads.len() <= i {
+            self.threads.resize_with(i + 1, ThreadLog::default);
+        }
+        let tl = &mut self.threads[i];
         tl.time = tl.time.max(f.start);
         let known = if method_ok {
             Known::Undecided
@@ -296,7 +314,7 @@ impl Analysis for OnePass<'_> {
             at: tl.base + tl.log.len(),
             method_ok,
         });
-        tl.log.push(Logged::Enter {
+        tl.log.push_back(Logged::Enter {
             method: f.method,
             start: f.start,
             slow: false,
@@ -314,7 +332,7 @@ impl Analysis for OnePass<'_> {
         if self.broken {
             return;
         }
-        let Some(tl) = self.threads.get_mut(&t) else {
+        let Some(tl) = self.threads.get_mut(t as usize) else {
             return;
         };
         tl.time = tl.time.max(c.end);
@@ -335,7 +353,7 @@ impl Analysis for OnePass<'_> {
                 }
             }
         }
-        tl.log.push(Logged::Exit(Fig::of(c)));
+        tl.log.push_back(Logged::Exit(Fig::of(c)));
         self.logged += 1;
         self.settle(t, s.window);
     }
@@ -345,7 +363,7 @@ impl crate::model::merge::Split for OnePass<'_> {
     fn fresh(&self) -> Self {
         OnePass {
             cap: self.cap,
-            ..OnePass::new(self.over, self.method_ok)
+            ..OnePass::new(self.over, self.ok.all, self.method_ok)
         }
     }
     fn merge(&mut self, other: Self) {
@@ -433,7 +451,7 @@ mod tests {
         };
         let mut one = OnePass {
             cap,
-            ..OnePass::new(over, &ok)
+            ..OnePass::new(over, true, &ok)
         };
         let s = crate::split::run_quiet(path, filter.clone(), &mut one).unwrap();
         let broken = one.broken;

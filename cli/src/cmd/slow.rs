@@ -56,7 +56,7 @@ struct Slow {
 pub fn run(a: Args) -> Result<(), String> {
     let filter = a.select.filter()?;
     let ok = |m: &str| filter.method_ok(m);
-    let mut one = OnePass::new(a.over, &ok);
+    let mut one = OnePass::new(a.over, filter.method.is_none(), &ok);
     let s = split::run(&a.trace, filter.clone(), &mut one)?;
     let broken = one.broken;
     let found = std::mem::take(&mut one.found);

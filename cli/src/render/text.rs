@@ -311,7 +311,8 @@ pub fn tree(
     let mut o = Vec::new();
     // Writing into memory cannot fail.
     let _ = tree_to(&mut o, s, t, min_total, max_depth, skip_root);
-    String::from_utf8_lossy(&o).into_owned()
+    // Names are UTF-8 already: checked, not copied.
+    String::from_utf8(o).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// [`tree`] written as it is made, in two passes over the rows (the columns' widths,
@@ -447,7 +448,9 @@ pub fn slow(
         );
         let body = tree(s, &c.tree, 0, depth, false);
         for l in body.lines() {
-            let _ = writeln!(o, "  {l}");
+            o.push_str("  ");
+            o.push_str(l);
+            o.push('\n');
         }
     }
     o

@@ -28,6 +28,9 @@ pub fn run_quiet<A: Split>(path: &Path, filter: Filter, a: &mut A) -> Result<Pas
     let Some((workers, owner)) = plan else {
         return pass::run_quiet(path, filter, a);
     };
+    // One bar for the pass, over the file: the workers' reads add up to it.
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    let bar = read::Progress::new(size);
     let results: Vec<Result<(Pass, A), String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|worker| {
@@ -37,8 +40,10 @@ pub fn run_quiet<A: Split>(path: &Path, filter: Filter, a: &mut A) -> Result<Pas
                     owner: owner.clone(),
                 };
                 let filter = filter.clone();
-                scope
-                    .spawn(move || pass::run_part(path, filter, part, &mut mine).map(|p| (p, mine)))
+                let bar = bar.clone();
+                scope.spawn(move || {
+                    pass::run_part(path, filter, part, &mut mine, bar).map(|p| (p, mine))
+                })
             })
             .collect();
         handles

@@ -155,7 +155,9 @@ enum Known {
 }
 
 struct Open {
-    start: u64,
+    /// When its thread's clock reaches this, the call is known slow (`u64::MAX`:
+    /// only its exit tells).
+    deadline: u64,
     known: Known,
     /// Index (from the log's base) of its entry in the log.
     at: usize,
@@ -223,15 +225,23 @@ impl<'f> OnePass<'f> {
         (!self.broken).then(|| sort(self.done))
     }
 
-    /// Known slow early, known not slow, or still open to doubt.
-    fn early(over: u64, window: (u64, u64), o: &Open, time: u64) -> Known {
-        if !o.method_ok {
-            return Known::Not;
+    /// The time from which a call that started at `start` and is still open is known
+    /// slow: at its exit, its time in the window will be at least `over`, and it will
+    /// overlap the window.
+    fn deadline(over: u64, window: (u64, u64), start: u64) -> u64 {
+        let d = start.max(window.0).saturating_add(over);
+        if d <= window.1 {
+            d
+        } else {
+            u64::MAX
         }
-        // At its exit, the call's time in the window will be at least this, and the
-        // call will overlap the window.
-        let upto = time.min(window.1);
-        if upto >= o.start.max(window.0).saturating_add(over) {
+    }
+
+    /// Known slow early, known not slow, or still open to doubt.
+    fn early(o: &Open, time: u64) -> Known {
+        if !o.method_ok {
+            Known::Not
+        } else if o.deadline != u64::MAX && time >= o.deadline {
             Known::Slow
         } else {
             Known::Undecided
@@ -240,15 +250,14 @@ impl<'f> OnePass<'f> {
 
     /// Decides what the thread's clock now tells, then moves what is decided out of
     /// the log into the subtrees.
-    fn settle(&mut self, t: u32, window: (u64, u64)) {
-        let over = self.over;
+    fn settle(&mut self, t: u32) {
         let Some(tl) = self.threads.get_mut(t as usize) else {
             return;
         };
         while tl.low < tl.open.len() {
             let o = &mut tl.open[tl.low];
             if o.known == Known::Undecided {
-                o.known = Self::early(over, window, o, tl.time);
+                o.known = Self::early(o, tl.time);
                 if o.known == Known::Undecided {
                     break;
                 }
@@ -264,6 +273,12 @@ impl<'f> OnePass<'f> {
             Some(o) => o.at.saturating_sub(tl.base),
             None => tl.log.len(),
         };
+        if upto == 0 {
+            if self.logged > self.cap {
+                self.give_up();
+            }
+            return;
+        }
         self.logged -= upto;
         for e in tl.log.drain(..upto) {
             match e {
@@ -309,7 +324,7 @@ impl Analysis for OnePass<'_> {
             Known::Not
         };
         tl.open.push(Open {
-            start: f.start,
+            deadline: Self::deadline(self.over, s.window, f.start),
             known,
             at: tl.base + tl.log.len(),
             method_ok,
@@ -320,7 +335,7 @@ impl Analysis for OnePass<'_> {
             slow: false,
         });
         self.logged += 1;
-        self.settle(t, s.window);
+        self.settle(t);
     }
 
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
@@ -355,7 +370,7 @@ impl Analysis for OnePass<'_> {
         }
         tl.log.push_back(Logged::Exit(Fig::of(c)));
         self.logged += 1;
-        self.settle(t, s.window);
+        self.settle(t);
     }
 }
 

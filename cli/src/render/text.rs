@@ -299,25 +299,10 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
     o
 }
 
-/// Rows of a path tree: calls, total, self and the indented frame name. `skip_root`
-/// leaves out the root node (the call tree's "all").
-pub fn tree(
-    s: &Symbols,
-    t: &PathTree,
-    min_total: u64,
-    max_depth: Option<usize>,
-    skip_root: bool,
-) -> String {
-    let mut o = Vec::new();
-    // Writing into memory cannot fail.
-    let _ = tree_to(&mut o, s, t, min_total, max_depth, skip_root);
-    // Names are UTF-8 already: checked, not copied.
-    String::from_utf8(o).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// [`tree`] written as it is made, in two passes over the rows (the columns' widths,
-/// then the lines): a large tree's text is never held whole. The layout is
-/// [`table`]'s.
+/// Rows of a path tree (calls, total, self and the indented frame name; `skip_root`
+/// leaves out the root node, the call tree's "all"), written as they are made, in two
+/// passes over the rows (the columns' widths, then the lines): a large tree's text is
+/// never held whole. The layout is [`table`]'s.
 pub fn tree_to(
     out: &mut dyn std::io::Write,
     s: &Symbols,
@@ -325,6 +310,19 @@ pub fn tree_to(
     min_total: u64,
     max_depth: Option<usize>,
     skip_root: bool,
+) -> std::io::Result<()> {
+    tree_lines(out, s, t, min_total, max_depth, skip_root, "")
+}
+
+/// [`tree_to`] with `prefix` before every line.
+fn tree_lines(
+    out: &mut dyn std::io::Write,
+    s: &Symbols,
+    t: &PathTree,
+    min_total: u64,
+    max_depth: Option<usize>,
+    skip_root: bool,
+    prefix: &str,
 ) -> std::io::Result<()> {
     let rows: Vec<_> = t
         .rows(min_total, max_depth)
@@ -355,6 +353,7 @@ pub fn tree_to(
     let mut line = String::new();
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     let end_line = |line: &mut String, buf: &mut Vec<u8>| {
+        buf.extend_from_slice(prefix.as_bytes());
         buf.extend_from_slice(line.trim_end().as_bytes());
         buf.push(b'\n');
         line.clear();
@@ -417,7 +416,9 @@ pub fn slow(
     shown_of: usize,
     depth: Option<usize>,
 ) -> String {
-    let mut o = String::new();
+    use std::io::Write as _;
+    // Bytes, written to as to a file (writing into memory cannot fail).
+    let mut o: Vec<u8> = Vec::new();
     let _ = writeln!(
         o,
         "{} calls took {} or more{}",
@@ -446,12 +447,8 @@ pub fn slow(
                 ""
             }
         );
-        let body = tree(s, &c.tree, 0, depth, false);
-        for l in body.lines() {
-            o.push_str("  ");
-            o.push_str(l);
-            o.push('\n');
-        }
+        let _ = tree_lines(&mut o, s, &c.tree, 0, depth, false, "  ");
     }
-    o
+    // Names are UTF-8 already: checked, not copied.
+    String::from_utf8(o).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }

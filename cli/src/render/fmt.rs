@@ -48,6 +48,35 @@ pub fn ns_into(o: &mut String, v: u64) {
     o.push_str(suffix);
 }
 
+/// The length of [`ns`]`(v)`, mostly without making it (a column's width).
+pub fn ns_len(v: u64) -> usize {
+    if v < 1_000 {
+        return u64_len(v) + 2;
+    }
+    let (unit, digits, suffix) = if v < 1_000_000 {
+        (100, 1, 2)
+    } else if v < 1_000_000_000 {
+        (10_000, 2, 2)
+    } else {
+        (1_000_000, 3, 1)
+    };
+    if v % unit == unit / 2 || v >= 1 << 50 {
+        return ns(v).len();
+    }
+    let q = (v + unit / 2) / unit;
+    u64_len(q / 10u64.pow(digits)) + 1 + digits as usize + suffix
+}
+
+/// The number of decimal digits of `v`.
+pub fn u64_len(mut v: u64) -> usize {
+    let mut n = 1;
+    while v >= 10 {
+        v /= 10;
+        n += 1;
+    }
+    n
+}
+
 /// `v` in decimal, appended.
 pub fn push_u64(o: &mut String, mut v: u64) {
     let mut b = [0u8; 20];
@@ -144,6 +173,8 @@ mod tests {
         }
         for v in vs {
             assert_eq!(ns(v), float(v), "{v}");
+            assert_eq!(ns_len(v), ns(v).len(), "{v}");
+            assert_eq!(u64_len(v), v.to_string().len(), "{v}");
         }
     }
 

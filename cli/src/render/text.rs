@@ -330,23 +330,17 @@ fn tree_lines(
         .filter(|r| !(skip_root && r.depth == 0))
         .collect();
     let is_call = |n: &crate::analysis::tree::Node| n.calls > 0 || !skip_root;
-    // The columns' widths: numbers formatted into one scratch string, never kept.
+    // The columns' widths, from the numbers' lengths.
     let header = ["calls", "total", "self", "frame"];
     let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     let mut num = String::new();
     for r in &rows {
         let n = &t.nodes[r.node as usize];
         if is_call(n) {
-            num.clear();
-            fmt::push_u64(&mut num, n.calls);
-            w[0] = w[0].max(num.len());
-            num.clear();
-            fmt::ns_into(&mut num, n.self_ns);
-            w[2] = w[2].max(num.len());
+            w[0] = w[0].max(fmt::u64_len(n.calls));
+            w[2] = w[2].max(fmt::ns_len(n.self_ns));
         }
-        num.clear();
-        fmt::ns_into(&mut num, t.subtotal(r.node));
-        w[1] = w[1].max(num.len());
+        w[1] = w[1].max(fmt::ns_len(t.subtotal(r.node)));
     }
     // Each line is made in one reused string: `table`'s layout (two spaces before
     // each column, numbers right-aligned, the frame not padded, trailing blanks cut).

@@ -108,3 +108,52 @@ pub fn run(a: Args) -> Result<(), String> {
     };
     emit(a.output.as_deref(), &out)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::slow::{Collector, OnePass, LOG_CAP};
+    use crate::model::filter::Filter;
+    use crate::pass::run_quiet;
+    use crate::read;
+    use std::path::Path;
+
+    /// `slow`'s text for `path`, and whether one pass gave up (`cap`: the logs' limit).
+    fn slow_text(path: &Path, over: u64, cap: usize, jobs: usize) -> (String, bool) {
+        let ok = |_: &str| true;
+        let filter = Filter {
+            jobs,
+            ..Filter::default()
+        };
+        let mut one = OnePass::new(over, true, &ok).with_cap(cap);
+        let s = crate::split::run_quiet(path, filter.clone(), &mut one).unwrap();
+        let broken = one.broken;
+        let found = std::mem::take(&mut one.found);
+        let calls = match one.sorted() {
+            Some(calls) => calls,
+            None => {
+                let mut c = Collector::new(found);
+                run_quiet(path, filter, &mut c).unwrap();
+                c.sorted()
+            }
+        };
+        let text = crate::render::text::slow(&s.model.syms, &calls, over, calls.len(), None);
+        (text, broken)
+    }
+
+    /// One pass gives what two give (the second collecting the subtrees of the calls
+    /// the first found), at thresholds from every call to a few, on the stored traces.
+    #[test]
+    fn one_pass_gives_the_answer_of_two() {
+        for name in read::STORED {
+            let path = read::stored(name, "jtr");
+            for over in [0, 1_000, 50_000, 1_000_000, 20_000_000] {
+                let (one, broken) = slow_text(&path, over, LOG_CAP, 1);
+                assert!(!broken, "{name} over {over}");
+                let (two, gave_up) = slow_text(&path, over, 0, 1);
+                assert!(gave_up || over == 0, "{name} over {over}");
+                assert_eq!(one, two, "{name} over {over}");
+                assert!(one.lines().count() > 1 || over > 0, "{name}");
+            }
+        }
+    }
+}

@@ -116,6 +116,8 @@ pub fn folded(
         Leave(usize),
     }
     let mut todo = vec![Step::Enter(0)];
+    // ` value\n` of a line.
+    let mut value = String::new();
     let mut items: Vec<(u32, Step)> = Vec::new();
     while let Some(step) = todo.pop() {
         match step {
@@ -123,24 +125,13 @@ pub fn folded(
                 if v > 0 {
                     // Straight to `out` (buffered by the caller): the path is copied
                     // once, whatever its length.
-                    // ` value` (20 digits at most).
-                    let mut d = [0u8; 21];
-                    let mut i = d.len();
-                    let mut v = v;
-                    loop {
-                        i -= 1;
-                        d[i] = b'0' + (v % 10) as u8;
-                        v /= 10;
-                        if v == 0 {
-                            break;
-                        }
-                    }
-                    i -= 1;
-                    d[i] = b' ';
+                    value.clear();
+                    value.push(' ');
+                    crate::render::fmt::push_u64(&mut value, v);
+                    value.push('\n');
                     out.write_all(&path)?;
                     out.write_all(n.names[n.nodes[c as usize].0 as usize].as_bytes())?;
-                    out.write_all(&d[i..])?;
-                    out.write_all(b"\n")?;
+                    out.write_all(value.as_bytes())?;
                 }
             }
             Step::Leave(len) => path.truncate(len),

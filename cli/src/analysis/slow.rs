@@ -220,6 +220,7 @@ impl<'f> OnePass<'f> {
     }
 
     /// The same with the logs limited to `cap` events (tests force the second pass).
+    #[cfg(test)]
     pub fn with_cap(self, cap: usize) -> OnePass<'f> {
         OnePass { cap, ..self }
     }

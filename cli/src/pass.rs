@@ -91,15 +91,16 @@ fn pass<A: Analysis>(
 }
 
 /// One worker's pass over its share of a `.jtr` (see `crate::split`): the threads
-/// `part` gives it are replayed whole, the others only for what those need. No
-/// warnings.
+/// `part` gives it are replayed whole, the others only for what those need; `progress`
+/// is the bar the workers share. No warnings.
 pub fn run_part<A: Analysis>(
     path: &Path,
     filter: Filter,
     part: Part,
     a: &mut A,
+    progress: read::Progress,
 ) -> Result<Pass, String> {
-    let input = read::open(path)?;
+    let input = read::open_with(path, Some(progress))?;
     let file = input.name.clone();
     let threads = filter.thread.clone();
     let wanted = |tid: u32, name: &str| {

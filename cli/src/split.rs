@@ -50,6 +50,9 @@ fn run_workers<A: Split>(
     owner: Arc<FastMap<u64, u32>>,
     sides: Option<[CutSide; 2]>,
 ) -> Result<Pass, String> {
+    // One bar for the pass, over the file: the workers' reads add up to it.
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    let bar = read::Progress::new(size);
     let results: Vec<Result<(Pass, A), String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|worker| {
@@ -60,8 +63,10 @@ fn run_workers<A: Split>(
                     cut: sides.map(|s| s[worker as usize]),
                 };
                 let filter = filter.clone();
-                scope
-                    .spawn(move || pass::run_part(path, filter, part, &mut mine).map(|p| (p, mine)))
+                let bar = bar.clone();
+                scope.spawn(move || {
+                    pass::run_part(path, filter, part, &mut mine, bar).map(|p| (p, mine))
+                })
             })
             .collect();
         handles

@@ -4,6 +4,7 @@
 //! never a string per path.
 
 use super::tree::{label_name, PathTree, ROOT, THREAD};
+use crate::model::idmap::FastMap;
 use crate::model::Symbols;
 use std::collections::HashMap;
 use std::io::Write;
@@ -24,7 +25,7 @@ struct Names {
     names: Vec<String>,
     /// Per node: name id, own value, children.
     nodes: Vec<(u32, u64, Vec<u32>)>,
-    index: HashMap<(u32, u32), u32>,
+    index: FastMap<(u32, u32), u32>,
 }
 
 impl Names {
@@ -54,10 +55,10 @@ pub fn folded(
     let mut n = Names {
         names: Vec::new(),
         nodes: vec![(u32::MAX, 0, Vec::new())],
-        index: HashMap::new(),
+        index: FastMap::default(),
     };
     // Name ids by label, made once per label.
-    let mut name_of: HashMap<u32, u32> = HashMap::new();
+    let mut name_of: FastMap<u32, u32> = FastMap::default();
     let mut by_name: HashMap<String, u32> = HashMap::new();
     // Path-tree node -> name-tree node (thread nodes map to the root without `threads`).
     let mut map = vec![0u32; t.nodes.len()];
@@ -89,7 +90,22 @@ pub fn folded(
             weight[i] += weight[c as usize];
         }
     }
-    let mut path = String::new();
+    // Byte order of whole strings: a child's own line sorts by its name, its
+    // subtree's lines by its name followed by `;`. Both keys of every name ranked once
+    // (id * 2: the name, id * 2 + 1: the name and `;`), so siblings sort by a number.
+    let mut keys: Vec<u32> = (0..n.names.len() as u32 * 2).collect();
+    keys.sort_by(|&a, &b| {
+        let key = |k: u32| {
+            let semi: &[u8] = if k & 1 == 1 { b";" } else { b"" };
+            n.names[(k / 2) as usize].as_bytes().iter().chain(semi)
+        };
+        key(a).cmp(key(b))
+    });
+    let mut rank = vec![0u32; keys.len()];
+    for (r, &k) in keys.iter().enumerate() {
+        rank[k as usize] = r as u32;
+    }
+    let mut path: Vec<u8> = Vec::new();
     // Work list: (node, path length before it, what to do).
     enum Step {
         /// Write the node's own line.
@@ -100,44 +116,47 @@ pub fn folded(
         Leave(usize),
     }
     let mut todo = vec![Step::Enter(0)];
+    // ` value\n` of a line.
+    let mut value = String::new();
+    let mut items: Vec<(u32, Step)> = Vec::new();
     while let Some(step) = todo.pop() {
         match step {
             Step::Line(c, v) => {
-                let at = path.len();
-                path.push_str(&n.names[n.nodes[c as usize].0 as usize]);
                 if v > 0 {
-                    writeln!(out, "{path} {v}")?;
+                    // Straight to `out` (buffered by the caller): the path is copied
+                    // once, whatever its length.
+                    value.clear();
+                    value.push(' ');
+                    crate::render::fmt::push_u64(&mut value, v);
+                    value.push('\n');
+                    out.write_all(&path)?;
+                    out.write_all(n.names[n.nodes[c as usize].0 as usize].as_bytes())?;
+                    out.write_all(value.as_bytes())?;
                 }
-                path.truncate(at);
             }
             Step::Leave(len) => path.truncate(len),
             Step::Enter(p) => {
                 let at = path.len();
                 if p != 0 {
-                    path.push_str(&n.names[n.nodes[p as usize].0 as usize]);
-                    path.push(';');
+                    path.extend_from_slice(n.names[n.nodes[p as usize].0 as usize].as_bytes());
+                    path.push(b';');
                 }
-                // Byte order of whole strings: a child's own line sorts by its name,
-                // its subtree's lines by its name followed by `;`.
-                let mut items: Vec<(String, Step)> = Vec::new();
                 for &c in &n.nodes[p as usize].2 {
-                    let name = &n.names[n.nodes[c as usize].0 as usize];
+                    let name = n.nodes[c as usize].0;
                     let light = weight[c as usize] < min;
                     let own = if light {
                         weight[c as usize]
                     } else {
                         n.nodes[c as usize].1
                     };
-                    items.push((name.clone(), Step::Line(c, own)));
+                    items.push((rank[name as usize * 2], Step::Line(c, own)));
                     if !light && !n.nodes[c as usize].2.is_empty() {
-                        items.push((format!("{name};"), Step::Enter(c)));
+                        items.push((rank[name as usize * 2 + 1], Step::Enter(c)));
                     }
                 }
-                items.sort_by(|a, b| a.0.cmp(&b.0));
+                items.sort_unstable_by_key(|x| x.0);
                 todo.push(Step::Leave(at));
-                for (_, st) in items.into_iter().rev() {
-                    todo.push(st);
-                }
+                todo.extend(items.drain(..).rev().map(|x| x.1));
             }
         }
     }

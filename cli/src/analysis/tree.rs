@@ -21,6 +21,9 @@ pub struct Node {
     pub total: u64,
     pub self_ns: u64,
     pub children: Vec<u32>,
+    /// The child last looked up (label, node): a loop calls the same callee again and
+    /// again, and this spares the hash lookup.
+    last: (u32, u32),
 }
 
 /// A tree of labels, one node per distinct path from the root.
@@ -46,6 +49,7 @@ impl PathTree {
                 total: 0,
                 self_ns: 0,
                 children: Vec::new(),
+                last: (0, 0),
             }],
             index: FastMap::default(),
         }
@@ -53,7 +57,13 @@ impl PathTree {
 
     /// The child of `parent` labelled `label`, created if new.
     pub fn child(&mut self, parent: u32, label: u32) -> u32 {
+        let p = &mut self.nodes[parent as usize];
+        // Node 0 (the root) is no one's child: an empty memo.
+        if p.last.1 != 0 && p.last.0 == label {
+            return p.last.1;
+        }
         if let Some(&n) = self.index.get(&(parent, label)) {
+            self.nodes[parent as usize].last = (label, n);
             return n;
         }
         let n = self.nodes.len() as u32;
@@ -64,8 +74,11 @@ impl PathTree {
             total: 0,
             self_ns: 0,
             children: Vec::new(),
+            last: (0, 0),
         });
-        self.nodes[parent as usize].children.push(n);
+        let p = &mut self.nodes[parent as usize];
+        p.children.push(n);
+        p.last = (label, n);
         self.index.insert((parent, label), n);
         n
     }
@@ -153,15 +166,13 @@ pub fn label_name(s: &Symbols, label: u32) -> &str {
     }
 }
 
-/// A label's name with a nested slow call marked (`slow` shows its subtree apart).
-pub fn marked_name(s: &Symbols, label: u32) -> String {
-    let name = label_name(s, label);
-    if label != ROOT && label & THREAD == 0 && label & SLOW != 0 {
-        format!("{name} [slow: shown apart]")
-    } else {
-        name.to_string()
-    }
+/// A method label of a nested slow call (`slow` shows its subtree apart).
+pub fn is_marked(label: u32) -> bool {
+    label != ROOT && label & THREAD == 0 && label & SLOW != 0
 }
+
+/// What follows a nested slow call's name.
+pub const SLOW_MARK: &str = " [slow: shown apart]";
 
 /// The call tree of every selected thread (one subtree per thread under the root), plus
 /// the bytes allocated under each path.

@@ -90,7 +90,9 @@ fn stacks(
 pub fn run(a: Args) -> Result<(), String> {
     let mut text = Vec::new();
     let (file, unit) = stacks(&a.trace, &a.weight, &a.select, true, &mut text)?;
-    let stacks = String::from_utf8_lossy(&text);
+    // Names are UTF-8 already: checked, not copied.
+    let stacks = String::from_utf8(text)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     let what = if a.weight.alloc {
         "allocations"
     } else {

@@ -1,9 +1,8 @@
 //! `jtrace slow`: every call over a threshold, with its thread, start and whole subtree.
 
 use super::common::{duration, emit, json, Select};
-use crate::analysis::slow::{Collector, Finder};
+use crate::analysis::slow::{Collector, OnePass};
 use crate::analysis::tree::{label_name, SLOW};
-use crate::model::idmap::FastMap;
 use crate::render;
 use crate::split;
 use serde::Serialize;
@@ -57,15 +56,22 @@ struct Slow {
 pub fn run(a: Args) -> Result<(), String> {
     let filter = a.select.filter()?;
     let ok = |m: &str| filter.method_ok(m);
-    let mut finder = Finder {
-        over: a.over,
-        method_ok: &ok,
-        found: FastMap::default(),
+    let mut one = OnePass::new(a.over, filter.method.is_none(), &ok);
+    let s = split::run(&a.trace, filter.clone(), &mut one)?;
+    let broken = one.broken;
+    let found = std::mem::take(&mut one.found);
+    let mut calls = match one.sorted() {
+        Some(calls) => calls,
+        // One pass could not hold the subtrees: a second collects them.
+        None => {
+            let mut c = Collector::new(found);
+            split::run_quiet(&a.trace, filter.clone(), &mut c)?;
+            c.sorted()
+        }
     };
-    split::run(&a.trace, filter.clone(), &mut finder)?;
-    let mut c = Collector::new(finder.found);
-    let s = split::run_quiet(&a.trace, filter.clone(), &mut c)?;
-    let mut calls = c.sorted();
+    if std::env::var_os("JTRACE_READ_STATS").is_some() {
+        eprintln!("jtrace: slow: {} passes", 1 + broken as u8);
+    }
     let found = calls.len();
     calls.truncate(a.top.unwrap_or(found));
     let syms = &s.model.syms;
@@ -101,4 +107,53 @@ pub fn run(a: Args) -> Result<(), String> {
         render::text::slow(syms, &calls, a.over, found, a.depth).into_bytes()
     };
     emit(a.output.as_deref(), &out)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::slow::{Collector, OnePass, LOG_CAP};
+    use crate::model::filter::Filter;
+    use crate::pass::run_quiet;
+    use crate::read;
+    use std::path::Path;
+
+    /// `slow`'s text for `path`, and whether one pass gave up (`cap`: the logs' limit).
+    fn slow_text(path: &Path, over: u64, cap: usize, jobs: usize) -> (String, bool) {
+        let ok = |_: &str| true;
+        let filter = Filter {
+            jobs,
+            ..Filter::default()
+        };
+        let mut one = OnePass::new(over, true, &ok).with_cap(cap);
+        let s = crate::split::run_quiet(path, filter.clone(), &mut one).unwrap();
+        let broken = one.broken;
+        let found = std::mem::take(&mut one.found);
+        let calls = match one.sorted() {
+            Some(calls) => calls,
+            None => {
+                let mut c = Collector::new(found);
+                run_quiet(path, filter, &mut c).unwrap();
+                c.sorted()
+            }
+        };
+        let text = crate::render::text::slow(&s.model.syms, &calls, over, calls.len(), None);
+        (text, broken)
+    }
+
+    /// One pass gives what two give (the second collecting the subtrees of the calls
+    /// the first found), at thresholds from every call to a few, on the stored traces.
+    #[test]
+    fn one_pass_gives_the_answer_of_two() {
+        for name in read::STORED {
+            let path = read::stored(name, "jtr");
+            for over in [0, 1_000, 50_000, 1_000_000, 20_000_000] {
+                let (one, broken) = slow_text(&path, over, LOG_CAP, 1);
+                assert!(!broken, "{name} over {over}");
+                let (two, gave_up) = slow_text(&path, over, 0, 1);
+                assert!(gave_up || over == 0, "{name} over {over}");
+                assert_eq!(one, two, "{name} over {over}");
+                assert!(one.lines().count() > 1 || over > 0, "{name}");
+            }
+        }
+    }
 }

@@ -60,6 +60,11 @@ fn kind(path: &Path, head: &[u8]) -> Kind {
 
 /// Opens `path` for reading as a jtrace trace; `Err` is one line naming the file.
 pub fn open(path: &Path) -> Result<Input, String> {
+    open_with(path, None)
+}
+
+/// [`open`], reporting on `progress` (a bar the workers of one answer share) if given.
+pub fn open_with(path: &Path, progress: Option<Progress>) -> Result<Input, String> {
     let name = path.display().to_string();
     let file = File::open(path).map_err(|e| format!("{name}: cannot open: {e}"))?;
     let meta = file
@@ -69,7 +74,7 @@ pub fn open(path: &Path) -> Result<Input, String> {
         return Err(format!("{name}: is a directory, not a trace"));
     }
     let size = meta.len();
-    let progress = Progress::new(size);
+    let progress = progress.unwrap_or_else(|| Progress::new(size));
     let mut raw = BufReader::with_capacity(BUF, Counting::new(file, progress.clone()));
     let head = raw
         .fill_buf()

@@ -12,7 +12,8 @@ mod progress;
 mod xml;
 
 pub use event::{Event, Fact};
-pub use input::{open, Input, Source};
+pub use input::{open, open_with, Input, Source};
+pub use progress::Progress;
 
 /// How reading ended.
 #[derive(Debug, Default)]

@@ -1,19 +1,35 @@
 //! Progress on stderr for inputs that take a while: an `indicatif` bar over the bytes
-//! read from disk, shown only after a second and only when stderr is a terminal.
+//! read from disk, shown only after a second and only when stderr is a terminal. The
+//! workers of one answer (`--jobs`) share one bar.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{IsTerminal, Read};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Inputs read faster than this never show a bar.
 const SHOW_AFTER: Duration = Duration::from_secs(1);
 
 /// A cheap, clonable handle on the (possibly hidden) bar.
-#[derive(Clone)]
 pub struct Progress {
     bar: ProgressBar,
     started: Instant,
     tty: bool,
+    /// Handles alive: the last one dropped clears the bar.
+    handles: Arc<AtomicUsize>,
+}
+
+impl Clone for Progress {
+    fn clone(&self) -> Progress {
+        self.handles.fetch_add(1, Ordering::Relaxed);
+        Progress {
+            bar: self.bar.clone(),
+            started: self.started,
+            tty: self.tty,
+            handles: self.handles.clone(),
+        }
+    }
 }
 
 impl Progress {
@@ -28,11 +44,18 @@ impl Progress {
             bar,
             started: Instant::now(),
             tty: std::io::stderr().is_terminal(),
+            handles: Arc::new(AtomicUsize::new(1)),
         }
     }
 
     fn advance(&self, n: u64) {
+        // Workers sharing the bar read some blocks each (definitions): never past
+        // the whole.
         self.bar.inc(n);
+        let total = self.bar.length().unwrap_or(u64::MAX);
+        if self.bar.position() > total {
+            self.bar.set_position(total);
+        }
         // The bar stays hidden (indicatif draws nothing) until the input has taken a
         // second: most traces are read before anyone could look at it.
         if self.tty && self.bar.is_hidden() && self.started.elapsed() >= SHOW_AFTER {
@@ -43,9 +66,11 @@ impl Progress {
 
 impl Drop for Progress {
     fn drop(&mut self) {
-        // Every handle shares the one bar; clearing it twice is harmless, and no bar
-        // is left behind on stderr whichever handle goes first.
-        self.bar.finish_and_clear();
+        // Every handle shares the one bar: the last one clears it, so that a worker
+        // done first leaves the bar to the others, and none is left behind on stderr.
+        if self.handles.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.bar.finish_and_clear();
+        }
     }
 }
 
@@ -73,5 +98,31 @@ impl<R: Read> Read for Counting<R> {
         let n = self.inner.read(buf)?;
         self.progress.advance(n as u64);
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two workers' readers on one bar: it counts what both read, never past the
+    /// whole, and is cleared when the last handle goes, not the first.
+    #[test]
+    fn workers_share_one_bar() {
+        let bar = Progress::new(100);
+        let mut a = Counting::new(&[0u8; 70][..], bar.clone());
+        let mut b = Counting::new(&[0u8; 60][..], bar.clone());
+        let mut sink = Vec::new();
+        a.read_to_end(&mut sink).unwrap();
+        assert_eq!(bar.bar.position(), 70);
+        b.read_to_end(&mut sink).unwrap();
+        assert_eq!(bar.bar.position(), 100);
+        drop(a);
+        assert!(!bar.bar.is_finished());
+        drop(b);
+        assert!(!bar.bar.is_finished());
+        let handle = bar.bar.clone();
+        drop(bar);
+        assert!(handle.is_finished());
     }
 }

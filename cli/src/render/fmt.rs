@@ -2,16 +2,94 @@
 
 /// A duration for people: `850ns`, `12.3us`, `4.56ms`, `1.234s`.
 pub fn ns(v: u64) -> String {
-    let f = v as f64;
+    let mut o = String::new();
+    ns_into(&mut o, v);
+    o
+}
+
+/// [`ns`] appended to `o` (the path views write one per row, millions of rows).
+/// Integer arithmetic gives exactly what formatting the `f64` quotient gives, except
+/// at a tie (`12.35us`: the quotient's binary value decides) and beyond 2^50 ns, where
+/// the `f64` itself is formatted.
+pub fn ns_into(o: &mut String, v: u64) {
+    use std::fmt::Write as _;
     if v < 1_000 {
-        format!("{v}ns")
-    } else if v < 1_000_000 {
-        format!("{:.1}us", f / 1e3)
-    } else if v < 1_000_000_000 {
-        format!("{:.2}ms", f / 1e6)
-    } else {
-        format!("{:.3}s", f / 1e9)
+        push_u64(o, v);
+        o.push_str("ns");
+        return;
     }
+    // (units of the last digit shown, digits after the point, suffix)
+    let (unit, digits, suffix) = if v < 1_000_000 {
+        (100, 1, "us")
+    } else if v < 1_000_000_000 {
+        (10_000, 2, "ms")
+    } else {
+        (1_000_000, 3, "s")
+    };
+    if v % unit == unit / 2 || v >= 1 << 50 {
+        let f = v as f64;
+        let _ = match suffix {
+            "us" => write!(o, "{:.1}us", f / 1e3),
+            "ms" => write!(o, "{:.2}ms", f / 1e6),
+            _ => write!(o, "{:.3}s", f / 1e9),
+        };
+        return;
+    }
+    let q = (v + unit / 2) / unit;
+    let p = 10u64.pow(digits);
+    push_u64(o, q / p);
+    o.push('.');
+    let frac = q % p;
+    let mut d = p / 10;
+    while d > 0 {
+        o.push((b'0' + (frac / d % 10) as u8) as char);
+        d /= 10;
+    }
+    o.push_str(suffix);
+}
+
+/// The length of [`ns`]`(v)`, mostly without making it (a column's width).
+pub fn ns_len(v: u64) -> usize {
+    if v < 1_000 {
+        return u64_len(v) + 2;
+    }
+    let (unit, digits, suffix) = if v < 1_000_000 {
+        (100, 1, 2)
+    } else if v < 1_000_000_000 {
+        (10_000, 2, 2)
+    } else {
+        (1_000_000, 3, 1)
+    };
+    if v % unit == unit / 2 || v >= 1 << 50 {
+        return ns(v).len();
+    }
+    let q = (v + unit / 2) / unit;
+    u64_len(q / 10u64.pow(digits)) + 1 + digits as usize + suffix
+}
+
+/// The number of decimal digits of `v`.
+pub fn u64_len(mut v: u64) -> usize {
+    let mut n = 1;
+    while v >= 10 {
+        v /= 10;
+        n += 1;
+    }
+    n
+}
+
+/// `v` in decimal, appended.
+pub fn push_u64(o: &mut String, mut v: u64) {
+    let mut b = [0u8; 20];
+    let mut i = b.len();
+    loop {
+        i -= 1;
+        b[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    o.extend(b[i..].iter().map(|&d| d as char));
 }
 
 /// A byte count: `512 B`, `1.5 KiB`, `3.2 MiB`, `1.1 GiB`.
@@ -64,6 +142,41 @@ pub fn signed(v: i128, f: impl Fn(u64) -> String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The integer path agrees with formatting the `f64` quotient, ties and carries
+    /// (`999.96us` is `1000.0us`) included.
+    #[test]
+    fn ns_as_the_float_formats() {
+        let float = |v: u64| {
+            let f = v as f64;
+            if v < 1_000 {
+                format!("{v}ns")
+            } else if v < 1_000_000 {
+                format!("{:.1}us", f / 1e3)
+            } else if v < 1_000_000_000 {
+                format!("{:.2}ms", f / 1e6)
+            } else {
+                format!("{:.3}s", f / 1e9)
+            }
+        };
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut vs: Vec<u64> = (0..2_000_000).collect();
+        for k in [1_000u64, 1_000_000, 1_000_000_000, 1 << 50] {
+            vs.extend(k.saturating_sub(2_000)..k + 2_000);
+        }
+        for _ in 0..2_000_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            vs.push(x >> (x % 64));
+            vs.push((x % 100_000) * 50 + 12_345_000);
+        }
+        for v in vs {
+            assert_eq!(ns(v), float(v), "{v}");
+            assert_eq!(ns_len(v), ns(v).len(), "{v}");
+            assert_eq!(u64_len(v), v.to_string().len(), "{v}");
+        }
+    }
 
     #[test]
     fn formats() {

@@ -3,7 +3,7 @@
 use super::fmt;
 use crate::analysis::report::ReportDoc;
 use crate::analysis::slow::SlowCall;
-use crate::analysis::tree::{label_name, marked_name, PathTree};
+use crate::analysis::tree::{is_marked, label_name, PathTree, SLOW_MARK};
 use crate::model::Symbols;
 use std::fmt::Write;
 
@@ -299,24 +299,10 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
     o
 }
 
-/// Rows of a path tree: calls, total, self and the indented frame name. `skip_root`
-/// leaves out the root node (the call tree's "all").
-pub fn tree(
-    s: &Symbols,
-    t: &PathTree,
-    min_total: u64,
-    max_depth: Option<usize>,
-    skip_root: bool,
-) -> String {
-    let mut o = Vec::new();
-    // Writing into memory cannot fail.
-    let _ = tree_to(&mut o, s, t, min_total, max_depth, skip_root);
-    String::from_utf8_lossy(&o).into_owned()
-}
-
-/// [`tree`] written as it is made, in two passes over the rows (the columns' widths,
-/// then the lines): a large tree's text is never held whole. The layout is
-/// [`table`]'s.
+/// Rows of a path tree (calls, total, self and the indented frame name; `skip_root`
+/// leaves out the root node, the call tree's "all"), written as they are made, in two
+/// passes over the rows (the columns' widths, then the lines): a large tree's text is
+/// never held whole. The layout is [`table`]'s.
 pub fn tree_to(
     out: &mut dyn std::io::Write,
     s: &Symbols,
@@ -325,57 +311,95 @@ pub fn tree_to(
     max_depth: Option<usize>,
     skip_root: bool,
 ) -> std::io::Result<()> {
+    tree_lines(out, s, t, min_total, max_depth, skip_root, "")
+}
+
+/// [`tree_to`] with `prefix` before every line.
+fn tree_lines(
+    out: &mut dyn std::io::Write,
+    s: &Symbols,
+    t: &PathTree,
+    min_total: u64,
+    max_depth: Option<usize>,
+    skip_root: bool,
+    prefix: &str,
+) -> std::io::Result<()> {
     let rows: Vec<_> = t
         .rows(min_total, max_depth)
         .into_iter()
         .filter(|r| !(skip_root && r.depth == 0))
         .collect();
-    let cells = |r: &crate::analysis::tree::Row| -> [String; 4] {
-        let n = &t.nodes[r.node as usize];
-        let indent = "  ".repeat(r.depth.saturating_sub(skip_root as usize));
-        let is_call = n.calls > 0 || !skip_root;
-        [
-            if is_call {
-                n.calls.to_string()
-            } else {
-                String::new()
-            },
-            fmt::ns(t.subtotal(r.node)),
-            if is_call {
-                fmt::ns(n.self_ns)
-            } else {
-                String::new()
-            },
-            format!("{indent}{}", marked_name(s, n.label)),
-        ]
-    };
+    let is_call = |n: &crate::analysis::tree::Node| n.calls > 0 || !skip_root;
+    // The columns' widths, from the numbers' lengths.
     let header = ["calls", "total", "self", "frame"];
     let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    let mut num = String::new();
     for r in &rows {
-        for (i, c) in cells(r).iter().enumerate().take(3) {
-            w[i] = w[i].max(c.chars().count());
+        let n = &t.nodes[r.node as usize];
+        if is_call(n) {
+            w[0] = w[0].max(fmt::u64_len(n.calls));
+            w[2] = w[2].max(fmt::ns_len(n.self_ns));
         }
+        w[1] = w[1].max(fmt::ns_len(t.subtotal(r.node)));
     }
-    let line = |out: &mut dyn std::io::Write, cells: &[&str]| -> std::io::Result<()> {
-        let mut l = String::from(" ");
-        for (i, c) in cells.iter().enumerate() {
-            l.push(' ');
-            if i == 3 {
-                l.push_str(c);
-            } else {
-                l.push_str(&" ".repeat(w[i].saturating_sub(c.chars().count())));
-                l.push_str(c);
-                l.push(' ');
-            }
-        }
-        writeln!(out, "{}", l.trim_end())
+    // Each line is made in one reused string: `table`'s layout (two spaces before
+    // each column, numbers right-aligned, the frame not padded, trailing blanks cut).
+    let mut line = String::new();
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
+    let end_line = |line: &mut String, buf: &mut Vec<u8>| {
+        buf.extend_from_slice(prefix.as_bytes());
+        buf.extend_from_slice(line.trim_end().as_bytes());
+        buf.push(b'\n');
+        line.clear();
     };
-    line(out, &header)?;
-    for r in &rows {
-        let c = cells(r);
-        line(out, &[&c[0], &c[1], &c[2], &c[3]])?;
+    line.push(' ');
+    for (i, h) in header.iter().enumerate().take(3) {
+        pad_cell(&mut line, w[i], h);
     }
-    Ok(())
+    line.push_str(" frame");
+    end_line(&mut line, &mut buf);
+    for r in &rows {
+        let n = &t.nodes[r.node as usize];
+        let call = is_call(n);
+        line.push(' ');
+        num.clear();
+        if call {
+            fmt::push_u64(&mut num, n.calls);
+        }
+        pad_cell(&mut line, w[0], &num);
+        num.clear();
+        fmt::ns_into(&mut num, t.subtotal(r.node));
+        pad_cell(&mut line, w[1], &num);
+        num.clear();
+        if call {
+            fmt::ns_into(&mut num, n.self_ns);
+        }
+        pad_cell(&mut line, w[2], &num);
+        line.push(' ');
+        for _ in 0..r.depth.saturating_sub(skip_root as usize) {
+            line.push_str("  ");
+        }
+        line.push_str(label_name(s, n.label));
+        if is_marked(n.label) {
+            line.push_str(SLOW_MARK);
+        }
+        end_line(&mut line, &mut buf);
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)
+}
+
+/// Two spaces, `cell` right-aligned in `width`, one space (a number column).
+fn pad_cell(line: &mut String, width: usize, cell: &str) {
+    line.push(' ');
+    for _ in cell.chars().count()..width {
+        line.push(' ');
+    }
+    line.push_str(cell);
+    line.push(' ');
 }
 
 /// `jtrace slow`: each slow call, then its subtree merged by path.
@@ -386,7 +410,9 @@ pub fn slow(
     shown_of: usize,
     depth: Option<usize>,
 ) -> String {
-    let mut o = String::new();
+    use std::io::Write as _;
+    // Bytes, written to as to a file (writing into memory cannot fail).
+    let mut o: Vec<u8> = Vec::new();
     let _ = writeln!(
         o,
         "{} calls took {} or more{}",
@@ -415,10 +441,8 @@ pub fn slow(
                 ""
             }
         );
-        let body = tree(s, &c.tree, 0, depth, false);
-        for l in body.lines() {
-            let _ = writeln!(o, "  {l}");
-        }
+        let _ = tree_lines(&mut o, s, &c.tree, 0, depth, false, "  ");
     }
-    o
+    // Names are UTF-8 already: checked, not copied.
+    String::from_utf8(o).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }

@@ -70,10 +70,6 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
             return;
         }
     };
-    let waits_case = sources
-        .iter()
-        .find(|p| p.ends_with("CliWaits.java"))
-        .map(|p| cases::load(p));
     for jdk in jdks {
         let base = work.join(&jdk.name).join("cli");
         let classes = base.join("classes");
@@ -108,32 +104,10 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
                 traced.push(job.dir);
             }
         }
-        waits(tally, jdk, agent, &jtrace, &classes, &base, &waits_case);
-        match sources
-            .iter()
-            .find(|p| p.ends_with("CliWindows.java"))
-            .map(|p| cases::load(p))
-        {
-            Some(Ok(c)) => crate::cli_windows::run(tally, jdk, agent, &jtrace, &classes, &base, &c),
-            Some(Err(e)) => tally.report(Err(e), &jdk.name, "cli-sources"),
-            None => tally.report(
-                Err("java-tests/cli/CliWindows.java missing".into()),
-                "-",
-                "cli-sources",
-            ),
-        }
-        match sources
-            .iter()
-            .find(|p| p.ends_with("CliCut.java"))
-            .map(|p| cases::load(p))
-        {
-            Some(Ok(c)) => crate::cli_cut::run(tally, jdk, agent, &jtrace, &classes, &base, &c),
-            Some(Err(e)) => tally.report(Err(e), &jdk.name, "cli-sources"),
-            None => tally.report(
-                Err("java-tests/cli/CliCut.java missing".into()),
-                "-",
-                "cli-sources",
-            ),
+        for (name, what, check) in OWN_CHECKS {
+            own_program(
+                tally, jdk, agent, &jtrace, &classes, &base, &sources, name, what, *check,
+            );
         }
         let [one, two, three] = &traced[..] else {
             continue;
@@ -188,23 +162,53 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
     }
 }
 
-/// CliWaits (default filters, `waits=on`): its sleeps and parks are probed in the JDK
-/// and reported as waiting, apart from working.
-fn waits(
+/// A check of the whole run directory of a program traced with `jtr=` beside the XML.
+type RunCheck = fn(jtrace: &Path, run: &Path) -> Result<(), String>;
+
+/// Programs traced for one check each: name, what the check says, the check.
+const OWN_CHECKS: &[(&str, &str, RunCheck)] = &[
+    (
+        "CliWaits",
+        "cli:report shows JDK sleeps and parks as waiting",
+        waits,
+    ),
+    (
+        "CliWindows",
+        "cli:--from/--to through the .jtr index, the same as the XML's full pass",
+        crate::cli_windows::same_windows,
+    ),
+    (
+        "CliCut",
+        "cli:report with one thread cut over two workers, the same as the XML's one pass",
+        crate::cli_cut::same_cut,
+    ),
+];
+
+/// Traces `java-tests/cli/NAME.java` (bci mode) and, once its run is valid, runs
+/// `check` on the run's directory.
+#[allow(clippy::too_many_arguments)]
+fn own_program(
     tally: &mut Tally,
     jdk: &Jdk,
     agent: &Path,
     jtrace: &Path,
     classes: &Path,
     base: &Path,
-    case: &Option<Result<cases::Case, String>>,
+    sources: &[PathBuf],
+    name: &str,
+    what: &str,
+    check: RunCheck,
 ) {
-    let case = match case {
+    let case = match sources
+        .iter()
+        .find(|p| p.file_stem().is_some_and(|s| s == name))
+        .map(|p| cases::load(p))
+    {
         Some(Ok(c)) => c,
-        Some(Err(e)) => return tally.report(Err(e.clone()), &jdk.name, "cli-sources"),
+        Some(Err(e)) => return tally.report(Err(e), &jdk.name, "cli-sources"),
         None => {
             return tally.report(
-                Err("java-tests/cli/CliWaits.java missing".into()),
+                Err(format!("java-tests/cli/{name}.java missing")),
                 "-",
                 "cli-sources",
             )
@@ -213,28 +217,26 @@ fn waits(
     let job = Job {
         jdk,
         mode: MODE,
-        case,
+        case: &case,
         classes,
         agent,
-        dir: base.join("CliWaits"),
+        dir: base.join(name),
     };
-    if !run::reported(tally, &job, &format!("cli/CliWaits[{}]", job.mode)) {
-        return;
+    if run::reported(tally, &job, &format!("cli/{name}[{MODE}]")) {
+        tally.report(check(jtrace, &job.dir), &jdk.name, what);
     }
-    let t = match truth(&job.dir.join("stdout.txt")) {
-        Ok(truth) => Ctx {
-            jtrace,
-            trace: job.dir.join("trace.xml"),
-            dir: job.dir.clone(),
-            truth,
-        },
-        Err(e) => return tally.report(Err(e), &jdk.name, "cli:waits truth"),
-    };
-    tally.report(
-        t.waiting(),
-        &jdk.name,
-        "cli:report shows JDK sleeps and parks as waiting",
-    );
+}
+
+/// CliWaits (default filters, `waits=on`): its sleeps and parks are probed in the JDK
+/// and reported as waiting, apart from working.
+fn waits(jtrace: &Path, run: &Path) -> Result<(), String> {
+    Ctx {
+        jtrace,
+        trace: run.join("trace.xml"),
+        dir: run.to_path_buf(),
+        truth: truth(&run.join("stdout.txt"))?,
+    }
+    .waiting()
 }
 
 /// The answers compared between a run's XML and its `.jtr` (`-o` writes `out`).

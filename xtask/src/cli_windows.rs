@@ -1,11 +1,7 @@
 //! `cargo xtask test`, step cli: time windows of a fresh agent `.jtr` read through its index (CliWindows: threads recursing, throwing and catching, waiting and contending, in many chunks) answer byte for byte as the full pass over the run's XML, and read a part of the file (counted with `JTRACE_READ_STATS`, never timed).
 
-use crate::cases::Case;
-use crate::java::Jdk;
-use crate::run::Job;
-use crate::tally::Tally;
 use crate::util;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The answers compared in every window (the trace's path is appended).
@@ -31,31 +27,19 @@ const WINDOWS: &[(Option<f64>, Option<f64>)] = &[
     (None, Some(0.35)),
 ];
 
-/// Traces CliWindows (bci mode, `jtr=` beside the XML) and compares its windows.
-pub fn run(
-    tally: &mut Tally,
-    jdk: &Jdk,
-    agent: &Path,
-    jtrace: &Path,
-    classes: &Path,
-    base: &Path,
-    case: &Case,
-) {
-    let job = Job {
-        jdk,
-        mode: "bci",
-        case,
-        classes,
-        agent,
-        dir: base.join("CliWindows"),
+/// The run's `trace.xml` and `trace.jtr`, each linked as `trace` in a directory of
+/// its own (`PREFIX-xml`, `PREFIX-jtr`), so that both answers name the same file.
+pub(crate) fn both_named(run: &Path, prefix: &str) -> Result<[PathBuf; 2], String> {
+    let dir = |ext: &str| -> Result<PathBuf, String> {
+        let dir = run.join(format!("{prefix}-{ext}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let file = run.join(format!("trace.{ext}"));
+        std::os::unix::fs::symlink(&file, dir.join("trace"))
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+        Ok(dir)
     };
-    if crate::run::reported(tally, &job, &format!("cli/CliWindows[{}]", job.mode)) {
-        tally.report(
-            same_windows(jtrace, &job.dir),
-            &jdk.name,
-            "cli:--from/--to through the .jtr index, the same as the XML's full pass",
-        );
-    }
+    Ok([dir("xml")?, dir("jtr")?])
 }
 
 /// Runs `jtrace ARGS` in `dir` with the read statistics on: stdout (and the file
@@ -99,17 +83,8 @@ pub(crate) fn answer(
     Ok((answer, n))
 }
 
-fn same_windows(jtrace: &Path, run: &Path) -> Result<(), String> {
-    let mut dirs = Vec::new();
-    for ext in ["xml", "jtr"] {
-        let dir = run.join(format!("windows-{ext}"));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let file = run.join(format!("trace.{ext}"));
-        std::os::unix::fs::symlink(&file, dir.join("trace"))
-            .map_err(|e| format!("{}: {e}", file.display()))?;
-        dirs.push(dir);
-    }
+pub(crate) fn same_windows(jtrace: &Path, run: &Path) -> Result<(), String> {
+    let dirs = both_named(run, "windows")?;
     let (doc, _) = answer(jtrace, &dirs[0], &["report", "--json", "trace"])?;
     let doc: serde_json::Value =
         serde_json::from_slice(&doc).map_err(|e| format!("report --json: {e}"))?;

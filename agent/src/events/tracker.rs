@@ -136,6 +136,9 @@ pub fn install(jvmti: Jvmti, jni: Jni, tracing: bool) -> bool {
     if let Some(g) = jni.new_global(class) {
         let _ = TRACKER_CLASS.set(g);
     }
+    if count_idle {
+        crate::idle_counts::install(jni, class);
+    }
     set_recording(tracing);
     let module = jni.module_of(class);
     if !module.is_null() {

@@ -491,7 +491,7 @@ mod tests {
                 &b,
                 &crate::classfile::ProbePlan {
                     tracker: "x/T",
-                    method_ids: &[None; 13],
+                    method_ids: &vec![None; m.len()],
                     lines: false,
                     pad: false,
                 }

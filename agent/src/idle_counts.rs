@@ -8,7 +8,10 @@
 //!   (`counts::untraced_entry`), then gives the thread a slot (a free one, or one
 //!   whose thread has ended: its counts are folded into [`FOLDED`] first) and the
 //!   segment, so that its next entries are counted in Java. If both of the thread's
-//!   slots belong to live threads, its entries stay counted by the agent.
+//!   slots belong to live threads, its entries stay counted by the agent, as are
+//!   virtual threads' (there can be millions, each short-lived: a table each would
+//!   cost more than it saves). Each claim also looks at the next [`SWEEP`] slots for
+//!   threads that have ended and folds them, so ended threads' tables do not pile up.
 //! - [`sum`], at each trace's close: every slot's counts plus the folded ones.
 //!
 //! Every change of the tables and every sum holds [`FOLDED`]'s lock, so each count is
@@ -20,7 +23,9 @@ use crate::classfile::{DIRS_FIELD, IDLE_SLOTS, OWNERS_FIELD, SEGMENT, SEGMENT_SH
 use crate::jvmti::{GlobalRef, Jni, Jvmti};
 use crate::log::log_once;
 use crate::sys::jni::{jclass, jobject};
+use std::cell::Cell;
 use std::ffi::CString;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// The tracker's tables and the class of a segment (`long[]`), for new directories.
@@ -28,13 +33,26 @@ struct Tables {
     owners: GlobalRef,
     dirs: GlobalRef,
     segment_class: GlobalRef,
+    /// `java.lang.BaseVirtualThread` (JDK 21+; None before).
+    virtual_class: Option<GlobalRef>,
 }
 
 static TABLES: OnceLock<Tables> = OnceLock::new();
 
-/// Counts of threads that ended, by method id. Its lock guards every change of the
-/// tables.
-static FOLDED: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+/// Counts of threads that ended, by method id, and where the next sweep starts. Its
+/// lock guards every change of the tables.
+static FOLDED: Mutex<(Vec<u64>, usize)> = Mutex::new((Vec::new(), 0));
+
+/// Slots each claim looks at for ended threads (the whole table every 1,024 claims).
+const SWEEP: usize = 16;
+
+/// Slots freed so far: a thread that found none looks again only once one is freed.
+static FREED: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// `FREED + 1` when this (platform) thread last found both its slots taken.
+    static NO_SLOT_SINCE: Cell<u64> = const { Cell::new(0) };
+}
 
 /// Method ids from 2^24 on are counted by the agent (as its own table does).
 const MAX_ID: u32 = 1 << 24;
@@ -50,6 +68,7 @@ pub fn install(jni: Jni, tracker: jclass) {
     };
     let (owners, dirs) = (field(OWNERS_FIELD), field(DIRS_FIELD));
     let segment_class = jni.find_class(c"[J");
+    let virtual_class = jni.find_class(c"java/lang/BaseVirtualThread");
     let global = |o: jobject| {
         let g = jni.new_global(o);
         jni.delete_local(o);
@@ -62,6 +81,7 @@ pub fn install(jni: Jni, tracker: jclass) {
                 owners,
                 dirs,
                 segment_class,
+                virtual_class: global(virtual_class),
             });
         }
         _ => log_once("counts=all: cannot find the tracker's count tables; the agent counts"),
@@ -75,13 +95,31 @@ pub fn claim(jni: Jni, jvmti: Jvmti, mid: u32, thread: jobject, slot: i32) {
     let Some(t) = TABLES.get() else {
         return;
     };
-    if mid >= MAX_ID || thread.is_null() {
+    if mid >= MAX_ID
+        || thread.is_null()
+        || t.virtual_class
+            .as_ref()
+            .is_some_and(|v| jni.is_instance_of(thread, v.as_raw()))
+    {
         return;
     }
-    let Ok(mut folded) = FOLDED.try_lock() else {
+    let freed = FREED.load(Ordering::Relaxed) + 1;
+    if NO_SLOT_SINCE.with(|n| n.get()) == freed {
+        return;
+    }
+    let Ok(mut guard) = FOLDED.try_lock() else {
         return;
     };
+    let (folded, cursor) = &mut *guard;
     jni.with_local_frame(16, || {
+        for _ in 0..SWEEP {
+            *cursor = (*cursor + 1) % IDLE_SLOTS;
+            let o = jni.element(t.owners.as_raw(), *cursor);
+            if !o.is_null() && jvmti.thread_ended(o) {
+                fold(jni, t, *cursor, folded);
+            }
+            jni.delete_local(o);
+        }
         let base = slot as usize & (IDLE_SLOTS - 1) & !1;
         let (mut own, mut free) = (None, None);
         for j in [base, base + 1] {
@@ -89,7 +127,7 @@ pub fn claim(jni: Jni, jvmti: Jvmti, mid: u32, thread: jobject, slot: i32) {
             if jni.same_object(o, thread) {
                 own = Some(j);
             } else if free.is_none() && (o.is_null() || jvmti.thread_ended(o)) {
-                free = Some(j);
+                free = Some((j, !o.is_null()));
             }
             jni.delete_local(o);
             if own.is_some() {
@@ -98,14 +136,19 @@ pub fn claim(jni: Jni, jvmti: Jvmti, mid: u32, thread: jobject, slot: i32) {
         }
         let j = match (own, free) {
             (Some(j), _) => j,
-            (None, Some(j)) => {
-                fold(jni, t, j, &mut folded);
+            (None, Some((j, ended))) => {
+                if ended {
+                    fold(jni, t, j, folded);
+                }
                 if !jni.set_element(t.owners.as_raw(), j, thread) {
                     return;
                 }
                 j
             }
-            (None, None) => return,
+            (None, None) => {
+                NO_SLOT_SINCE.with(|n| n.set(freed));
+                return;
+            }
         };
         add_segment(jni, t, j, mid);
     });
@@ -172,6 +215,7 @@ fn fold(jni: Jni, t: &Tables, j: usize, folded: &mut Vec<u64>) {
     add_counts(jni, t, j, folded);
     jni.set_element(t.owners.as_raw(), j, std::ptr::null_mut());
     jni.set_element(t.dirs.as_raw(), j, std::ptr::null_mut());
+    FREED.fetch_add(1, Ordering::Relaxed);
 }
 
 /// Every thread's counts so far, by method id (index), ended threads' included. Slots
@@ -185,9 +229,10 @@ pub fn sum(jvmti: Jvmti) -> Vec<u64> {
         log_once("counts=all: a trace closed on a thread outside the JVM; counts of idle entries are left for the next trace");
         return Vec::new();
     };
-    let Ok(mut folded) = FOLDED.lock() else {
+    let Ok(mut guard) = FOLDED.lock() else {
         return Vec::new();
     };
+    let folded = &mut guard.0;
     jni.with_local_frame(16, || {
         let mut out = Vec::new();
         for j in 0..IDLE_SLOTS {
@@ -196,7 +241,7 @@ pub fn sum(jvmti: Jvmti) -> Vec<u64> {
                 continue;
             }
             if jvmti.thread_ended(o) {
-                fold(jni, t, j, &mut folded);
+                fold(jni, t, j, folded);
             } else {
                 add_counts(jni, t, j, &mut out);
             }

@@ -1049,6 +1049,15 @@ impl<'a> Jni<'a> {
         !self.clear_exception()
     }
 
+    /// Whether `obj` is an instance of `class` (false for null).
+    pub fn is_instance_of(self, obj: jobject, class: jclass) -> bool {
+        if obj.is_null() || class.is_null() {
+            return false;
+        }
+        // SAFETY: both are live references.
+        unsafe { ((**self.0).v1_1.IsInstanceOf)(self.0, obj, class) }
+    }
+
     /// A class by its internal name (a local reference; null if not found).
     pub fn find_class(self, name: &CStr) -> jclass {
         // SAFETY: `name` is NUL-terminated.

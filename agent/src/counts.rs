@@ -40,7 +40,8 @@ pub fn note_idle(counts_all: bool) {
     if counts_all {
         crate::log::log_once(
             "counts=all: until the next start every entry of a traced method is counted, \
-             about 2 ns per call (counts=traced, the default, costs a field read)",
+             about 2 ns per call (a call into the agent on virtual threads; counts=traced, \
+             the default, costs a field read)",
         );
     }
 }

@@ -52,6 +52,10 @@ static FREED: AtomicU64 = AtomicU64::new(0);
 thread_local! {
     /// `FREED + 1` when this (platform) thread last found both its slots taken.
     static NO_SLOT_SINCE: Cell<u64> = const { Cell::new(0) };
+    /// The slot of the last virtual thread seen on this carrier: its next entries
+    /// skip the check (`IsInstanceOf` is a transition into the VM). Another thread of
+    /// the same slot on this carrier is then counted by the agent too: still exact.
+    static LAST_VIRTUAL: Cell<Option<i32>> = const { Cell::new(None) };
 }
 
 /// Method ids from 2^24 on are counted by the agent (as its own table does).
@@ -95,13 +99,14 @@ pub fn claim(jni: Jni, jvmti: Jvmti, mid: u32, thread: jobject, slot: i32) {
     let Some(t) = TABLES.get() else {
         return;
     };
-    if mid >= MAX_ID
-        || thread.is_null()
-        || t.virtual_class
-            .as_ref()
-            .is_some_and(|v| jni.is_instance_of(thread, v.as_raw()))
-    {
+    if mid >= MAX_ID || thread.is_null() || LAST_VIRTUAL.with(|v| v.get()) == Some(slot) {
         return;
+    }
+    if let Some(v) = &t.virtual_class {
+        if jni.is_instance_of(thread, v.as_raw()) {
+            LAST_VIRTUAL.with(|v| v.set(Some(slot)));
+            return;
+        }
     }
     let freed = FREED.load(Ordering::Relaxed) + 1;
     if NO_SLOT_SINCE.with(|n| n.get()) == freed {

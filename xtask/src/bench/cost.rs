@@ -518,14 +518,17 @@ fn h2_classes(jdk: &Path) -> Result<String, String> {
 
 /// H2's TCP server (the measured JVM) under a JDBC client (another JVM, no agent), for
 /// both of `cost.H2Client`'s workloads: queries and inserts per second without the
-/// agent, traced to `.jtr` with default options, and with JFR's method tracing on
-/// every class of H2 (25+); beside each, where the server's CPU went.
+/// agent, traced to `.jtr` with default options (and `inline=on`), loaded idle with
+/// `counts=all`, and with JFR's method tracing on every class of H2 (25+); beside
+/// each, where the server's CPU went.
 fn h2_cell(c: &Ctx) -> Result<String, String> {
     let mut cells: Vec<(&str, Vec<String>)> = vec![
         ("none", vec![]),
         (".jtr (defaults)", vec![c.agent("out=trace.jtr")]),
         // The JIT inlining traced methods as before `inline=auto`: what the padding saves.
         (".jtr, inline=on", vec![c.agent("out=trace.jtr,inline=on")]),
+        // Loaded idle and counting every call (issue 18: "idle is free").
+        ("idle, counts=all", vec![c.agent("start=off,counts=all,out=trace.jtr")]),
     ];
     if c.version >= 25 {
         cells.push(("JFR on all of H2", c.jfr(&h2_classes(c.jdk)?, "h2")?));

@@ -528,7 +528,10 @@ fn h2_cell(c: &Ctx) -> Result<String, String> {
         // The JIT inlining traced methods as before `inline=auto`: what the padding saves.
         (".jtr, inline=on", vec![c.agent("out=trace.jtr,inline=on")]),
         // Loaded idle and counting every call (issue 18: "idle is free").
-        ("idle, counts=all", vec![c.agent("start=off,counts=all,out=trace.jtr")]),
+        (
+            "idle, counts=all",
+            vec![c.agent("start=off,counts=all,out=trace.jtr")],
+        ),
     ];
     if c.version >= 25 {
         cells.push(("JFR on all of H2", c.jfr(&h2_classes(c.jdk)?, "h2")?));

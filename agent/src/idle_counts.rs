@@ -62,7 +62,8 @@ thread_local! {
 const MAX_ID: u32 = 1 << 24;
 
 /// The tracker was defined with `counts=all`: finds its tables (which initialises it).
-pub fn install(jni: Jni, tracker: jclass) {
+/// False if they cannot be found (its initialiser failed).
+pub fn install(jni: Jni, tracker: jclass) -> bool {
     let field = |(n, d): (&str, &str)| {
         let (n, d) = (
             CString::new(n).expect("no NUL"),
@@ -87,8 +88,9 @@ pub fn install(jni: Jni, tracker: jclass) {
                 segment_class,
                 virtual_class: global(virtual_class),
             });
+            true
         }
-        _ => log_once("counts=all: cannot find the tracker's count tables; the agent counts"),
+        _ => false,
     }
 }
 

@@ -136,8 +136,11 @@ pub fn install(jvmti: Jvmti, jni: Jni, tracing: bool) -> bool {
     if let Some(g) = jni.new_global(class) {
         let _ = TRACKER_CLASS.set(g);
     }
-    if count_idle {
-        crate::idle_counts::install(jni, class);
+    if count_idle && !crate::idle_counts::install(jni, class) {
+        // Its initialiser failed (or its tables cannot be found): a probe calling it
+        // would throw into the application.
+        log_once("cannot initialise the tracker's count tables; methods are not traced (mode=bci)");
+        return false;
     }
     set_recording(tracing);
     let module = jni.module_of(class);

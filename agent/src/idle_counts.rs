@@ -30,6 +30,8 @@ use std::sync::{Mutex, OnceLock};
 
 /// The tracker's tables and the class of a segment (`long[]`), for new directories.
 struct Tables {
+    /// Slots of each table (a power of two).
+    slots: usize,
     owners: GlobalRef,
     dirs: GlobalRef,
     segment_class: GlobalRef,
@@ -61,6 +63,20 @@ thread_local! {
 /// Method ids from 2^24 on are counted by the agent (as its own table does).
 const MAX_ID: u32 = 1 << 24;
 
+/// Environment variable that shrinks the tables (tests: `2` makes threads share one
+/// pair of slots, so that most are counted by the agent and ended threads' slots are
+/// taken over all the time).
+const SLOTS_ENV: &str = "JTRACE_IDLE_SLOTS";
+
+/// The size of the tracker's tables: [`IDLE_SLOTS`], or fewer under test.
+pub fn slots() -> u16 {
+    std::env::var(SLOTS_ENV)
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .map_or(IDLE_SLOTS, |n| n.clamp(2, IDLE_SLOTS).next_power_of_two())
+        .min(IDLE_SLOTS) as u16
+}
+
 /// The tracker was defined with `counts=all`: finds its tables (which initialises it).
 /// False if they cannot be found (its initialiser failed).
 pub fn install(jni: Jni, tracker: jclass) -> bool {
@@ -83,6 +99,7 @@ pub fn install(jni: Jni, tracker: jclass) -> bool {
     match (owners, dirs, segment_class) {
         (Some(owners), Some(dirs), Some(segment_class)) => {
             let _ = TABLES.set(Tables {
+                slots: jni.array_length(owners.as_raw()),
                 owners,
                 dirs,
                 segment_class,
@@ -120,14 +137,14 @@ pub fn claim(jni: Jni, jvmti: Jvmti, mid: u32, thread: jobject, slot: i32) {
     let (folded, cursor) = &mut *guard;
     jni.with_local_frame(16, || {
         for _ in 0..SWEEP {
-            *cursor = (*cursor + 1) % IDLE_SLOTS;
+            *cursor = (*cursor + 1) % t.slots;
             let o = jni.element(t.owners.as_raw(), *cursor);
             if !o.is_null() && jvmti.thread_ended(o) {
                 fold(jni, t, *cursor, folded);
             }
             jni.delete_local(o);
         }
-        let base = slot as usize & (IDLE_SLOTS - 1) & !1;
+        let base = slot as usize & (t.slots - 1) & !1;
         let (mut own, mut free) = (None, None);
         for j in [base, base + 1] {
             let o = jni.element(t.owners.as_raw(), j);
@@ -242,7 +259,7 @@ pub fn sum(jvmti: Jvmti) -> Vec<u64> {
     let folded = &mut guard.0;
     jni.with_local_frame(16, || {
         let mut out = Vec::new();
-        for j in 0..IDLE_SLOTS {
+        for j in 0..t.slots {
             let o = jni.element(t.owners.as_raw(), j);
             if o.is_null() {
                 continue;

@@ -101,7 +101,8 @@ pub const GATED_NATIVES: [(&str, &str); 7] = [
 pub const SWITCH_FIELD: &str = "on";
 
 /// With `counts=all`, the tracker's per-thread count tables: `static final Thread[]
-/// OWNERS` and `static final long[][][] DIRS`, [`IDLE_SLOTS`] slots each. Slot `i`
+/// OWNERS` and `static final long[][][] DIRS`, [`IDLE_SLOTS`] slots each (fewer
+/// under test: `JTRACE_IDLE_SLOTS`). Slot `i`
 /// belongs to thread `OWNERS[i]`; `DIRS[i][id >>> SEGMENT_SHIFT][id & SEGMENT_MASK]`
 /// counts its entries of method `id`. Only the owner writes its counts; the agent
 /// fills the slots (`count0`) and sums them.
@@ -285,7 +286,10 @@ const ARRAYLENGTH: u8 = 0xbe;
 ///
 /// Version 49: the methods need no StackMapTable (the class is the agent's own, in
 /// the boot loader).
-pub fn gated_tracker_class(name: &str, count_idle: bool) -> Vec<u8> {
+///
+/// `count_slots`: `Some(n)` with `counts=all`, the size of the tables (a power of two
+/// from 2 to [`IDLE_SLOTS`]).
+pub fn gated_tracker_class(name: &str, count_slots: Option<u16>) -> Vec<u8> {
     let mut pool = Pool {
         bytes: Vec::new(),
         count: 0,
@@ -323,8 +327,8 @@ pub fn gated_tracker_class(name: &str, count_idle: bool) -> Vec<u8> {
             .op(&[RETURN])
             .place(0);
         let mut frame = (loads.len() as u16, loads.len() as u16);
-        if *n == "enter" && count_idle {
-            frame = idle_count(&mut pool, this, natives[5], &mut code);
+        if let (true, Some(slots)) = (*n == "enter", count_slots) {
+            frame = idle_count(&mut pool, this, natives[5], slots, &mut code);
         }
         code.op(&[RETURN]);
         methods.push(code_method(
@@ -345,8 +349,8 @@ pub fn gated_tracker_class(name: &str, count_idle: bool) -> Vec<u8> {
         methods.push(m);
     }
     let mut fields = vec![(ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE, SWITCH_FIELD, "Z")];
-    if count_idle {
-        methods.push(count_tables_init(&mut pool, this));
+    if let Some(slots) = count_slots {
+        methods.push(count_tables_init(&mut pool, this, slots));
         for (n, d) in [OWNERS_FIELD, DIRS_FIELD] {
             fields.push((ACC_PRIVATE | ACC_STATIC | ACC_FINAL, n, d));
         }
@@ -385,7 +389,7 @@ pub fn gated_tracker_class(name: &str, count_idle: bool) -> Vec<u8> {
 ///
 /// ```text
 /// Thread t = Thread.currentThread();
-/// int s = System.identityHashCode(t) & (IDLE_SLOTS - 1);
+/// int s = System.identityHashCode(t) & (slots - 1);
 /// if (OWNERS[s] != t && OWNERS[s ^= 1] != t) goto slow;
 /// long[][] dir = DIRS[s];              if (dir == null) goto slow;
 /// int k = id >>> SEGMENT_SHIFT;        if (k >= dir.length) goto slow;
@@ -394,7 +398,7 @@ pub fn gated_tracker_class(name: &str, count_idle: bool) -> Vec<u8> {
 /// slow: count0(id, t, s);
 /// ```
 /// Returns (max_stack, max_locals).
-fn idle_count(pool: &mut Pool, this: u16, count0: u16, code: &mut Code) -> (u16, u16) {
+fn idle_count(pool: &mut Pool, this: u16, count0: u16, slots: u16, code: &mut Code) -> (u16, u16) {
     let thread = pool.class("java/lang/Thread");
     let current = pool.member(10, thread, "currentThread", "()Ljava/lang/Thread;");
     let system = pool.class("java/lang/System");
@@ -406,7 +410,7 @@ fn idle_count(pool: &mut Pool, this: u16, count0: u16, code: &mut Code) -> (u16,
     code.op_u16(INVOKESTATIC, current)
         .op(&[ASTORE_1, ALOAD_1])
         .op_u16(INVOKESTATIC, hash)
-        .op_u16(SIPUSH, IDLE_SLOTS as u16 - 1)
+        .op_u16(SIPUSH, slots - 1)
         .op(&[IAND, ISTORE_2])
         .op_u16(GETSTATIC, owners)
         .op(&[ILOAD_2, AALOAD, ALOAD_1])
@@ -433,17 +437,17 @@ fn idle_count(pool: &mut Pool, this: u16, count0: u16, code: &mut Code) -> (u16,
     (6, 6)
 }
 
-/// `<clinit>`: `OWNERS = new Thread[IDLE_SLOTS]; DIRS = new long[IDLE_SLOTS][][];`
-fn count_tables_init(pool: &mut Pool, this: u16) -> Vec<u8> {
+/// `<clinit>`: `OWNERS = new Thread[slots]; DIRS = new long[slots][][];`
+fn count_tables_init(pool: &mut Pool, this: u16, slots: u16) -> Vec<u8> {
     let thread = pool.class("java/lang/Thread");
     let dir = pool.class("[[J");
     let owners = pool.member(9, this, OWNERS_FIELD.0, OWNERS_FIELD.1);
     let dirs = pool.member(9, this, DIRS_FIELD.0, DIRS_FIELD.1);
     let mut code = Code::default();
-    code.op_u16(SIPUSH, IDLE_SLOTS as u16)
+    code.op_u16(SIPUSH, slots)
         .op_u16(ANEWARRAY, thread)
         .op_u16(PUTSTATIC, owners)
-        .op_u16(SIPUSH, IDLE_SLOTS as u16)
+        .op_u16(SIPUSH, slots)
         .op_u16(ANEWARRAY, dir)
         .op_u16(PUTSTATIC, dirs)
         .op(&[RETURN]);
@@ -475,7 +479,8 @@ mod tests {
     #[test]
     fn gated_tracker_parses() {
         for count in [false, true] {
-            let b = gated_tracker_class("jtrace/Tracker", count);
+            let slots = count.then_some(IDLE_SLOTS as u16);
+            let b = gated_tracker_class("jtrace/Tracker", slots);
             let info = parse_info(&b).unwrap();
             let m: Vec<_> = info
                 .methods

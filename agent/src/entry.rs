@@ -337,9 +337,25 @@ pub(crate) unsafe extern "system" fn tracker_caught(
     })
 }
 
-/// `count0(id)`: an entry between traces (`counts=all`): counted for methodCount.
-pub(crate) unsafe extern "system" fn tracker_count(_env: *mut JNIEnv, _cls: jclass, mid: jint) {
-    guard((), || crate::counts::untraced_entry(mid as u32))
+/// `count0(id, thread, slot)`: an entry between traces (`counts=all`) that the
+/// tracker's per-thread counts could not take: counted here, and the thread given
+/// what it lacked (`idle_counts`).
+pub(crate) unsafe extern "system" fn tracker_count(
+    env: *mut JNIEnv,
+    _cls: jclass,
+    mid: jint,
+    thread: jobject,
+    slot: jint,
+) {
+    guard((), || {
+        crate::counts::untraced_entry(mid as u32);
+        // The callback's body: the handle cannot outlive it.
+        let callback = ();
+        // SAFETY: the JVM passes this thread's JNIEnv, used only inside the native.
+        if let Some(jni) = unsafe { Jni::from_raw(env, &callback) } {
+            crate::idle_counts::claim(jni, state::agent().jvmti, mid as u32, thread, slot);
+        }
+    })
 }
 
 /// `java.jtrace.Tracker.control(String)`: the in-application switch (`jtrace.Trace`).

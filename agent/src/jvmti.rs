@@ -239,6 +239,13 @@ impl Jvmti {
         (name, parent)
     }
 
+    /// Whether `thread` has ended (false while it lives, and when its state is unknown).
+    pub fn thread_ended(self, thread: jthread) -> bool {
+        let mut state: jint = 0;
+        call!(self, GetThreadState, thread, &mut state).is_ok()
+            && state & raw::JVMTI_THREAD_STATE_TERMINATED != 0
+    }
+
     /// The current thread (a local reference).
     pub fn current_thread(self) -> Result<jthread> {
         let mut t = std::ptr::null_mut();
@@ -958,6 +965,107 @@ impl<'a> Jni<'a> {
             self.delete_local(cls);
             r
         }
+    }
+
+    /// A static field's object value (a local reference; null if absent or null).
+    pub fn static_object(self, class: jclass, name: &CStr, sig: &CStr) -> jobject {
+        // SAFETY: `class` is a live reference; the field is looked up with its
+        // descriptor, so the getter matches its type.
+        unsafe {
+            let f = ((**self.0).v1_1.GetStaticFieldID)(self.0, class, name.as_ptr(), sig.as_ptr());
+            if f.is_null() {
+                self.clear_exception();
+                return std::ptr::null_mut();
+            }
+            ((**self.0).v1_1.GetStaticObjectField)(self.0, class, f)
+        }
+    }
+
+    /// The length of a Java array (0 for null).
+    pub fn array_length(self, array: jobject) -> usize {
+        if array.is_null() {
+            return 0;
+        }
+        // SAFETY: `array` is a live reference to an array.
+        let n = unsafe { ((**self.0).v1_1.GetArrayLength)(self.0, array) };
+        n.max(0) as usize
+    }
+
+    /// Element `i` of an object array (a local reference; null if null or out of range).
+    pub fn element(self, array: jobject, i: usize) -> jobject {
+        // SAFETY: `array` is a live reference to an object array; a bad index raises
+        // an exception, which is cleared.
+        let e = unsafe { ((**self.0).v1_1.GetObjectArrayElement)(self.0, array, i as i32) };
+        if self.clear_exception() {
+            return std::ptr::null_mut();
+        }
+        e
+    }
+
+    /// Stores `value` at index `i` of an object array; false if the JVM refused.
+    pub fn set_element(self, array: jobject, i: usize, value: jobject) -> bool {
+        // SAFETY: `array` is a live reference to an object array and `value` a live
+        // reference (or null); a bad index or type raises an exception, cleared here.
+        unsafe { ((**self.0).v1_1.SetObjectArrayElement)(self.0, array, i as i32, value) };
+        !self.clear_exception()
+    }
+
+    /// A new `long[n]` (a local reference; null if out of memory).
+    pub fn new_long_array(self, n: usize) -> jobject {
+        // SAFETY: plain allocation on the current thread's env.
+        let a = unsafe { ((**self.0).v1_1.NewLongArray)(self.0, n as i32) };
+        if self.clear_exception() {
+            return std::ptr::null_mut();
+        }
+        a
+    }
+
+    /// A new array of `n` nulls whose elements are `class` (a local reference; null if
+    /// out of memory).
+    pub fn new_object_array(self, n: usize, class: jclass) -> jobject {
+        // SAFETY: `class` is a live reference to a class; null initial elements.
+        let a = unsafe {
+            ((**self.0).v1_1.NewObjectArray)(self.0, n as i32, class, std::ptr::null_mut())
+        };
+        if self.clear_exception() {
+            return std::ptr::null_mut();
+        }
+        a
+    }
+
+    /// Copies the start of a `long[]` into `out` (false if it is shorter).
+    pub fn long_region(self, array: jobject, out: &mut [i64]) -> bool {
+        // SAFETY: `array` is a live reference to a long[]; `out` has room for the
+        // `out.len()` elements copied; a short array raises an exception, cleared here.
+        unsafe {
+            ((**self.0).v1_1.GetLongArrayRegion)(
+                self.0,
+                array,
+                0,
+                out.len() as i32,
+                out.as_mut_ptr(),
+            )
+        };
+        !self.clear_exception()
+    }
+
+    /// Whether `obj` is an instance of `class` (false for null).
+    pub fn is_instance_of(self, obj: jobject, class: jclass) -> bool {
+        if obj.is_null() || class.is_null() {
+            return false;
+        }
+        // SAFETY: both are live references.
+        unsafe { ((**self.0).v1_1.IsInstanceOf)(self.0, obj, class) }
+    }
+
+    /// A class by its internal name (a local reference; null if not found).
+    pub fn find_class(self, name: &CStr) -> jclass {
+        // SAFETY: `name` is NUL-terminated.
+        let c = unsafe { ((**self.0).v1_1.FindClass)(self.0, name.as_ptr()) };
+        if self.clear_exception() {
+            return std::ptr::null_mut();
+        }
+        c
     }
 
     /// The component class of an array class (a local reference; null if none).

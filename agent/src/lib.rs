@@ -17,6 +17,7 @@ mod counts;
 mod entry;
 mod events;
 mod host;
+mod idle_counts;
 mod ids;
 mod jvm;
 mod jvmti;

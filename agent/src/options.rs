@@ -605,7 +605,7 @@ const KEYS: &[KeyInfo] = &[
         key: "counts",
         values: "traced, all",
         default: "traced",
-        what: "methodCount: traced invocations (traced: probes cost a field read between traces) or every one (all: ~10 ns per call between traces)",
+        what: "methodCount: traced invocations (traced: probes cost a field read between traces) or every one (all: ~2 ns per call between traces)",
         repeatable: false,
         per_trace: false,
         set: |o, _, v| {

@@ -205,6 +205,15 @@ fn run(
     summary
 }
 
+/// How many nice levels the render thread runs below the application's threads.
+///
+/// On a machine with few cores the renderer (~115 bytes of XML per event, several
+/// times the program's own work per traced call) otherwise takes CPU from the very
+/// threads it traces and from the sink they hand their chunks to. Below them it
+/// renders with the CPU they leave; what it has not reached waits in the spool
+/// (spilled to disk past its memory bound) and is rendered before the trace closes.
+const RENDER_NICE: i32 = 10;
+
 /// The render thread: XML from the spool until the finish, then the file completed.
 fn render_xml(
     out: std::io::Result<Compressed<FileOut>>,
@@ -212,6 +221,7 @@ fn render_xml(
     conv: Converter,
     spool: &Spool,
 ) -> Stats {
+    crate::sys::os::lower_thread_priority(RENDER_NICE);
     let mut r = match out {
         Ok(o) => Renderer::new(o, header, conv),
         Err(e) => {

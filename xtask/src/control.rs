@@ -431,6 +431,56 @@ fn java_switch(ctx: &Ctx) -> Result<String, String> {
     )
 }
 
+/// counts=all: entries made between traces by many threads (some ended, some not,
+/// virtual ones on JDK 21+) are counted exactly: methodCount is the program's own
+/// figure in both traces. Run twice: with the tracker's tables as shipped, and with
+/// two slots (`JTRACE_IDLE_SLOTS=2`), where most threads are counted by the agent and
+/// ended threads' slots are taken over all the time.
+fn idle_counts(ctx: &Ctx) -> Result<String, String> {
+    let mut said = Vec::new();
+    for slots in ["", "2"] {
+        let dir = ctx.dir.join(format!("slots{slots}"));
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let d = dir.display();
+        let mut cmd = ctx.java(
+            Some(&format!(
+                "start=off,counts=all,include=IdleCounts,out={d}/never.xml"
+            )),
+            &["IdleCounts", &d.to_string()],
+        );
+        if !slots.is_empty() {
+            cmd.env("JTRACE_IDLE_SLOTS", slots);
+        }
+        let o = cmd.current_dir(&dir).output().map_err(|e| e.to_string())?;
+        let out = String::from_utf8_lossy(&o.stdout);
+        let words: Vec<&str> = out.split_whitespace().collect();
+        if !o.status.success() || words.len() != 6 || words[2..] != ["true"; 4] {
+            return Err(format!(
+                "IdleCounts (slots {slots:?}): {} {out:?}: {}",
+                o.status,
+                String::from_utf8_lossy(&o.stderr)
+            ));
+        }
+        let want: Vec<u64> = words[..2].iter().filter_map(|w| w.parse().ok()).collect();
+        let traced = 1_000;
+        for (n, &count) in want.iter().enumerate() {
+            let s = exact(&dir.join(format!("idle-{}.xml", n + 1)))?;
+            let got = figures(&s, "IdleCounts.work");
+            if got != (traced, count) {
+                return Err(format!(
+                    "slots {slots:?}, trace {}: work ({traced}, {count}) expected (entries, methodCount), got {got:?}",
+                    n + 1
+                ));
+            }
+        }
+        said = want;
+    }
+    Ok(format!(
+        "methodCount {} and {} exactly, also with 2 slots",
+        said[0], said[1]
+    ))
+}
+
 /// filters= with method rules gives exact counts; a bad file is refused with its line,
 /// at load (the JVM does not start) and at attach (the JVM goes on).
 fn filter_files(ctx: &Ctx) -> Result<String, String> {
@@ -658,6 +708,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
             "Nested.java",
             "Blind.java",
             "BlindPayload.java",
+            "IdleCounts.java",
         ]
         .map(|f| root.join("java-tests/control").join(f));
         let compiled = java::javac(
@@ -672,11 +723,12 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
             continue;
         }
         type Case = fn(&Ctx) -> Result<String, String>;
-        let cases: [(&str, Case); 7] = [
+        let cases: [(&str, Case); 8] = [
             ("attach-stop-start", attach_stop_start),
             ("stop-while-deep", stop_while_deep),
             ("blind-loader", blind_loader),
             ("java-switch", java_switch),
+            ("idle-counts", idle_counts),
             ("filter-files", filter_files),
             ("delay-duration", delay_duration),
             ("not-a-jvm", not_a_jvm),

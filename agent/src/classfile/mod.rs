@@ -83,7 +83,8 @@ use std::fmt;
 
 pub use instrument::{instrument, instrument_noting};
 pub use tracker::{
-    gated_tracker_class, tracker_class, GATED_NATIVES, SWITCH_FIELD, TRACKER, TRACKER_METHODS,
+    gated_tracker_class, tracker_class, DIRS_FIELD, GATED_NATIVES, IDLE_SLOTS, OWNERS_FIELD,
+    SEGMENT, SEGMENT_SHIFT, SWITCH_FIELD, TRACKER, TRACKER_METHODS,
 };
 
 /// Summary of a class, for the agent's method and class tables.

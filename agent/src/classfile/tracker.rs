@@ -85,19 +85,37 @@ fn tracker_class_with(name: &str, major_version: u16, method_access: u16) -> Vec
 }
 
 /// Names of the natives behind the gated probes, in registration order: the five
-/// probes' `<name>0`, then `count0(I)V` (an entry between traces) and `control`.
+/// probes' `<name>0`, then `count0` (an entry between traces that the tracker's own
+/// per-thread counts could not take, see [`gated_tracker_class`]) and `control`.
 pub const GATED_NATIVES: [(&str, &str); 7] = [
     ("enter0", "(I)V"),
     ("exit0", "(I)V"),
     ("unwind0", "(Ljava/lang/Throwable;I)V"),
     ("caught0", "(Ljava/lang/Throwable;I)V"),
     ("line0", "(II)V"),
-    ("count0", "(I)V"),
+    ("count0", "(ILjava/lang/Thread;I)V"),
     ("control", "(Ljava/lang/String;)Ljava/lang/String;"),
 ];
 
 /// The name of the tracker's recording switch: `public static volatile boolean`.
 pub const SWITCH_FIELD: &str = "on";
+
+/// With `counts=all`, the tracker's per-thread count tables: `static final Thread[]
+/// OWNERS` and `static final long[][][] DIRS`, [`IDLE_SLOTS`] slots each (fewer
+/// under test: `JTRACE_IDLE_SLOTS`). Slot `i`
+/// belongs to thread `OWNERS[i]`; `DIRS[i][id >>> SEGMENT_SHIFT][id & SEGMENT_MASK]`
+/// counts its entries of method `id`. Only the owner writes its counts; the agent
+/// fills the slots (`count0`) and sums them.
+pub const OWNERS_FIELD: (&str, &str) = ("OWNERS", "[Ljava/lang/Thread;");
+/// See [`OWNERS_FIELD`].
+pub const DIRS_FIELD: (&str, &str) = ("DIRS", "[[[J");
+/// Slots of the per-thread count tables: a thread may use slot `h` or `h ^ 1`, where
+/// `h` is its identity hash masked to the table.
+pub const IDLE_SLOTS: usize = 16_384;
+/// A thread's counts come in segments of `1 << SEGMENT_SHIFT` methods (1 KiB).
+pub const SEGMENT_SHIFT: u32 = 7;
+/// Methods per segment.
+pub const SEGMENT: usize = 1 << SEGMENT_SHIFT;
 
 const ACC_PRIVATE: u16 = 0x0002;
 const ACC_VOLATILE: u16 = 0x0040;
@@ -148,16 +166,130 @@ impl Pool {
     }
 }
 
+/// Bytecode with forward branches to labels, patched when the label is placed.
+#[derive(Default)]
+struct Code {
+    bytes: Vec<u8>,
+    /// (offset of the branch's opcode, label) of branches not yet placed.
+    pending: Vec<(usize, u8)>,
+}
+
+impl Code {
+    fn op(&mut self, b: &[u8]) -> &mut Self {
+        self.bytes.extend_from_slice(b);
+        self
+    }
+
+    fn op_u16(&mut self, op: u8, v: u16) -> &mut Self {
+        self.bytes.push(op);
+        self.bytes.put_u16(v);
+        self
+    }
+
+    /// A branch (`op`) to `label`, placed later.
+    fn branch(&mut self, op: u8, label: u8) -> &mut Self {
+        self.pending.push((self.bytes.len(), label));
+        self.op(&[op, 0, 0])
+    }
+
+    /// Places `label` here: every branch to it jumps here.
+    fn place(&mut self, label: u8) -> &mut Self {
+        let here = self.bytes.len();
+        for &(at, l) in &self.pending {
+            if l == label {
+                let off = (here - at) as u16;
+                self.bytes[at + 1..at + 3].copy_from_slice(&off.to_be_bytes());
+            }
+        }
+        self.pending.retain(|&(_, l)| l != label);
+        self
+    }
+}
+
+/// A method with a Code attribute (no exception table, no attributes).
+fn code_method(
+    pool: &mut Pool,
+    access: u16,
+    name: &str,
+    desc: &str,
+    stack_locals: (u16, u16),
+    code: &[u8],
+) -> Vec<u8> {
+    let code_name = pool.utf8("Code");
+    let mut m = Vec::new();
+    m.put_u16(access);
+    m.put_u16(pool.utf8(name));
+    m.put_u16(pool.utf8(desc));
+    m.put_u16(1);
+    m.put_u16(code_name);
+    m.put_u32(12 + code.len() as u32);
+    m.put_u16(stack_locals.0);
+    m.put_u16(stack_locals.1);
+    m.put_u32(code.len() as u32);
+    m.extend_from_slice(code);
+    m.put_u16(0); // exception table
+    m.put_u16(0); // attributes
+    m
+}
+
+// Opcodes of the tracker's code.
+const ILOAD_0: u8 = 0x1a;
+const ILOAD_1: u8 = 0x1b;
+const ILOAD_2: u8 = 0x1c;
+const ALOAD_0: u8 = 0x2a;
+const ALOAD_1: u8 = 0x2b;
+const ALOAD_3: u8 = 0x2d;
+const ISTORE_2: u8 = 0x3d;
+const ASTORE_1: u8 = 0x4c;
+const ASTORE_3: u8 = 0x4e;
+const ILOAD: u8 = 0x15;
+const ALOAD: u8 = 0x19;
+const ISTORE: u8 = 0x36;
+const ASTORE: u8 = 0x3a;
+const AALOAD: u8 = 0x32;
+const LALOAD: u8 = 0x2f;
+const LASTORE: u8 = 0x50;
+const ICONST_1: u8 = 0x04;
+const LCONST_1: u8 = 0x0a;
+const BIPUSH: u8 = 0x10;
+const SIPUSH: u8 = 0x11;
+const DUP2: u8 = 0x5c;
+const LADD: u8 = 0x61;
+const IUSHR: u8 = 0x7c;
+const IAND: u8 = 0x7e;
+const IXOR: u8 = 0x82;
+const IFEQ: u8 = 0x99;
+const IF_ICMPGE: u8 = 0xa2;
+const IF_ACMPEQ: u8 = 0xa5;
+const IF_ACMPNE: u8 = 0xa6;
+const IFNULL: u8 = 0xc6;
+const RETURN: u8 = 0xb1;
+const GETSTATIC: u8 = 0xb2;
+const PUTSTATIC: u8 = 0xb3;
+const INVOKESTATIC: u8 = 0xb8;
+const ANEWARRAY: u8 = 0xbd;
+const ARRAYLENGTH: u8 = 0xbe;
+
 /// The tracker the agent defines: each probe method (`enter`, `exit`, `unwind`,
 /// `caught`, `line`, as in [`TRACKER_METHODS`]) is plain bytecode that reads the
 /// volatile static `on` and calls its native (`enter0`, ...) only while a trace
 /// records. Between traces a probe therefore costs a field read once the JIT has
-/// inlined it; with `count_idle`, `enter` calls `count0(id)` instead, so that
-/// `methodCount` still counts every invocation. `control` stays a native.
+/// inlined it. `control` stays a native.
+///
+/// With `count_idle` (`counts=all`), `enter` between traces counts the entry in the
+/// current thread's own table ([`OWNERS_FIELD`]), in Java and without a lock: the
+/// thread's identity hash picks its slot (`h` or `h ^ 1`), and the count is a plain
+/// increment that only this thread makes. `Thread.currentThread` and
+/// `System.identityHashCode` are natives, so no probe can run inside (no recursion,
+/// whatever the filters trace). When the thread has no slot yet, or no segment for the
+/// method, `count0(id, thread, h)` counts the entry in the agent and makes them.
 ///
 /// Version 49: the methods need no StackMapTable (the class is the agent's own, in
 /// the boot loader).
-pub fn gated_tracker_class(name: &str, count_idle: bool) -> Vec<u8> {
+///
+/// `count_slots`: `Some(n)` with `counts=all`, the size of the tables (a power of two
+/// from 2 to [`IDLE_SLOTS`]).
+pub fn gated_tracker_class(name: &str, count_slots: Option<u16>) -> Vec<u8> {
     let mut pool = Pool {
         bytes: Vec::new(),
         count: 0,
@@ -170,11 +302,10 @@ pub fn gated_tracker_class(name: &str, count_idle: bool) -> Vec<u8> {
         .iter()
         .map(|(n, d)| pool.member(10, this, n, d))
         .collect();
-    let code_name = pool.utf8("Code");
     let mut methods: Vec<Vec<u8>> = Vec::new();
     for (i, (n, d)) in TRACKER_METHODS.iter().enumerate() {
-        let mut m = Vec::new();
         if *n == "control" {
+            let mut m = Vec::new();
             m.put_u16(ACC_PUBLIC | ACC_STATIC | ACC_NATIVE);
             m.put_u16(pool.utf8(n));
             m.put_u16(pool.utf8(d));
@@ -184,41 +315,30 @@ pub fn gated_tracker_class(name: &str, count_idle: bool) -> Vec<u8> {
         }
         // Load the arguments: (I)V, (II)V, (Throwable, I)V.
         let loads: &[u8] = match *d {
-            "(I)V" => &[0x1a],
-            "(II)V" => &[0x1a, 0x1b],
-            _ => &[0x2a, 0x1b],
+            "(I)V" => &[ILOAD_0],
+            "(II)V" => &[ILOAD_0, ILOAD_1],
+            _ => &[ALOAD_0, ILOAD_1],
         };
-        let mut call = loads.to_vec();
-        call.push(0xb8); // invokestatic
-        call.put_u16(natives[i]);
-        let mut idle = Vec::new();
-        if *n == "enter" && count_idle {
-            idle.extend_from_slice(loads);
-            idle.push(0xb8);
-            idle.put_u16(natives[5]);
+        let mut code = Code::default();
+        code.op_u16(GETSTATIC, on)
+            .branch(IFEQ, 0)
+            .op(loads)
+            .op_u16(INVOKESTATIC, natives[i])
+            .op(&[RETURN])
+            .place(0);
+        let mut frame = (loads.len() as u16, loads.len() as u16);
+        if let (true, Some(slots)) = (*n == "enter", count_slots) {
+            frame = idle_count(&mut pool, this, natives[5], slots, &mut code);
         }
-        let mut code = vec![0xb2]; // getstatic on
-        code.put_u16(on);
-        code.push(0x99); // ifeq to the idle part (after the call and its return)
-        code.put_u16(3 + call.len() as u16 + 1);
-        code.extend_from_slice(&call);
-        code.push(0xb1); // return
-        code.extend_from_slice(&idle);
-        code.push(0xb1);
-        let max_locals = loads.len() as u16;
-        m.put_u16(ACC_PUBLIC | ACC_STATIC);
-        m.put_u16(pool.utf8(n));
-        m.put_u16(pool.utf8(d));
-        m.put_u16(1);
-        m.put_u16(code_name);
-        m.put_u32(12 + code.len() as u32);
-        m.put_u16(max_locals.max(1)); // max_stack: the arguments
-        m.put_u16(max_locals);
-        m.put_u32(code.len() as u32);
-        m.extend_from_slice(&code);
-        m.put_u16(0); // exception table
-        m.put_u16(0); // attributes
-        methods.push(m);
+        code.op(&[RETURN]);
+        methods.push(code_method(
+            &mut pool,
+            ACC_PUBLIC | ACC_STATIC,
+            n,
+            d,
+            frame,
+            &code.bytes,
+        ));
     }
     for (n, d) in GATED_NATIVES.iter().filter(|(n, _)| *n != "control") {
         let mut m = Vec::new();
@@ -228,8 +348,17 @@ pub fn gated_tracker_class(name: &str, count_idle: bool) -> Vec<u8> {
         m.put_u16(0);
         methods.push(m);
     }
-    let field_name = pool.utf8(SWITCH_FIELD);
-    let field_desc = pool.utf8("Z");
+    let mut fields = vec![(ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE, SWITCH_FIELD, "Z")];
+    if let Some(slots) = count_slots {
+        methods.push(count_tables_init(&mut pool, this, slots));
+        for (n, d) in [OWNERS_FIELD, DIRS_FIELD] {
+            fields.push((ACC_PRIVATE | ACC_STATIC | ACC_FINAL, n, d));
+        }
+    }
+    let fields: Vec<(u16, u16, u16)> = fields
+        .into_iter()
+        .map(|(a, n, d)| (a, pool.utf8(n), pool.utf8(d)))
+        .collect();
     let mut out = Vec::with_capacity(1024);
     out.put_u32(0xCAFE_BABE);
     out.put_u16(0);
@@ -240,17 +369,89 @@ pub fn gated_tracker_class(name: &str, count_idle: bool) -> Vec<u8> {
     out.put_u16(this);
     out.put_u16(object);
     out.put_u16(0); // interfaces
-    out.put_u16(1); // fields: public static volatile boolean on
-    out.put_u16(ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE);
-    out.put_u16(field_name);
-    out.put_u16(field_desc);
-    out.put_u16(0);
+    out.put_u16(fields.len() as u16);
+    for (a, n, d) in fields {
+        out.put_u16(a);
+        out.put_u16(n);
+        out.put_u16(d);
+        out.put_u16(0);
+    }
     out.put_u16(methods.len() as u16);
     for m in methods {
         out.extend_from_slice(&m);
     }
     out.put_u16(0); // class attributes
     out
+}
+
+/// `enter`'s code between traces with `counts=all` (locals: 0 id, 1 thread, 2 slot,
+/// 3 directory, 4 segment index, 5 segment):
+///
+/// ```text
+/// Thread t = Thread.currentThread();
+/// int s = System.identityHashCode(t) & (slots - 1);
+/// if (OWNERS[s] != t && OWNERS[s ^= 1] != t) goto slow;
+/// long[][] dir = DIRS[s];              if (dir == null) goto slow;
+/// int k = id >>> SEGMENT_SHIFT;        if (k >= dir.length) goto slow;
+/// long[] seg = dir[k];                 if (seg == null) goto slow;
+/// seg[id & (SEGMENT - 1)]++; return;
+/// slow: count0(id, t, s);
+/// ```
+/// Returns (max_stack, max_locals).
+fn idle_count(pool: &mut Pool, this: u16, count0: u16, slots: u16, code: &mut Code) -> (u16, u16) {
+    let thread = pool.class("java/lang/Thread");
+    let current = pool.member(10, thread, "currentThread", "()Ljava/lang/Thread;");
+    let system = pool.class("java/lang/System");
+    let hash = pool.member(10, system, "identityHashCode", "(Ljava/lang/Object;)I");
+    let owners = pool.member(9, this, OWNERS_FIELD.0, OWNERS_FIELD.1);
+    let dirs = pool.member(9, this, DIRS_FIELD.0, DIRS_FIELD.1);
+    const FOUND: u8 = 1;
+    const SLOW: u8 = 2;
+    code.op_u16(INVOKESTATIC, current)
+        .op(&[ASTORE_1, ALOAD_1])
+        .op_u16(INVOKESTATIC, hash)
+        .op_u16(SIPUSH, slots - 1)
+        .op(&[IAND, ISTORE_2])
+        .op_u16(GETSTATIC, owners)
+        .op(&[ILOAD_2, AALOAD, ALOAD_1])
+        .branch(IF_ACMPEQ, FOUND)
+        .op(&[ILOAD_2, ICONST_1, IXOR, ISTORE_2])
+        .op_u16(GETSTATIC, owners)
+        .op(&[ILOAD_2, AALOAD, ALOAD_1])
+        .branch(IF_ACMPNE, SLOW)
+        .place(FOUND)
+        .op_u16(GETSTATIC, dirs)
+        .op(&[ILOAD_2, AALOAD, ASTORE_3, ALOAD_3])
+        .branch(IFNULL, SLOW)
+        .op(&[ILOAD_0, BIPUSH, SEGMENT_SHIFT as u8, IUSHR, ISTORE, 4])
+        .op(&[ILOAD, 4, ALOAD_3, ARRAYLENGTH])
+        .branch(IF_ICMPGE, SLOW)
+        .op(&[ALOAD_3, ILOAD, 4, AALOAD, ASTORE, 5, ALOAD, 5])
+        .branch(IFNULL, SLOW)
+        .op(&[ALOAD, 5, ILOAD_0, BIPUSH, SEGMENT as u8 - 1, IAND])
+        .op(&[DUP2, LALOAD, LCONST_1, LADD, LASTORE, RETURN])
+        .place(SLOW)
+        .op(&[ILOAD_0, ALOAD_1, ILOAD_2])
+        .op_u16(INVOKESTATIC, count0);
+    // dup2 of (segment, index) and a long on top: 6.
+    (6, 6)
+}
+
+/// `<clinit>`: `OWNERS = new Thread[slots]; DIRS = new long[slots][][];`
+fn count_tables_init(pool: &mut Pool, this: u16, slots: u16) -> Vec<u8> {
+    let thread = pool.class("java/lang/Thread");
+    let dir = pool.class("[[J");
+    let owners = pool.member(9, this, OWNERS_FIELD.0, OWNERS_FIELD.1);
+    let dirs = pool.member(9, this, DIRS_FIELD.0, DIRS_FIELD.1);
+    let mut code = Code::default();
+    code.op_u16(SIPUSH, slots)
+        .op_u16(ANEWARRAY, thread)
+        .op_u16(PUTSTATIC, owners)
+        .op_u16(SIPUSH, slots)
+        .op_u16(ANEWARRAY, dir)
+        .op_u16(PUTSTATIC, dirs)
+        .op(&[RETURN]);
+    code_method(pool, ACC_STATIC, "<clinit>", "()V", (1, 0), &code.bytes)
 }
 
 #[cfg(test)]
@@ -278,7 +479,8 @@ mod tests {
     #[test]
     fn gated_tracker_parses() {
         for count in [false, true] {
-            let b = gated_tracker_class("jtrace/Tracker", count);
+            let slots = count.then_some(IDLE_SLOTS as u16);
+            let b = gated_tracker_class("jtrace/Tracker", slots);
             let info = parse_info(&b).unwrap();
             let m: Vec<_> = info
                 .methods
@@ -288,13 +490,13 @@ mod tests {
             assert_eq!(m[0], ("enter", 0x0009, true));
             assert_eq!(m[5], ("control", 0x0109, false));
             assert_eq!(m[6], ("enter0", 0x010a, false));
-            assert_eq!(m.len(), 12);
+            assert_eq!(m.len(), 12 + count as usize, "<clinit> with counts");
             // Every probe's code is accepted by the rewriter's parser too.
             assert!(crate::classfile::instrument(
                 &b,
                 &crate::classfile::ProbePlan {
                     tracker: "x/T",
-                    method_ids: &[None; 12],
+                    method_ids: &vec![None; m.len()],
                     lines: false,
                     pad: false,
                 }

@@ -103,7 +103,8 @@ static TRACKER_MODULE: OnceLock<GlobalRef> = OnceLock::new();
 /// then continues untraced rather than risk the application.
 pub fn install(jvmti: Jvmti, jni: Jni, tracing: bool) -> bool {
     let count_idle = agent().options.counts_all;
-    let bytes = classfile::gated_tracker_class(TRACKER, count_idle);
+    let slots = count_idle.then(crate::idle_counts::slots);
+    let bytes = classfile::gated_tracker_class(TRACKER, slots);
     let name = std::ffi::CString::new(TRACKER).expect("no NUL in the tracker's name");
     let Some(class) = jni.define_class(&name, &bytes) else {
         log_once("cannot define the tracker class; methods are not traced (mode=bci)");
@@ -135,6 +136,12 @@ pub fn install(jvmti: Jvmti, jni: Jni, tracing: bool) -> bool {
     }
     if let Some(g) = jni.new_global(class) {
         let _ = TRACKER_CLASS.set(g);
+    }
+    if count_idle && !crate::idle_counts::install(jni, class) {
+        // Its initialiser failed (or its tables cannot be found): a probe calling it
+        // would throw into the application.
+        log_once("cannot initialise the tracker's count tables; methods are not traced (mode=bci)");
+        return false;
     }
     set_recording(tracing);
     let module = jni.module_of(class);

@@ -91,3 +91,17 @@ pub fn membarrier() -> bool {
     // SAFETY: as in `membarrier_register`.
     unsafe { libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0 }
 }
+
+/// Lowers the calling thread's scheduling priority by `by` nice levels (Linux nice
+/// values are per thread). A thread cannot raise it again without privilege.
+pub fn lower_thread_priority(by: i32) {
+    // SAFETY: gettid and get/setpriority take integers only and touch no memory of ours.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        *libc::__errno_location() = 0;
+        let now = libc::getpriority(libc::PRIO_PROCESS, tid);
+        if *libc::__errno_location() == 0 {
+            libc::setpriority(libc::PRIO_PROCESS, tid, (now + by).min(19));
+        }
+    }
+}

@@ -340,23 +340,26 @@ fn exit_cell(c: &Ctx) -> Result<String, String> {
     Ok(out)
 }
 
-/// For each (time, calls) pair of stdout keys, the best (lowest) ns per call over
-/// `runs` runs.
-fn best_ns<const K: usize>(
+/// For each JVM configuration and each (time, calls) pair of stdout keys, the best
+/// (lowest) ns per call over `runs` runs, made in rounds (each round runs every
+/// configuration once), so that a change of the machine's load falls on all of them.
+fn best_interleaved<const K: usize>(
     c: &Ctx,
-    jvm: &[String],
+    configs: &[Vec<String>],
     main: &[&str],
     keys: [(&str, &str); K],
     runs: usize,
-) -> Result<[f64; K], String> {
-    let mut best = [f64::INFINITY; K];
+) -> Result<Vec<[f64; K]>, String> {
+    let mut best = vec![[f64::INFINITY; K]; configs.len()];
     for _ in 0..runs {
-        let r = c.run(jvm, &c.cp(), main)?;
-        for (b, (loop_key, calls_key)) in best.iter_mut().zip(keys) {
-            let (Some(ns), Some(calls)) = (r.field(loop_key), r.field(calls_key)) else {
-                return Err(format!("no {loop_key}/{calls_key} in: {}", r.stdout));
-            };
-            *b = b.min(ns as f64 / calls.max(1) as f64);
+        for (jvm, best) in configs.iter().zip(best.iter_mut()) {
+            let r = c.run(jvm, &c.cp(), main)?;
+            for (b, (loop_key, calls_key)) in best.iter_mut().zip(keys) {
+                let (Some(ns), Some(calls)) = (r.field(loop_key), r.field(calls_key)) else {
+                    return Err(format!("no {loop_key}/{calls_key} in: {}", r.stdout));
+                };
+                *b = b.min(ns as f64 / calls.max(1) as f64);
+            }
         }
     }
     Ok(best)
@@ -373,13 +376,17 @@ fn idle_cell(c: &Ctx) -> Result<String, String> {
     let mut out = format!(
         "  idle (cost.Idle {n}, best of {runs}): ns per call, + over none (target +{TARGET_IDLE_NS} ns)\n"
     );
-    let [none] = best_ns(c, &[], &["cost.Idle", &n], [LOOP], runs)?;
-    let _ = writeln!(out, "    {:<26} {none:>6.2} ns", "none");
-    for (label, opts) in [
+    let labels = [
         ("start=off (counts=traced)", "start=off"),
         ("start=off,counts=all", "start=off,counts=all"),
-    ] {
-        let [ns] = best_ns(c, &[c.agent(opts)], &["cost.Idle", &n], [LOOP], runs)?;
+    ];
+    let mut configs = vec![vec![]];
+    configs.extend(labels.iter().map(|(_, opts)| vec![c.agent(opts)]));
+    let best = best_interleaved(c, &configs, &["cost.Idle", &n], [LOOP], runs)?;
+    let none = best[0][0];
+    let _ = writeln!(out, "    {:<26} {none:>6.2} ns", "none");
+    for ((label, _), [ns]) in labels.iter().zip(&best[1..]) {
+        let ns = *ns;
         let add = ns - none;
         let _ = writeln!(
             out,
@@ -410,11 +417,13 @@ fn moo_cell(c: &Ctx) -> Result<String, String> {
         if c.version >= 25 {
             cells.push(("JFR MethodTrace", jfr_opts.clone()));
         }
-        let mut figures = Vec::new();
-        for (label, jvm) in &cells {
-            let [whole, steady] = best_ns(c, jvm, &main, [LOOP, STEADY], runs)?;
-            figures.push((*label, whole, steady));
-        }
+        let configs: Vec<Vec<String>> = cells.iter().map(|(_, jvm)| jvm.clone()).collect();
+        let best = best_interleaved(c, &configs, &main, [LOOP, STEADY], runs)?;
+        let figures: Vec<(&str, f64, f64)> = cells
+            .iter()
+            .zip(best)
+            .map(|((label, _), [whole, steady])| (*label, whole, steady))
+            .collect();
         let (_, w0, s0) = figures[0];
         let add = |label: &str| {
             figures
@@ -509,14 +518,20 @@ fn h2_classes(jdk: &Path) -> Result<String, String> {
 
 /// H2's TCP server (the measured JVM) under a JDBC client (another JVM, no agent), for
 /// both of `cost.H2Client`'s workloads: queries and inserts per second without the
-/// agent, traced to `.jtr` with default options, and with JFR's method tracing on
-/// every class of H2 (25+); beside each, where the server's CPU went.
+/// agent, traced to `.jtr` with default options (and `inline=on`), loaded idle with
+/// `counts=all`, and with JFR's method tracing on every class of H2 (25+); beside
+/// each, where the server's CPU went.
 fn h2_cell(c: &Ctx) -> Result<String, String> {
     let mut cells: Vec<(&str, Vec<String>)> = vec![
         ("none", vec![]),
         (".jtr (defaults)", vec![c.agent("out=trace.jtr")]),
         // The JIT inlining traced methods as before `inline=auto`: what the padding saves.
         (".jtr, inline=on", vec![c.agent("out=trace.jtr,inline=on")]),
+        // Loaded idle and counting every call (issue 18: "idle is free").
+        (
+            "idle, counts=all",
+            vec![c.agent("start=off,counts=all,out=trace.jtr")],
+        ),
     ];
     if c.version >= 25 {
         cells.push(("JFR on all of H2", c.jfr(&h2_classes(c.jdk)?, "h2")?));

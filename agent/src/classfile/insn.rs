@@ -29,6 +29,39 @@ pub(crate) const INVOKEVIRTUAL: u8 = 0xb6;
 pub(crate) const INVOKEINTERFACE: u8 = 0xb9;
 pub(crate) const NOP: u8 = 0x00;
 pub(crate) const ACONST_NULL: u8 = 0x01;
+// Opcodes the agent's own tracker class is written with (classfile::tracker).
+pub(crate) const ILOAD_0: u8 = 0x1a;
+pub(crate) const ILOAD_1: u8 = 0x1b;
+pub(crate) const ILOAD_2: u8 = 0x1c;
+pub(crate) const ALOAD_0: u8 = 0x2a;
+pub(crate) const ALOAD_1: u8 = 0x2b;
+pub(crate) const ALOAD_3: u8 = 0x2d;
+pub(crate) const ISTORE_2: u8 = 0x3d;
+pub(crate) const ASTORE_1: u8 = 0x4c;
+pub(crate) const ASTORE_3: u8 = 0x4e;
+pub(crate) const ILOAD: u8 = 0x15;
+pub(crate) const ALOAD: u8 = 0x19;
+pub(crate) const ISTORE: u8 = 0x36;
+pub(crate) const ASTORE: u8 = 0x3a;
+pub(crate) const AALOAD: u8 = 0x32;
+pub(crate) const LALOAD: u8 = 0x2f;
+pub(crate) const LASTORE: u8 = 0x50;
+pub(crate) const ICONST_1: u8 = 0x04;
+pub(crate) const LCONST_1: u8 = 0x0a;
+pub(crate) const DUP2: u8 = 0x5c;
+pub(crate) const LADD: u8 = 0x61;
+pub(crate) const IUSHR: u8 = 0x7c;
+pub(crate) const IAND: u8 = 0x7e;
+pub(crate) const IXOR: u8 = 0x82;
+pub(crate) const IFEQ: u8 = 0x99;
+pub(crate) const IF_ICMPGE: u8 = 0xa2;
+pub(crate) const IF_ACMPEQ: u8 = 0xa5;
+pub(crate) const IF_ACMPNE: u8 = 0xa6;
+pub(crate) const IFNULL: u8 = 0xc6;
+pub(crate) const GETSTATIC: u8 = 0xb2;
+pub(crate) const PUTSTATIC: u8 = 0xb3;
+pub(crate) const ANEWARRAY: u8 = 0xbd;
+pub(crate) const ARRAYLENGTH: u8 = 0xbe;
 
 /// One decoded instruction of the original code.
 #[derive(Clone, Copy, Debug)]

@@ -1,5 +1,11 @@
 //! Generates the tracker class whose `static native` methods the probes call.
 
+use super::insn::{
+    AALOAD, ALOAD, ALOAD_0, ALOAD_1, ALOAD_3, ANEWARRAY, ARRAYLENGTH, ASTORE, ASTORE_1, ASTORE_3,
+    BIPUSH, DUP2, GETSTATIC, IAND, ICONST_1, IFEQ, IFNULL, IF_ACMPEQ, IF_ACMPNE, IF_ICMPGE, ILOAD,
+    ILOAD_0, ILOAD_1, ILOAD_2, INVOKESTATIC, ISTORE, ISTORE_2, IUSHR, IXOR, LADD, LALOAD, LASTORE,
+    LCONST_1, PUTSTATIC, RETURN, SIPUSH,
+};
 use super::writer::PutBe;
 
 /// Internal name of the tracker class the probes call.
@@ -231,44 +237,6 @@ fn code_method(
     m.put_u16(0); // attributes
     m
 }
-
-// Opcodes of the tracker's code.
-const ILOAD_0: u8 = 0x1a;
-const ILOAD_1: u8 = 0x1b;
-const ILOAD_2: u8 = 0x1c;
-const ALOAD_0: u8 = 0x2a;
-const ALOAD_1: u8 = 0x2b;
-const ALOAD_3: u8 = 0x2d;
-const ISTORE_2: u8 = 0x3d;
-const ASTORE_1: u8 = 0x4c;
-const ASTORE_3: u8 = 0x4e;
-const ILOAD: u8 = 0x15;
-const ALOAD: u8 = 0x19;
-const ISTORE: u8 = 0x36;
-const ASTORE: u8 = 0x3a;
-const AALOAD: u8 = 0x32;
-const LALOAD: u8 = 0x2f;
-const LASTORE: u8 = 0x50;
-const ICONST_1: u8 = 0x04;
-const LCONST_1: u8 = 0x0a;
-const BIPUSH: u8 = 0x10;
-const SIPUSH: u8 = 0x11;
-const DUP2: u8 = 0x5c;
-const LADD: u8 = 0x61;
-const IUSHR: u8 = 0x7c;
-const IAND: u8 = 0x7e;
-const IXOR: u8 = 0x82;
-const IFEQ: u8 = 0x99;
-const IF_ICMPGE: u8 = 0xa2;
-const IF_ACMPEQ: u8 = 0xa5;
-const IF_ACMPNE: u8 = 0xa6;
-const IFNULL: u8 = 0xc6;
-const RETURN: u8 = 0xb1;
-const GETSTATIC: u8 = 0xb2;
-const PUTSTATIC: u8 = 0xb3;
-const INVOKESTATIC: u8 = 0xb8;
-const ANEWARRAY: u8 = 0xbd;
-const ARRAYLENGTH: u8 = 0xbe;
 
 /// The tracker the agent defines: each probe method (`enter`, `exit`, `unwind`,
 /// `caught`, `line`, as in [`TRACKER_METHODS`]) is plain bytecode that reads the

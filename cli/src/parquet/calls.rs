@@ -389,11 +389,9 @@ fn int_chunk(
                 pages::delta_stride(a, step, vals.len(), e.body);
             }
             _ => {
-                for &v in vals {
-                    min = min.min(v);
-                    max = max.max(v);
-                }
-                pages::delta(vals, e.body);
+                let (lo, hi) = pages::delta(vals, e.body);
+                min = min.min(lo);
+                max = max.max(hi);
             }
         }
         ch.data_page(

@@ -152,16 +152,18 @@ pub fn stride(vals: &[i64]) -> Option<i64> {
 }
 
 /// `vals` as `DELTA_BINARY_PACKED` (128-value blocks of four miniblocks, as the
-/// `parquet` crate writes it).
-pub fn delta(vals: &[i64], out: &mut Vec<u8>) {
+/// `parquet` crate writes it). Returns the values' smallest and largest (for the
+/// chunk's statistics: taken in the same pass; `(i64::MAX, i64::MIN)` when empty).
+pub fn delta(vals: &[i64], out: &mut Vec<u8>) -> (i64, i64) {
     uleb(out, BLOCK as u64);
     uleb(out, MINIBLOCKS as u64);
     uleb(out, vals.len() as u64);
     let Some((&first, rest)) = vals.split_first() else {
         uleb(out, 0);
-        return;
+        return (i64::MAX, i64::MIN);
     };
     uleb(out, zigzag(first));
+    let (mut lo, mut hi) = (first, first);
     let mut prev = first;
     let mut d = [0i64; BLOCK];
     let mut packed = [[0u64; MINI]; MINIBLOCKS];
@@ -169,18 +171,23 @@ pub fn delta(vals: &[i64], out: &mut Vec<u8>) {
         let n = block.len();
         let min = if let Ok(full) = <&[i64; BLOCK]>::try_from(block) {
             // A whole block: fixed-length loops the compiler unrolls and vectorises,
-            // the minimum kept in four lanes to break the dependency chain.
+            // minima and maxima kept in four lanes to break the dependency chains.
             d[0] = full[0].wrapping_sub(prev);
             for i in 1..BLOCK {
                 d[i] = full[i].wrapping_sub(full[i - 1]);
             }
             prev = full[BLOCK - 1];
             let mut lanes = [i64::MAX; 4];
-            for c in d.chunks_exact(4) {
+            let (mut vlo, mut vhi) = ([i64::MAX; 4], [i64::MIN; 4]);
+            for (c, v) in d.chunks_exact(4).zip(full.chunks_exact(4)) {
                 for k in 0..4 {
                     lanes[k] = lanes[k].min(c[k]);
+                    vlo[k] = vlo[k].min(v[k]);
+                    vhi[k] = vhi[k].max(v[k]);
                 }
             }
+            lo = lo.min(vlo[0].min(vlo[1]).min(vlo[2].min(vlo[3])));
+            hi = hi.max(vhi[0].max(vhi[1]).max(vhi[2].max(vhi[3])));
             lanes[0].min(lanes[1]).min(lanes[2].min(lanes[3]))
         } else {
             let mut min = i64::MAX;
@@ -188,6 +195,8 @@ pub fn delta(vals: &[i64], out: &mut Vec<u8>) {
                 *slot = v.wrapping_sub(prev);
                 prev = v;
                 min = min.min(*slot);
+                lo = lo.min(v);
+                hi = hi.max(v);
             }
             min
         };
@@ -209,6 +218,7 @@ pub fn delta(vals: &[i64], out: &mut Vec<u8>) {
             pack(&packed[m], widths[m] as u32, out);
         }
     }
+    (lo, hi)
 }
 
 #[cfg(test)]
@@ -546,7 +556,11 @@ mod tests {
         }
         let mut b = Vec::new();
         for c in &cases {
-            delta(c, &mut b);
+            let want = (
+                c.iter().copied().min().unwrap_or(i64::MAX),
+                c.iter().copied().max().unwrap_or(i64::MIN),
+            );
+            assert_eq!(delta(c, &mut b), want);
         }
         let mut input = &b[..];
         for c in &cases {

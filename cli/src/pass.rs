@@ -14,6 +14,24 @@ pub struct Pass {
     pub outcome: read::Outcome,
 }
 
+impl Pass {
+    /// The read is over: the model finished into `a`, the read statistics said.
+    fn finished<A: Analysis>(
+        file: String,
+        mut model: Model,
+        outcome: read::Outcome,
+        a: &mut A,
+    ) -> Pass {
+        model.finish(a);
+        read_stats(&outcome);
+        Pass {
+            file,
+            model,
+            outcome,
+        }
+    }
+}
+
 /// Reads `path` once into `a`. Warnings (a trace cut short, malformed elements, frames
 /// left open) go to stderr, prefixed `jtrace: warning:`.
 pub fn run<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Pass, String> {
@@ -81,13 +99,7 @@ fn pass<A: Analysis>(
         tap(ev);
         model.event(ev, a)
     })?;
-    model.finish(a);
-    read_stats(&outcome);
-    Ok(Pass {
-        file,
-        model,
-        outcome,
-    })
+    Ok(Pass::finished(file, model, outcome, a))
 }
 
 /// One worker's pass over its share of a `.jtr` (see `crate::split`): the threads
@@ -118,13 +130,7 @@ pub fn run_part<A: Analysis>(
         Some(cut) => read::read_cut(input, &wanted, cut, sink)?,
         None => read::read_part(input, &wanted, window, sink)?,
     };
-    model.finish(a);
-    read_stats(&outcome);
-    Ok(Pass {
-        file,
-        model,
-        outcome,
-    })
+    Ok(Pass::finished(file, model, outcome, a))
 }
 
 /// What of a `.jtr` with an index the read may confine itself to: the window, but not

@@ -42,6 +42,8 @@ pub enum What {
         kind: BlockKind,
         class: Option<u32>,
         owner: Option<u32>,
+        /// Still blocked at the end.
+        open: bool,
     },
 }
 
@@ -273,6 +275,7 @@ impl<F: FnMut(&Symbols, &Line)> Analysis for Replay<F> {
                 kind: b.kind,
                 class: b.class,
                 owner: b.owner,
+                open: b.open,
             },
         };
         self.push(s, b.thread, line, b.end);

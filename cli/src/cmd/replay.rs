@@ -122,8 +122,13 @@ impl Printer {
                     String::new()
                 }
             ),
-            What::Blocked { kind, class, owner } => format!(
-                "~ {} {}{}",
+            What::Blocked {
+                kind,
+                class,
+                owner,
+                open,
+            } => format!(
+                "~ {} {}{}{}",
                 match kind {
                     BlockKind::Contended => "blocked on",
                     BlockKind::Wait => "waited on",
@@ -131,7 +136,12 @@ impl Printer {
                 self.names.class(&class_of(s, *class)),
                 owner
                     .map(|o| format!(" (held by {})", thread_name(s, o)))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                if *open {
+                    " (still waiting at the end)"
+                } else {
+                    ""
+                }
             ),
         };
         format!(
@@ -213,7 +223,13 @@ impl Printer {
                 j.bytes = Some(*size);
                 j.line = Some(*line);
             }
-            What::Blocked { kind, class, owner } => {
+            What::Blocked {
+                kind,
+                class,
+                owner,
+                open,
+            } => {
+                j.open = *open;
                 j.kind = match kind {
                     BlockKind::Contended => "blocked",
                     BlockKind::Wait => "wait",

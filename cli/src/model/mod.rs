@@ -103,6 +103,8 @@ pub struct Blocked {
     pub owner: Option<u32>,
     pub start: u64,
     pub end: u64,
+    /// Still blocked when the trace (or the thread's record) ended: `end` is that end.
+    pub open: bool,
 }
 
 /// What a subcommand computes from the calls; every method has a no-op default.
@@ -926,7 +928,7 @@ impl Model {
                     return;
                 };
                 if let Some((obj, start, owner)) = self.threads[t as usize].contending.take() {
-                    self.blocked(t, BlockKind::Contended, obj, owner, start, time, a);
+                    self.blocked(t, BlockKind::Contended, obj, owner, (start, time, false), a);
                 }
             }
             Event::Wait { thread, obj, time } => {
@@ -945,7 +947,7 @@ impl Model {
                     return;
                 };
                 if let Some((obj, start)) = self.threads[t as usize].waiting.take() {
-                    self.blocked(t, BlockKind::Wait, obj, 0, start, time, a);
+                    self.blocked(t, BlockKind::Wait, obj, 0, (start, time, false), a);
                 }
             }
             // A split pass: the first worker counts the collections.
@@ -1000,17 +1002,17 @@ impl Model {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// A thread blocked from `span.0` to `span.1`, still at the end if `span.2`.
     fn blocked<A: Analysis>(
         &mut self,
         t: u32,
         kind: BlockKind,
         obj: u64,
         owner: u64,
-        start: u64,
-        end: u64,
+        span: (u64, u64, bool),
         a: &mut A,
     ) {
+        let (start, end, open) = span;
         if !self.clip(start, end).1 {
             return;
         }
@@ -1026,6 +1028,7 @@ impl Model {
             },
             start,
             end,
+            open,
         };
         a.blocked(&self.syms, &b);
     }
@@ -1055,6 +1058,18 @@ impl Model {
             self.flush_exception(t, None, a);
             let end = self.syms.threads[t as usize].end.unwrap_or(trace_end);
             let end = end.min(self.window.1);
+            // Still in `Object.wait` or waiting for a monitor when the trace ended: that
+            // time is waiting too (up to the thread's end, as its open frames' is time).
+            let ts = &mut self.threads[t as usize];
+            let (waiting, contending) = (ts.waiting.take(), ts.contending.take());
+            if let Some((obj, start)) = waiting {
+                let span = (start, end.max(start), true);
+                self.blocked(t, BlockKind::Wait, obj, 0, span, a);
+            }
+            if let Some((obj, start, owner)) = contending {
+                let span = (start, end.max(start), true);
+                self.blocked(t, BlockKind::Contended, obj, owner, span, a);
+            }
             while !self.threads[t as usize].stack.is_empty() {
                 self.totals.open_frames += 1;
                 self.pop(t, end, true, a);

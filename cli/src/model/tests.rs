@@ -406,3 +406,48 @@ fn recursion_is_per_thread_when_threads_share_a_method() {
     let flags: Vec<bool> = a.0.iter().map(|c| c.3).collect();
     assert_eq!(flags, [false, true, false, true, false]);
 }
+
+#[test]
+fn a_wait_still_open_at_the_end_is_waiting_up_to_the_end() {
+    #[derive(Default)]
+    struct Waits(Vec<(BlockKind, u64, u64, bool, Option<String>)>);
+    impl Analysis for Waits {
+        fn blocked(&mut self, s: &Symbols, b: &Blocked) {
+            let site = b.site.map(|m| s.method(m).short.clone());
+            self.0.push((b.kind, b.start, b.end, b.open, site));
+        }
+    }
+    let mut m = Model::new(Filter::default());
+    let mut a = Waits::default();
+    let evs = [
+        entry(1, 1, 0),
+        Event::Wait {
+            thread: 1,
+            obj: 7,
+            time: 10,
+        },
+        Event::Waited {
+            thread: 1,
+            obj: 7,
+            time: 30,
+        },
+        Event::Wait {
+            thread: 1,
+            obj: 7,
+            time: 40,
+        },
+        Event::TraceEnd { time: 100 },
+    ];
+    for e in defs().iter().chain(&evs) {
+        m.event(e, &mut a);
+    }
+    m.finish(&mut a);
+    let f = Some("A.f".to_string());
+    assert_eq!(
+        a.0,
+        vec![
+            (BlockKind::Wait, 10, 30, false, f.clone()),
+            (BlockKind::Wait, 40, 100, true, f),
+        ]
+    );
+}

@@ -318,7 +318,12 @@ pub mod events {
         col("thread_id", OptInt, Dict, "null for gc"),
         col("call_id", OptInt, Plain, "the innermost traced call open on the thread (exception: the call it was thrown in; line: the call of method_id it ran in, when traced); null outside any"),
         col("time_ns", Int, Plain, "ns since the trace's start (exception: when thrown; contended, wait, gc: when it began; line: when reached)"),
-        col("dur_ns", OptInt, Plain, "gc pause, time blocked or waiting"),
+        col(
+            "dur_ns",
+            OptInt,
+            Plain,
+            "gc pause, time blocked or waiting (a wait or contended enter still open at the end: up to its thread's or the trace's end, as an open call's)",
+        ),
         col("method_id", OptInt, Dict, "alloc: allocating method; exception: where thrown; contended, wait: the blocked method; line: the method running it"),
         col("line", OptInt, Dict, "source line of method_id's alloc or throw (lines=on or alloc site); line: the line executed (lines=on)"),
         col("class", OptText, Dict, "allocated class, exception class, or monitor's class"),

@@ -3,7 +3,7 @@
 //! The checker calls these at a few points (each element, threadEnd with open frames,
 //! classDef, classUnload, traceEnd) and turns what they return into violations.
 
-use std::collections::HashMap;
+use ahash::AHashMap as HashMap;
 
 /// Loaders of which a JVM has exactly one instance: a class name defined twice by one
 /// of them while the first is alive is one class defined twice. (Other loaders are

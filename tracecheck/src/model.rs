@@ -4,7 +4,7 @@ use crate::attrs::{get, parse_u64, Attrs};
 use crate::summary::{AllocStats, MethodStats, Summary, ThreadInfo};
 use crate::vocab;
 use crate::{Rule, Violation, MAX_VIOLATIONS};
-use std::collections::{HashMap, HashSet};
+use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Phase {

@@ -29,6 +29,9 @@ pub(crate) const REQUIRED: &[(&str, &[&str])] = &[
 ];
 
 /// Reads the attributes of `e`, checking them against the vocabulary of `name`.
+/// No allocation but the returned list: attribute names are compared in place, and a
+/// repeated name (not well-formed XML) is found by the vocabulary's index of it (the
+/// quick-xml reader's own check allocates a list per element).
 pub(crate) fn read_attrs<'b>(
     st: &mut State,
     line: u64,
@@ -36,8 +39,10 @@ pub(crate) fn read_attrs<'b>(
     allowed: Option<&'static [&'static str]>,
     e: &'b BytesStart<'b>,
 ) -> Attrs<'b> {
-    let mut out: Attrs<'b> = Vec::new();
-    for a in e.attributes() {
+    let mut out: Attrs<'b> = Vec::with_capacity(allowed.map_or(0, <[_]>::len));
+    // Bit i: allowed[i] seen (the longest vocabulary list has fewer than 64 names).
+    let mut seen = 0u64;
+    for a in e.attributes().with_checks(false) {
         let a = match a {
             Ok(a) => a,
             Err(err) => {
@@ -45,9 +50,9 @@ pub(crate) fn read_attrs<'b>(
                 continue;
             }
         };
-        let key = a.key.as_ref().to_string();
+        let key: &str = a.key.as_ref();
         let Some(allowed) = allowed else { continue };
-        let Some(k) = allowed.iter().find(|k| **k == key) else {
+        let Some(i) = allowed.iter().position(|k| *k == key) else {
             st.err(
                 line,
                 Rule::Vocabulary,
@@ -55,12 +60,23 @@ pub(crate) fn read_attrs<'b>(
             );
             continue;
         };
+        let k = allowed[i];
+        let bit = 1u64 << (i % 64);
+        if seen & bit != 0 {
+            st.err(
+                line,
+                Rule::Xml,
+                format!("<{name}>: bad attribute: duplicated attribute {k}"),
+            );
+            continue;
+        }
+        seen |= bit;
         match a.normalized_value(XmlVersion::Implicit1_0) {
-            Ok(v) => out.push((*k, v)),
+            Ok(v) => out.push((k, v)),
             Err(err) => st.err(
                 line,
                 Rule::Xml,
-                format!("<{name}> {key}: bad attribute value: {err}"),
+                format!("<{name}> {k}: bad attribute value: {err}"),
             ),
         }
     }

@@ -4,7 +4,7 @@ use crate::attrs::{get, Attrs};
 use crate::model::{State, Thread};
 use crate::summary::ThreadInfo;
 use crate::Rule;
-use std::collections::HashMap;
+use ahash::AHashMap as HashMap;
 
 impl State {
     pub(crate) fn thread_start(&mut self, line: u64, attrs: &Attrs, time: Option<u128>) {

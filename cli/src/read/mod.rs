@@ -122,6 +122,7 @@ pub const STORED: &[&str] = &[
     "v3-monitors",
     "v3-tags",
     "v3-jvm",
+    "v3-lines",
 ];
 
 /// A stored trace's file: `ext` is `jtr` or `xml`.

@@ -12,7 +12,7 @@ pub mod index;
 mod window;
 mod wire;
 
-pub use window::{replay_cut, replay_window, Cut, Window};
+pub use window::{replay_cut, replay_window, resumable, Cut, Window};
 
 use crate::clock::Converter;
 use crate::defs::Msg;

@@ -177,3 +177,44 @@ pub(crate) fn rechunked(path: &Path, records: usize) -> PathBuf {
     }
     out
 }
+
+/// `--test` on a `.jtr` reads from the first chosen test's start (its frames, lines,
+/// waits and pending exception rebuilt there): for every stored trace with test marks,
+/// each test alone, all of them, and with a window besides, the answers equal the full
+/// pass's over the XML twin; a later test leaves chunks unread.
+#[test]
+fn test_scopes_of_a_jtr_answer_as_the_full_pass() {
+    let mut unread = 0;
+    for (name, records) in [("v3-tags", 3), ("v3-lines", 40)] {
+        let xml = read::stored(name, "xml");
+        let jtr = rechunked(&read::stored(name, "jtr"), records);
+        let (_, tags) = read::tags(&jtr).expect("an index with end states");
+        let mut tests: Vec<String> = tags
+            .iter()
+            .filter(|(t, _)| t.name == "test")
+            .filter_map(|(t, _)| t.fields.iter().find(|(k, _)| k == "id"))
+            .map(|(_, v)| v.clone())
+            .collect();
+        tests.sort();
+        tests.dedup();
+        assert!(!tests.is_empty(), "{name}: no test marks");
+        tests.push("*".into());
+        let last = *edges(&jtr).last().unwrap();
+        for test in &tests {
+            for (from, to) in [(None, None), (None, Some(last / 2)), (Some(last / 3), None)] {
+                let f = Filter {
+                    test: Some(Pattern::new(test)),
+                    ..window(from, to, None)
+                };
+                let want = answer(&xml, f.clone()).0;
+                let (got, o) = answer(&jtr, f);
+                let what = format!("{name} --test {test} --from {from:?} --to {to:?}");
+                assert_eq!(got, want, "{what}");
+                assert_eq!(o.resumed_wrong, 0, "{what}");
+                unread += o.chunks_unread;
+            }
+        }
+        let _ = std::fs::remove_file(&jtr);
+    }
+    assert!(unread > 0, "every --test read whole");
+}

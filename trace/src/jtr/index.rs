@@ -129,7 +129,10 @@ pub fn encode(out: &mut Vec<u8>, entries: &[ChunkEntry], at: u64) {
             put_uvar(out, r.at_tickets - r.tickets);
             out.push(r.flags);
         }
-        if entries.iter().all(|e| e.resume.is_some_and(|r| r.end_state.is_some())) {
+        if entries
+            .iter()
+            .all(|e| e.resume.is_some_and(|r| r.end_state.is_some()))
+        {
             let mut body = Vec::new();
             for r in entries.iter().filter_map(|e| e.resume) {
                 let end = r.end_state.unwrap_or_default();

@@ -151,7 +151,10 @@ impl<O: Output> Renderer<O> {
         let Some(ts) = self.threads.get_mut(&tid) else {
             return 0;
         };
-        ts.last_ns = ts.last_ns.max(last_ns).max(rb.last_ns);
+        // The latest time of its records before the resume point (a tag of the thread
+        // replayed meanwhile may have moved its clock on).
+        let last = last_ns.max(rb.last_ns);
+        ts.last_ns = ts.last_ns.max(last);
         ts.next_ticket = tickets.unwrap_or(rb.tickets);
         ts.ticket_text = Decimal::of(ts.next_ticket);
         for &(mid, ticket, ns, unit) in &rb.frames {
@@ -173,7 +176,6 @@ impl<O: Output> Renderer<O> {
             }
         }
         let open = ts.stack.len();
-        let last = ts.last_ns;
         if let Some((obj, timeout, ns)) = rb.wait {
             ts.wait_ns = Some(ns);
             self.write_mon_wait(tid, obj, timeout, ns);

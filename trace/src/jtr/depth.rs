@@ -109,16 +109,10 @@ impl Depths {
             pos += rd.position();
             let before = w.stack.len();
             match rec {
-                Rec::ExitExc { mid, obj, .. } => {
-                    if close(&mut w.stack, mid, 0) {
-                        w.exception = Some((obj, mid));
-                    }
+                Rec::ExitExc { mid, obj, .. } if close(&mut w.stack, mid, 0) => {
+                    w.exception = Some((obj, mid));
                 }
-                Rec::Catch { mid, .. } => {
-                    if close(&mut w.stack, mid, 1) {
-                        w.exception = None;
-                    }
-                }
+                Rec::Catch { mid, .. } if close(&mut w.stack, mid, 1) => w.exception = None,
                 Rec::MonWait { .. } | Rec::MonEnter { .. } => w.pending = true,
                 Rec::MonWaited { .. } | Rec::MonEntered { .. } => w.pending = false,
                 Rec::Line { mid, unit, .. } => {

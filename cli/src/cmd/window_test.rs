@@ -189,6 +189,8 @@ fn test_scopes_of_a_jtr_answer_as_the_full_pass() {
         let xml = read::stored(name, "xml");
         let jtr = rechunked(&read::stored(name, "jtr"), records);
         let (_, tags) = read::tags(&jtr).expect("an index with end states");
+        // As stored (no index): no seeking, read whole.
+        assert!(read::tags(&read::stored(name, "jtr")).is_none());
         let mut tests: Vec<String> = tags
             .iter()
             .filter(|(t, _)| t.name == "test")

@@ -90,7 +90,7 @@ fn pass<A: Analysis>(
     // the others); the model ignores the others' events anyway.
     let threads = filter.thread.clone();
     let wanted = |name: &str| threads.as_ref().is_none_or(|p| p.matches(name));
-    let window = window(&filter);
+    let window = window(path, &filter);
     let mut model = Model::new(filter);
     let wanted = threads
         .is_some()
@@ -118,7 +118,7 @@ pub fn run_part<A: Analysis>(
     let wanted = |tid: u32, name: &str| {
         part.owns(tid as u64) && threads.as_ref().is_none_or(|p| p.matches(name))
     };
-    let window = window(&filter);
+    let window = window(path, &filter);
     let cut = part.cut.map(|c| trace::jtr::Cut {
         tid: c.thread as u32,
         at: c.at,
@@ -133,15 +133,30 @@ pub fn run_part<A: Analysis>(
     Ok(Pass::finished(file, model, outcome, a))
 }
 
-/// What of a `.jtr` with an index the read may confine itself to: the window, but not
-/// with `--test`, whose scopes come from marks anywhere in the trace.
-fn window(filter: &Filter) -> read::Window {
-    match filter.test {
-        None => read::Window {
-            from: filter.from,
-            to: filter.to,
-        },
-        Some(_) => read::Window::default(),
+/// What of a `.jtr` with an index the read may confine itself to: the window; with
+/// `--test` and no `--from`, from the first chosen test's start on (nothing before it
+/// is any chosen test's), found from the file's test marks alone
+/// (`crate::model::testcase::first_start`), or from `--to` if that is earlier.
+fn window(path: &Path, filter: &Filter) -> read::Window {
+    let from = match &filter.test {
+        Some(p) if filter.from.is_none() => read::tags(path).and_then(|(start, tags)| {
+            let tags = tags.into_iter().map(|(t, ns)| {
+                let tag = crate::model::Tag {
+                    name: t.name,
+                    fields: t.fields,
+                    time: ns,
+                };
+                (t.tid, tag)
+            });
+            let first = crate::model::testcase::first_start(tags, p)?.saturating_sub(start);
+            // Not past `--to`: what is open there is the answer's too.
+            Some(filter.to.map_or(first, |to| first.min(to)))
+        }),
+        _ => filter.from,
+    };
+    read::Window {
+        from,
+        to: filter.to,
     }
 }
 

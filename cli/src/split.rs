@@ -111,13 +111,10 @@ type Cut = (Arc<FastMap<u64, u32>>, [CutSide; 2]);
 /// together) into two parts of about equal size (see `crate::model::cut`): worker 0
 /// reads the thread's records before the cut, worker 1 those after it and every other
 /// thread. None when no thread holds most, or the file has no index with resume
-/// points, or line records (whose frames' last lines the index does not keep).
+/// points (with line records: and end states, which keep the frames' last lines).
 fn cut_plan(path: &Path) -> Option<Cut> {
     let index = read::index(path)?;
-    if index.iter().any(|e| {
-        e.resume
-            .is_none_or(|r| r.flags & trace::jtr::index::LINES != 0)
-    }) {
+    if !trace::jtr::resumable(&index) {
         return None;
     }
     let mut sizes: FastMap<u32, u64> = FastMap::default();

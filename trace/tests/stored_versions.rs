@@ -61,3 +61,11 @@ fn version_3_tags() {
 fn version_3_jvm() {
     check("v3-jvm", 3);
 }
+
+/// Version 3 with line records (`lines=on`), test marks, exceptions (one object thrown
+/// again, once out of traced code) and two threads; stored without its index, like the
+/// others (cli's window tests write it again with one, with its end states).
+#[test]
+fn version_3_lines() {
+    check("v3-lines", 3);
+}

@@ -178,6 +178,11 @@ const OWN_CHECKS: &[(&str, &str, RunCheck)] = &[
         crate::cli_windows::same_windows,
     ),
     (
+        "CliLineWindows",
+        "cli:--from/--to through the .jtr index with line records, the same as the XML's full pass",
+        crate::cli_windows::same_windows,
+    ),
+    (
         "CliCut",
         "cli:report with one thread cut over two workers, the same as the XML's one pass",
         crate::cli_cut::same_cut,

@@ -395,6 +395,28 @@ impl Ctx {
                 "report --test fibonacci: Calc.fib calls {calls:?}, the test says {fib}"
             ));
         }
+        // --test through the .jtr's index (read from the test's start) answers as the
+        // XML twin's whole read.
+        let x = xml.to_str().unwrap_or_default();
+        for tr in &truth {
+            for answer in [&["report", "--json"][..], &["collapsed"]] {
+                let run = |trace: &str| -> Result<String, String> {
+                    let mut args = answer.to_vec();
+                    args.extend(["--test", tr.method.as_str(), trace]);
+                    let out = self.jtrace(&args)?;
+                    // The report names its file: the same name for both.
+                    Ok(out.replace(trace, "TRACE"))
+                };
+                let (got, want) = (run(t)?, run(x)?);
+                if got != want {
+                    errs.push(format!(
+                        "{} --test {}: the .jtr's answer differs from the XML's",
+                        answer.join(" "),
+                        tr.method
+                    ));
+                }
+            }
+        }
         if errs.is_empty() {
             Ok(())
         } else {

@@ -1,5 +1,6 @@
 //! `--from/--to` on a `.jtr` through its index: for every stored trace, cut into chunks of a few records each (so that windows start and end inside, between and around many chunks of every thread), every window's answers (report JSON, tree, Chrome-JSON timeline) equal the full pass's over the run's XML, and the chunks read are few (counted).
 
+use crate::analysis::coverage::Coverage;
 use crate::analysis::report::Report;
 use crate::analysis::tree::CallTree;
 use crate::model::filter::{Filter, Pattern};
@@ -8,19 +9,30 @@ use crate::read;
 use crate::render::perfetto::Perfetto;
 use std::path::{Path, PathBuf};
 
-/// The report (JSON), call tree and timeline of `path` under `filter`.
-fn answer(path: &Path, filter: Filter) -> (String, read::Outcome) {
+/// The report (JSON), call tree, timeline and line counts (per test) of `path` under
+/// `filter`.
+pub(crate) fn answer(path: &Path, filter: Filter) -> (String, read::Outcome) {
     let mut a = (
-        (Report::default(), CallTree::default()),
-        Perfetto::new(Vec::new()),
+        (
+            (Report::default(), CallTree::default()),
+            Perfetto::new(Vec::new()),
+        ),
+        Coverage::default(),
     );
     let mut s = run_quiet(path, filter, &mut a).unwrap();
     s.file = String::new();
-    let ((report, tree), timeline) = a;
+    let (((report, tree), timeline), coverage) = a;
     let doc = report.doc(&s, &|_| true, None);
     let mut out = serde_json::to_string_pretty(&doc).unwrap().into_bytes();
     crate::render::text::tree_to(&mut out, &s.model.syms, &tree.tree, 0, None, true).unwrap();
     out.extend_from_slice(&timeline.finish().unwrap().1);
+    for c in coverage.per_test.iter().chain([&coverage.outside]) {
+        let mut lines: Vec<_> = c.lines.iter().collect();
+        lines.sort_unstable();
+        let mut methods: Vec<_> = c.methods.iter().collect();
+        methods.sort_unstable();
+        out.extend_from_slice(format!("\n{lines:?}\n{methods:?}").as_bytes());
+    }
     (String::from_utf8(out).unwrap(), s.outcome)
 }
 
@@ -57,9 +69,14 @@ fn edges(path: &Path) -> Vec<u64> {
 fn windows_of_a_jtr_answer_as_the_full_pass() {
     let (mut read_, mut total, mut windows) = (0, 0, 0);
     for &name in read::STORED {
+        let mut mine = 0;
         let xml = read::stored(name, "xml");
         // The larger trace in chunks of more records: the test stays fast.
-        let records = if name == "v2-switch" { 400 } else { 3 };
+        let records = match name {
+            "v2-switch" => 400,
+            "v3-lines" => 40,
+            _ => 3,
+        };
         let jtr = rechunked(&read::stored(name, "jtr"), records);
         let times = edges(&jtr);
         let last = *times.last().unwrap();
@@ -86,10 +103,13 @@ fn windows_of_a_jtr_answer_as_the_full_pass() {
                     let all = o.chunks_replayed + o.chunks_skipped;
                     read_ += all - o.chunks_unread;
                     total += all;
+                    mine += o.chunks_unread;
                 }
             }
         }
         let _ = std::fs::remove_file(&jtr);
+        // Line records (`lines=on`) included: windows seek there too.
+        assert!(mine > 0, "{name}: every window read whole");
     }
     assert!(windows > 200, "{windows} windows");
     // A window reads a part of the chunks (each thread's within it, and the few
@@ -156,4 +176,47 @@ pub(crate) fn rechunked(path: &Path, records: usize) -> PathBuf {
         }
     }
     out
+}
+
+/// `--test` on a `.jtr` reads from the first chosen test's start (its frames, lines,
+/// waits and pending exception rebuilt there): for every stored trace with test marks,
+/// each test alone, all of them, and with a window besides, the answers equal the full
+/// pass's over the XML twin; a later test leaves chunks unread.
+#[test]
+fn test_scopes_of_a_jtr_answer_as_the_full_pass() {
+    let mut unread = 0;
+    for (name, records) in [("v3-tags", 3), ("v3-lines", 40)] {
+        let xml = read::stored(name, "xml");
+        let jtr = rechunked(&read::stored(name, "jtr"), records);
+        let (_, tags) = read::tags(&jtr).expect("an index with end states");
+        // As stored (no index): no seeking, read whole.
+        assert!(read::tags(&read::stored(name, "jtr")).is_none());
+        let mut tests: Vec<String> = tags
+            .iter()
+            .filter(|(t, _)| t.name == "test")
+            .filter_map(|(t, _)| t.fields.iter().find(|(k, _)| k == "id"))
+            .map(|(_, v)| v.clone())
+            .collect();
+        tests.sort();
+        tests.dedup();
+        assert!(!tests.is_empty(), "{name}: no test marks");
+        tests.push("*".into());
+        let last = *edges(&jtr).last().unwrap();
+        for test in &tests {
+            for (from, to) in [(None, None), (None, Some(last / 2)), (Some(last / 3), None)] {
+                let f = Filter {
+                    test: Some(Pattern::new(test)),
+                    ..window(from, to, None)
+                };
+                let want = answer(&xml, f.clone()).0;
+                let (got, o) = answer(&jtr, f);
+                let what = format!("{name} --test {test} --from {from:?} --to {to:?}");
+                assert_eq!(got, want, "{what}");
+                assert_eq!(o.resumed_wrong, 0, "{what}");
+                unread += o.chunks_unread;
+            }
+        }
+        let _ = std::fs::remove_file(&jtr);
+    }
+    assert!(unread > 0, "every --test read whole");
 }

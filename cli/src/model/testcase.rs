@@ -185,6 +185,24 @@ impl Tests {
     }
 }
 
+/// The earliest start of the tests `p` selects among `tags` (thread, tag, in the
+/// trace's order), None if it selects none. No event before it is any selected test's
+/// (an event belongs to a test only at or after the test's start), so a read of the
+/// trace may begin there.
+pub fn first_start(tags: impl Iterator<Item = (u32, Tag)>, p: &Pattern) -> Option<u64> {
+    let mut tests = Tests::default();
+    let mut first: Option<u64> = None;
+    for (thread, tag) in tags {
+        if let Some(i) = tests.tag(thread, &tag) {
+            let c = &tests.cases[i];
+            if c.matches(p) {
+                first = Some(first.map_or(c.start, |f| f.min(c.start)));
+            }
+        }
+    }
+    first
+}
+
 /// An analysis narrowed to the tests `--test` selects: it sees only their events, with
 /// stacks cut to the frames each test started.
 pub struct TestScope<'a, A> {

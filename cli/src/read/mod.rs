@@ -101,6 +101,13 @@ pub fn index(path: &std::path::Path) -> Option<Vec<trace::jtr::index::ChunkEntry
     r.index()
 }
 
+/// The tags of a `.jtr` whose index lets a reader resume it exactly, with the trace's
+/// start (see `trace::jtr::tags`); None for XML or any other file.
+pub fn tags(path: &std::path::Path) -> Option<(u64, Vec<trace::jtr::Tagged>)> {
+    let file = std::fs::File::open(path).ok()?;
+    trace::jtr::tags(std::io::BufReader::new(file)).ok()?
+}
+
 /// The threads of a `.jtr` with the file's index (None: XML, or a file without one,
 /// such as one cut short): each thread id with the bytes of its record chunks.
 pub fn thread_sizes(path: &std::path::Path) -> Option<Vec<(u32, u64)>> {
@@ -122,6 +129,7 @@ pub const STORED: &[&str] = &[
     "v3-monitors",
     "v3-tags",
     "v3-jvm",
+    "v3-lines",
 ];
 
 /// A stored trace's file: `ext` is `jtr` or `xml`.

@@ -5,15 +5,20 @@
 //! closes the innermost frame of its method and every frame above it; a catch closes
 //! the frames above the catching one; a record naming no open frame changes nothing.
 
-use super::index::{Resume, PENDING};
+use super::index::{End, Resume, PENDING};
 use crate::defs::{Def, Msg};
 use crate::record::{self, Reader, Rec};
+
+/// "No line reported yet in this frame."
+const NO_UNIT: u32 = u32::MAX;
 
 /// One thread's walk.
 #[derive(Default)]
 struct Walk {
-    /// Method ids of the open frames, innermost last.
-    stack: Vec<u32>,
+    /// Method ids of the open frames, innermost last, and each one's last unit.
+    stack: Vec<(u32, u32)>,
+    /// The exception thrown and not caught since, and the method it left last.
+    exception: Option<(u64, u32)>,
     /// Tickets given so far.
     tickets: u64,
     /// A monitor wait or contended enter not ended yet.
@@ -24,8 +29,8 @@ struct Walk {
 #[derive(Default)]
 pub struct Depths {
     threads: Vec<Option<Walk>>,
-    /// Indexed by method id: defined (and not unloaded).
-    methods: Vec<bool>,
+    /// Indexed by method id: defined (and not unloaded), and its executable units.
+    methods: Vec<Option<u32>>,
 }
 
 impl Depths {
@@ -44,9 +49,9 @@ impl Depths {
                 Def::Method(m) => {
                     let i = m.mid as usize;
                     if self.methods.len() <= i {
-                        self.methods.resize(i + 1, false);
+                        self.methods.resize(i + 1, None);
                     }
-                    self.methods[i] = true;
+                    self.methods[i] = Some(m.unit_lines.len() as u32);
                 }
                 _ => {}
             }
@@ -57,7 +62,10 @@ impl Depths {
     pub fn chunk(&mut self, tid: u32, data: &[u8]) -> Resume {
         let Some(Some(w)) = self.threads.get_mut(tid as usize) else {
             // The VM's stream, or a thread the renderer ignores: no frames.
-            return Resume::default();
+            return Resume {
+                end_state: Some(End::default()),
+                ..Resume::default()
+            };
         };
         let depth = w.stack.len() as u32;
         let mut r = Resume {
@@ -68,6 +76,7 @@ impl Depths {
             tickets: w.tickets,
             at_tickets: w.tickets,
             flags: 0,
+            end_state: None,
         };
         let mut pos = 0;
         while pos < data.len() {
@@ -80,13 +89,13 @@ impl Depths {
                 let mid = u32::from_le_bytes([rec[1], rec[2], rec[3], rec[4]]);
                 pos += record::ENTRY_OR_EXIT_LEN;
                 if tag == record::TAG_ENTRY {
-                    if self.methods.get(mid as usize).copied().unwrap_or(false) {
-                        w.stack.push(mid);
+                    if matches!(self.methods.get(mid as usize), Some(Some(_))) {
+                        w.stack.push((mid, NO_UNIT));
                         w.tickets += 1;
                     }
                     continue;
                 }
-                if w.stack.last() == Some(&mid) {
+                if w.stack.last().is_some_and(|f| f.0 == mid) {
                     w.stack.pop();
                 } else if !close(&mut w.stack, mid, 0) {
                     continue;
@@ -100,15 +109,21 @@ impl Depths {
             pos += rd.position();
             let before = w.stack.len();
             match rec {
-                Rec::ExitExc { mid, .. } => {
-                    close(&mut w.stack, mid, 0);
+                Rec::ExitExc { mid, obj, .. } if close(&mut w.stack, mid, 0) => {
+                    w.exception = Some((obj, mid));
                 }
-                Rec::Catch { mid, .. } => {
-                    close(&mut w.stack, mid, 1);
-                }
+                Rec::Catch { mid, .. } if close(&mut w.stack, mid, 1) => w.exception = None,
                 Rec::MonWait { .. } | Rec::MonEnter { .. } => w.pending = true,
                 Rec::MonWaited { .. } | Rec::MonEntered { .. } => w.pending = false,
-                Rec::Line { .. } => r.flags |= super::index::LINES,
+                Rec::Line { mid, unit, .. } => {
+                    r.flags |= super::index::LINES;
+                    let units = self.methods.get(mid as usize).copied().flatten();
+                    if let Some(top) = w.stack.last_mut() {
+                        if top.0 == mid && units.is_some_and(|n| unit < n) {
+                            top.1 = unit;
+                        }
+                    }
+                }
                 _ => {}
             }
             let now = w.stack.len() as u32;
@@ -117,6 +132,14 @@ impl Depths {
             }
         }
         r.end = w.stack.len() as u32;
+        let unit = match r.min {
+            0 => None,
+            m => w.stack.get(m as usize - 1).map(|f| f.1),
+        };
+        r.end_state = Some(End {
+            unit: unit.filter(|&u| u != NO_UNIT),
+            exception: w.exception,
+        });
         if w.pending {
             r.flags |= PENDING;
         }
@@ -126,8 +149,8 @@ impl Depths {
 
 /// Closes the innermost frame of `mid` and those above it, keeping `keep` of them (1:
 /// the catching frame stays open); false if no frame is of `mid`.
-fn close(stack: &mut Vec<u32>, mid: u32, keep: usize) -> bool {
-    match stack.iter().rposition(|&m| m == mid) {
+fn close(stack: &mut Vec<(u32, u32)>, mid: u32, keep: usize) -> bool {
+    match stack.iter().rposition(|f| f.0 == mid) {
         Some(i) => {
             stack.truncate(i + keep);
             true

@@ -25,6 +25,9 @@ pub const PENDING: u8 = 1;
 pub const LINES: u8 = 2;
 /// The resume section's layout (the first byte after the entries).
 const RESUME_V1: u64 = 1;
+/// Sections after the resume section: each a kind, a byte length and a body, so that a
+/// reader skips the kinds it does not know. Kind 2: each chunk's end state ([`End`]).
+const SECTION_END: u64 = 2;
 
 /// Where a reader resumes a thread's stack in a chunk (`super::depth` computes it):
 /// the frames open at the chunk's end are the `min` frames open at byte `at` of its
@@ -42,6 +45,24 @@ pub struct Resume {
     pub tickets: u64,
     pub at_tickets: u64,
     pub flags: u8,
+    /// The thread's state at the chunk's end that the entries above do not give (None:
+    /// an index written before the end-state section).
+    pub end_state: Option<End>,
+}
+
+/// What a thread leaves at a chunk's end besides its open frames: what a reader that
+/// resumes it later needs to give the answers of a whole read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct End {
+    /// The last executable unit reported in the frame open at level `min` (the
+    /// innermost one the chunk does not close; None: no line reported in it yet, or
+    /// `min` is 0). The frames above it are rebuilt from the records after `at`, the
+    /// ones below it are never innermost in the chunk.
+    pub unit: Option<u32>,
+    /// The exception last thrown out of a frame of the thread and not caught since,
+    /// and that frame's method (a reader's pending exception: a later throw of the
+    /// same object continues it).
+    pub exception: Option<(u64, u32)>,
 }
 
 /// One record chunk of the file.
@@ -108,6 +129,24 @@ pub fn encode(out: &mut Vec<u8>, entries: &[ChunkEntry], at: u64) {
             put_uvar(out, r.at_tickets - r.tickets);
             out.push(r.flags);
         }
+        if entries
+            .iter()
+            .all(|e| e.resume.is_some_and(|r| r.end_state.is_some()))
+        {
+            let mut body = Vec::new();
+            for r in entries.iter().filter_map(|e| e.resume) {
+                let end = r.end_state.unwrap_or_default();
+                put_uvar(&mut body, end.unit.map_or(0, |u| u as u64 + 1));
+                body.push(end.exception.is_some() as u8);
+                if let Some((obj, mid)) = end.exception {
+                    put_uvar(&mut body, obj);
+                    put_uvar(&mut body, mid as u64);
+                }
+            }
+            put_uvar(out, SECTION_END);
+            put_uvar(out, body.len() as u64);
+            out.extend_from_slice(&body);
+        }
     }
     out.extend_from_slice(&at.to_le_bytes());
     out.extend_from_slice(&INDEX_MAGIC);
@@ -168,7 +207,27 @@ pub fn decode(body: &[u8]) -> WireResult<Vec<ChunkEntry>> {
                 tickets,
                 at_tickets,
                 flags,
+                end_state: None,
             });
+        }
+        // Later sections: the kinds this reader knows, the others skipped.
+        while c.left() > 0 {
+            let kind = c.uvar("index section kind")?;
+            let len = c.count("index section length")?;
+            let body = c.bytes(len, "index section")?;
+            if kind == SECTION_END {
+                let mut b = Cursor::new(body);
+                for e in &mut out {
+                    let unit = b.u32var("end unit")?.checked_sub(1);
+                    let exception = match b.u8("end exception")? {
+                        0 => None,
+                        _ => Some((b.uvar("end exception")?, b.u32var("end exception method")?)),
+                    };
+                    if let Some(r) = e.resume.as_mut() {
+                        r.end_state = Some(End { unit, exception });
+                    }
+                }
+            }
         }
     }
     Ok(out)
@@ -196,6 +255,10 @@ mod tests {
                     tickets: 77,
                     at_tickets: 80,
                     flags: PENDING,
+                    end_state: Some(End {
+                        unit: Some(0),
+                        exception: Some((1 << 40, 7)),
+                    }),
                 }),
             },
             ChunkEntry {
@@ -205,7 +268,10 @@ mod tests {
                 ticks: None,
                 allocs: false,
                 thread_end: true,
-                resume: Some(Resume::default()),
+                resume: Some(Resume {
+                    end_state: Some(End::default()),
+                    ..Resume::default()
+                }),
             },
         ];
         let mut b = Vec::new();
@@ -213,6 +279,27 @@ mod tests {
         assert_eq!(&b[b.len() - 4..], &INDEX_MAGIC);
         assert_eq!(decode(&b).unwrap(), e);
         assert!(decode(&b[..5]).is_err());
+        // Without the end states (as written before them): read as one.
+        let older: Vec<ChunkEntry> = e
+            .iter()
+            .map(|x| ChunkEntry {
+                resume: x.resume.map(|r| Resume {
+                    end_state: None,
+                    ..r
+                }),
+                ..*x
+            })
+            .collect();
+        let mut b = Vec::new();
+        encode(&mut b, &older, 70000);
+        assert_eq!(decode(&b).unwrap(), older);
+        // A section of a kind this reader does not know is skipped.
+        let mut b = Vec::new();
+        encode(&mut b, &e, 70000);
+        let trailer = b.split_off(b.len() - TRAILER);
+        b.extend_from_slice(&[9, 3, 1, 2, 3]);
+        b.extend_from_slice(&trailer);
+        assert_eq!(decode(&b).unwrap(), e);
         // An index without resume points (as written before them) reads as one.
         let old: Vec<ChunkEntry> = e
             .iter()

@@ -12,7 +12,7 @@ pub mod index;
 mod window;
 mod wire;
 
-pub use window::{replay_cut, replay_window, Cut, Window};
+pub use window::{replay_cut, replay_window, resumable, Cut, Window};
 
 use crate::clock::Converter;
 use crate::defs::Msg;
@@ -481,6 +481,55 @@ pub fn replay_part<'a, R: Read + Seek>(
     f: impl FnMut(&Event),
 ) -> Result<(Rendered, Header), JtrError> {
     replay_window(jtr, Window::default(), Some(Box::new(wanted)), f)
+}
+
+/// A tag of a `.jtr` (`jtrace.Trace.tag`, the JUnit listener's test marks): its
+/// definition and its time (Unix nanoseconds).
+pub type Tagged = (crate::defs::TagDef, u64);
+
+/// The tags of a `.jtr` whose index lets a reader resume its threads exactly
+/// ([`resumable`], with each chunk's end state), read from its definition blocks alone
+/// (every record chunk sought past), in file order, with the trace's start (Unix ns);
+/// None for a file without such an index (read it whole). Tags of threads never defined
+/// are left out, as the replay leaves them out.
+pub fn tags<R: Read + Seek>(jtr: R) -> Result<Option<(u64, Vec<Tagged>)>, JtrError> {
+    let mut r = JtrReader::open(jtr)?;
+    let index = r.index().unwrap_or_default();
+    let exact = index
+        .iter()
+        .all(|e| e.resume.is_some_and(|r| r.end_state.is_some()));
+    if !exact || !resumable(&index) {
+        return Ok(None);
+    }
+    let (start, conv) = (r.header.start_ns, r.conv);
+    let mut chunks = index.iter().peekable();
+    let (mut threads, mut tags) = (std::collections::HashSet::new(), Vec::new());
+    loop {
+        while chunks.next_if(|e| e.offset < r.offset).is_some() {}
+        if let Some(e) = chunks.next_if(|e| e.offset == r.offset) {
+            r.skip_block(e.len)?;
+            continue;
+        }
+        match r.next_msg()? {
+            Some(Msg::Defs(defs)) => {
+                for d in defs {
+                    match d {
+                        crate::defs::Def::Thread(t) => {
+                            threads.insert(t.tid);
+                        }
+                        crate::defs::Def::Tag(t) if threads.contains(&t.tid) => {
+                            let ns = conv.to_unix_ns(t.t);
+                            tags.push((t, ns));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Some(Msg::Finish { .. }) | None => break,
+            Some(_) => {}
+        }
+    }
+    Ok(Some((start, tags)))
 }
 
 /// [`replay_threads`]' replay, from an opened reader and the file's index (empty:

@@ -399,8 +399,35 @@ fn resume_points_follow_the_stack() {
     assert_eq!((r.depth, r.min, r.end), (1, 1, 1));
     assert_eq!(r.at as usize, c.len());
     assert_eq!(r.flags & index::PENDING, index::PENDING, "still waiting");
+    // Caught: nothing pending; no line reported in 1's frame.
+    assert_eq!(r.end_state, Some(index::End::default()));
+    // 1 runs unit 1, enters 2, which runs unit 0 and is unwound by exception 9: the
+    // frame at the fewest (1's) last ran unit 1, and 9 is pending, last leaving 2.
+    let line = |mid, unit| {
+        crate::record::Rec::Line { mid, unit, t: 9 }
+            .encode()
+            .bytes()
+            .to_vec()
+    };
+    let e = chunk(&[
+        line(1, 1),
+        rec(TAG_ENTRY, 2),
+        line(2, 0),
+        line(1, 0),
+        line(2, 5),
+        id_obj_tick(TAG_EXIT_EXC, 2, 9, 10).bytes().to_vec(),
+    ]);
+    let r = d.chunk(1, &e);
+    assert_eq!((r.depth, r.min, r.end), (1, 1, 1));
+    assert_eq!(r.flags & index::LINES, index::LINES);
+    let end = r.end_state.unwrap();
+    assert_eq!((end.unit, end.exception), (Some(1), Some((9, 2))));
     // A record of an unknown thread, and the VM's: no frames.
-    assert_eq!(d.chunk(0, &a), index::Resume::default());
+    let none = index::Resume {
+        end_state: Some(index::End::default()),
+        ..index::Resume::default()
+    };
+    assert_eq!(d.chunk(0, &a), none);
 }
 
 /// The sink's cost of the index (scan plus resume walk) per record, for callgrind:

@@ -51,6 +51,8 @@ struct Resumption {
     last_ns: u64,
     /// Frames that must be open then (checked).
     depth: Option<u32>,
+    /// The exception pending then, and the method it left last.
+    exception: Option<(u64, u32)>,
 }
 
 /// Per index entry: what to do with it, and a resume before or after it.
@@ -102,7 +104,7 @@ fn plan(index: &[ChunkEntry], (from, to): (u64, u64), ns: impl Fn(u64) -> u64) -
                 p.acts[i] = Act::End { deferred };
             }
         }
-        pre_acts(index, &pre, first_in, &range, &mut p);
+        pre_acts(index, &pre, first_in, &range, &mut p, true);
     }
     p
 }
@@ -110,13 +112,14 @@ fn plan(index: &[ChunkEntry], (from, to): (u64, u64), ns: impl Fn(u64) -> u64) -
 /// The acts for thread chunks `pre` (in order) before the first one read whole,
 /// `first_in` (None: none is), and the thread's resume around them: the chunks that
 /// left frames open there are rebuilt, the others read for their allocations or
-/// skipped.
+/// skipped. `exception`: the resume carries the exception pending there.
 fn pre_acts(
     index: &[ChunkEntry],
     pre: &[usize],
     first_in: Option<usize>,
     range: &impl Fn(&ChunkEntry) -> Option<(u64, u64)>,
     p: &mut Plan,
+    exception: bool,
 ) {
     {
         let res = |i: usize| index[i].resume.unwrap_or_default();
@@ -149,10 +152,16 @@ fn pre_acts(
                 Act::Skip
             };
         }
+        let pending = pre
+            .last()
+            .and_then(|&l| res(l).end_state)
+            .and_then(|e| e.exception)
+            .filter(|_| exception);
         let resumption = |tickets, depth| Resumption {
             tickets,
             last_ns,
             depth,
+            exception: pending,
         };
         match (first_in, pre.last()) {
             (Some(w), Some(_)) => {
@@ -189,7 +198,7 @@ fn plan_cut(index: &[ChunkEntry], cut: Cut, ns: impl Fn(u64) -> u64) -> Plan {
     let (pre, rest): (Vec<usize>, Vec<usize>) = mine.iter().partition(|&&i| i < cut.at);
     if cut.after {
         let range = |e: &ChunkEntry| e.tick_range().map(|(a, b)| (ns(a), ns(b)));
-        pre_acts(index, &pre, rest.first().copied(), &range, &mut p);
+        pre_acts(index, &pre, rest.first().copied(), &range, &mut p, false);
     } else {
         for i in rest {
             p.acts[i] = Act::Skip;
@@ -255,11 +264,7 @@ pub fn replay_window<'a, R: Read + Seek>(
         },
         None => Threads::All,
     };
-    let usable = (window.from.is_some() || window.to.is_some())
-        && !index.is_empty()
-        && index
-            .iter()
-            .all(|e| e.resume.is_some_and(|r| r.flags & LINES == 0));
+    let usable = (window.from.is_some() || window.to.is_some()) && resumable(&index);
     if !usable {
         return replay_selected(r, index, out, sel).map(|d| (d, header));
     }
@@ -274,6 +279,19 @@ pub fn replay_window<'a, R: Read + Seek>(
     windowed(r, index, p, out, sel).map(|d| (d, header))
 }
 
+/// Whether a reader can resume threads exactly with `index`: it has resume points,
+/// and with line records, each chunk's end state (the last line of the frame it
+/// starts in).
+pub fn resumable(index: &[ChunkEntry]) -> bool {
+    let lines = index
+        .iter()
+        .any(|e| e.resume.is_some_and(|r| r.flags & LINES != 0));
+    !index.is_empty()
+        && index
+            .iter()
+            .all(|e| e.resume.is_some_and(|r| !lines || r.end_state.is_some()))
+}
+
 /// Replays `r` by plan `p`.
 fn windowed<R: Read + Seek, O: Output>(
     mut r: JtrReader<R>,
@@ -286,7 +304,7 @@ fn windowed<R: Read + Seek, O: Output>(
     let (mut replayed, mut skipped, mut unread, mut wrong) = (0, 0, 0, 0);
     let mut resume = |out: &mut Renderer<O>, tid: u32, s: Option<Resumption>| {
         if let Some(s) = s {
-            let open = out.resume(tid, s.tickets, s.last_ns);
+            let open = out.resume(tid, s.tickets, s.last_ns, s.exception);
             wrong += s.depth.is_some_and(|d| d as usize != open) as u64;
         }
     };
@@ -311,6 +329,14 @@ fn windowed<R: Read + Seek, O: Output>(
             };
             if keep {
                 resume(&mut out, e.tid, p.before[i]);
+            }
+            if matches!(act, Act::Skip | Act::Allocs) {
+                // Before its thread resumes: the last line of the frame it leaves
+                // innermost (nothing once resumed).
+                if let Some(r) = e.resume {
+                    let unit = r.end_state.and_then(|s| s.unit);
+                    out.resume_unit(e.tid, r.min, unit);
+                }
             }
             if act == Act::Skip {
                 r.skip_block(e.len)?;
@@ -341,10 +367,12 @@ fn windowed<R: Read + Seek, O: Output>(
                                 min,
                                 at: from,
                                 at_tickets,
+                                end_state,
                                 ..
                             } = e.resume.unwrap_or_default();
                             let rest = data.get(from as usize..).unwrap_or_default();
-                            out.rebuild(tid, rest, min, at_tickets, cap);
+                            let unit = end_state.map(|s| s.unit);
+                            out.rebuild(tid, rest, (min, at_tickets, cap), unit);
                         }
                     }
                 }

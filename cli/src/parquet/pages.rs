@@ -373,6 +373,17 @@ pub fn bools(vals: &[bool], out: &mut Vec<u8>) {
     }
 }
 
+/// Strings as `DELTA_BYTE_ARRAY` (front coding): each value is the first `keep[i]`
+/// bytes of the one before it (none for the first of a page) followed by its own
+/// `rest`, the `lens[i]` bytes of `rest` after the previous ones. Written as the
+/// prefix lengths (`DELTA_BINARY_PACKED`), then the rests as `DELTA_LENGTH_BYTE_ARRAY`
+/// (their lengths, `DELTA_BINARY_PACKED`, then their bytes).
+pub fn front(keep: &[i64], lens: &[i64], rest: &[u8], out: &mut Vec<u8>) {
+    delta(keep, out);
+    delta(lens, out);
+    out.extend_from_slice(rest);
+}
+
 /// A dictionary page's body: `PLAIN` byte arrays (length, bytes).
 pub fn plain_strings<'a>(vals: impl Iterator<Item = &'a ByteArray>, out: &mut Vec<u8>) {
     for v in vals {

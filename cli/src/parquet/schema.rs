@@ -12,7 +12,7 @@ const fn col(name: &'static str, kind: Kind, enc: Enc, doc: &'static str) -> Col
     }
 }
 
-use Enc::{Delta, Dict, Plain};
+use Enc::{Delta, Dict, Front, Plain};
 use Kind::{Bool, Const, Int, OptInt, OptText, Text};
 
 /// The last column of every table: the trace's id, the same in every row of a file and
@@ -173,7 +173,7 @@ pub mod paths {
         col(
             "stack",
             Text,
-            Plain,
+            Front,
             "Class.method;Class.method;... from the root (folded-stack form)",
         ),
         TRACE_ID,
@@ -379,6 +379,7 @@ pub fn markdown() -> String {
                 Enc::Dict => "dictionary",
                 Enc::Delta => "delta",
                 Enc::Plain => "plain",
+                Enc::Front => "front-coded",
             };
             s.push_str(&format!(
                 "| `{}` | {ty} | {enc} | {} |\n",

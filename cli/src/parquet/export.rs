@@ -66,7 +66,9 @@ impl Folded {
         // The common frames' names, and the `;` after them when both go on.
         let keep = match same {
             0 => 0,
-            k => self.frames[k - 1].1 as usize + (k < frames.len() && k < self.frames.len()) as usize,
+            k => {
+                self.frames[k - 1].1 as usize + (k < frames.len() && k < self.frames.len()) as usize
+            }
         };
         let mut at = match same {
             0 => 0,

@@ -165,11 +165,11 @@ pub mod paths {
         col(
             "parent_path_id",
             OptInt,
-            Plain,
+            Delta,
             "the caller's path; null at a thread's root",
         ),
-        col("method_id", Int, Dict, "the path's last method"),
-        col("depth", Int, Dict, "0 at a root"),
+        col("method_id", Int, Delta, "the path's last method"),
+        col("depth", Int, Delta, "0 at a root"),
         col(
             "stack",
             Text,

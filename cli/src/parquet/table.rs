@@ -321,12 +321,7 @@ impl Table {
         let mut rg = writer.next_row_group().map_err(|e| err(path, e))?;
         for ((c, buf), descr) in self.spec.iter().zip(&mut self.bufs).zip(descrs) {
             if let Buf::Front(f) = buf {
-                let z = match &mut self.zstd {
-                    Some(z) => z,
-                    None => self.zstd.insert(
-                        zstd::bulk::Compressor::new(pages::LEVEL).map_err(|e| err(path, e))?,
-                    ),
-                };
+                let z = compressor(&mut self.zstd, path)?;
                 let (bytes, close) = front_chunk(z, &mut self.body, descr, f)
                     .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
                 rg.append_column(&bytes, close)
@@ -338,12 +333,7 @@ impl Table {
                 // value); a null is a value no row has.
                 let optional = c.kind == Kind::OptInt;
                 if !optional || !v.contains(&i64::MIN) {
-                    let z = match &mut self.zstd {
-                        Some(z) => z,
-                        None => self.zstd.insert(
-                            zstd::bulk::Compressor::new(pages::LEVEL).map_err(|e| err(path, e))?,
-                        ),
-                    };
+                    let z = compressor(&mut self.zstd, path)?;
                     let e = &mut pages::Enc {
                         z,
                         zstd: true,
@@ -425,6 +415,17 @@ impl Table {
     }
 }
 
+/// The compressor in `slot`, made the first time.
+fn compressor<'a>(
+    slot: &'a mut Option<zstd::bulk::Compressor<'static>>,
+    path: &Path,
+) -> Result<&'a mut zstd::bulk::Compressor<'static>, String> {
+    if slot.is_none() {
+        *slot = Some(zstd::bulk::Compressor::new(pages::LEVEL).map_err(|e| err(path, e))?);
+    }
+    slot.as_mut().ok_or_else(|| err(path, "no compressor"))
+}
+
 /// The rows of a [`Enc::Front`] column as a column chunk, zstd-compressed; the rows
 /// are cleared (the last value stays, for the next row's prefix).
 fn front_chunk(
@@ -458,4 +459,75 @@ fn front_chunk(
 /// A string as a Parquet value.
 pub fn text(s: &str) -> ByteArray {
     ByteArray::from(s.as_bytes().to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::schema::paths;
+    use super::*;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+
+    /// `paths` as the export writes it: stacks front-coded against the row before
+    /// (keeping less than they share, too), integer columns by jtrace's coder, a null
+    /// parent at each root; over several pages and two row groups, read back by the
+    /// crate's own reader value for value.
+    #[test]
+    fn front_coded_stacks_and_coded_ints_read_back() {
+        let dir = std::env::temp_dir().join(format!("jtrace-table-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("paths.parquet");
+        let mut t = Table::create(&file, paths::COLUMNS).unwrap();
+        t.set_const(&text("run-1"));
+        let n = GROUP_ROWS + 3 * FRONT_PAGE_ROWS + 5;
+        let (mut seed, mut prev, mut want) = (7u64, String::new(), Vec::new());
+        let mut stack: Vec<String> = Vec::new();
+        for i in 0..n {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = (seed >> 33) as usize;
+            if stack.len() > 1 + r % 60 {
+                stack.truncate(r % 7);
+            }
+            stack.push(format!("C{}.m{}", r % 13, i % 3));
+            let s = stack.join(";");
+            let shared = prev
+                .bytes()
+                .zip(s.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let keep = shared - (r % 3).min(shared);
+            let parent = (stack.len() > 1).then_some(i as i64 - 1);
+            t.int(paths::PATH_ID, i as i64);
+            t.opt_int(paths::PARENT_PATH_ID, parent);
+            t.int(paths::METHOD_ID, (r % 13) as i64);
+            t.int(paths::DEPTH, stack.len() as i64 - 1);
+            t.front(paths::STACK, keep, &s.as_bytes()[keep..]);
+            t.row().unwrap();
+            want.push((parent, stack.len() as i64 - 1, s.clone()));
+            prev = s;
+        }
+        assert_eq!(t.close().unwrap(), n as u64);
+        let reader = SerializedFileReader::try_from(std::fs::File::open(&file).unwrap()).unwrap();
+        assert_eq!(reader.metadata().num_row_groups(), 2);
+        let mut i = 0;
+        for r in reader.get_row_iter(None).unwrap() {
+            let got: Vec<Field> = r
+                .unwrap()
+                .get_column_iter()
+                .map(|(_, f)| f.clone())
+                .collect();
+            let (parent, depth, s) = &want[i];
+            let parent = parent.map_or(Field::Null, Field::Long);
+            assert_eq!(got[0], Field::Long(i as i64), "row {i}");
+            assert_eq!(got[1], parent, "row {i}");
+            assert_eq!(got[3], Field::Long(*depth), "row {i}");
+            assert_eq!(got[4], Field::Str(s.clone()), "row {i}");
+            assert_eq!(got[5], Field::Str("run-1".into()), "row {i}");
+            i += 1;
+        }
+        assert_eq!(i, n);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -6,7 +6,7 @@
 //! tables ([`Calls::store`]), and appended later in its place ([`Calls::append`]):
 //! what lets [`super::order`] write a thread's calls as they finish, in bounded memory.
 
-use super::pages::{self, Chunk, PAGE_ROWS};
+use super::pages::{self, int_chunk, Chunk, Enc, PAGE_ROWS};
 use super::schema::calls;
 use super::table::{err, finish, open, text, Writer};
 use crate::model::idmap::FastMap;
@@ -335,14 +335,6 @@ const PROBE_EVERY: u32 = 16;
 /// Rows of a chunk that decides whether zstd pays.
 const DECIDE_ROWS: usize = 4096;
 
-/// What a column chunk is encoded with: the compressor, whether to use it, the page
-/// buffer.
-struct Enc<'a> {
-    z: &'a mut zstd::bulk::Compressor<'static>,
-    zstd: bool,
-    body: &'a mut Vec<u8>,
-}
-
 /// The value every element of `v` has, if one.
 fn uniform<T: Copy + Eq + std::ops::BitXor<Output = T> + std::ops::BitOr<Output = T> + Default>(
     v: &[T],
@@ -351,59 +343,6 @@ fn uniform<T: Copy + Eq + std::ops::BitXor<Output = T> + std::ops::BitOr<Output 
     // No early exit: the loop vectorises.
     let diff = v.iter().fold(T::default(), |a, &x| a | (x ^ first));
     (diff == T::default()).then_some(first)
-}
-
-/// An `INT64` column chunk, `DELTA_BINARY_PACKED`; in a nullable column, `NO_PARENT`
-/// (the only null an `INT64` column of `calls` has) marks a null.
-fn int_chunk(
-    e: &mut Enc,
-    descr: ColumnDescPtr,
-    vals: &[i64],
-    nullable: bool,
-    scratch: &mut Vec<i64>,
-) -> Result<Encoded, String> {
-    let rows = vals.len();
-    let mut ch = Chunk::new(e.zstd);
-    let (mut min, mut max, mut nulls) = (i64::MAX, i64::MIN, 0u64);
-    for page in vals.chunks(PAGE_ROWS) {
-        e.body.clear();
-        let mut vals = page;
-        // No early exit: the loop vectorises.
-        if nullable && !page.iter().fold(false, |a, &v| a | (v == NO_PARENT)) {
-            pages::levels_run(true, page.len() as u64, e.body);
-        } else if nullable {
-            pages::levels(page.iter().map(|&v| (v != NO_PARENT) as u32), e.body);
-            scratch.clear();
-            scratch.extend(page.iter().filter(|&&v| v != NO_PARENT));
-            nulls += (page.len() - scratch.len()) as u64;
-            vals = scratch;
-        }
-        let (first, last) = (vals.first(), vals.last());
-        match (pages::stride(vals), first, last) {
-            // Evenly spaced without wrapping around: the ends are the extremes.
-            (Some(step), Some(&a), Some(&b))
-                if a as i128 + step as i128 * (vals.len() as i128 - 1) == b as i128 =>
-            {
-                min = min.min(a.min(b));
-                max = max.max(a.max(b));
-                pages::delta_stride(a, step, vals.len(), e.body);
-            }
-            _ => {
-                let (lo, hi) = pages::delta(vals, e.body);
-                min = min.min(lo);
-                max = max.max(hi);
-            }
-        }
-        ch.data_page(
-            e.z,
-            e.body,
-            page.len() as u32,
-            Encoding::DELTA_BINARY_PACKED,
-        )?;
-    }
-    let some = nulls < rows as u64;
-    let stats = pages::int_stats(some.then_some(min), some.then_some(max), nulls);
-    ch.finish(descr, rows as u64, Some(stats))
 }
 
 /// A `STRING` column chunk, dictionary-encoded: `dict` the values, `idx` each row's
@@ -587,10 +526,12 @@ impl Calls {
                 zstd,
                 body: &mut self.body,
             };
-            let mut int = |v: &Vec<i64>| int_chunk(z, d.clone(), &v[r.clone()], false, s);
+            let mut int = |v: &Vec<i64>| int_chunk(z, d.clone(), &v[r.clone()], None, s);
             let enc = match i {
                 calls::CALL_ID => int(&c.call_id),
-                calls::PARENT_ID => int_chunk(z, d.clone(), &c.parent_id[r.clone()], true, s),
+                calls::PARENT_ID => {
+                    int_chunk(z, d.clone(), &c.parent_id[r.clone()], Some(NO_PARENT), s)
+                }
                 calls::THREAD_ID => int(&c.thread),
                 calls::METHOD_ID => int(&c.method),
                 calls::PATH_ID => int(&c.path),

@@ -42,17 +42,21 @@ const MINIBLOCKS: usize = 4;
 const MINI: usize = BLOCK / MINIBLOCKS;
 
 /// `MINI` values of `W` bits each into `out`'s first `W / 2` words, least significant
-/// bit first: with `W` a constant, the loop unrolls into shifts and ors.
-#[inline]
+/// bit first: written out value by value (a macro, not a loop, which the compiler left
+/// rolled), so with `W` a constant every position is one too: a shift and an or each.
+#[inline(always)]
 fn pack_w<const W: usize>(vals: &[u64; MINI], out: &mut [u64; MINI]) {
-    for (i, &v) in vals.iter().enumerate() {
-        let bit = i * W;
-        let (word, off) = (bit / 64, bit % 64);
-        out[word] |= v << off;
-        if off + W > 64 {
-            out[word + 1] |= v >> (64 - off);
-        }
+    macro_rules! put {
+        ($($i:literal)*) => {$(
+            let bit = $i * W;
+            let (word, off) = (bit / 64, bit % 64);
+            out[word] |= vals[$i] << off;
+            if off + W > 64 {
+                out[word + 1] |= vals[$i] >> (64 - off);
+            }
+        )*};
     }
+    put!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
 }
 
 #[cfg(test)]
@@ -373,6 +377,17 @@ pub fn bools(vals: &[bool], out: &mut Vec<u8>) {
     }
 }
 
+/// Strings as `DELTA_BYTE_ARRAY` (front coding): each value is the first `keep[i]`
+/// bytes of the one before it (none for the first of a page) followed by its own
+/// `rest`, the `lens[i]` bytes of `rest` after the previous ones. Written as the
+/// prefix lengths (`DELTA_BINARY_PACKED`), then the rests as `DELTA_LENGTH_BYTE_ARRAY`
+/// (their lengths, `DELTA_BINARY_PACKED`, then their bytes).
+pub fn front(keep: &[i64], lens: &[i64], rest: &[u8], out: &mut Vec<u8>) {
+    delta(keep, out);
+    delta(lens, out);
+    out.extend_from_slice(rest);
+}
+
 /// A dictionary page's body: `PLAIN` byte arrays (length, bytes).
 pub fn plain_strings<'a>(vals: impl Iterator<Item = &'a ByteArray>, out: &mut Vec<u8>) {
     for v in vals {
@@ -482,7 +497,7 @@ impl Chunk {
         stats: Option<Statistics>,
     ) -> Result<(Bytes, ColumnCloseResult), String> {
         let compression = if self.zstd {
-            Compression::ZSTD(ZstdLevel::try_new(LEVEL).map_err(|e| e.to_string())?)
+            Compression::ZSTD(ZstdLevel::default())
         } else {
             Compression::UNCOMPRESSED
         };
@@ -509,6 +524,69 @@ impl Chunk {
         };
         Ok((Bytes::from(bytes), close))
     }
+}
+
+/// What a column chunk is encoded with: the compressor, whether to use it, the page
+/// buffer.
+pub struct Enc<'a> {
+    pub z: &'a mut zstd::bulk::Compressor<'static>,
+    pub zstd: bool,
+    pub body: &'a mut Vec<u8>,
+}
+
+/// An `INT64` column chunk, `DELTA_BINARY_PACKED`; in a nullable column, the value
+/// `null` marks a null (`calls.parent_id`'s -1).
+pub fn int_chunk(
+    e: &mut Enc,
+    descr: ColumnDescPtr,
+    vals: &[i64],
+    null: Option<i64>,
+    scratch: &mut Vec<i64>,
+) -> Result<(Bytes, ColumnCloseResult), String> {
+    let nullable = null.is_some();
+    let null = null.unwrap_or(0);
+    let rows = vals.len();
+    let mut ch = Chunk::new(e.zstd);
+    let (mut min, mut max, mut nulls) = (i64::MAX, i64::MIN, 0u64);
+    for page in vals.chunks(PAGE_ROWS) {
+        e.body.clear();
+        let mut vals = page;
+        // No early exit: the loop vectorises.
+        if nullable && !page.iter().fold(false, |a, &v| a | (v == null)) {
+            levels_run(true, page.len() as u64, e.body);
+        } else if nullable {
+            levels(page.iter().map(|&v| (v != null) as u32), e.body);
+            scratch.clear();
+            scratch.extend(page.iter().filter(|&&v| v != null));
+            nulls += (page.len() - scratch.len()) as u64;
+            vals = scratch;
+        }
+        let (first, last) = (vals.first(), vals.last());
+        match (stride(vals), first, last) {
+            // Evenly spaced without wrapping around: the ends are the extremes.
+            (Some(step), Some(&a), Some(&b))
+                if a as i128 + step as i128 * (vals.len() as i128 - 1) == b as i128 =>
+            {
+                min = min.min(a.min(b));
+                max = max.max(a.max(b));
+                delta_stride(a, step, vals.len(), e.body);
+            }
+            _ => {
+                let (lo, hi) = delta(vals, e.body);
+                min = min.min(lo);
+                max = max.max(hi);
+            }
+        }
+        ch.data_page(
+            e.z,
+            e.body,
+            page.len() as u32,
+            Encoding::DELTA_BINARY_PACKED,
+        )?;
+    }
+    let some = nulls < rows as u64;
+    let stats = int_stats(some.then_some(min), some.then_some(max), nulls);
+    ch.finish(descr, rows as u64, Some(stats))
 }
 
 /// Chunk statistics of an `INT64` column (signed order, written in both the current

@@ -12,7 +12,7 @@ const fn col(name: &'static str, kind: Kind, enc: Enc, doc: &'static str) -> Col
     }
 }
 
-use Enc::{Delta, Dict, Plain};
+use Enc::{Delta, Dict, Front, Plain};
 use Kind::{Bool, Const, Int, OptInt, OptText, Text};
 
 /// The last column of every table: the trace's id, the same in every row of a file and
@@ -165,15 +165,15 @@ pub mod paths {
         col(
             "parent_path_id",
             OptInt,
-            Plain,
+            Delta,
             "the caller's path; null at a thread's root",
         ),
-        col("method_id", Int, Dict, "the path's last method"),
-        col("depth", Int, Dict, "0 at a root"),
+        col("method_id", Int, Delta, "the path's last method"),
+        col("depth", Int, Delta, "0 at a root"),
         col(
             "stack",
             Text,
-            Plain,
+            Front,
             "Class.method;Class.method;... from the root (folded-stack form)",
         ),
         TRACE_ID,
@@ -384,6 +384,7 @@ pub fn markdown() -> String {
                 Enc::Dict => "dictionary",
                 Enc::Delta => "delta",
                 Enc::Plain => "plain",
+                Enc::Front => "front-coded",
             };
             s.push_str(&format!(
                 "| `{}` | {ty} | {enc} | {} |\n",

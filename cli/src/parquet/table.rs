@@ -2,11 +2,13 @@
 //! `parquet` crate's column writers (no Arrow arrays in between), flushed every
 //! [`GROUP_ROWS`] rows so memory stays bounded whatever the table's length.
 
+use super::pages;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::column::writer::ColumnCloseResult;
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, Int64Type};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::types::{ColumnPath, Type};
+use parquet::schema::types::{ColumnDescPtr, ColumnPath, Type};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -47,7 +49,15 @@ pub enum Enc {
     Delta,
     /// Plain: values with no pattern (durations).
     Plain,
+    /// `DELTA_BYTE_ARRAY` (front coding), pushed with [`Table::front`] as the bytes
+    /// kept of the value before and the rest: strings that extend each other
+    /// (`paths.stack`, a path's being its parent's and one more frame), never held
+    /// whole. Encoded here ([`super::pages::front`]), not by the crate.
+    Front,
 }
+
+/// Rows per page of a [`Enc::Front`] column (its first value is whole).
+const FRONT_PAGE_ROWS: usize = 1 << 14;
 
 /// One column of a table's schema.
 #[derive(Clone, Copy, Debug)]
@@ -66,6 +76,17 @@ enum Buf {
     /// The file's constant value, and that value repeated for a row group (made once,
     /// written at each flush).
     Const(Option<ByteArray>, Vec<ByteArray>),
+    Front(Front),
+}
+
+/// A [`Enc::Front`] column's rows: per row the bytes kept of the row before and the
+/// length of its rest; the rests; the last value whole (for a page's first row).
+#[derive(Default)]
+struct Front {
+    keep: Vec<i64>,
+    lens: Vec<i64>,
+    rest: Vec<u8>,
+    last: Vec<u8>,
 }
 
 /// A Parquet file being written; push values column by column, then [`Table::row`].
@@ -79,6 +100,10 @@ pub struct Table {
     text_bytes: usize,
     /// Rows written in all.
     pub total: u64,
+    /// The compressor of the columns encoded here (made at the first).
+    zstd: Option<zstd::bulk::Compressor<'static>>,
+    /// A page's body before compression.
+    body: Vec<u8>,
 }
 
 pub fn err(path: &Path, e: impl std::fmt::Display) -> String {
@@ -163,6 +188,12 @@ pub fn properties(spec: &[Column]) -> Result<WriterProperties, String> {
                     .set_column_statistics_enabled(path, EnabledStatistics::None)
             }
             Enc::Plain => b = b.set_column_dictionary_enabled(path, false),
+            // Encoded by jtrace (the crate's writer never sees the column).
+            Enc::Front => {
+                b = b
+                    .set_column_dictionary_enabled(path.clone(), false)
+                    .set_column_statistics_enabled(path, EnabledStatistics::None)
+            }
         }
     }
     Ok(b.build())
@@ -175,6 +206,7 @@ impl Table {
             .iter()
             .map(|c| match c.kind {
                 Kind::Int | Kind::OptInt => Buf::Int(Vec::new(), Vec::new()),
+                Kind::Text if c.enc == Enc::Front => Buf::Front(Front::default()),
                 Kind::Text | Kind::OptText => Buf::Text(Vec::new(), Vec::new()),
                 Kind::Bool => Buf::Bool(Vec::new()),
                 Kind::Const => Buf::Const(None, Vec::new()),
@@ -188,6 +220,8 @@ impl Table {
             rows: 0,
             text_bytes: 0,
             total: 0,
+            zstd: None,
+            body: Vec::new(),
         })
     }
 
@@ -227,6 +261,28 @@ impl Table {
         }
     }
 
+    /// The value of the [`Enc::Front`] column `c`: the first `keep` bytes of the row
+    /// before's, then `rest`.
+    #[inline]
+    pub fn front(&mut self, c: usize, keep: usize, rest: &[u8]) {
+        let first = self.rows.is_multiple_of(FRONT_PAGE_ROWS);
+        if let Buf::Front(f) = &mut self.bufs[c] {
+            let keep = keep.min(f.last.len());
+            f.last.truncate(keep);
+            f.last.extend_from_slice(rest);
+            // A page's first value is whole: a reader starts each page afresh.
+            let (keep, rest) = if first {
+                (0, &f.last[..])
+            } else {
+                (keep, rest)
+            };
+            f.keep.push(keep as i64);
+            f.lens.push(rest.len() as i64);
+            f.rest.extend_from_slice(rest);
+            self.text_bytes += rest.len();
+        }
+    }
+
     #[inline]
     pub fn bool(&mut self, c: usize, v: bool) {
         if let Buf::Bool(vals) = &mut self.bufs[c] {
@@ -261,8 +317,49 @@ impl Table {
         }
         let path = &self.path;
         let writer = self.writer.as_mut().ok_or_else(|| err(path, "closed"))?;
+        let descrs = writer.schema_descr().columns().to_vec();
         let mut rg = writer.next_row_group().map_err(|e| err(path, e))?;
-        for (c, buf) in self.spec.iter().zip(&mut self.bufs) {
+        for ((c, buf), descr) in self.spec.iter().zip(&mut self.bufs).zip(descrs) {
+            if let Buf::Front(f) = buf {
+                let z = compressor(&mut self.zstd, path)?;
+                let (bytes, close) = front_chunk(z, &mut self.body, descr, f)
+                    .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
+                rg.append_column(&bytes, close)
+                    .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
+                continue;
+            }
+            if let (Buf::Int(v, d), Enc::Delta) = (&mut *buf, c.enc) {
+                // Encoded here too (the crate's writer spends about 170 instructions a
+                // value); a null is a value no row has.
+                let optional = c.kind == Kind::OptInt;
+                if !optional || !v.contains(&i64::MIN) {
+                    let z = compressor(&mut self.zstd, path)?;
+                    let e = &mut pages::Enc {
+                        z,
+                        zstd: true,
+                        body: &mut self.body,
+                    };
+                    let (mut scratch, mut all) = (Vec::new(), Vec::new());
+                    let vals = if optional {
+                        let mut present = v.iter();
+                        all.extend(d.iter().map(|&d| match d {
+                            0 => i64::MIN,
+                            _ => present.next().copied().unwrap_or(i64::MIN),
+                        }));
+                        &all[..]
+                    } else {
+                        &v[..]
+                    };
+                    let null = optional.then_some(i64::MIN);
+                    let (bytes, close) = pages::int_chunk(e, descr, vals, null, &mut scratch)
+                        .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
+                    rg.append_column(&bytes, close)
+                        .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
+                    v.clear();
+                    d.clear();
+                    continue;
+                }
+            }
             let mut cw = rg
                 .next_column()
                 .map_err(|e| err(path, e))?
@@ -288,6 +385,8 @@ impl Table {
                     v.clear();
                     r
                 }
+                // Appended above.
+                Buf::Front(_) => Ok(0),
                 Buf::Const(v, vals) => {
                     let v = v
                         .as_ref()
@@ -316,7 +415,119 @@ impl Table {
     }
 }
 
+/// The compressor in `slot`, made the first time.
+fn compressor<'a>(
+    slot: &'a mut Option<zstd::bulk::Compressor<'static>>,
+    path: &Path,
+) -> Result<&'a mut zstd::bulk::Compressor<'static>, String> {
+    if slot.is_none() {
+        *slot = Some(zstd::bulk::Compressor::new(pages::LEVEL).map_err(|e| err(path, e))?);
+    }
+    slot.as_mut().ok_or_else(|| err(path, "no compressor"))
+}
+
+/// The rows of a [`Enc::Front`] column as a column chunk, zstd-compressed; the rows
+/// are cleared (the last value stays, for the next row's prefix).
+fn front_chunk(
+    z: &mut zstd::bulk::Compressor<'static>,
+    body: &mut Vec<u8>,
+    descr: ColumnDescPtr,
+    f: &mut Front,
+) -> Result<(bytes::Bytes, ColumnCloseResult), String> {
+    let rows = f.keep.len();
+    let mut ch = pages::Chunk::new(true);
+    let mut at = 0;
+    for r0 in (0..rows).step_by(FRONT_PAGE_ROWS) {
+        let r1 = (r0 + FRONT_PAGE_ROWS).min(rows);
+        let len = f.lens[r0..r1].iter().sum::<i64>() as usize;
+        body.clear();
+        pages::front(
+            &f.keep[r0..r1],
+            &f.lens[r0..r1],
+            &f.rest[at..at + len],
+            body,
+        );
+        at += len;
+        ch.data_page(z, body, (r1 - r0) as u32, Encoding::DELTA_BYTE_ARRAY)?;
+    }
+    f.keep.clear();
+    f.lens.clear();
+    f.rest.clear();
+    ch.finish(descr, rows as u64, None)
+}
+
 /// A string as a Parquet value.
 pub fn text(s: &str) -> ByteArray {
     ByteArray::from(s.as_bytes().to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::schema::paths;
+    use super::*;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+
+    /// `paths` as the export writes it: stacks front-coded against the row before
+    /// (keeping less than they share, too), integer columns by jtrace's coder, a null
+    /// parent at each root; over several pages and two row groups, read back by the
+    /// crate's own reader value for value.
+    #[test]
+    fn front_coded_stacks_and_coded_ints_read_back() {
+        let dir = std::env::temp_dir().join(format!("jtrace-table-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("paths.parquet");
+        let mut t = Table::create(&file, paths::COLUMNS).unwrap();
+        t.set_const(&text("run-1"));
+        let n = GROUP_ROWS + 3 * FRONT_PAGE_ROWS + 5;
+        let (mut seed, mut prev, mut want) = (7u64, String::new(), Vec::new());
+        let mut stack: Vec<String> = Vec::new();
+        for i in 0..n {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = (seed >> 33) as usize;
+            if stack.len() > 1 + r % 60 {
+                stack.truncate(r % 7);
+            }
+            stack.push(format!("C{}.m{}", r % 13, i % 3));
+            let s = stack.join(";");
+            let shared = prev
+                .bytes()
+                .zip(s.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let keep = shared - (r % 3).min(shared);
+            let parent = (stack.len() > 1).then_some(i as i64 - 1);
+            t.int(paths::PATH_ID, i as i64);
+            t.opt_int(paths::PARENT_PATH_ID, parent);
+            t.int(paths::METHOD_ID, (r % 13) as i64);
+            t.int(paths::DEPTH, stack.len() as i64 - 1);
+            t.front(paths::STACK, keep, &s.as_bytes()[keep..]);
+            t.row().unwrap();
+            want.push((parent, stack.len() as i64 - 1, s.clone()));
+            prev = s;
+        }
+        assert_eq!(t.close().unwrap(), n as u64);
+        let reader = SerializedFileReader::try_from(std::fs::File::open(&file).unwrap()).unwrap();
+        assert_eq!(reader.metadata().num_row_groups(), 2);
+        let mut i = 0;
+        for r in reader.get_row_iter(None).unwrap() {
+            let got: Vec<Field> = r
+                .unwrap()
+                .get_column_iter()
+                .map(|(_, f)| f.clone())
+                .collect();
+            let (parent, depth, s) = &want[i];
+            let parent = parent.map_or(Field::Null, Field::Long);
+            assert_eq!(got[0], Field::Long(i as i64), "row {i}");
+            assert_eq!(got[1], parent, "row {i}");
+            assert_eq!(got[3], Field::Long(*depth), "row {i}");
+            assert_eq!(got[4], Field::Str(s.clone()), "row {i}");
+            assert_eq!(got[5], Field::Str("run-1".into()), "row {i}");
+            i += 1;
+        }
+        assert_eq!(i, n);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

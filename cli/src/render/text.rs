@@ -402,18 +402,17 @@ fn pad_cell(line: &mut String, width: usize, cell: &str) {
     line.push(' ');
 }
 
-/// `jtrace slow`: each slow call, then its subtree merged by path.
-pub fn slow(
+/// `jtrace slow`: each slow call, then its subtree merged by path, written as it is
+/// made (a slow `main`'s subtree is the whole call tree).
+pub fn slow_to(
+    o: &mut dyn std::io::Write,
     s: &Symbols,
     calls: &[SlowCall],
     over: u64,
     shown_of: usize,
     depth: Option<usize>,
-) -> String {
-    use std::io::Write as _;
-    // Bytes, written to as to a file (writing into memory cannot fail).
-    let mut o: Vec<u8> = Vec::new();
-    let _ = writeln!(
+) -> std::io::Result<()> {
+    writeln!(
         o,
         "{} calls took {} or more{}",
         shown_of,
@@ -423,10 +422,10 @@ pub fn slow(
         } else {
             String::new()
         }
-    );
+    )?;
     for c in calls {
         let root = &c.tree.nodes[0];
-        let _ = writeln!(
+        writeln!(
             o,
             "\n{} {} thread {} at +{}{}",
             fmt::ns(c.duration),
@@ -440,9 +439,8 @@ pub fn slow(
             } else {
                 ""
             }
-        );
-        let _ = tree_lines(&mut o, s, &c.tree, 0, depth, false, "  ");
+        )?;
+        tree_lines(o, s, &c.tree, 0, depth, false, "  ")?;
     }
-    // Names are UTF-8 already: checked, not copied.
-    String::from_utf8(o).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    Ok(())
 }

@@ -291,9 +291,14 @@ impl Printer {
 /// Pads what was appended to `o` since `at` on the left to `width` characters (as
 /// `{:>width}` does).
 fn right_align(o: &mut String, at: usize, width: usize) {
+    const SPACES: &str = "            ";
     let n = o[at..].chars().count();
     if n < width {
-        o.insert_str(at, &" ".repeat(width - n));
+        let pad = width - n;
+        match SPACES.get(..pad) {
+            Some(p) => o.insert_str(at, p),
+            None => o.insert_str(at, &" ".repeat(pad)),
+        }
     }
 }
 

@@ -152,10 +152,18 @@ mod tests {
     use std::path::Path;
 
     /// `slow`'s text for `path`, and whether one pass gave up (`cap`: the logs' limit).
-    fn slow_text(path: &Path, over: u64, cap: usize, jobs: usize) -> (String, bool) {
+    fn slow_text(
+        path: &Path,
+        over: u64,
+        cap: usize,
+        jobs: usize,
+        window: Option<(u64, u64)>,
+    ) -> (String, bool) {
         let ok = |_: &str| true;
         let filter = Filter {
             jobs,
+            from: window.map(|w| w.0),
+            to: window.map(|w| w.1),
             ..Filter::default()
         };
         let mut one = OnePass::new(over, true, &ok).with_cap(cap);
@@ -177,18 +185,26 @@ mod tests {
     }
 
     /// One pass gives what two give (the second collecting the subtrees of the calls
-    /// the first found), at thresholds from every call to a few, on the stored traces.
+    /// the first found), at thresholds from every call to a few, on the stored traces,
+    /// whole and in time windows (where a call's slowness may be known only at its
+    /// exit, inside calls still in doubt).
     #[test]
     fn one_pass_gives_the_answer_of_two() {
         for name in read::STORED {
             let path = read::stored(name, "jtr");
-            for over in [0, 1_000, 50_000, 1_000_000, 20_000_000] {
-                let (one, broken) = slow_text(&path, over, LOG_CAP, 1);
-                assert!(!broken, "{name} over {over}");
-                let (two, gave_up) = slow_text(&path, over, 0, 1);
-                assert!(gave_up || over == 0, "{name} over {over}");
-                assert_eq!(one, two, "{name} over {over}");
-                assert!(one.lines().count() > 1 || over > 0, "{name}");
+            for window in [None, Some((0, 1_000_000)), Some((200_000, 30_000_000))] {
+                for over in [0, 1_000, 50_000, 1_000_000, 20_000_000] {
+                    let what = format!("{name} over {over} in {window:?}");
+                    let (one, broken) = slow_text(&path, over, LOG_CAP, 1, window);
+                    assert!(!broken, "{what}");
+                    let (two, gave_up) = slow_text(&path, over, 0, 1, window);
+                    assert!(gave_up || over == 0 || window.is_some(), "{what}");
+                    assert_eq!(one, two, "{what}");
+                    assert!(
+                        one.lines().count() > 1 || over > 0 || window.is_some(),
+                        "{what}"
+                    );
+                }
             }
         }
     }

@@ -178,37 +178,11 @@ fn measure(
         size as f64 / 1e6,
         load()
     );
-    let memchr = memchr_pass(&jtr)?;
-    let _ = writeln!(
-        o,
-        "  {:<36} {:>8} {:>8} {:>14} {:>15} {:>10}",
-        "answer", "wall s", "CPU s", "M events/CPU s", "M events/wall s", "peak RSS"
-    );
-    let _ = writeln!(
-        o,
-        "  {:<36} {:>8.2} {:>8.2} {:>14.1} {:>15.1} {:>10}",
-        "memchr pass (the limit, wall)",
-        memchr,
-        memchr,
-        events as f64 / memchr / 1e6,
-        events as f64 / memchr / 1e6,
-        "-"
-    );
-    for args in ANSWERS {
-        let mut c = Command::new(jtrace);
-        c.args(*args).arg(&jtr);
-        let m = timed(&mut c, dir)?;
-        let _ = writeln!(
-            o,
-            "  {:<36} {:>8.2} {:>8.2} {:>14.1} {:>15.1} {:>7} MB",
-            args.join(" "),
-            m.wall,
-            m.cpu,
-            events as f64 / m.cpu.max(1e-3) / 1e6,
-            events as f64 / m.wall.max(1e-3) / 1e6,
-            m.rss_kb / 1024
-        );
-    }
+    let answers: Vec<Vec<String>> = ANSWERS
+        .iter()
+        .map(|a| a.iter().map(|s| s.to_string()).collect())
+        .collect();
+    answer_lines(&mut o, jtrace, &jtr, dir, events, &answers)?;
     window_lines(&mut o, jtrace, &jtr, dir)?;
     let _ = std::fs::remove_file(&jtr);
     // XML input: a smaller run rendered by the agent itself.
@@ -228,6 +202,142 @@ fn measure(
         m.rss_kb / 1024,
         load()
     );
+    let _ = std::fs::remove_dir_all(dir);
+    Ok(o)
+}
+
+/// The memchr pass, then each answer in `answers` (arguments before the trace's path;
+/// an output file is written into `dir` and removed): wall and CPU time, events per
+/// CPU and wall second, peak memory, and CPU time against the first answer's
+/// (`report --json`: the issue wants every other within 2x).
+fn answer_lines(
+    o: &mut String,
+    jtrace: &Path,
+    jtr: &Path,
+    dir: &Path,
+    events: u64,
+    answers: &[Vec<String>],
+) -> Result<(), String> {
+    let memchr = memchr_pass(jtr)?;
+    let _ = writeln!(
+        o,
+        "  {:<36} {:>8} {:>8} {:>14} {:>15} {:>10} {:>9}",
+        "answer", "wall s", "CPU s", "M events/CPU s", "M events/wall s", "peak RSS", "x report"
+    );
+    let _ = writeln!(
+        o,
+        "  {:<36} {:>8.2} {:>8.2} {:>14.1} {:>15.1} {:>10}",
+        "memchr pass (the limit, wall)",
+        memchr,
+        memchr,
+        events as f64 / memchr / 1e6,
+        events as f64 / memchr / 1e6,
+        "-"
+    );
+    let mut first = None;
+    for args in answers {
+        let mut c = Command::new(jtrace);
+        c.args(args).arg(jtr);
+        let m = timed(&mut c, dir)?;
+        let base = *first.get_or_insert(m.cpu);
+        let _ = writeln!(
+            o,
+            "  {:<36} {:>8.2} {:>8.2} {:>14.1} {:>15.1} {:>7} MB {:>8.2}x  load {}",
+            args.join(" ").replace(&dir.display().to_string(), "DIR"),
+            m.wall,
+            m.cpu,
+            events as f64 / m.cpu.max(1e-3) / 1e6,
+            events as f64 / m.wall.max(1e-3) / 1e6,
+            m.rss_kb / 1024,
+            m.cpu / base.max(1e-3),
+            load()
+        );
+        for a in args {
+            if Path::new(a).starts_with(dir) {
+                let _ = std::fs::remove_file(a);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every answer on a trace the caller gives (`--trace=PATH`: a real program's, e.g.
+/// javac's), read only: `report --json` first, then each other subcommand with the
+/// options people use; `graph` on the method `report` ranks first.
+fn on_trace(jtrace: &Path, jtr: &Path, dir: &Path) -> Result<String, String> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let info = Command::new(jtrace)
+        .arg("info")
+        .arg(jtr)
+        .output()
+        .map_err(|e| e.to_string())?;
+    // `Events by kind`: lines of a count and an element name.
+    let events: u64 = String::from_utf8_lossy(&info.stdout)
+        .lines()
+        .skip_while(|l| !l.starts_with("Events by kind"))
+        .skip(2)
+        .map_while(|l| {
+            let mut f = l.split_whitespace();
+            let n = f.next()?.parse::<u64>().ok()?;
+            f.next().map(|_| n)
+        })
+        .sum();
+    let out = Command::new(jtrace)
+        .args(["report", "--json"])
+        .arg(jtr)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("jtrace report --json {}: {e}", jtr.display()))?;
+    let top = doc["methods"][0]["method"].as_str().unwrap_or("main");
+    let top = top.split('(').next().unwrap_or(top).to_string();
+    let file = |name: &str| dir.join(name).display().to_string();
+    let answers: Vec<Vec<String>> = [
+        vec!["report", "--json"],
+        vec!["tree"],
+        vec!["collapsed"],
+        vec!["flame", "-o", "/dev/null"],
+        vec!["slow", "--over", "10ms"],
+        vec!["slow", "--over", "50ms"],
+        vec!["slow", "--over", "100ms"],
+        vec!["slow", "--over", "10ms", "--json"],
+        vec!["replay"],
+        vec!["replay", "--min-time", "1ms"],
+        vec!["graph", top.as_str()],
+        vec!["info"],
+        vec!["check"],
+    ]
+    .iter()
+    .map(|a| a.iter().map(|s| s.to_string()).collect())
+    .chain([
+        vec!["diff".to_string(), jtr.display().to_string()],
+        vec!["perfetto".into(), "-o".into(), file("p.json")],
+        vec!["perfetto".into(), "-o".into(), file("p.pftrace")],
+        vec![
+            "report".into(),
+            "--html".into(),
+            "-o".into(),
+            file("r.html"),
+        ],
+        vec![
+            "report".into(),
+            "--json".into(),
+            "--jobs".into(),
+            "2".into(),
+        ],
+    ])
+    .collect();
+    let size = std::fs::metadata(jtr).map_or(0, |m| m.len());
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "jtrace answers on {}: {events} events, {:.0} MB; load {}",
+        jtr.display(),
+        size as f64 / 1e6,
+        load()
+    );
+    answer_lines(&mut o, jtrace, jtr, dir, events, &answers)?;
     let _ = std::fs::remove_dir_all(dir);
     Ok(o)
 }
@@ -290,7 +400,8 @@ fn load() -> String {
         .unwrap_or_default()
 }
 
-/// `cargo xtask bench-answers [--reps N] [--jdk PATH]`: the cell alone.
+/// `cargo xtask bench-answers [--reps N] [--jdk PATH]`: the cell alone;
+/// `--trace=PATH`: every answer on that trace instead (it is only read).
 pub fn run_cmd(args: &[String]) -> bool {
     let root = util::root();
     let reps = args
@@ -320,13 +431,17 @@ pub fn run_cmd(args: &[String]) -> bool {
         return false;
     }
     let work = std::env::temp_dir().join(format!("jtrace-answers-{}", std::process::id()));
-    let r = measure(
-        &root.join("target/release/jtrace"),
-        &root.join("target/release/libjtrace.so"),
-        &jdk,
-        &work,
-        reps,
-    );
+    let given = args.iter().find_map(|a| a.strip_prefix("--trace="));
+    let r = match given {
+        Some(t) => on_trace(&root.join("target/release/jtrace"), Path::new(t), &work),
+        None => measure(
+            &root.join("target/release/jtrace"),
+            &root.join("target/release/libjtrace.so"),
+            &jdk,
+            &work,
+            reps,
+        ),
+    };
     let _ = std::fs::remove_dir_all(&work);
     match r {
         Ok(t) => {

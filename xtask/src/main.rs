@@ -47,7 +47,7 @@ const USAGE: &str = "usage:
   cargo xtask bench [--quick] [--families] [--jdk PATH] [--moo-jdks PATH,PATH]
                                              MooBench on JDK 17 and 25 (none, jvmti, .jtr, .xml, .xml.zst,
                                              JFR), javac traced, disk bandwidth, renderer, event families
-  cargo xtask bench-answers [--reps=N] [--jdk=PATH]
+  cargo xtask bench-answers [--reps=N] [--jdk=PATH] [--trace=PATH]
                                              jtrace's subcommands on a ~31 M-event .jtr: events/s, memory
   cargo xtask bench-loaders [--loaders=N] [--jdk=PATH]
                                              resident memory over N short-lived class loaders, with and without the agent";

@@ -144,9 +144,8 @@ impl<F: FnMut(&Symbols, &Line)> Replay<F> {
             return;
         }
         th.flushed += n;
-        let done: Vec<Line> = th.lines.drain(..n).collect();
-        for l in &done {
-            (self.out)(s, l);
+        for l in th.lines.drain(..n) {
+            (self.out)(s, &l);
         }
     }
 
@@ -155,9 +154,8 @@ impl<F: FnMut(&Symbols, &Line)> Replay<F> {
         for t in 0..self.threads.len() as u32 {
             let th = &mut self.threads[t as usize];
             th.flushed += th.lines.len();
-            let rest: Vec<Line> = th.lines.drain(..).collect();
-            for l in &rest {
-                (self.out)(s, l);
+            for l in th.lines.drain(..) {
+                (self.out)(s, &l);
             }
         }
     }

@@ -1,11 +1,12 @@
 //! Slow calls with their whole subtree, in one pass over the trace. A call's length is
 //! known only at its exit, after its subtree streamed by, so each thread's events are
-//! held back in a log from the entry of its lowest open frame not yet known to be slow
+//! held back in a log from the entry of its lowest open call not yet known to be slow
 //! or not: a call is known slow as soon as its thread's clock is `over` past its start,
 //! and known not slow at its exit. The log therefore spans less than `over` of the
-//! thread's time; what leaves it is merged into the subtrees of the slow calls it
-//! belongs to. Should a call known slow early turn out not slow at its exit (times that
-//! went backwards in a hand-written trace) or the log outgrow [`LOG_CAP`], the pass
+//! thread's time, at 4 bytes an event (16 more per exit); what leaves it is added to
+//! the subtrees of the slow calls it belongs to, once, and what is decided already goes
+//! there directly. Should a call known slow early turn out not slow at its exit (times
+//! that went backwards in a hand-written trace) or the logs outgrow [`LOG_CAP`], the pass
 //! still knows every slow call exactly, and a second pass ([`Collector`]) collects their
 //! subtrees. Memory: the slow calls found and one path tree per slow call. A slow call
 //! inside another is a marked leaf of the outer one's subtree (its own subtree is shown
@@ -14,10 +15,9 @@
 use super::tree::{PathTree, SLOW};
 use crate::model::idmap::FastMap;
 use crate::model::{Analysis, Call, Frame, Symbols};
-use std::collections::VecDeque;
 
 /// Events the threads' logs may hold together before the pass gives up on one pass
-/// (32 bytes each: 134 MB).
+/// (at most 20 bytes each: 84 MB).
 pub const LOG_CAP: usize = 1 << 22;
 
 /// One slow call and its subtree (labels are method indexes; the root is the call).
@@ -84,6 +84,55 @@ impl Subtrees {
             }
         }
     }
+
+    /// A finished slow call in the innermost subtree: its marked leaf.
+    fn leaf(&mut self, method: u32, c: Fig) {
+        if let Some(a) = self.list.last_mut() {
+            let parent = *a.stack.last().unwrap_or(&0);
+            let n = a.call.tree.child(parent, method | SLOW);
+            c.record(&mut a.call.tree, n);
+        }
+    }
+
+    /// Adds what `log` holds, `open` the open frames whose entries it holds, lowest
+    /// first (those known slow get their own subtree).
+    /// No call finishes in it but in a subtree's stack (what is slow in it and
+    /// finished is a marked leaf already): entries and exits inside the innermost
+    /// subtree take the short way.
+    fn replay(&mut self, t: u32, log: LogPart, open: &[Open], done: &mut Vec<SlowCall>) {
+        let mut open = open.iter().peekable();
+        let mut figs = log.figs.iter();
+        for (i, &op) in log.ops.iter().enumerate() {
+            if op & SLOW == 0 {
+                // An entry: of an open frame, perhaps known slow, or of a finished one.
+                if let Some(o) = open.next_if(|o| o.at as usize == log.at + i) {
+                    self.enter(t, op, o.start, o.known == Known::Slow);
+                } else if let Some(a) = self.list.last_mut() {
+                    let parent = *a.stack.last().unwrap_or(&0);
+                    let n = a.call.tree.child(parent, op);
+                    a.stack.push(n);
+                }
+                continue;
+            }
+            let fig = if op == EXIT_OFF {
+                Fig::OFF
+            } else {
+                Fig::counted(figs.next().copied().unwrap_or_default())
+            };
+            if op != EXIT && op != EXIT_OFF {
+                self.leaf(op & !SLOW, fig);
+                continue;
+            }
+            match self.list.last_mut() {
+                Some(a) if a.stack.len() > 1 => {
+                    if let Some(n) = a.stack.pop() {
+                        fig.record(&mut a.call.tree, n);
+                    }
+                }
+                _ => self.exit(fig, done),
+            }
+        }
+    }
 }
 
 /// What a subtree keeps of a finished call.
@@ -96,12 +145,30 @@ struct Fig {
 }
 
 impl Fig {
+    /// A call outside the window.
+    const OFF: Fig = Fig {
+        incl: 0,
+        self_ns: 0,
+        counted: false,
+        open: false,
+    };
+
     fn of(c: &Call) -> Fig {
         Fig {
             incl: c.incl,
             self_ns: c.self_ns,
             counted: c.counted,
             open: c.open,
+        }
+    }
+
+    /// A counted call's figures from the log.
+    fn counted((incl, self_ns): (u64, u64)) -> Fig {
+        Fig {
+            incl,
+            self_ns,
+            counted: true,
+            open: false,
         }
     }
 
@@ -131,7 +198,6 @@ struct MethodOk {
 }
 
 impl MethodOk {
-    #[inline]
     fn get(&mut self, s: &Symbols, m: u32, ok: &(dyn Fn(&str) -> bool + Sync)) -> bool {
         if self.all {
             return true;
@@ -158,28 +224,85 @@ struct Open {
     /// When its thread's clock reaches this, the call is known slow (`u64::MAX`:
     /// only its exit tells).
     deadline: u64,
+    start: u64,
+    method: u32,
+    /// Positions of its entry in the log's ops and figures (while it is logged).
+    at: u32,
+    fig_at: u32,
     known: Known,
-    /// Index (from the log's base) of its entry in the log.
-    at: usize,
     method_ok: bool,
 }
 
-enum Logged {
-    Enter { method: u32, start: u64, slow: bool },
-    Exit(Fig),
+/// A log op: an exit with figures (the next in `figs`), an exit outside the window;
+/// else an entry's method, or a finished slow call's method with [`SLOW`] (a marked
+/// leaf, with figures).
+const EXIT: u32 = u32::MAX;
+const EXIT_OFF: u32 = u32::MAX - 1;
+
+/// A thread's events since the entry of its lowest open call not known slow or not.
+#[derive(Default)]
+struct Log {
+    ops: Vec<u32>,
+    /// (inclusive, self) of each counted exit and marked leaf.
+    figs: Vec<(u64, u64)>,
+}
+
+/// The log from an open frame's entry (`at`: where in the log).
+#[derive(Clone, Copy)]
+struct LogPart<'a> {
+    ops: &'a [u32],
+    figs: &'a [(u64, u64)],
+    at: usize,
+}
+
+impl Log {
+    fn from(&self, o: &Open) -> LogPart<'_> {
+        LogPart {
+            ops: &self.ops[o.at as usize..],
+            figs: &self.figs[o.fig_at as usize..],
+            at: o.at as usize,
+        }
+    }
 }
 
 #[derive(Default)]
 struct ThreadLog {
     open: Vec<Open>,
-    /// `open[..low]` are known slow or not.
+    /// `open[..low]` are known slow or not; `open[low]`, if any, is not.
     low: usize,
-    log: VecDeque<Logged>,
-    /// Index of `log[0]` since the thread's first event.
-    base: usize,
+    log: Log,
     /// The thread's clock: the latest time it was seen at.
     time: u64,
     trees: Subtrees,
+}
+
+impl ThreadLog {
+    /// Whether the lowest call not known slow or not is known slow now.
+    #[inline]
+    fn due(&self) -> bool {
+        self.open
+            .get(self.low)
+            .is_some_and(|o| self.time >= o.deadline)
+    }
+
+    /// The log from `open[from]`'s entry on is no longer needed: dropped. Returns the
+    /// ops dropped.
+    fn drop_log(&mut self, from: usize) -> usize {
+        let Some(o) = self.open.get(from) else {
+            let n = self.log.ops.len();
+            self.log.ops.clear();
+            self.log.figs.clear();
+            return n;
+        };
+        let (at, fig_at) = (o.at, o.fig_at);
+        self.log.ops.drain(..at as usize);
+        self.log.figs.drain(..fig_at as usize);
+        for o in &mut self.open[from..] {
+            o.at -= at;
+            o.fig_at -= fig_at;
+        }
+        at as usize
+    }
 }
 
 /// The slow calls of one pass, or, when one pass could not collect their subtrees, the
@@ -195,7 +318,7 @@ pub struct OnePass<'f> {
     done: Vec<SlowCall>,
     /// The subtrees are incomplete: a second pass is needed.
     pub broken: bool,
-    /// Events in the logs now, and how many they may reach.
+    /// Ops in the logs now, and how many they may reach.
     logged: usize,
     cap: usize,
 }
@@ -243,66 +366,66 @@ impl<'f> OnePass<'f> {
         }
     }
 
-    /// Known slow early, known not slow, or still open to doubt.
-    fn early(o: &Open, time: u64) -> Known {
-        if !o.method_ok {
-            Known::Not
-        } else if o.deadline != u64::MAX && time >= o.deadline {
-            Known::Slow
-        } else {
-            Known::Undecided
-        }
-    }
-
-    /// Decides what the thread's clock now tells, then moves what is decided out of
-    /// the log into the subtrees.
-    fn settle(&mut self, t: u32) {
-        let Some(tl) = self.threads.get_mut(t as usize) else {
-            return;
-        };
-        while tl.low < tl.open.len() {
-            let o = &mut tl.open[tl.low];
+    /// The calls from the lowest not known slow or not up to the last whose deadline
+    /// passed are known slow now (deadlines grow up the stack): the log up to the
+    /// next call still in doubt leaves for the subtrees.
+    #[cold]
+    #[inline(never)]
+    fn decide(&mut self, t: u32) {
+        let tl = &mut self.threads[t as usize];
+        let first = tl.low;
+        let mut j = first;
+        while let Some(o) = tl.open.get_mut(j) {
             if o.known == Known::Undecided {
-                o.known = Self::early(o, tl.time);
-                if o.known == Known::Undecided {
+                if tl.time < o.deadline {
                     break;
                 }
-                if let Some(Logged::Enter { slow, .. }) =
-                    o.at.checked_sub(tl.base).and_then(|i| tl.log.get_mut(i))
-                {
-                    *slow = o.known == Known::Slow;
-                }
+                o.known = Known::Slow;
             }
-            tl.low += 1;
+            j += 1;
         }
-        let upto = match tl.open.get(tl.low) {
-            Some(o) => o.at.saturating_sub(tl.base),
-            None => tl.log.len(),
+        tl.low = j;
+        let mut part = tl.log.from(&tl.open[first]);
+        if let Some(next) = tl.open.get(j) {
+            part.ops = &part.ops[..(next.at - tl.open[first].at) as usize];
+            part.figs = &part.figs[..(next.fig_at - tl.open[first].fig_at) as usize];
+        }
+        tl.trees.replay(t, part, &tl.open[first..j], &mut self.done);
+        self.logged -= tl.drop_log(j);
+    }
+
+    /// A call in doubt until its exit, slow (`o`, already popped): its subtree, from
+    /// the log, is its own. When a lower call is still in doubt, it stays in the log as
+    /// a marked leaf.
+    #[cold]
+    #[inline(never)]
+    fn slow_at_exit(&mut self, t: u32, o: &Open, fig: Fig) {
+        let tl = &mut self.threads[t as usize];
+        let lowest = tl.low == tl.open.len();
+        let mut apart = Subtrees::default();
+        let trees = if lowest { &mut tl.trees } else { &mut apart };
+        trees.enter(t, o.method, o.start, true);
+        let part = tl.log.from(o);
+        let inner = LogPart {
+            ops: &part.ops[1..],
+            figs: part.figs,
+            at: part.at + 1,
         };
-        if upto == 0 {
-            if self.logged > self.cap {
-                self.give_up();
-            }
-            return;
+        trees.replay(t, inner, &[], &mut self.done);
+        trees.exit(fig, &mut self.done);
+        let before = tl.log.ops.len();
+        tl.log.ops.truncate(o.at as usize);
+        tl.log.figs.truncate(o.fig_at as usize);
+        if !lowest {
+            tl.log.ops.push(o.method | SLOW);
+            tl.log.figs.push((fig.incl, fig.self_ns));
         }
-        self.logged -= upto;
-        for e in tl.log.drain(..upto) {
-            match e {
-                Logged::Enter {
-                    method,
-                    start,
-                    slow,
-                } => tl.trees.enter(t, method, start, slow),
-                Logged::Exit(c) => tl.trees.exit(c, &mut self.done),
-            }
-        }
-        tl.base += upto;
-        if self.logged > self.cap {
-            self.give_up();
-        }
+        self.logged = self.logged + tl.log.ops.len() - before;
     }
 
     /// One pass cannot hold the subtrees: from here on, only which calls are slow.
+    #[cold]
+    #[inline(never)]
     fn give_up(&mut self) {
         self.broken = true;
         self.threads.clear();
@@ -314,7 +437,7 @@ impl<'f> OnePass<'f> {
 impl Analysis for OnePass<'_> {
     fn enter(&mut self, s: &Symbols, t: u32, stack: &[Frame]) {
         let Some(f) = stack.last() else { return };
-        let method_ok = self.ok.get(s, f.method, self.method_ok);
+        let method_ok = self.ok.all || self.ok.get(s, f.method, self.method_ok);
         if self.broken {
             return;
         }
@@ -331,52 +454,77 @@ impl Analysis for OnePass<'_> {
         };
         tl.open.push(Open {
             deadline: Self::deadline(self.over, s.window, f.start),
+            start: f.start,
+            method: f.method,
+            at: tl.log.ops.len() as u32,
+            fig_at: tl.log.figs.len() as u32,
             known,
-            at: tl.base + tl.log.len(),
             method_ok,
         });
-        tl.log.push_back(Logged::Enter {
-            method: f.method,
-            start: f.start,
-            slow: false,
-        });
+        if tl.low + 1 == tl.open.len() && known == Known::Not {
+            tl.low += 1;
+        }
+        if tl.low == tl.open.len() {
+            tl.trees.enter(t, f.method, f.start, false);
+            return;
+        }
+        tl.log.ops.push(f.method);
         self.logged += 1;
-        self.settle(t);
+        if tl.due() {
+            self.decide(t);
+        }
+        if self.logged > self.cap {
+            self.give_up();
+        }
     }
 
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
-        let method_ok = self.ok.get(s, c.method, self.method_ok);
+        let o = match self.threads.get_mut(t as usize) {
+            Some(tl) if !self.broken => tl.open.pop(),
+            _ => None,
+        };
+        let method_ok = match &o {
+            Some(o) => o.method_ok,
+            None => self.ok.all || self.ok.get(s, c.method, self.method_ok),
+        };
         let slow = is_slow(self.over, method_ok, c);
         if slow {
             self.found.insert((t, c.ticket), ());
         }
-        if self.broken {
-            return;
-        }
-        let Some(tl) = self.threads.get_mut(t as usize) else {
-            return;
-        };
+        let Some(o) = o else { return };
+        let tl = &mut self.threads[t as usize];
         tl.time = tl.time.max(c.end);
-        let Some(o) = tl.open.pop() else { return };
         tl.low = tl.low.min(tl.open.len());
+        let fig = Fig::of(c);
         match o.known {
-            // Decided early: must agree with the exit.
-            Known::Slow if !slow => {
-                self.give_up();
-                return;
+            // Decided early: must agree with the exit (and all below it is known).
+            Known::Slow if !slow || tl.low < tl.open.len() => return self.give_up(),
+            Known::Undecided if slow => self.slow_at_exit(t, &o, fig),
+            // The lowest call in doubt, not slow: its log leaves for the subtrees.
+            Known::Undecided if tl.low == tl.open.len() => {
+                tl.trees.replay(t, tl.log.from(&o), &[], &mut self.done);
+                tl.trees.exit(fig, &mut self.done);
+                self.logged -= tl.drop_log(tl.open.len());
             }
-            Known::Slow | Known::Not => {}
-            Known::Undecided => {
-                if let Some(Logged::Enter { slow: s, .. }) =
-                    o.at.checked_sub(tl.base).and_then(|i| tl.log.get_mut(i))
-                {
-                    *s = slow;
+            // Below it all is known: straight to the subtrees.
+            _ if tl.low == tl.open.len() => tl.trees.exit(fig, &mut self.done),
+            _ => {
+                let log = &mut tl.log;
+                if fig.counted {
+                    log.ops.push(EXIT);
+                    log.figs.push((fig.incl, fig.self_ns));
+                } else {
+                    log.ops.push(EXIT_OFF);
                 }
+                self.logged += 1;
             }
         }
-        tl.log.push_back(Logged::Exit(Fig::of(c)));
-        self.logged += 1;
-        self.settle(t);
+        if self.threads[t as usize].due() {
+            self.decide(t);
+        }
+        if self.logged > self.cap {
+            self.give_up();
+        }
     }
 }
 
@@ -454,5 +602,3 @@ impl Analysis for Collector {
         }
     }
 }
-
-const _: () = assert!(std::mem::size_of::<Logged>() <= 32);

@@ -56,12 +56,19 @@ impl PathTree {
     }
 
     /// The child of `parent` labelled `label`, created if new.
+    #[inline]
     pub fn child(&mut self, parent: u32, label: u32) -> u32 {
         let p = &mut self.nodes[parent as usize];
         // Node 0 (the root) is no one's child: an empty memo.
         if p.last.1 != 0 && p.last.0 == label {
             return p.last.1;
         }
+        self.child_looked_up(parent, label)
+    }
+
+    /// [`PathTree::child`] past the memo.
+    #[inline(never)]
+    fn child_looked_up(&mut self, parent: u32, label: u32) -> u32 {
         if let Some(&n) = self.index.get(&(parent, label)) {
             self.nodes[parent as usize].last = (label, n);
             return n;

@@ -66,6 +66,8 @@ struct Printer {
     first: bool,
     out: Box<dyn Write>,
     error: Option<std::io::Error>,
+    /// The text line being made (reused).
+    buf: String,
 }
 
 impl Printer {
@@ -73,21 +75,60 @@ impl Printer {
         s.method(m).readable.clone()
     }
 
-    fn text(&self, s: &Symbols, l: &Line) -> String {
-        let what = match &l.what {
+    /// A line of text appended to `o`; calls, entries and exits (nearly every line)
+    /// without an allocation.
+    fn text_into(&self, o: &mut String, s: &Symbols, l: &Line) {
+        let at = o.len();
+        o.push('+');
+        fmt::ns_into(o, l.time.saturating_sub(s.start));
+        right_align(o, at, 12);
+        o.push(' ');
+        let at = o.len();
+        if let Some(d) = l.duration {
+            fmt::ns_into(o, d);
+        }
+        right_align(o, at, 10);
+        o.push_str("  ");
+        let name = thread_name(s, l.thread);
+        o.push_str(name);
+        for _ in name.chars().count()..16 {
+            o.push(' ');
+        }
+        o.push(' ');
+        for _ in 1..l.depth {
+            o.push_str("  ");
+        }
+        match &l.what {
             What::Call {
                 method,
                 threw,
                 open,
-            } => format!("{}{}", self.method(s, *method), suffix(*threw, *open)),
-            What::Enter { method } => format!("{} {{", self.method(s, *method)),
+            } => {
+                o.push_str(&s.method(*method).readable);
+                o.push_str(suffix(*threw, *open));
+            }
+            What::Enter { method } => {
+                o.push_str(&s.method(*method).readable);
+                o.push_str(" {");
+            }
             What::Exit {
                 method,
                 threw,
                 open,
             } => {
-                format!("}} {}{}", self.method(s, *method), suffix(*threw, *open))
+                o.push_str("} ");
+                o.push_str(&s.method(*method).readable);
+                o.push_str(suffix(*threw, *open));
             }
+            _ => o.push_str(&self.what(s, &l.what)),
+        }
+        o.push('\n');
+    }
+
+    /// What happened, for the lines other than calls, entries and exits.
+    fn what(&self, s: &Symbols, what: &What) -> String {
+        match what {
+            What::Call { .. } | What::Enter { .. } | What::Exit { .. } => String::new(),
             What::Exception {
                 class,
                 thrown_in,
@@ -143,15 +184,7 @@ impl Printer {
                     ""
                 }
             ),
-        };
-        format!(
-            "{:>12} {:>10}  {:<16} {}{}\n",
-            format!("+{}", fmt::ns(l.time.saturating_sub(s.start))),
-            l.duration.map(fmt::ns).unwrap_or_default(),
-            thread_name(s, l.thread),
-            "  ".repeat(l.depth.saturating_sub(1)),
-            what
-        )
+        }
     }
 
     fn json<'s>(&self, s: &'s Symbols, l: &Line) -> Result<String, String> {
@@ -256,10 +289,31 @@ impl Printer {
                 }
             }
         } else {
-            self.text(s, l)
+            let mut text = std::mem::take(&mut self.buf);
+            text.clear();
+            self.text_into(&mut text, s, l);
+            text
         };
-        if let Err(e) = self.out.write_all(text.as_bytes()) {
+        let r = self.out.write_all(text.as_bytes());
+        if !self.json {
+            self.buf = text;
+        }
+        if let Err(e) = r {
             self.error = Some(e);
+        }
+    }
+}
+
+/// Pads what was appended to `o` since `at` on the left to `width` characters (as
+/// `{:>width}` does).
+fn right_align(o: &mut String, at: usize, width: usize) {
+    const SPACES: &str = "            ";
+    let n = o[at..].chars().count();
+    if n < width {
+        let pad = width - n;
+        match SPACES.get(..pad) {
+            Some(p) => o.insert_str(at, p),
+            None => o.insert_str(at, &" ".repeat(pad)),
         }
     }
 }
@@ -278,10 +332,11 @@ fn thread_name(s: &Symbols, t: u32) -> &str {
 
 pub fn run(a: Args) -> Result<(), String> {
     let out: Box<dyn Write> = match &a.output {
-        Some(p) => Box::new(BufWriter::new(
+        Some(p) => Box::new(BufWriter::with_capacity(
+            1 << 20,
             std::fs::File::create(p).map_err(|e| format!("{}: cannot write: {e}", p.display()))?,
         )),
-        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+        None => Box::new(BufWriter::with_capacity(1 << 20, std::io::stdout().lock())),
     };
     let mut p = Printer {
         names: a.select.naming.names(),
@@ -289,6 +344,7 @@ pub fn run(a: Args) -> Result<(), String> {
         first: true,
         out,
         error: None,
+        buf: String::new(),
     };
     if !a.json {
         let _ = writeln!(

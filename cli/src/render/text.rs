@@ -376,9 +376,7 @@ fn tree_lines(
         }
         pad_cell(&mut line, w[2], &num);
         line.push(' ');
-        for _ in 0..r.depth.saturating_sub(skip_root as usize) {
-            line.push_str("  ");
-        }
+        spaces(&mut line, 2 * r.depth.saturating_sub(skip_root as usize));
         line.push_str(label_name(s, n.label));
         if is_marked(n.label) {
             line.push_str(SLOW_MARK);
@@ -395,25 +393,32 @@ fn tree_lines(
 /// Two spaces, `cell` right-aligned in `width`, one space (a number column).
 fn pad_cell(line: &mut String, width: usize, cell: &str) {
     line.push(' ');
-    for _ in cell.chars().count()..width {
-        line.push(' ');
-    }
+    spaces(line, width.saturating_sub(cell.chars().count()));
     line.push_str(cell);
     line.push(' ');
 }
 
-/// `jtrace slow`: each slow call, then its subtree merged by path.
-pub fn slow(
+/// `n` spaces appended to `line`, many at a time (a deep tree's indentation).
+fn spaces(line: &mut String, mut n: usize) {
+    const SPACES: &str = "                                                                ";
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        line.push_str(&SPACES[..k]);
+        n -= k;
+    }
+}
+
+/// `jtrace slow`: each slow call, then its subtree merged by path, written as it is
+/// made (a slow `main`'s subtree is the whole call tree).
+pub fn slow_to(
+    o: &mut dyn std::io::Write,
     s: &Symbols,
     calls: &[SlowCall],
     over: u64,
     shown_of: usize,
     depth: Option<usize>,
-) -> String {
-    use std::io::Write as _;
-    // Bytes, written to as to a file (writing into memory cannot fail).
-    let mut o: Vec<u8> = Vec::new();
-    let _ = writeln!(
+) -> std::io::Result<()> {
+    writeln!(
         o,
         "{} calls took {} or more{}",
         shown_of,
@@ -423,10 +428,10 @@ pub fn slow(
         } else {
             String::new()
         }
-    );
+    )?;
     for c in calls {
         let root = &c.tree.nodes[0];
-        let _ = writeln!(
+        writeln!(
             o,
             "\n{} {} thread {} at +{}{}",
             fmt::ns(c.duration),
@@ -440,9 +445,8 @@ pub fn slow(
             } else {
                 ""
             }
-        );
-        let _ = tree_lines(&mut o, s, &c.tree, 0, depth, false, "  ");
+        )?;
+        tree_lines(o, s, &c.tree, 0, depth, false, "  ")?;
     }
-    // Names are UTF-8 already: checked, not copied.
-    String::from_utf8(o).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    Ok(())
 }

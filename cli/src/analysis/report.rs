@@ -12,14 +12,6 @@ use std::collections::{BinaryHeap, HashMap};
 /// Slowest calls kept for the report (a bounded heap).
 pub const SLOWEST: usize = 20;
 
-/// Exact durations the report holds for its percentiles (8 MiB) before it prunes each
-/// method's to its longest few (see [`Histogram::prune`]): a trace of up to 1 M calls
-/// has every p99 exact. (4 M cost `report` 11% on javac's 25 M calls, 1 M 3%.)
-const KEPT_BUDGET: usize = 1 << 20;
-
-/// What a prune keeps of each method's durations: the longest 1/`KEPT_SHARE` (4%).
-const KEPT_SHARE: u64 = 25;
-
 #[derive(Default, Clone)]
 pub struct MethodAgg {
     pub calls: u64,
@@ -104,10 +96,6 @@ pub struct Report {
     /// Edges recently used, direct-mapped by their key's hash (callee row, caller row,
     /// index in `edges`): most of the edges `last_edge` misses, without hashing.
     edge_cache: Vec<(u32, u32, u32)>,
-    /// Exact durations held by the methods' histograms, and how many may be held before
-    /// the next prune (0: `KEPT_BUDGET`).
-    kept: usize,
-    kept_limit: usize,
 }
 
 /// Slots of `Report::edge_cache` (a power of two).
@@ -205,19 +193,6 @@ impl Report {
         }
     }
 
-    /// Keeps each method's longest durations only (its p99 stays exact unless many
-    /// more calls follow, all shorter); the budget then grows with what is held (at 4%
-    /// of the calls, 0.32 bytes a call), so a long trace is not pruned at every call.
-    #[inline(never)]
-    fn prune_kept(&mut self) {
-        self.kept = self
-            .rows
-            .iter_mut()
-            .map(|r| r.2.hist.prune(KEPT_SHARE))
-            .sum();
-        self.kept_limit = self.kept * 2;
-    }
-
     #[inline(never)]
     fn slow_kept(&mut self, call: (u64, u64, u32, u32)) {
         if self.slowest.len() < SLOWEST || self.slowest.peek().is_some_and(|Reverse(m)| *m < call) {
@@ -276,7 +251,6 @@ impl crate::model::merge::Split for Report {
     }
 
     fn merge(&mut self, o: Self) {
-        self.kept += o.kept;
         let rows: Vec<u32> = o
             .rows
             .into_iter()
@@ -333,9 +307,6 @@ impl crate::model::merge::Split for Report {
         for Reverse(c) in o.slowest {
             self.slow(c);
         }
-        if self.kept > self.kept_limit.max(KEPT_BUDGET) {
-            self.prune_kept();
-        }
     }
 }
 
@@ -358,12 +329,7 @@ impl Analysis for Report {
         a.max = a.max.max(c.incl);
         a.open += c.open as u64;
         a.by_exception += c.by_exception as u64;
-        if a.hist.add(c.incl) {
-            self.kept += 1;
-            if self.kept > self.kept_limit.max(KEPT_BUDGET) {
-                self.prune_kept();
-            }
-        }
+        a.hist.add(c.incl);
         let caller = match parents.last() {
             Some(f) => self.row(s, f.method) as u32,
             None => NONE,
@@ -489,8 +455,8 @@ pub struct MethodRow {
     /// Upper bound of the 99th percentile's histogram bucket (within ~4.4%).
     pub p99_ns: u64,
     /// `p99_ns` is the exact duration at the nearest rank (else its bucket's upper
-    /// bound, within 1/16 above it: the method's durations around its p99 were no
-    /// longer all held; see `model::hist`).
+    /// bound, within 1/16 above it: a method of more than about 200,000 calls whose
+    /// p99 is not among its longest `model::hist::HELD`).
     pub p99_exact: bool,
     /// Calls still open when the trace ended.
     pub open: u64,

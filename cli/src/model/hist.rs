@@ -1,12 +1,15 @@
 //! Durations' distribution: a log-bucketed histogram (16 buckets per power of two)
-//! beside the longest durations exactly, so a percentile is exact (nearest rank, as
-//! DuckDB's and Spark's `percentile_disc` give it) whenever its rank falls among the
-//! durations still held, and otherwise the upper bound of its histogram bucket (within
-//! 1/16 of an octave, about 4.4%, above the true value, and said so).
-//! Buckets are allocated only over the range a method's durations actually span; the
-//! exact durations are every one added until the reader prunes (to a memory budget it
-//! keeps over all its histograms, see [`Histogram::prune`]), then every one at or above
-//! the histogram's threshold.
+//! beside each method's longest [`HELD`] durations exactly, so a percentile is exact
+//! (nearest rank, as DuckDB's and Spark's `percentile_disc` give it) whenever its rank
+//! counted from the longest is at most [`HELD`] (a p99 of up to about 200,000 calls),
+//! and otherwise the upper bound of its histogram bucket (within 1/16 of an octave,
+//! about 4.4%, above the true value, and said so). Which it is depends only on the
+//! durations, never on their order or on how a `--jobs` split shared them out: the
+//! longest `HELD` of a whole are among the longest `HELD` of its parts.
+//! Buckets are allocated only over the range a method's durations actually span.
+
+/// Exact durations a histogram answers from: its longest (16 to 24 KiB a method).
+pub const HELD: usize = 2048;
 
 /// Buckets per power of two.
 const SUB: u32 = 16;
@@ -17,10 +20,13 @@ pub struct Histogram {
     lo: u32,
     counts: Vec<u32>,
     total: u64,
-    /// Every duration added that is at least `threshold`, as added.
+    /// Every duration added longer than `threshold` (all of them until a prune), as
+    /// added; with the `at` durations equal to it, the longest `HELD` at least.
     kept: Vec<u64>,
-    /// 0 until a prune.
-    threshold: u64,
+    threshold: Option<u64>,
+    /// Durations equal to `threshold` (counted, not held: calls of the same length are
+    /// common).
+    at: u64,
 }
 
 /// A quantile and whether it is the exact duration at its rank.
@@ -57,9 +63,8 @@ fn upper(b: u32) -> u64 {
 }
 
 impl Histogram {
-    /// Counts `v`; true when its exact value is also kept (the caller's budget).
     #[inline]
-    pub fn add(&mut self, v: u64) -> bool {
+    pub fn add(&mut self, v: u64) {
         let b = bucket(v);
         // Nearly always: a bucket inside the range already held.
         let i = b.wrapping_sub(self.lo) as usize;
@@ -70,11 +75,16 @@ impl Histogram {
             }
             None => self.add_to(b, 1),
         }
-        let keep = v >= self.threshold;
-        if keep {
-            self.kept.push(v);
+        match self.threshold {
+            Some(t) if v < t => {}
+            Some(t) if v == t => self.at += 1,
+            _ => {
+                self.kept.push(v);
+                if self.kept.len() > HELD + HELD / 2 {
+                    self.prune();
+                }
+            }
         }
-        keep
     }
 
     /// Adds the counts and kept durations of `other` (durations counted elsewhere).
@@ -84,34 +94,41 @@ impl Histogram {
                 self.add_to(other.lo + i as u32, n);
             }
         }
-        let threshold = self.threshold.max(other.threshold);
-        self.kept.extend_from_slice(&other.kept);
-        if threshold > self.threshold.min(other.threshold) {
-            self.threshold = threshold;
-            self.kept.retain(|&v| v >= threshold);
+        // A duration among the longest HELD of both is at least either threshold: the
+        // side that set its threshold held HELD durations at least as long.
+        let Some(t) = self.threshold.max(other.threshold) else {
+            self.kept.extend_from_slice(&other.kept);
+            if self.kept.len() > HELD + HELD / 2 {
+                self.prune();
+            }
+            return;
+        };
+        let mut at = 0;
+        for side in [&*self, other] {
+            at += side.kept.iter().filter(|&&v| v == t).count() as u64;
+            if side.threshold == Some(t) {
+                at += side.at;
+            }
+        }
+        self.kept.retain(|&v| v > t);
+        self.kept.extend(other.kept.iter().filter(|&&v| v > t));
+        self.threshold = Some(t);
+        self.at = at;
+        if self.kept.len() > HELD + HELD / 2 {
+            self.prune();
         }
     }
 
-    /// Keeps only the longest `1/share` of the durations counted so far, exactly (e.g.
-    /// 25: the longest 4%, four times what a p99 needs, so it stays exact unless four
-    /// times as many calls follow, all shorter); returns how many are still held.
-    pub fn prune(&mut self, share: u64) -> usize {
-        let want = (self.total / share + 1) as usize;
-        if self.kept.len() > want {
-            let at = self.kept.len() - want;
-            let mut threshold = *self.kept.select_nth_unstable(at).1;
-            if self.kept[at..].iter().filter(|&&v| v == threshold).count() > want / 2 + 1 {
-                // Many calls of the same length: hold only the longer ones.
-                threshold += 1;
-            }
-            self.threshold = self.threshold.max(threshold);
-            let threshold = self.threshold;
-            self.kept.retain(|&v| v >= threshold);
-            if self.kept.len() < self.kept.capacity() / 4 {
-                self.kept.shrink_to_fit();
-            }
-        }
-        self.kept.len()
+    /// Keeps the longest `HELD` durations: those longer than the `HELD`-th longest,
+    /// and how many equal it.
+    #[cold]
+    fn prune(&mut self) {
+        let i = self.kept.len() - HELD;
+        let t = *self.kept.select_nth_unstable(i).1;
+        // Every held duration is longer than the old threshold, so is `t`.
+        self.at = self.kept.iter().filter(|&&v| v == t).count() as u64;
+        self.kept.retain(|&v| v > t);
+        self.threshold = Some(t);
     }
 
     #[inline(never)]
@@ -132,9 +149,8 @@ impl Histogram {
     }
 
     /// The `q`-quantile (0..=1) by nearest rank: the duration at rank `ceil(q * n)` of
-    /// the `n` sorted, exact when it is among the durations held (every one at or above
-    /// the threshold), else its bucket's upper bound (never below the true value, at
-    /// most ~4.4% above it); 0 when empty.
+    /// the `n` sorted, exact when it is among the longest `HELD`, else its bucket's upper
+    /// bound (never below the true value, at most ~4.4% above it); 0 when empty.
     pub fn quantile(&self, q: f64) -> Quantile {
         if self.total == 0 {
             return Quantile {
@@ -155,23 +171,33 @@ impl Histogram {
         }
         let b = self.lo + at as u32;
         let above = self.total - seen - self.counts[at] as u64;
-        // Counted from the longest, the rank is among the durations held (every one at
-        // or above the threshold, so every one of its bucket at or above it too).
+        // Counted from the longest, the rank is among the longest HELD (all held):
+        // exact, whatever else happens to be held (which depends on the order the
+        // durations came in).
         let from_top = self.total - rank + 1;
-        if from_top <= self.kept.len() as u64 {
-            let mut here: Vec<u64> = self
-                .kept
-                .iter()
-                .copied()
-                .filter(|&v| bucket(v) == b)
-                .collect();
-            let nth = (from_top - above) as usize;
-            if nth >= 1 && nth <= here.len() {
-                let at = here.len() - nth;
-                return Quantile {
-                    value: *here.select_nth_unstable(at).1,
-                    exact: true,
-                };
+        if from_top <= HELD as u64 {
+            if from_top <= self.kept.len() as u64 {
+                let mut here: Vec<u64> = self
+                    .kept
+                    .iter()
+                    .copied()
+                    .filter(|&v| bucket(v) == b)
+                    .collect();
+                let nth = (from_top - above) as usize;
+                if nth >= 1 && nth <= here.len() {
+                    let at = here.len() - nth;
+                    return Quantile {
+                        value: *here.select_nth_unstable(at).1,
+                        exact: true,
+                    };
+                }
+            } else if let Some(t) = self.threshold {
+                if from_top <= self.kept.len() as u64 + self.at {
+                    return Quantile {
+                        value: t,
+                        exact: true,
+                    };
+                }
             }
         }
         Quantile {
@@ -218,7 +244,7 @@ mod tests {
         );
         let values: Vec<u64> = (1..=1000u64).map(|v| v * 1000 + v % 7).collect();
         for &v in &values {
-            assert!(h.add(v));
+            h.add(v);
         }
         for q in [0.0, 0.01, 0.5, 0.9, 0.99, 0.999, 1.0] {
             let got = h.quantile(q);
@@ -236,28 +262,16 @@ mod tests {
     }
 
     #[test]
-    fn pruned_quantiles_stay_exact_above_the_floor_and_say_when_not() {
-        // Long calls first (a method's warm-up), then many short ones.
+    fn quantiles_beyond_the_held_durations_say_so() {
+        // Long calls first (a method's warm-up), then many more short ones.
         let mut h = Histogram::default();
-        let mut values: Vec<u64> = (0..2000u64).map(|v| 1_000_000 + v * 37 % 5000).collect();
-        values.extend((0..2000u64).map(|v| 1000 + v * 13 % 700));
-        for &v in &values[..2000] {
+        let mut values: Vec<u64> = (0..10_000u64).map(|v| 1_000_000 + v * 37 % 5000).collect();
+        values.extend((0..140_000u64).map(|v| 1000 + v * 13 % 700));
+        for &v in &values {
             h.add(v);
         }
-        let held = h.prune(25);
-        assert!(held < 2000 / 5, "{held}");
-        // Still exact: p99 of what was added lies among the longest 4%.
-        assert_eq!(
-            h.quantile(0.99),
-            Quantile {
-                value: nearest_rank(&values[..2000], 0.99),
-                exact: true
-            }
-        );
-        for &v in &values[2000..] {
-            assert!(!h.add(v), "{v} is below the floor");
-        }
-        // Twice the calls, all shorter: p99 still lies among the longest 4% of before.
+        assert!(h.kept.len() <= HELD + HELD / 2, "{}", h.kept.len());
+        // p99 of 150,000 lies 1,501 from the longest: held.
         assert_eq!(
             h.quantile(0.99),
             Quantile {
@@ -265,58 +279,79 @@ mod tests {
                 exact: true
             }
         );
-        // The median is not held: the bucket's upper bound, said so.
+        // The median is not: the bucket's upper bound, said so.
         let truth = nearest_rank(&values, 0.5);
         let got = h.quantile(0.5);
         assert!(!got.exact);
-        assert!(
-            got.value >= truth && got.value - truth <= truth / 16 + 1,
-            "{got:?} {truth}"
-        );
+        assert_eq!(got.value, upper(bucket(truth)));
     }
 
     #[test]
-    fn merged_is_counted_at_once() {
-        let (mut a, mut b, mut whole) = (
+    fn calls_of_the_same_length_are_counted_not_held() {
+        let values: Vec<u64> = (0..150_000u64)
+            .map(|v| if v % 1000 == 0 { 9000 + v } else { 500 })
+            .collect();
+        let (mut whole, mut a, mut b) = (
             Histogram::default(),
             Histogram::default(),
             Histogram::default(),
         );
-        let mut all = Vec::new();
-        for v in (0..5000u64).map(|v| v * v % 100_003) {
-            let h: &mut Histogram = if v % 3 == 0 { &mut a } else { &mut b };
-            h.add(v);
+        for (i, &v) in values.iter().enumerate() {
             whole.add(v);
-            all.push(v);
+            if i % 3 == 0 { &mut a } else { &mut b }.add(v);
         }
-        b.prune(25);
+        assert!(whole.kept.len() < HELD, "{}", whole.kept.len());
         a.merge(&b);
-        for q in [0.5, 0.99, 1.0] {
-            let (m, truth) = (a.quantile(q), nearest_rank(&all, q));
-            let bound = upper(bucket(truth));
-            assert_eq!(m.value, if m.exact { truth } else { bound }, "{q}");
-            assert_eq!(
-                whole.quantile(q),
-                Quantile {
-                    value: truth,
-                    exact: true
-                }
-            );
+        for q in [0.99, 0.998, 0.999, 1.0] {
+            let want = Quantile {
+                value: nearest_rank(&values, q),
+                exact: true,
+            };
+            assert_eq!(whole.quantile(q), want, "{q}");
+            assert_eq!(a.quantile(q), want, "{q}");
         }
-        assert!(!a.quantile(0.5).exact);
+    }
+
+    #[test]
+    fn merged_is_counted_at_once_whatever_the_split() {
+        let all: Vec<u64> = (0..200_000u64).map(|v| v * v % 100_003).collect();
+        let mut whole = Histogram::default();
+        for &v in &all {
+            whole.add(v);
+        }
+        for parts in [2u64, 3, 7] {
+            let mut hs: Vec<Histogram> = (0..parts).map(|_| Histogram::default()).collect();
+            for (i, &v) in all.iter().enumerate() {
+                // Unevenly: a long run to the first part, then round robin.
+                let p = if i < 80_000 { 0 } else { i as u64 % parts } as usize;
+                hs[p].add(v);
+            }
+            let mut merged = hs.remove(0);
+            for h in &hs {
+                merged.merge(h);
+            }
+            assert_eq!(
+                (merged.lo, &merged.counts, merged.total),
+                (whole.lo, &whole.counts, whole.total)
+            );
+            for q in [0.0, 0.5, 0.9, 0.99, 0.999, 1.0] {
+                assert_eq!(
+                    merged.quantile(q),
+                    whole.quantile(q),
+                    "{parts} parts, q {q}"
+                );
+            }
+        }
         assert_eq!(
-            a.quantile(0.99),
+            whole.quantile(0.99),
             Quantile {
                 value: nearest_rank(&all, 0.99),
                 exact: true
             }
         );
-        assert_eq!(
-            (a.lo, &a.counts, a.total),
-            (whole.lo, &whole.counts, whole.total)
-        );
-        let before = a.quantile(0.99);
-        a.merge(&Histogram::default());
-        assert_eq!(a.quantile(0.99), before);
+        assert!(!whole.quantile(0.5).exact);
+        let before = whole.quantile(0.99);
+        whole.merge(&Histogram::default());
+        assert_eq!(whole.quantile(0.99), before);
     }
 }

@@ -1,13 +1,13 @@
 //! `jtrace replay`: the exact sequence of calls per thread, with durations, exceptions
 //! inline, allocations and monitor waits, streamed as it is read.
 
-use super::common::{duration, Select};
+use super::common::{duration, Select, Stream};
 use crate::analysis::replay::{class_of, Line, Replay, Show, What};
 use crate::model::names::Names;
 use crate::model::{BlockKind, Symbols};
 use crate::pass;
 use crate::render::fmt;
-use std::io::{BufWriter, ErrorKind, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -64,7 +64,7 @@ struct Printer {
     names: Names,
     json: bool,
     first: bool,
-    out: Box<dyn Write>,
+    out: Stream,
     error: Option<std::io::Error>,
     /// The text line being made (reused).
     buf: String,
@@ -81,23 +81,18 @@ impl Printer {
         let at = o.len();
         o.push('+');
         fmt::ns_into(o, l.time.saturating_sub(s.start));
-        right_align(o, at, 12);
+        fmt::right_align(o, at, 12);
         o.push(' ');
         let at = o.len();
         if let Some(d) = l.duration {
             fmt::ns_into(o, d);
         }
-        right_align(o, at, 10);
+        fmt::right_align(o, at, 10);
         o.push_str("  ");
         let name = thread_name(s, l.thread);
         o.push_str(name);
-        for _ in name.chars().count()..16 {
-            o.push(' ');
-        }
-        o.push(' ');
-        for _ in 1..l.depth {
-            o.push_str("  ");
-        }
+        fmt::spaces(o, 16usize.saturating_sub(name.chars().count()) + 1);
+        fmt::spaces(o, 2 * l.depth.saturating_sub(1));
         match &l.what {
             What::Call {
                 method,
@@ -304,20 +299,6 @@ impl Printer {
     }
 }
 
-/// Pads what was appended to `o` since `at` on the left to `width` characters (as
-/// `{:>width}` does).
-fn right_align(o: &mut String, at: usize, width: usize) {
-    const SPACES: &str = "            ";
-    let n = o[at..].chars().count();
-    if n < width {
-        let pad = width - n;
-        match SPACES.get(..pad) {
-            Some(p) => o.insert_str(at, p),
-            None => o.insert_str(at, &" ".repeat(pad)),
-        }
-    }
-}
-
 fn suffix(threw: bool, open: bool) -> &'static str {
     match (threw, open) {
         (_, true) => " (still open at the end)",
@@ -331,13 +312,7 @@ fn thread_name(s: &Symbols, t: u32) -> &str {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let out: Box<dyn Write> = match &a.output {
-        Some(p) => Box::new(BufWriter::with_capacity(
-            1 << 20,
-            std::fs::File::create(p).map_err(|e| format!("{}: cannot write: {e}", p.display()))?,
-        )),
-        None => Box::new(BufWriter::with_capacity(1 << 20, std::io::stdout().lock())),
-    };
+    let out = Stream::open(a.output.as_deref())?;
     let mut p = Printer {
         names: a.select.naming.names(),
         json: a.json,
@@ -368,18 +343,9 @@ pub fn run(a: Args) -> Result<(), String> {
         let end = if p.first { "[]\n" } else { "\n]\n" };
         let _ = p.out.write_all(end.as_bytes());
     }
-    if let Some(e) = p.error.take() {
-        if e.kind() != ErrorKind::BrokenPipe {
-            return Err(format!("cannot write: {e}"));
-        }
-    }
-    match p.out.flush() {
-        Err(e) if e.kind() != ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
-        _ => {
-            if let Some(path) = &a.output {
-                eprintln!("jtrace: wrote {}", path.display());
-            }
-            Ok(())
-        }
-    }
+    let r = match p.error.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    };
+    p.out.finish(r)
 }

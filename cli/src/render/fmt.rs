@@ -139,6 +139,27 @@ pub fn signed(v: i128, f: impl Fn(u64) -> String) -> String {
     }
 }
 
+/// `n` spaces appended to `o`, many at a time (a deep tree's indentation).
+pub fn spaces(o: &mut String, mut n: usize) {
+    const SPACES: &str = "                                                                ";
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        o.push_str(&SPACES[..k]);
+        n -= k;
+    }
+}
+
+/// Pads what was appended to `o` since `at` on the left to `width` characters (as
+/// `{:>width}` does).
+pub fn right_align(o: &mut String, at: usize, width: usize) {
+    let n = o[at..].chars().count();
+    if n < width {
+        let mut pad = String::new();
+        spaces(&mut pad, width - n);
+        o.insert_str(at, &pad);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -376,7 +376,7 @@ fn tree_lines(
         }
         pad_cell(&mut line, w[2], &num);
         line.push(' ');
-        spaces(&mut line, 2 * r.depth.saturating_sub(skip_root as usize));
+        fmt::spaces(&mut line, 2 * r.depth.saturating_sub(skip_root as usize));
         line.push_str(label_name(s, n.label));
         if is_marked(n.label) {
             line.push_str(SLOW_MARK);
@@ -393,19 +393,9 @@ fn tree_lines(
 /// Two spaces, `cell` right-aligned in `width`, one space (a number column).
 fn pad_cell(line: &mut String, width: usize, cell: &str) {
     line.push(' ');
-    spaces(line, width.saturating_sub(cell.chars().count()));
+    fmt::spaces(line, width.saturating_sub(cell.chars().count()));
     line.push_str(cell);
     line.push(' ');
-}
-
-/// `n` spaces appended to `line`, many at a time (a deep tree's indentation).
-fn spaces(line: &mut String, mut n: usize) {
-    const SPACES: &str = "                                                                ";
-    while n > 0 {
-        let k = n.min(SPACES.len());
-        line.push_str(&SPACES[..k]);
-        n -= k;
-    }
 }
 
 /// `jtrace slow`: each slow call, then its subtree merged by path, written as it is

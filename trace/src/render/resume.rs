@@ -46,6 +46,11 @@ impl<O: Output> Renderer<O> {
             return;
         }
         let mut rb = self.rebuilt.remove(&tid).unwrap_or_default();
+        // The thread's clock as the definitions replayed so far moved it (a classDef
+        // stamped with the thread's time): the whole replay clamps these records to it.
+        if let Some(ts) = self.threads.get(&tid) {
+            rb.last_ns = rb.last_ns.max(ts.last_ns);
+        }
         rb.frames.resize(below as usize, (UNSEEN, 0, 0, NO_UNIT));
         rb.frames.truncate(below as usize);
         rb.tickets = tickets;

@@ -3,7 +3,9 @@
 //! The rules are the renderer's (`crate::render`): an entry of a defined method on a
 //! defined thread opens a frame and takes a ticket; an exit or an exit by exception
 //! closes the innermost frame of its method and every frame above it; a catch closes
-//! the frames above the catching one; a record naming no open frame changes nothing.
+//! the frames above the catching one; a record naming no open frame changes nothing;
+//! a class unloaded (a `ClassUnload` record, in the VM's stream) takes its methods with
+//! it, so that later entries of them open nothing.
 
 use super::index::{End, Resume, PENDING};
 use crate::defs::{Def, Msg};
@@ -31,6 +33,8 @@ pub struct Depths {
     threads: Vec<Option<Walk>>,
     /// Indexed by method id: defined (and not unloaded), and its executable units.
     methods: Vec<Option<u32>>,
+    /// Each class defined and not unloaded, with its methods defined since.
+    classes: std::collections::HashMap<u32, Vec<u32>>,
 }
 
 impl Depths {
@@ -46,12 +50,18 @@ impl Depths {
                     }
                     self.threads[i] = Some(Walk::default());
                 }
+                Def::Class(c) => {
+                    self.classes.insert(c.cid, Vec::new());
+                }
                 Def::Method(m) => {
                     let i = m.mid as usize;
                     if self.methods.len() <= i {
                         self.methods.resize(i + 1, None);
                     }
                     self.methods[i] = Some(m.unit_lines.len() as u32);
+                    if let Some(c) = self.classes.get_mut(&m.cid) {
+                        c.push(m.mid);
+                    }
                 }
                 _ => {}
             }
@@ -62,6 +72,13 @@ impl Depths {
     pub fn chunk(&mut self, tid: u32, data: &[u8]) -> Resume {
         let Some(Some(w)) = self.threads.get_mut(tid as usize) else {
             // The VM's stream, or a thread the renderer ignores: no frames.
+            if tid == 0 {
+                for rec in Reader::new(data) {
+                    if let Rec::ClassUnload { cid, .. } = rec {
+                        unload(&mut self.classes, &mut self.methods, cid);
+                    }
+                }
+            }
             return Resume {
                 end_state: Some(End::default()),
                 ..Resume::default()
@@ -115,6 +132,7 @@ impl Depths {
                 Rec::Catch { mid, .. } if close(&mut w.stack, mid, 1) => w.exception = None,
                 Rec::MonWait { .. } | Rec::MonEnter { .. } => w.pending = true,
                 Rec::MonWaited { .. } | Rec::MonEntered { .. } => w.pending = false,
+                Rec::ClassUnload { cid, .. } => unload(&mut self.classes, &mut self.methods, cid),
                 Rec::Line { mid, unit, .. } => {
                     r.flags |= super::index::LINES;
                     let units = self.methods.get(mid as usize).copied().flatten();
@@ -144,6 +162,20 @@ impl Depths {
             r.flags |= PENDING;
         }
         r
+    }
+}
+
+/// Class `cid` is unloaded: its methods are no longer defined (as the renderer forgets
+/// them).
+fn unload(
+    classes: &mut std::collections::HashMap<u32, Vec<u32>>,
+    methods: &mut [Option<u32>],
+    cid: u32,
+) {
+    for mid in classes.remove(&cid).unwrap_or_default() {
+        if let Some(m) = methods.get_mut(mid as usize) {
+            *m = None;
+        }
     }
 }
 

@@ -428,6 +428,16 @@ fn resume_points_follow_the_stack() {
         ..index::Resume::default()
     };
     assert_eq!(d.chunk(0, &a), none);
+    // Class 1 is unloaded (the VM's stream): a later entry of its method 2 opens no
+    // frame (the renderer no longer knows the method), and 1's open frame still closes.
+    let unload = crate::record::Rec::ClassUnload { cid: 1, t: 11 }.encode();
+    d.chunk(0, unload.bytes());
+    let r = d.chunk(1, &chunk(&[rec(TAG_ENTRY, 2), rec(TAG_EXIT, 1)]));
+    assert_eq!(
+        (r.depth, r.min, r.end, r.at_tickets),
+        (1, 0, 0, 7),
+        "no ticket for it"
+    );
 }
 
 /// The sink's cost of the index (scan plus resume walk) per record, for callgrind:

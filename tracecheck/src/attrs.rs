@@ -40,3 +40,20 @@ pub(crate) fn parse_i64(s: &str) -> Option<i64> {
 pub(crate) fn fmt_time(t: u128) -> String {
     format!("{}.{:09}", t / 1_000_000_000, t % 1_000_000_000)
 }
+
+/// A `methodEntry` or `methodExit` with its attributes parsed: what the call rules read.
+/// The XML reader parses one from the element's text (`State::call_of`, where an
+/// attribute that is missing or not a number is reported); a producer of typed
+/// elements (`jtrace check` on a `.jtr`) fills one in directly. `None`: absent or
+/// malformed (already reported).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Call {
+    pub thread: Option<u64>,
+    pub method: Option<u64>,
+    pub class: Option<u64>,
+    pub ticket: Option<u64>,
+    /// `stackDepth` (entries only).
+    pub depth: Option<u64>,
+    /// Unix nanoseconds.
+    pub time: Option<u128>,
+}

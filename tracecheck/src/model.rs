@@ -89,6 +89,9 @@ pub(crate) struct State {
     pub(crate) alloc_by_class: HashMap<(u64, u32), AllocStats>,
     pub(crate) gc_open: Option<u64>,
     pub(crate) element_counts: HashMap<&'static str, u64>,
+    /// methodExit and methodEntry elements under TRACE (the hot ones, counted apart
+    /// from `element_counts`, into which `finish` adds them).
+    pub(crate) call_counts: [u64; 2],
     pub(crate) shutdown_line: Option<u64>,
     /// Issue 23's rules (one classDef per class, the close of a stopped trace).
     pub(crate) integrity: crate::integrity::Integrity,
@@ -119,6 +122,7 @@ impl State {
             alloc_by_class: HashMap::new(),
             gc_open: None,
             element_counts: HashMap::new(),
+            call_counts: [0; 2],
             shutdown_line: None,
             integrity: Default::default(),
             summary: Summary::default(),
@@ -204,6 +208,11 @@ impl State {
             self.err(l, Rule::Nesting, msg);
         }
         self.flush_allocs(None);
+        for (name, n) in ["methodExit", "methodEntry"].into_iter().zip(self.call_counts) {
+            if n > 0 {
+                *self.element_counts.entry(name).or_default() += n;
+            }
+        }
         for (name, n) in self.element_counts.drain() {
             self.summary.elements.insert(name.to_string(), n);
         }

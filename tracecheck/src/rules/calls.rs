@@ -1,6 +1,6 @@
 //! Calls: methodEntry/methodExit nesting per thread, tickets, stack depths, and the frame events (throw, catch, line).
 
-use crate::attrs::{get, Attrs};
+use crate::attrs::{get, Attrs, Call};
 use crate::model::{Frame, State};
 use crate::Rule;
 
@@ -8,13 +8,9 @@ use crate::Rule;
 pub(crate) const MAX_STACK_DEPTH: u64 = i16::MAX as u64;
 
 impl State {
-    pub(crate) fn method_entry(&mut self, line: u64, attrs: &Attrs, thread: Option<u64>) {
+    pub(crate) fn method_entry(&mut self, line: u64, call: &Call, thread: Option<u64>) {
         let el = "methodEntry";
-        let method = self.req_u64(line, el, attrs, "methodIdRef");
-        let ticket = self.req_u64(line, el, attrs, "ticket");
-        // stackDepth is xsd:short: required up to 32767, absent on deeper frames.
-        let depth = self.opt_u64(line, el, attrs, "stackDepth");
-        let class = self.req_u64(line, el, attrs, "classIdRef");
+        let (method, ticket, depth, class) = (call.method, call.ticket, call.depth, call.class);
         let (Some(tid), Some(method), Some(ticket)) = (thread, method, ticket) else {
             return;
         };
@@ -80,10 +76,8 @@ impl State {
         }
     }
 
-    pub(crate) fn method_exit(&mut self, line: u64, attrs: &Attrs, thread: Option<u64>) {
-        let el = "methodExit";
-        let method = self.req_u64(line, el, attrs, "methodIdRef");
-        let ticket = self.req_u64(line, el, attrs, "ticket");
+    pub(crate) fn method_exit(&mut self, line: u64, call: &Call, thread: Option<u64>) {
+        let (method, ticket) = (call.method, call.ticket);
         let (Some(tid), Some(method), Some(ticket)) = (thread, method, ticket) else {
             return;
         };

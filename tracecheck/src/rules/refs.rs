@@ -20,7 +20,20 @@ impl State {
         key: &str,
         time: Option<u128>,
     ) -> Option<u64> {
-        let id = self.opt_u64(line, name, attrs, key)?;
+        let id = self.opt_u64(line, name, attrs, key);
+        self.thread_id_ref(line, name, key, id, time)
+    }
+
+    /// [`State::thread_ref`] on a parsed value.
+    pub(crate) fn thread_id_ref(
+        &mut self,
+        line: u64,
+        name: &str,
+        key: &str,
+        id: Option<u64>,
+        time: Option<u128>,
+    ) -> Option<u64> {
+        let id = id?;
         if id == 0 && VM_THREAD_OK.contains(&name) {
             return None;
         }
@@ -68,7 +81,20 @@ impl State {
         key: &str,
         zero_ok: bool,
     ) {
-        let Some(id) = self.opt_u64(line, name, attrs, key) else {
+        let id = self.opt_u64(line, name, attrs, key);
+        self.class_id_ref(line, name, key, id, zero_ok);
+    }
+
+    /// [`State::class_ref`] on a parsed value.
+    pub(crate) fn class_id_ref(
+        &mut self,
+        line: u64,
+        name: &str,
+        key: &str,
+        id: Option<u64>,
+        zero_ok: bool,
+    ) {
+        let Some(id) = id else {
             return;
         };
         if id == 0 && zero_ok {
@@ -100,7 +126,21 @@ impl State {
         zero_ok: bool,
         dead_ok: bool,
     ) {
-        let Some(id) = self.opt_u64(line, name, attrs, key) else {
+        let id = self.opt_u64(line, name, attrs, key);
+        self.method_id_ref(line, name, key, id, zero_ok, dead_ok);
+    }
+
+    /// [`State::method_ref`] on a parsed value.
+    pub(crate) fn method_id_ref(
+        &mut self,
+        line: u64,
+        name: &str,
+        key: &str,
+        id: Option<u64>,
+        zero_ok: bool,
+        dead_ok: bool,
+    ) {
+        let Some(id) = id else {
             return;
         };
         if id == 0 && zero_ok {

@@ -14,16 +14,6 @@ impl State {
         let (Some(tid), Some(method), Some(ticket)) = (thread, method, ticket) else {
             return;
         };
-        if let (Some(class), Some(m)) = (class, self.methods.get(&method)) {
-            if m.class != class {
-                let msg = format!(
-                    "<methodEntry> classIdRef=\"{class}\" but {} belongs to class {}",
-                    self.method_name(method),
-                    m.class
-                );
-                self.err(line, Rule::Nesting, msg);
-            }
-        }
         let th = self.threads.get_mut(&tid).expect("live thread");
         let prev = th.last_ticket;
         th.last_ticket = Some(prev.map_or(ticket, |p| p.max(ticket)));
@@ -70,9 +60,22 @@ impl State {
         }
         // The depth the nesting proves, whether or not the attribute could carry it.
         self.summary.max_depth = self.summary.max_depth.max(expected_depth);
-        if let Some(m) = self.methods.get_mut(&method) {
-            m.stats.entries += 1;
-            m.stats.max_depth = m.stats.max_depth.max(expected_depth);
+        // One look-up of the method: its figures, and its class against classIdRef.
+        let Some(m) = self.methods.get_mut(&method) else {
+            return;
+        };
+        m.stats.entries += 1;
+        m.stats.max_depth = m.stats.max_depth.max(expected_depth);
+        let method_class = m.class;
+        match class {
+            Some(class) if class != method_class => {
+                let msg = format!(
+                    "<methodEntry> classIdRef=\"{class}\" but {} belongs to class {method_class}",
+                    self.method_name(method),
+                );
+                self.err(line, Rule::Nesting, msg);
+            }
+            _ => {}
         }
     }
 

@@ -15,7 +15,7 @@ pub(crate) mod structure;
 mod threads;
 
 use crate::attrs::{get, parse_time, Attrs, Call};
-use crate::model::State;
+use crate::model::{Phase, State};
 use crate::Rule;
 
 impl State {
@@ -192,7 +192,10 @@ impl State {
     pub(crate) fn call(&mut self, line: u64, entry: bool, call: &Call, rest: &Attrs) {
         let name = call_name(entry);
         self.call_counts[entry as usize] += 1;
-        self.structure(line, name);
+        if self.phase != Phase::Body {
+            // In the body, calls are never out of place (`structure` says nothing).
+            self.structure(line, name);
+        }
         if !rest.is_empty() {
             self.hierarchy(line, name, rest);
             self.object_ref(line, name, rest);

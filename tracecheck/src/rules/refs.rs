@@ -37,7 +37,7 @@ impl State {
         if id == 0 && VM_THREAD_OK.contains(&name) {
             return None;
         }
-        if !self.threads.contains_key(&id) {
+        let Some(th) = self.threads.get_mut(&id) else {
             let why = match self.ended_thread_lines.get(&id) {
                 Some(l) => format!("it ended at line {l}"),
                 None => "no threadStart defines it".to_string(),
@@ -48,20 +48,11 @@ impl State {
                 format!("<{name}> {key}=\"{id}\" names no live thread: {why}"),
             );
             return None;
-        }
-        if let Some(t) = time {
-            self.thread_time(line, name, id, t);
-        }
-        Some(id)
-    }
-
-    pub(crate) fn thread_time(&mut self, line: u64, name: &str, id: u64, t: u128) {
-        let th = self.threads.get_mut(&id).expect("live thread");
-        let prev = th.last_time;
-        if prev.is_none_or(|(p, _)| t >= p) {
-            th.last_time = Some((t, line));
-        } else if let Some((p, pl)) = prev {
-            self.err(
+        };
+        // Time never goes backwards within a thread.
+        let Some(t) = time else { return Some(id) };
+        match th.last_time {
+            Some((p, pl)) if t < p => self.err(
                 line,
                 Rule::Time,
                 format!(
@@ -69,8 +60,10 @@ impl State {
                     fmt_time(t),
                     fmt_time(p)
                 ),
-            );
+            ),
+            _ => th.last_time = Some((t, line)),
         }
+        Some(id)
     }
 
     pub(crate) fn class_ref(

@@ -213,7 +213,10 @@ impl State {
             self.err(l, Rule::Nesting, msg);
         }
         self.flush_allocs(None);
-        for (name, n) in ["methodExit", "methodEntry"].into_iter().zip(self.call_counts) {
+        for (name, n) in ["methodExit", "methodEntry"]
+            .into_iter()
+            .zip(self.call_counts)
+        {
             if n > 0 {
                 *self.element_counts.entry(name).or_default() += n;
             }

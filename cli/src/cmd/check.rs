@@ -21,16 +21,6 @@ pub fn run(a: Args) -> Result<(), String> {
     let compressed = input.compressed;
     let jtr = matches!(input.source, read::Source::Jtr(_));
     let (checked, cut_short) = check(input)?;
-    if jtr {
-        if let Err(v) = &checked {
-            if !v.is_empty() {
-                eprintln!(
-                    "{name}: a line below is the line of the element in the trace's XML \
-                     rendering (jtrace xml {name})"
-                );
-            }
-        }
-    }
     if let (Ok(s), Some(why)) = (&checked, cut_short) {
         let msg = format!(
             "{name}: cut short ({why}): every record up to its last whole block is valid \
@@ -56,8 +46,8 @@ pub fn run(a: Args) -> Result<(), String> {
             Ok(())
         }
         Err(violations) => {
-            // A plain file may be a valid prefix (tracecheck can tell for files only).
-            if !compressed {
+            // A plain XML file may be a valid prefix (tracecheck can tell for files only).
+            if !compressed && !jtr {
                 if let Ok(tracecheck::Checked::CutShort { lines, summary }) =
                     tracecheck::check_prefix(&a.trace)
                 {
@@ -72,6 +62,12 @@ pub fn run(a: Args) -> Result<(), String> {
                     }
                     return Err(format!("{msg}; --prefix-ok accepts it"));
                 }
+            }
+            if jtr {
+                eprintln!(
+                    "{name}: each line below is the element's line in the trace's XML \
+                     rendering (jtrace xml {name})"
+                );
             }
             for v in &violations {
                 eprintln!("{name}:{v}");

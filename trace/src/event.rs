@@ -565,7 +565,7 @@ impl<F: FnMut(&Event)> EventOut<F> {
 
 /// `v` as an XML reader reads it back: the characters XML 1.0 forbids become U+FFFD
 /// (what the renderer writes for them).
-fn as_xml_reads(out: &mut String, v: &str) {
+pub fn as_xml_reads(out: &mut String, v: &str) {
     out.clear();
     for c in v.chars() {
         let bad = ((c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r'))

@@ -14,18 +14,35 @@ pub(crate) fn get<'a>(attrs: &'a Attrs<'_>, key: &str) -> Option<&'a str> {
 /// `\d+\.\d{9}` as nanoseconds.
 pub(crate) fn parse_time(s: &str) -> Option<u128> {
     let (secs, frac) = s.split_once('.')?;
-    let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
-    if !digits(secs) || frac.len() != 9 || !digits(frac) {
+    if frac.len() != 9 {
         return None;
     }
-    Some(secs.parse::<u128>().ok()? * 1_000_000_000 + frac.parse::<u128>().ok()?)
+    let secs = match parse_u64(secs) {
+        Some(v) => u128::from(v),
+        // Beyond u64 seconds: still a time, as u128 holds it.
+        None if secs.bytes().all(|b| b.is_ascii_digit()) && !secs.is_empty() => {
+            secs.parse::<u128>().ok()?
+        }
+        None => return None,
+    };
+    Some(secs * 1_000_000_000 + u128::from(parse_u64(frac)?))
 }
 
+/// Decimal digits (no sign, no space) as a number; `None` if empty, not digits or
+/// beyond `u64`. One pass: on the reader's hot path.
 pub(crate) fn parse_u64(s: &str) -> Option<u64> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+    if s.is_empty() {
         return None;
     }
-    s.parse().ok()
+    let mut v: u64 = 0;
+    for b in s.bytes() {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(d))?;
+    }
+    Some(v)
 }
 
 pub(crate) fn parse_i64(s: &str) -> Option<i64> {
@@ -39,4 +56,51 @@ pub(crate) fn parse_i64(s: &str) -> Option<i64> {
 
 pub(crate) fn fmt_time(t: u128) -> String {
     format!("{}.{:09}", t / 1_000_000_000, t % 1_000_000_000)
+}
+
+/// A `methodEntry` or `methodExit` with its attributes parsed: what the call rules read.
+/// The XML reader parses one from the element's text (`State::call_of`, where an
+/// attribute that is missing or not a number is reported); a producer of typed
+/// elements (`jtrace check` on a `.jtr`) fills one in directly. `None`: absent or
+/// malformed (already reported).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Call {
+    pub thread: Option<u64>,
+    pub method: Option<u64>,
+    pub class: Option<u64>,
+    pub ticket: Option<u64>,
+    /// `stackDepth` (entries only).
+    pub depth: Option<u64>,
+    /// Unix nanoseconds.
+    pub time: Option<u128>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_times() {
+        assert_eq!(parse_u64("0"), Some(0));
+        assert_eq!(parse_u64("18446744073709551615"), Some(u64::MAX));
+        for bad in ["", "18446744073709551616", "-1", "+1", " 1", "1a", "1.0"] {
+            assert_eq!(parse_u64(bad), None, "{bad}");
+        }
+        assert_eq!(parse_i64("-5"), Some(-5));
+        assert_eq!(parse_time("12.000000034"), Some(12_000_000_034));
+        assert_eq!(
+            parse_time("18446744073709551616.000000000"),
+            Some((u64::MAX as u128 + 1) * 1_000_000_000)
+        );
+        for bad in [
+            "12",
+            "12.00000003",
+            "12.0000000345",
+            ".000000001",
+            "1.-00000001",
+            "a.000000001",
+        ] {
+            assert_eq!(parse_time(bad), None, "{bad}");
+        }
+    }
 }

@@ -73,7 +73,12 @@ impl Integrity {
 
     /// Every element, before it is checked: an element other than the close after a
     /// threadEnd with open frames makes that threadEnd a violation (returned).
+    #[inline]
     pub fn element(&mut self, name: &str) -> Vec<(u64, String)> {
+        if self.open_ends.is_empty() {
+            // Nothing pending (every element but a stopped trace's close).
+            return Vec::new();
+        }
         if CLOSING.contains(&name) {
             if name == "traceEnd" {
                 // A stopped trace: those frames were open at the stop.

@@ -9,6 +9,7 @@
 
 mod attrs;
 mod census;
+mod checker;
 mod integrity;
 mod lines;
 pub mod linetable;
@@ -23,7 +24,9 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
+pub use attrs::Call;
 pub use census::{census, Census};
+pub use checker::Checker;
 pub use summary::{AllocStats, MethodStats, Summary, ThreadInfo, WaitStats};
 
 /// Checking stops after this many violations.

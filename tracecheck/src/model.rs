@@ -6,6 +6,11 @@ use crate::vocab;
 use crate::{Rule, Violation, MAX_VIOLATIONS};
 use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 
+/// A map keyed by a trace id (thread, class, method), looked up several times per
+/// call: rustc-hash's multiply-and-rotate hash costs a few instructions where ahash's
+/// portable fallback costs tens (ids are the trace's own small integers).
+pub(crate) type IdMap<V> = rustc_hash::FxHashMap<u64, V>;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Phase {
     /// Expecting `HEADER[n]`.
@@ -32,7 +37,7 @@ pub(crate) struct Thread {
     pub(crate) last_time: Option<(u128, u64)>,
     pub(crate) contending: Option<(i64, u64)>,
     pub(crate) waiting: Option<(i64, u64)>,
-    pub(crate) per_method: HashMap<u64, u64>,
+    pub(crate) per_method: IdMap<u64>,
 }
 
 pub(crate) struct Class {
@@ -72,12 +77,12 @@ pub(crate) struct State {
     pub(crate) agent_id: Option<String>,
     pub(crate) trace_id: Option<String>,
     pub(crate) vocab: HashMap<&'static str, &'static [&'static str]>,
-    pub(crate) threads: HashMap<u64, Thread>,
+    pub(crate) threads: IdMap<Thread>,
     pub(crate) finished_threads: Vec<Thread>,
     pub(crate) ended_thread_lines: HashMap<u64, u64>,
     pub(crate) thread_seq: usize,
-    pub(crate) classes: HashMap<u64, Class>,
-    pub(crate) methods: HashMap<u64, Method>,
+    pub(crate) classes: IdMap<Class>,
+    pub(crate) methods: IdMap<Method>,
     pub(crate) retired_methods: Vec<Method>,
     /// Live objects and the class id their objAlloc/objDef named (0: none).
     pub(crate) objects: HashMap<i64, u64>,
@@ -89,6 +94,9 @@ pub(crate) struct State {
     pub(crate) alloc_by_class: HashMap<(u64, u32), AllocStats>,
     pub(crate) gc_open: Option<u64>,
     pub(crate) element_counts: HashMap<&'static str, u64>,
+    /// methodExit and methodEntry elements under TRACE (the hot ones, counted apart
+    /// from `element_counts`, into which `finish` adds them).
+    pub(crate) call_counts: [u64; 2],
     pub(crate) shutdown_line: Option<u64>,
     /// Issue 23's rules (one classDef per class, the close of a stopped trace).
     pub(crate) integrity: crate::integrity::Integrity,
@@ -106,12 +114,12 @@ impl State {
             agent_id: None,
             trace_id: None,
             vocab: vocab::ELEMENTS.iter().copied().collect(),
-            threads: HashMap::new(),
+            threads: IdMap::default(),
             finished_threads: Vec::new(),
             ended_thread_lines: HashMap::new(),
             thread_seq: 0,
-            classes: HashMap::new(),
-            methods: HashMap::new(),
+            classes: IdMap::default(),
+            methods: IdMap::default(),
             retired_methods: Vec::new(),
             objects: HashMap::new(),
             thrown_objects: HashSet::new(),
@@ -119,6 +127,7 @@ impl State {
             alloc_by_class: HashMap::new(),
             gc_open: None,
             element_counts: HashMap::new(),
+            call_counts: [0; 2],
             shutdown_line: None,
             integrity: Default::default(),
             summary: Summary::default(),
@@ -204,6 +213,14 @@ impl State {
             self.err(l, Rule::Nesting, msg);
         }
         self.flush_allocs(None);
+        for (name, n) in ["methodExit", "methodEntry"]
+            .into_iter()
+            .zip(self.call_counts)
+        {
+            if n > 0 {
+                *self.element_counts.entry(name).or_default() += n;
+            }
+        }
         for (name, n) in self.element_counts.drain() {
             self.summary.elements.insert(name.to_string(), n);
         }

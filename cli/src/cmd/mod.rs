@@ -1,6 +1,7 @@
 //! One module per subcommand: its command-line arguments and the pass(es) it runs.
 
 pub mod check;
+mod check_feed;
 pub mod common;
 pub mod coverage;
 pub mod diff;

@@ -7,7 +7,6 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::{Arc, Mutex};
 
 /// Read buffer: large enough that system calls and progress updates are rare.
 const BUF: usize = 1 << 20;
@@ -119,28 +118,22 @@ pub fn open_with(path: &Path, progress: Option<Progress>) -> Result<Input, Strin
     })
 }
 
-/// A trace as an XML document (for `jtrace check`): a `.jtr` is rendered as the
-/// document the agent would have written, by the trace crate's renderer on a thread.
+/// A trace as an XML document (for `jtrace record`'s listing): a `.jtr` is rendered as
+/// the document the agent would have written, by the trace crate's renderer on a
+/// thread (a `.jtr` cut short renders closed, with a `recordingCutShort` annotation).
 pub struct XmlDocument {
     pub reader: Box<dyn BufRead>,
-    /// Set once a `.jtr` read to its end turned out to be cut short: why.
-    pub cut_short: Arc<Mutex<Option<String>>>,
     _progress: Progress,
 }
 
 impl Input {
     pub fn into_xml(self) -> Result<XmlDocument, String> {
-        let cut_short = Arc::new(Mutex::new(None));
         let reader: Box<dyn BufRead> = match self.source {
             Source::Xml(r) => r,
-            Source::Jtr(r) => Box::new(BufReader::with_capacity(
-                BUF,
-                jtr_as_xml(self.name, r, cut_short.clone())?,
-            )),
+            Source::Jtr(r) => Box::new(BufReader::with_capacity(BUF, jtr_as_xml(self.name, r)?)),
         };
         Ok(XmlDocument {
             reader,
-            cut_short,
             _progress: self._progress,
         })
     }
@@ -152,24 +145,15 @@ const IN_FLIGHT: usize = 4;
 type Piece = Result<Vec<u8>, String>;
 
 /// Starts the renderer on `jtr`; the returned reader yields the XML document.
-fn jtr_as_xml(
-    name: String,
-    jtr: impl Read + Send + 'static,
-    cut: Arc<Mutex<Option<String>>>,
-) -> Result<JtrXml, String> {
+fn jtr_as_xml(name: String, jtr: impl Read + Send + 'static) -> Result<JtrXml, String> {
     let (tx, rx) = mpsc::sync_channel::<Piece>(IN_FLIGHT);
     std::thread::Builder::new()
         .name("jtrace-render".into())
         .spawn(move || {
             let out = PieceWriter { tx: tx.clone() };
-            match trace::jtr::to_xml(jtr, out) {
-                Ok(done) => {
-                    if let (Some(why), Ok(mut c)) = (done.cut_short, cut.lock()) {
-                        *c = Some(why);
-                    }
-                }
+            if let Err(e) = trace::jtr::to_xml(jtr, out) {
                 // The reader may be gone (it stopped early): nobody to tell then.
-                Err(e) => drop(tx.send(Err(format!("{name}: {e}")))),
+                drop(tx.send(Err(format!("{name}: {e}"))));
             }
         })
         .map_err(|e| format!("cannot start the .jtr renderer: {e}"))?;

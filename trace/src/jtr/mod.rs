@@ -459,6 +459,17 @@ pub fn replay<R: Read>(jtr: R, f: impl FnMut(&Event)) -> Result<(Rendered, Heade
         .map(|(rendered, _)| (rendered, header))
 }
 
+/// Replays a `.jtr` stream into any [`Output`]: the elements of the document [`to_xml`]
+/// writes, in its order, each received as typed attributes (`jtrace check` feeds
+/// tracecheck's rules so, with no XML in between). The output comes back with what the
+/// replay gave.
+pub fn replay_to<R: Read, O: Output>(jtr: R, out: O) -> Result<(Rendered, O), JtrError> {
+    let r = JtrReader::open(jtr)?;
+    let out = Renderer::with_output(out, &r.header, r.conv);
+    replay_into(r, out, &mut Threads::All, &mut |_, _| Ok(false))
+        .map(|(rendered, renderer)| (rendered, renderer.into_output()))
+}
+
 /// [`replay`] for an answer about some threads only (`jtrace --thread`): the records of
 /// a thread whose name `wanted` refuses are not replayed, except its allocations (an
 /// object allocated there may be thrown or locked by a wanted thread, and names its

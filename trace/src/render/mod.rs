@@ -280,6 +280,11 @@ impl<W: Write> Renderer<XmlOut<W>> {
 }
 
 impl<O: Output> Renderer<O> {
+    /// The output, after the document was closed.
+    pub fn into_output(self) -> O {
+        self.out
+    }
+
     /// The replay of `header`'s session into any output (XML, typed events).
     pub fn with_output(out: O, header: &Header, conv: Converter) -> Self {
         let mut w = Renderer {

@@ -1,6 +1,6 @@
 //! Calls: methodEntry/methodExit nesting per thread, tickets, stack depths, and the frame events (throw, catch, line).
 
-use crate::attrs::{get, Attrs};
+use crate::attrs::{get, Attrs, Call};
 use crate::model::{Frame, State};
 use crate::Rule;
 
@@ -8,26 +8,12 @@ use crate::Rule;
 pub(crate) const MAX_STACK_DEPTH: u64 = i16::MAX as u64;
 
 impl State {
-    pub(crate) fn method_entry(&mut self, line: u64, attrs: &Attrs, thread: Option<u64>) {
+    pub(crate) fn method_entry(&mut self, line: u64, call: &Call, thread: Option<u64>) {
         let el = "methodEntry";
-        let method = self.req_u64(line, el, attrs, "methodIdRef");
-        let ticket = self.req_u64(line, el, attrs, "ticket");
-        // stackDepth is xsd:short: required up to 32767, absent on deeper frames.
-        let depth = self.opt_u64(line, el, attrs, "stackDepth");
-        let class = self.req_u64(line, el, attrs, "classIdRef");
+        let (method, ticket, depth, class) = (call.method, call.ticket, call.depth, call.class);
         let (Some(tid), Some(method), Some(ticket)) = (thread, method, ticket) else {
             return;
         };
-        if let (Some(class), Some(m)) = (class, self.methods.get(&method)) {
-            if m.class != class {
-                let msg = format!(
-                    "<methodEntry> classIdRef=\"{class}\" but {} belongs to class {}",
-                    self.method_name(method),
-                    m.class
-                );
-                self.err(line, Rule::Nesting, msg);
-            }
-        }
         let th = self.threads.get_mut(&tid).expect("live thread");
         let prev = th.last_ticket;
         th.last_ticket = Some(prev.map_or(ticket, |p| p.max(ticket)));
@@ -74,16 +60,27 @@ impl State {
         }
         // The depth the nesting proves, whether or not the attribute could carry it.
         self.summary.max_depth = self.summary.max_depth.max(expected_depth);
-        if let Some(m) = self.methods.get_mut(&method) {
-            m.stats.entries += 1;
-            m.stats.max_depth = m.stats.max_depth.max(expected_depth);
+        // One look-up of the method: its figures, and its class against classIdRef.
+        let Some(m) = self.methods.get_mut(&method) else {
+            return;
+        };
+        m.stats.entries += 1;
+        m.stats.max_depth = m.stats.max_depth.max(expected_depth);
+        let method_class = m.class;
+        match class {
+            Some(class) if class != method_class => {
+                let msg = format!(
+                    "<methodEntry> classIdRef=\"{class}\" but {} belongs to class {method_class}",
+                    self.method_name(method),
+                );
+                self.err(line, Rule::Nesting, msg);
+            }
+            _ => {}
         }
     }
 
-    pub(crate) fn method_exit(&mut self, line: u64, attrs: &Attrs, thread: Option<u64>) {
-        let el = "methodExit";
-        let method = self.req_u64(line, el, attrs, "methodIdRef");
-        let ticket = self.req_u64(line, el, attrs, "ticket");
+    pub(crate) fn method_exit(&mut self, line: u64, call: &Call, thread: Option<u64>) {
+        let (method, ticket) = (call.method, call.ticket);
         let (Some(tid), Some(method), Some(ticket)) = (thread, method, ticket) else {
             return;
         };

@@ -14,32 +14,20 @@ pub(crate) mod refs;
 pub(crate) mod structure;
 mod threads;
 
-use crate::attrs::{get, parse_time, Attrs};
-use crate::model::State;
+use crate::attrs::{get, parse_time, Attrs, Call};
+use crate::model::{Phase, State};
 use crate::Rule;
 
 impl State {
     pub(crate) fn event(&mut self, line: u64, name: &'static str, attrs: &Attrs) {
+        if let Some(entry) = call_kind(name) {
+            let call = self.call_of(line, entry, attrs);
+            return self.call(line, entry, &call, attrs);
+        }
         *self.element_counts.entry(name).or_default() += 1;
         self.structure(line, name);
         self.hierarchy(line, name, attrs);
-
-        let time = match get(attrs, "time") {
-            Some(raw) => {
-                let t = parse_time(raw);
-                if t.is_none() {
-                    self.err(
-                        line,
-                        Rule::Time,
-                        format!(
-                            "<{name}> time=\"{raw}\" is not seconds with nine fractional digits"
-                        ),
-                    );
-                }
-                t
-            }
-            None => None,
-        };
+        let time = self.time_of(line, name, attrs);
 
         // Generic reference checks.
         let thread = match name {
@@ -105,8 +93,6 @@ impl State {
             }
             "classDef" => self.class_def(line, attrs),
             "methodDef" => self.method_def(line, attrs),
-            "methodEntry" => self.method_entry(line, attrs, thread),
-            "methodExit" => self.method_exit(line, attrs, thread),
             "throw" | "catch" | "line" => {
                 if name == "throw" {
                     self.thrown(object);
@@ -145,5 +131,93 @@ impl State {
             }
             _ => {}
         }
+    }
+}
+
+/// `Some(true)` for methodEntry, `Some(false)` for methodExit: the elements the call
+/// rules read typed ([`Call`]).
+pub(crate) fn call_kind(name: &str) -> Option<bool> {
+    match name {
+        "methodEntry" => Some(true),
+        "methodExit" => Some(false),
+        _ => None,
+    }
+}
+
+impl State {
+    /// The element's `time`, parsed (a malformed one is reported).
+    fn time_of(&mut self, line: u64, name: &str, attrs: &Attrs) -> Option<u128> {
+        let raw = get(attrs, "time")?;
+        let t = parse_time(raw);
+        if t.is_none() {
+            self.err(
+                line,
+                Rule::Time,
+                format!("<{name}> time=\"{raw}\" is not seconds with nine fractional digits"),
+            );
+        }
+        t
+    }
+
+    /// A methodEntry (`entry`) or methodExit read as text, parsed: attributes missing
+    /// or not numbers are reported here.
+    pub(crate) fn call_of(&mut self, line: u64, entry: bool, attrs: &Attrs) -> Call {
+        let el = call_name(entry);
+        let time = self.time_of(line, el, attrs);
+        let thread = self.opt_u64(line, el, attrs, "threadIdRef");
+        let method = self.req_u64(line, el, attrs, "methodIdRef");
+        let ticket = self.req_u64(line, el, attrs, "ticket");
+        let (class, depth) = if entry {
+            // stackDepth is xsd:short: required up to 32767, absent on deeper frames
+            // (the entry rule says so, knowing the depth).
+            let depth = self.opt_u64(line, el, attrs, "stackDepth");
+            (self.req_u64(line, el, attrs, "classIdRef"), depth)
+        } else {
+            (self.opt_u64(line, el, attrs, "classIdRef"), None)
+        };
+        Call {
+            thread,
+            method,
+            class,
+            ticket,
+            depth,
+            time,
+        }
+    }
+
+    /// The rules of a methodEntry (`entry`) or methodExit: the generic checks of
+    /// [`State::event`] on its parsed values, then the call rules. `rest` are its
+    /// attributes as text, of which only `traceIdRef` and `objIdRef` are read here
+    /// (empty from a typed producer, which writes neither).
+    pub(crate) fn call(&mut self, line: u64, entry: bool, call: &Call, rest: &Attrs) {
+        let name = call_name(entry);
+        self.call_counts[entry as usize] += 1;
+        if self.phase != Phase::Body {
+            // In the body, calls are never out of place (`structure` says nothing).
+            self.structure(line, name);
+        }
+        if !rest.is_empty() {
+            self.hierarchy(line, name, rest);
+            self.object_ref(line, name, rest);
+        }
+        let thread = self.thread_id_ref(line, name, "threadIdRef", call.thread, call.time);
+        self.class_id_ref(line, name, "classIdRef", call.class, false);
+        self.method_id_ref(line, name, "methodIdRef", call.method, false, false);
+        for (l, msg) in self.integrity.element(name) {
+            self.err(l, Rule::Nesting, msg);
+        }
+        if entry {
+            self.method_entry(line, call, thread)
+        } else {
+            self.method_exit(line, call, thread)
+        }
+    }
+}
+
+fn call_name(entry: bool) -> &'static str {
+    if entry {
+        "methodEntry"
+    } else {
+        "methodExit"
     }
 }

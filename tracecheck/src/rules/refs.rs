@@ -20,11 +20,24 @@ impl State {
         key: &str,
         time: Option<u128>,
     ) -> Option<u64> {
-        let id = self.opt_u64(line, name, attrs, key)?;
+        let id = self.opt_u64(line, name, attrs, key);
+        self.thread_id_ref(line, name, key, id, time)
+    }
+
+    /// [`State::thread_ref`] on a parsed value.
+    pub(crate) fn thread_id_ref(
+        &mut self,
+        line: u64,
+        name: &str,
+        key: &str,
+        id: Option<u64>,
+        time: Option<u128>,
+    ) -> Option<u64> {
+        let id = id?;
         if id == 0 && VM_THREAD_OK.contains(&name) {
             return None;
         }
-        if !self.threads.contains_key(&id) {
+        let Some(th) = self.threads.get_mut(&id) else {
             let why = match self.ended_thread_lines.get(&id) {
                 Some(l) => format!("it ended at line {l}"),
                 None => "no threadStart defines it".to_string(),
@@ -35,20 +48,11 @@ impl State {
                 format!("<{name}> {key}=\"{id}\" names no live thread: {why}"),
             );
             return None;
-        }
-        if let Some(t) = time {
-            self.thread_time(line, name, id, t);
-        }
-        Some(id)
-    }
-
-    pub(crate) fn thread_time(&mut self, line: u64, name: &str, id: u64, t: u128) {
-        let th = self.threads.get_mut(&id).expect("live thread");
-        let prev = th.last_time;
-        if prev.is_none_or(|(p, _)| t >= p) {
-            th.last_time = Some((t, line));
-        } else if let Some((p, pl)) = prev {
-            self.err(
+        };
+        // Time never goes backwards within a thread.
+        let Some(t) = time else { return Some(id) };
+        match th.last_time {
+            Some((p, pl)) if t < p => self.err(
                 line,
                 Rule::Time,
                 format!(
@@ -56,8 +60,10 @@ impl State {
                     fmt_time(t),
                     fmt_time(p)
                 ),
-            );
+            ),
+            _ => th.last_time = Some((t, line)),
         }
+        Some(id)
     }
 
     pub(crate) fn class_ref(
@@ -68,7 +74,20 @@ impl State {
         key: &str,
         zero_ok: bool,
     ) {
-        let Some(id) = self.opt_u64(line, name, attrs, key) else {
+        let id = self.opt_u64(line, name, attrs, key);
+        self.class_id_ref(line, name, key, id, zero_ok);
+    }
+
+    /// [`State::class_ref`] on a parsed value.
+    pub(crate) fn class_id_ref(
+        &mut self,
+        line: u64,
+        name: &str,
+        key: &str,
+        id: Option<u64>,
+        zero_ok: bool,
+    ) {
+        let Some(id) = id else {
             return;
         };
         if id == 0 && zero_ok {
@@ -100,7 +119,21 @@ impl State {
         zero_ok: bool,
         dead_ok: bool,
     ) {
-        let Some(id) = self.opt_u64(line, name, attrs, key) else {
+        let id = self.opt_u64(line, name, attrs, key);
+        self.method_id_ref(line, name, key, id, zero_ok, dead_ok);
+    }
+
+    /// [`State::method_ref`] on a parsed value.
+    pub(crate) fn method_id_ref(
+        &mut self,
+        line: u64,
+        name: &str,
+        key: &str,
+        id: Option<u64>,
+        zero_ok: bool,
+        dead_ok: bool,
+    ) {
+        let Some(id) = id else {
             return;
         };
         if id == 0 && zero_ok {

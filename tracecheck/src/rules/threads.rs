@@ -4,7 +4,6 @@ use crate::attrs::{get, Attrs};
 use crate::model::{State, Thread};
 use crate::summary::ThreadInfo;
 use crate::Rule;
-use ahash::AHashMap as HashMap;
 
 impl State {
     pub(crate) fn thread_start(&mut self, line: u64, attrs: &Attrs, time: Option<u128>) {
@@ -37,7 +36,7 @@ impl State {
                 last_time: time.map(|t| (t, line)),
                 contending: None,
                 waiting: None,
-                per_method: HashMap::new(),
+                per_method: Default::default(),
             },
         );
     }

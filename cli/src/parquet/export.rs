@@ -214,7 +214,9 @@ impl Export {
         if let Some(&p) = self.path_ids.get(&key) {
             return Ok(p);
         }
-        self.fix_id(s);
+        if self.id.is_none() {
+            self.fix_id(s);
+        }
         let id = self.path_ids.len() as u32;
         self.path_ids.insert(key, id);
         let (keep, rest) = self.stack.next(s, frames);

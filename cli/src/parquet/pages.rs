@@ -19,8 +19,10 @@ use parquet::schema::types::ColumnDescPtr;
 /// Values (rows) per data page.
 pub const PAGE_ROWS: usize = 1 << 16;
 
-/// zstd level of every page (as the crate's writers use for the other tables).
-pub const LEVEL: i32 = 1;
+/// zstd level of every page jtrace encodes: a fast (negative) level, which on javac's
+/// export costs 2.3% fewer instructions than level 1 for `calls` files 4.6% larger
+/// (the crate's writers keep level 1 for the small tables).
+pub const LEVEL: i32 = -3;
 
 #[inline]
 fn uleb(out: &mut Vec<u8>, mut v: u64) {
@@ -409,7 +411,7 @@ pub struct Chunk {
 }
 
 impl Chunk {
-    /// `zstd`: pages compressed (level 1) or not.
+    /// `zstd`: pages compressed (at [`LEVEL`]) or not.
     pub fn new(zstd: bool) -> Chunk {
         Chunk {
             sink: TrackedWrite::new(Vec::with_capacity(1 << 16)),

@@ -42,8 +42,12 @@ pub struct Export {
     error: Option<String>,
 }
 
-/// Slots of [`Recent`] (16 bytes each: 1 MiB, held in the processor's cache).
+/// Slots of [`Recent`] (16 bytes each: 1 MiB, held in the processor's cache); four in
+/// unit tests, where keys then share slots all the time.
+#[cfg(not(test))]
 const RECENT_SLOTS: usize = 1 << 16;
+#[cfg(test)]
+const RECENT_SLOTS: usize = 4;
 
 /// The paths entered lately, by key (method and parent path), in a direct-mapped table:
 /// one multiplication, one load and one comparison find nearly every call's path (a
@@ -543,5 +547,149 @@ impl Export {
             calls: calls_written,
             ahead,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::filter::Filter;
+    use crate::read::Event;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+    use std::collections::{HashMap, HashSet};
+
+    /// A table's rows as column name → value (`None`: null).
+    fn rows(file: &Path) -> Vec<HashMap<String, Option<i64>>> {
+        let reader = SerializedFileReader::try_from(std::fs::File::open(file).unwrap()).unwrap();
+        let mut out = Vec::new();
+        for r in reader.get_row_iter(None).unwrap() {
+            let mut row = HashMap::new();
+            for (name, f) in r.unwrap().get_column_iter() {
+                match f {
+                    Field::Long(v) => row.insert(name.clone(), Some(*v)),
+                    Field::Null => row.insert(name.clone(), None),
+                    _ => None,
+                };
+            }
+            out.push(row);
+        }
+        out
+    }
+
+    /// Two threads' calls in a random walk over six methods (recursion included), with
+    /// the table of recent paths cut to four slots so that keys evict each other all the
+    /// time, and row groups cut every few rows: every call's path is its parent call's
+    /// path and its own method (`paths`' parent, method and depth), and no two paths are
+    /// the same parent and method.
+    #[test]
+    fn every_call_gets_its_path_through_colliding_slots() {
+        let dir = std::env::temp_dir().join(format!("jtrace-export-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let files = |t: &str| dir.join(format!("{t}.parquet"));
+        let mut ex = Export::new(&files, &dir.join("parts"), 40, Some("t"), "f").unwrap();
+        let mut model = Model::new(Filter::default());
+        let mut time = 1_000;
+        let feed = |ev: Event, model: &mut Model, ex: &mut Export| model.event(&ev, ex);
+        feed(Event::TraceStart { time }, &mut model, &mut ex);
+        feed(
+            Event::ClassDef {
+                id: 1,
+                name: "p/C".into(),
+            },
+            &mut model,
+            &mut ex,
+        );
+        for m in 1..=6u64 {
+            let name = format!("m{m}");
+            let def = Event::MethodDef {
+                id: m,
+                class: 1,
+                name: name.into(),
+                signature: "()V".into(),
+            };
+            feed(def, &mut model, &mut ex);
+        }
+        for t in 1..=2u64 {
+            let name = format!("t{t}");
+            feed(
+                Event::ThreadStart {
+                    id: t,
+                    time,
+                    name: name.into(),
+                },
+                &mut model,
+                &mut ex,
+            );
+        }
+        let mut stacks: Vec<Vec<(u64, u64)>> = vec![Vec::new(); 3];
+        let (mut seed, mut ticket, mut calls) = (99u64, 0u64, 0u64);
+        for step in 0..5_000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = seed >> 33;
+            let t = 1 + r % 2;
+            time += 1 + r % 7;
+            let stack = &mut stacks[t as usize];
+            if step < 4_500 && (stack.is_empty() || (r >> 3) % 5 < 3) && stack.len() < 12 {
+                let method = 1 + (r >> 8) % 6;
+                ticket += 1;
+                calls += 1;
+                stack.push((method, ticket));
+                let ev = Event::Entry {
+                    thread: t,
+                    method,
+                    ticket,
+                    time,
+                };
+                feed(ev, &mut model, &mut ex);
+            } else if let Some((method, ticket)) = stack.pop() {
+                feed(
+                    Event::Exit {
+                        thread: t,
+                        method,
+                        ticket,
+                        time,
+                    },
+                    &mut model,
+                    &mut ex,
+                );
+            }
+        }
+        model.finish(&mut ex);
+        let done = ex.finish(&model, "f", true, &files).unwrap();
+        assert_eq!(done.calls, calls);
+        assert!(done.ahead > 0, "row groups were written while reading");
+        let paths: HashMap<i64, (Option<i64>, i64, i64)> = rows(&files("paths"))
+            .into_iter()
+            .map(|p| {
+                let id = p["path_id"].unwrap();
+                (
+                    id,
+                    (
+                        p["parent_path_id"],
+                        p["method_id"].unwrap(),
+                        p["depth"].unwrap(),
+                    ),
+                )
+            })
+            .collect();
+        let keys: HashSet<(Option<i64>, i64)> = paths.values().map(|p| (p.0, p.1)).collect();
+        assert_eq!(keys.len(), paths.len(), "a path twice");
+        let calls = rows(&files("calls"));
+        let path_of: HashMap<i64, i64> = calls
+            .iter()
+            .map(|c| (c["call_id"].unwrap(), c["path_id"].unwrap()))
+            .collect();
+        for c in &calls {
+            let (parent_path, method, depth) = paths[&c["path_id"].unwrap()];
+            assert_eq!(Some(method), c["method_id"], "{c:?}");
+            assert_eq!(Some(depth), c["depth"], "{c:?}");
+            let parent = c["parent_id"].map(|p| path_of[&p]);
+            assert_eq!(parent_path, parent, "{c:?}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -6,7 +6,7 @@
 //! tables ([`Calls::store`]), and appended later in its place ([`Calls::append`]):
 //! what lets [`super::order`] write a thread's calls as they finish, in bounded memory.
 
-use super::pages::{self, int_chunk, Chunk, Enc, PAGE_ROWS};
+use super::pages::{self, dict_chunk, int_chunk, Chunk, Enc, PAGE_ROWS};
 use super::schema::calls;
 use super::table::{err, finish, open, text, Writer};
 use crate::model::idmap::FastMap;
@@ -343,92 +343,6 @@ fn uniform<T: Copy + Eq + std::ops::BitXor<Output = T> + std::ops::BitOr<Output 
     // No early exit: the loop vectorises.
     let diff = v.iter().fold(T::default(), |a, &x| a | (x ^ first));
     (diff == T::default()).then_some(first)
-}
-
-/// A `STRING` column chunk, dictionary-encoded: `dict` the values, `idx` each row's
-/// index into it (`None`: null, in a nullable column); `uniform`, when every row's is
-/// the same.
-fn dict_chunk(
-    e: &mut Enc,
-    descr: ColumnDescPtr,
-    dict: &[ByteArray],
-    rows: usize,
-    nullable: bool,
-    idx: impl Fn(usize) -> Option<u32>,
-    uniform: Option<Option<u32>>,
-) -> Result<Encoded, String> {
-    let mut ch = Chunk::new(e.zstd);
-    e.body.clear();
-    if !dict.is_empty() {
-        pages::plain_strings(dict.iter(), e.body);
-        ch.dict_page(e.z, e.body, dict.len() as u32)?;
-    }
-    let w = pages::width(dict.len().saturating_sub(1) as u64).max(1);
-    let mut used = vec![false; dict.len()];
-    let mut nulls = 0u64;
-    for r0 in (0..rows).step_by(PAGE_ROWS) {
-        let r1 = (r0 + PAGE_ROWS).min(rows);
-        e.body.clear();
-        let n = (r1 - r0) as u64;
-        if let Some(v) = uniform {
-            if nullable {
-                pages::levels_run(v.is_some(), n, e.body);
-            }
-            let enc = if dict.is_empty() {
-                nulls += n;
-                Encoding::PLAIN
-            } else {
-                e.body.push(w);
-                match v {
-                    Some(v) => {
-                        used[v as usize] = true;
-                        pages::run(v, n, w, e.body);
-                    }
-                    None => nulls += n,
-                }
-                Encoding::RLE_DICTIONARY
-            };
-            ch.data_page(e.z, e.body, n as u32, enc)?;
-            continue;
-        }
-        if nullable {
-            pages::levels((r0..r1).map(|i| idx(i).is_some() as u32), e.body);
-        }
-        let enc = if dict.is_empty() {
-            // Every row null: no values, no dictionary.
-            nulls += (r1 - r0) as u64;
-            Encoding::PLAIN
-        } else {
-            e.body.push(w);
-            pages::runs(
-                (r0..r1).filter_map(|i| {
-                    let v = idx(i);
-                    match v {
-                        Some(v) => used[v as usize] = true,
-                        None => nulls += 1,
-                    }
-                    v
-                }),
-                w,
-                e.body,
-            );
-            Encoding::RLE_DICTIONARY
-        };
-        ch.data_page(e.z, e.body, (r1 - r0) as u32, enc)?;
-    }
-    let mut vals = dict.iter().zip(&used).filter(|(_, &u)| u).map(|(v, _)| v);
-    let first = vals.next();
-    let (mut min, mut max) = (first, first);
-    for v in vals {
-        if Some(v.data()) < min.map(|m| m.data()) {
-            min = Some(v);
-        }
-        if Some(v.data()) > max.map(|m| m.data()) {
-            max = Some(v);
-        }
-    }
-    let stats = pages::text_stats(min.cloned(), max.cloned(), nulls);
-    ch.finish(descr, rows as u64, Some(stats))
 }
 
 /// A `BOOLEAN` column chunk, `PLAIN` (bit-packed).

@@ -57,6 +57,10 @@ enum Item {
 struct Lane {
     /// The thread's number of `cols`' first row.
     base: u64,
+    /// Rows at the front of `cols` already written (or holes): left there until they
+    /// are as many as the rows after them, then dropped at once, so that a row is moved
+    /// at most about once however often the thread is cut.
+    done: usize,
     /// The thread's number of its next call.
     next: u64,
     /// Rows from `base`, made when a call finishes (up to it: the calls open after the
@@ -179,7 +183,7 @@ impl Order {
                 method: r.method as u32,
             });
         }
-        if lane.len >= self.group {
+        if lane.len - lane.done >= self.group {
             self.cut(t as usize, false, class_name)?;
         }
         if self.held > self.limit {
@@ -240,7 +244,7 @@ impl Order {
         force: bool,
         class_name: &dyn Fn(u32) -> String,
     ) -> Result<(), String> {
-        if self.lanes[t].len == 0 {
+        if self.lanes[t].len == self.lanes[t].done {
             return Ok(());
         }
         let half = (self.group / 2).max(1);
@@ -262,7 +266,7 @@ impl Order {
             }
         }
         pins.sort_unstable();
-        let mut at = 0;
+        let mut at = lane.done;
         let mut end = lane.len;
         for (p, is_open, k) in pins.into_iter().take_while(|&(p, _, _)| p < end) {
             if !force && p - at >= half {
@@ -287,10 +291,14 @@ impl Order {
             let g = calls.store(&lane.cols, at..end, class_name)?;
             lane.items.push(Item::Stored(g));
         }
-        lane.cols.drop_front(end);
-        lane.len -= end;
-        lane.base += end as u64;
-        self.held -= end;
+        self.held -= end - lane.done;
+        lane.done = end;
+        if end >= lane.len - end {
+            lane.cols.drop_front(end);
+            lane.len -= end;
+            lane.base += end as u64;
+            lane.done = 0;
+        }
         Ok(())
     }
 
@@ -323,7 +331,7 @@ impl Order {
                 }
             }
             let n = lane.len;
-            let mut at = 0;
+            let mut at = lane.done;
             while at < n {
                 // Half a row group or more: written from the thread's columns as they
                 // are, not copied.

@@ -19,8 +19,10 @@ use parquet::schema::types::ColumnDescPtr;
 /// Values (rows) per data page.
 pub const PAGE_ROWS: usize = 1 << 16;
 
-/// zstd level of every page (as the crate's writers use for the other tables).
-pub const LEVEL: i32 = 1;
+/// zstd level of every page jtrace encodes: a fast (negative) level, which on javac's
+/// export costs 2.3% fewer instructions than level 1 for `calls` files 4.6% larger
+/// (the crate's writers keep level 1 for the small tables).
+pub const LEVEL: i32 = -3;
 
 #[inline]
 fn uleb(out: &mut Vec<u8>, mut v: u64) {
@@ -409,7 +411,7 @@ pub struct Chunk {
 }
 
 impl Chunk {
-    /// `zstd`: pages compressed (level 1) or not.
+    /// `zstd`: pages compressed (at [`LEVEL`]) or not.
     pub fn new(zstd: bool) -> Chunk {
         Chunk {
             sink: TrackedWrite::new(Vec::with_capacity(1 << 16)),
@@ -532,6 +534,92 @@ pub struct Enc<'a> {
     pub z: &'a mut zstd::bulk::Compressor<'static>,
     pub zstd: bool,
     pub body: &'a mut Vec<u8>,
+}
+
+/// A `STRING` column chunk, dictionary-encoded: `dict` the values, `idx` each row's
+/// index into it (`None`: null, in a nullable column); `uniform`, when every row's is
+/// the same.
+pub fn dict_chunk(
+    e: &mut Enc,
+    descr: ColumnDescPtr,
+    dict: &[ByteArray],
+    rows: usize,
+    nullable: bool,
+    idx: impl Fn(usize) -> Option<u32>,
+    uniform: Option<Option<u32>>,
+) -> Result<(Bytes, ColumnCloseResult), String> {
+    let mut ch = Chunk::new(e.zstd);
+    e.body.clear();
+    if !dict.is_empty() {
+        plain_strings(dict.iter(), e.body);
+        ch.dict_page(e.z, e.body, dict.len() as u32)?;
+    }
+    let w = width(dict.len().saturating_sub(1) as u64).max(1);
+    let mut used = vec![false; dict.len()];
+    let mut nulls = 0u64;
+    for r0 in (0..rows).step_by(PAGE_ROWS) {
+        let r1 = (r0 + PAGE_ROWS).min(rows);
+        e.body.clear();
+        let n = (r1 - r0) as u64;
+        if let Some(v) = uniform {
+            if nullable {
+                levels_run(v.is_some(), n, e.body);
+            }
+            let enc = if dict.is_empty() {
+                nulls += n;
+                Encoding::PLAIN
+            } else {
+                e.body.push(w);
+                match v {
+                    Some(v) => {
+                        used[v as usize] = true;
+                        run(v, n, w, e.body);
+                    }
+                    None => nulls += n,
+                }
+                Encoding::RLE_DICTIONARY
+            };
+            ch.data_page(e.z, e.body, n as u32, enc)?;
+            continue;
+        }
+        if nullable {
+            levels((r0..r1).map(|i| idx(i).is_some() as u32), e.body);
+        }
+        let enc = if dict.is_empty() {
+            // Every row null: no values, no dictionary.
+            nulls += (r1 - r0) as u64;
+            Encoding::PLAIN
+        } else {
+            e.body.push(w);
+            runs(
+                (r0..r1).filter_map(|i| {
+                    let v = idx(i);
+                    match v {
+                        Some(v) => used[v as usize] = true,
+                        None => nulls += 1,
+                    }
+                    v
+                }),
+                w,
+                e.body,
+            );
+            Encoding::RLE_DICTIONARY
+        };
+        ch.data_page(e.z, e.body, (r1 - r0) as u32, enc)?;
+    }
+    let mut vals = dict.iter().zip(&used).filter(|(_, &u)| u).map(|(v, _)| v);
+    let first = vals.next();
+    let (mut min, mut max) = (first, first);
+    for v in vals {
+        if Some(v.data()) < min.map(|m| m.data()) {
+            min = Some(v);
+        }
+        if Some(v.data()) > max.map(|m| m.data()) {
+            max = Some(v);
+        }
+    }
+    let stats = text_stats(min.cloned(), max.cloned(), nulls);
+    ch.finish(descr, rows as u64, Some(stats))
 }
 
 /// An `INT64` column chunk, `DELTA_BINARY_PACKED`; in a nullable column, the value

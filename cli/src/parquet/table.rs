@@ -73,9 +73,8 @@ enum Buf {
     Int(Vec<i64>, Vec<i16>),
     Text(Vec<ByteArray>, Vec<i16>),
     Bool(Vec<bool>),
-    /// The file's constant value, and that value repeated for a row group (made once,
-    /// written at each flush).
-    Const(Option<ByteArray>, Vec<ByteArray>),
+    /// The file's constant value.
+    Const(Option<ByteArray>),
     Front(Front),
 }
 
@@ -209,7 +208,7 @@ impl Table {
                 Kind::Text if c.enc == Enc::Front => Buf::Front(Front::default()),
                 Kind::Text | Kind::OptText => Buf::Text(Vec::new(), Vec::new()),
                 Kind::Bool => Buf::Bool(Vec::new()),
-                Kind::Const => Buf::Const(None, Vec::new()),
+                Kind::Const => Buf::Const(None),
             })
             .collect();
         Ok(Table {
@@ -294,7 +293,7 @@ impl Table {
     /// row group is written (a later value is ignored: a file holds one).
     pub fn set_const(&mut self, v: &ByteArray) {
         for b in &mut self.bufs {
-            if let Buf::Const(c, _) = b {
+            if let Buf::Const(c) = b {
                 c.get_or_insert_with(|| v.clone());
             }
         }
@@ -324,6 +323,27 @@ impl Table {
                 let z = compressor(&mut self.zstd, path)?;
                 let (bytes, close) = front_chunk(z, &mut self.body, descr, f)
                     .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
+                rg.append_column(&bytes, close)
+                    .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
+                continue;
+            }
+            if let Buf::Const(v) = buf {
+                // Encoded here: one dictionary value and one run of its index (the
+                // crate's dictionary writer hashed the value again in every row, a
+                // third of `paths`' cost).
+                let v = v
+                    .as_ref()
+                    .ok_or_else(|| err(path, format!("column {}: no value set", c.name)))?;
+                let z = compressor(&mut self.zstd, path)?;
+                let e = &mut pages::Enc {
+                    z,
+                    zstd: true,
+                    body: &mut self.body,
+                };
+                let dict = std::slice::from_ref(v);
+                let (bytes, close) =
+                    pages::dict_chunk(e, descr, dict, self.rows, false, |_| Some(0), Some(Some(0)))
+                        .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
                 rg.append_column(&bytes, close)
                     .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
                 continue;
@@ -386,17 +406,7 @@ impl Table {
                     r
                 }
                 // Appended above.
-                Buf::Front(_) => Ok(0),
-                Buf::Const(v, vals) => {
-                    let v = v
-                        .as_ref()
-                        .ok_or_else(|| err(path, format!("column {}: no value set", c.name)))?;
-                    if vals.len() < self.rows {
-                        vals.resize(self.rows, v.clone());
-                    }
-                    cw.typed::<ByteArrayType>()
-                        .write_batch(&vals[..self.rows], None, None)
-                }
+                Buf::Front(_) | Buf::Const(_) => Ok(0),
             };
             wrote.map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
             cw.close().map_err(|e| err(path, e))?;

@@ -66,7 +66,7 @@ struct Printer {
     first: bool,
     out: Stream,
     error: Option<std::io::Error>,
-    /// The text line being made (reused).
+    /// Text lines made and not yet written.
     buf: String,
 }
 
@@ -78,16 +78,19 @@ impl Printer {
     /// A line of text appended to `o`; calls, entries and exits (nearly every line)
     /// without an allocation.
     fn text_into(&self, o: &mut String, s: &Symbols, l: &Line) {
-        let at = o.len();
+        // Right-aligned by the numbers' lengths, padding first.
+        let time = l.time.saturating_sub(s.start);
+        fmt::spaces(o, 11usize.saturating_sub(fmt::ns_len(time)));
         o.push('+');
-        fmt::ns_into(o, l.time.saturating_sub(s.start));
-        fmt::right_align(o, at, 12);
+        fmt::ns_into(o, time);
         o.push(' ');
-        let at = o.len();
-        if let Some(d) = l.duration {
-            fmt::ns_into(o, d);
+        match l.duration {
+            Some(d) => {
+                fmt::spaces(o, 10usize.saturating_sub(fmt::ns_len(d)));
+                fmt::ns_into(o, d);
+            }
+            None => fmt::spaces(o, 10),
         }
-        fmt::right_align(o, at, 10);
         o.push_str("  ");
         let name = thread_name(s, l.thread);
         o.push_str(name);
@@ -273,29 +276,33 @@ impl Printer {
         if self.error.is_some() {
             return;
         }
-        let text = if self.json {
+        let r = if self.json {
             let sep = if self.first { "[\n" } else { ",\n" };
             self.first = false;
             match self.json(s, l) {
-                Ok(j) => format!("{sep}{j}"),
-                Err(e) => {
-                    self.error = Some(std::io::Error::other(e));
-                    return;
-                }
+                Ok(j) => self.out.write_all(format!("{sep}{j}").as_bytes()),
+                Err(e) => Err(std::io::Error::other(e)),
             }
         } else {
+            // Text lines gather in `buf` and are written 64 KiB at a time.
             let mut text = std::mem::take(&mut self.buf);
-            text.clear();
             self.text_into(&mut text, s, l);
-            text
-        };
-        let r = self.out.write_all(text.as_bytes());
-        if !self.json {
             self.buf = text;
-        }
+            if self.buf.len() < 1 << 16 {
+                return;
+            }
+            self.flush()
+        };
         if let Err(e) = r {
             self.error = Some(e);
         }
+    }
+
+    /// Writes the text lines gathered.
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.out.write_all(self.buf.as_bytes());
+        self.buf.clear();
+        r
     }
 }
 
@@ -319,7 +326,7 @@ pub fn run(a: Args) -> Result<(), String> {
         first: true,
         out,
         error: None,
-        buf: String::new(),
+        buf: String::with_capacity(1 << 17),
     };
     if !a.json {
         let _ = writeln!(
@@ -339,6 +346,9 @@ pub fn run(a: Args) -> Result<(), String> {
     let s = pass::run(&a.trace, a.select.filter()?, &mut r)?;
     r.finish(&s.model.syms);
     drop(r);
+    if let (Err(e), None) = (p.flush(), &p.error) {
+        p.error = Some(e);
+    }
     if a.json {
         let end = if p.first { "[]\n" } else { "\n]\n" };
         let _ = p.out.write_all(end.as_bytes());

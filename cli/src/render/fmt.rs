@@ -39,12 +39,9 @@ pub fn ns_into(o: &mut String, v: u64) {
     let p = 10u64.pow(digits);
     push_u64(o, q / p);
     o.push('.');
-    let frac = q % p;
-    let mut d = p / 10;
-    while d > 0 {
-        o.push((b'0' + (frac / d % 10) as u8) as char);
-        d /= 10;
-    }
+    // The fraction's digits, zero-padded: 1 + frac written and its leading 1 dropped.
+    let mut b = itoa::Buffer::new();
+    o.push_str(&b.format(p + q % p)[1..]);
     o.push_str(suffix);
 }
 
@@ -78,18 +75,8 @@ pub fn u64_len(mut v: u64) -> usize {
 }
 
 /// `v` in decimal, appended.
-pub fn push_u64(o: &mut String, mut v: u64) {
-    let mut b = [0u8; 20];
-    let mut i = b.len();
-    loop {
-        i -= 1;
-        b[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    o.extend(b[i..].iter().map(|&d| d as char));
+pub fn push_u64(o: &mut String, v: u64) {
+    o.push_str(itoa::Buffer::new().format(v));
 }
 
 /// A byte count: `512 B`, `1.5 KiB`, `3.2 MiB`, `1.1 GiB`.
@@ -140,23 +127,13 @@ pub fn signed(v: i128, f: impl Fn(u64) -> String) -> String {
 }
 
 /// `n` spaces appended to `o`, many at a time (a deep tree's indentation).
+const SPACES: &str = "                                                                ";
+
 pub fn spaces(o: &mut String, mut n: usize) {
-    const SPACES: &str = "                                                                ";
     while n > 0 {
         let k = n.min(SPACES.len());
         o.push_str(&SPACES[..k]);
         n -= k;
-    }
-}
-
-/// Pads what was appended to `o` since `at` on the left to `width` characters (as
-/// `{:>width}` does).
-pub fn right_align(o: &mut String, at: usize, width: usize) {
-    let n = o[at..].chars().count();
-    if n < width {
-        let mut pad = String::new();
-        spaces(&mut pad, width - n);
-        o.insert_str(at, &pad);
     }
 }
 

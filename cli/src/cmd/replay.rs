@@ -68,6 +68,8 @@ struct Printer {
     error: Option<std::io::Error>,
     /// Text lines made and not yet written.
     buf: String,
+    /// A number being made for a column (reused).
+    cell: std::cell::Cell<String>,
 }
 
 impl Printer {
@@ -78,19 +80,21 @@ impl Printer {
     /// A line of text appended to `o`; calls, entries and exits (nearly every line)
     /// without an allocation.
     fn text_into(&self, o: &mut String, s: &Symbols, l: &Line) {
-        // Right-aligned by the numbers' lengths, padding first.
-        let time = l.time.saturating_sub(s.start);
-        fmt::spaces(o, 11usize.saturating_sub(fmt::ns_len(time)));
+        // Right-aligned: each number made in `cell` (ASCII), then padded and copied.
+        let mut cell = self.cell.take();
+        cell.clear();
+        fmt::ns_into(&mut cell, l.time.saturating_sub(s.start));
+        fmt::spaces(o, 11usize.saturating_sub(cell.len()));
         o.push('+');
-        fmt::ns_into(o, time);
+        o.push_str(&cell);
         o.push(' ');
-        match l.duration {
-            Some(d) => {
-                fmt::spaces(o, 10usize.saturating_sub(fmt::ns_len(d)));
-                fmt::ns_into(o, d);
-            }
-            None => fmt::spaces(o, 10),
+        cell.clear();
+        if let Some(d) = l.duration {
+            fmt::ns_into(&mut cell, d);
         }
+        fmt::spaces(o, 10usize.saturating_sub(cell.len()));
+        o.push_str(&cell);
+        self.cell.set(cell);
         o.push_str("  ");
         let name = thread_name(s, l.thread);
         o.push_str(name);
@@ -327,6 +331,7 @@ pub fn run(a: Args) -> Result<(), String> {
         out,
         error: None,
         buf: String::with_capacity(1 << 17),
+        cell: Default::default(),
     };
     if !a.json {
         let _ = writeln!(

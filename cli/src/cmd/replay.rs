@@ -70,6 +70,8 @@ struct Printer {
     buf: String,
     /// A number being made for a column (reused).
     cell: std::cell::Cell<String>,
+    /// Each thread's column, by thread index (made on first use).
+    columns: std::cell::Cell<Vec<String>>,
 }
 
 impl Printer {
@@ -95,10 +97,21 @@ impl Printer {
         fmt::spaces(o, 10usize.saturating_sub(cell.len()));
         o.push_str(&cell);
         self.cell.set(cell);
-        o.push_str("  ");
-        let name = thread_name(s, l.thread);
-        o.push_str(name);
-        fmt::spaces(o, 16usize.saturating_sub(name.chars().count()) + 1);
+        // The thread's column (with the spaces around it), made once per thread.
+        let mut columns = self.columns.take();
+        let t = l.thread as usize;
+        if columns.len() <= t {
+            columns.resize(t + 1, String::new());
+        }
+        if columns[t].is_empty() {
+            let name = thread_name(s, l.thread);
+            let c = &mut columns[t];
+            c.push_str("  ");
+            c.push_str(name);
+            fmt::spaces(c, 16usize.saturating_sub(name.chars().count()) + 1);
+        }
+        o.push_str(&columns[t]);
+        self.columns.set(columns);
         fmt::spaces(o, 2 * l.depth.saturating_sub(1));
         match &l.what {
             What::Call {
@@ -332,6 +345,7 @@ pub fn run(a: Args) -> Result<(), String> {
         error: None,
         buf: String::with_capacity(1 << 17),
         cell: Default::default(),
+        columns: Default::default(),
     };
     if !a.json {
         let _ = writeln!(

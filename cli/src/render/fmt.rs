@@ -35,13 +35,15 @@ pub fn ns_into(o: &mut String, v: u64) {
         };
         return;
     }
+    // q has more than `digits` digits (v is at least 10 units): its digits with the
+    // point before the last `digits`.
     let q = (v + unit / 2) / unit;
-    let p = 10u64.pow(digits);
-    push_u64(o, q / p);
-    o.push('.');
-    // The fraction's digits, zero-padded: 1 + frac written and its leading 1 dropped.
     let mut b = itoa::Buffer::new();
-    o.push_str(&b.format(p + q % p)[1..]);
+    let d = b.format(q);
+    let (int, frac) = d.split_at(d.len() - digits as usize);
+    o.push_str(int);
+    o.push('.');
+    o.push_str(frac);
     o.push_str(suffix);
 }
 

@@ -301,11 +301,12 @@ impl Printer {
                 Err(e) => Err(std::io::Error::other(e)),
             }
         } else {
-            // Text lines gather in `buf` and are written 64 KiB at a time.
+            // Text lines gather in `buf` and are written 1 MiB at a time: as large as
+            // `Stream`'s buffer, which then passes them on without copying.
             let mut text = std::mem::take(&mut self.buf);
             self.text_into(&mut text, s, l);
             self.buf = text;
-            if self.buf.len() < 1 << 16 {
+            if self.buf.len() < 1 << 20 {
                 return;
             }
             self.flush()
@@ -343,7 +344,7 @@ pub fn run(a: Args) -> Result<(), String> {
         first: true,
         out,
         error: None,
-        buf: String::with_capacity(1 << 17),
+        buf: String::with_capacity((1 << 20) + (1 << 12)),
         cell: Default::default(),
         columns: Default::default(),
     };

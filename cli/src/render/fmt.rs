@@ -129,7 +129,13 @@ pub fn signed(v: i128, f: impl Fn(u64) -> String) -> String {
 }
 
 /// `n` spaces appended to `o`, many at a time (a deep tree's indentation).
-const SPACES: &str = "                                                                ";
+/// Runs of spaces are copied from here (deep replay lines indent by hundreds).
+const SPACES: &str = concat!(
+    "                                                                ",
+    "                                                                ",
+    "                                                                ",
+    "                                                                "
+);
 
 pub fn spaces(o: &mut String, mut n: usize) {
     while n > 0 {

@@ -258,34 +258,33 @@ impl<W: Write> Perfetto<W> {
         }
     }
 
-    fn begin(&mut self, s: &Symbols, tid: u64, ts: u64, m: u32) {
-        self.name(s, m);
-        let ts = self.rel(s, ts);
-        let name = self.names[m as usize].as_deref().unwrap_or("\"?\"");
+    /// Writes a slice edge: `head` (`B_HEAD` or `E_HEAD`), the thread, the time, then
+    /// `rest` (the name or the exit's arguments) and the closing brace.
+    fn edge(&mut self, head: &str, tid: u64, ts: u64, rest: [&str; 2]) {
         let l = &mut self.line;
         l.clear();
         l.extend_from_slice(SEP.as_bytes());
-        l.extend_from_slice(B_HEAD.as_bytes());
+        l.extend_from_slice(head.as_bytes());
         l.extend_from_slice(itoa::Buffer::new().format(tid).as_bytes());
         l.extend_from_slice(TS.as_bytes());
         push_us(l, ts);
-        l.extend_from_slice(NAME.as_bytes());
-        l.extend_from_slice(name.as_bytes());
+        for r in rest {
+            l.extend_from_slice(r.as_bytes());
+        }
         l.extend_from_slice(TAIL.as_bytes());
         self.flush_line();
     }
 
+    fn begin(&mut self, s: &Symbols, tid: u64, ts: u64, m: u32) {
+        self.name(s, m);
+        let ts = self.rel(s, ts);
+        let name = std::mem::take(&mut self.names[m as usize]);
+        self.edge(B_HEAD, tid, ts, [NAME, name.as_deref().unwrap_or("\"?\"")]);
+        self.names[m as usize] = name;
+    }
+
     fn end(&mut self, tid: u64, ts: u64, args: &str) {
-        let l = &mut self.line;
-        l.clear();
-        l.extend_from_slice(SEP.as_bytes());
-        l.extend_from_slice(E_HEAD.as_bytes());
-        l.extend_from_slice(itoa::Buffer::new().format(tid).as_bytes());
-        l.extend_from_slice(TS.as_bytes());
-        push_us(l, ts);
-        l.extend_from_slice(args.as_bytes());
-        l.extend_from_slice(TAIL.as_bytes());
-        self.flush_line();
+        self.edge(E_HEAD, tid, ts, [args, ""]);
     }
 
     fn thread(&mut self, s: &Symbols, t: u32) -> u64 {

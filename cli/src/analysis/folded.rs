@@ -168,7 +168,8 @@ pub fn folded_text(s: &Symbols, t: &PathTree, threads: bool, min: u64) -> String
     let mut out = Vec::new();
     // Writing into memory cannot fail.
     let _ = folded(s, t, threads, min, &mut out);
-    String::from_utf8_lossy(&out).into_owned()
+    // Names are strings already: valid UTF-8, kept without a copy.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use crate::pass::{self, Pass};
 use crate::render::fmt;
 use crate::render::perfetto::Perfetto;
 use crate::render::pftrace::Pftrace;
+use crate::render::timeline_size::{Format, TimelineSize};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -79,42 +80,28 @@ fn pass<W: Write>(
     }
 }
 
-/// The timeline's exact size for `filter`, without writing it, and the trace's span.
-fn measure(a: &Args, filter: &Filter) -> Result<(u64, u64), String> {
-    let (bytes, _, s) = pass(a, filter, std::io::sink(), false)?;
-    let t = &s.model.totals;
-    let span = t.end.unwrap_or(t.last).saturating_sub(t.start.unwrap_or(0));
-    Ok((bytes, span))
+/// The whole timeline's exact size for `filter`, and the longest window from the
+/// trace's start (its end, ns) whose timeline fits `limit` (none: not even the first
+/// instants fit), from one pass that counts bytes without formatting
+/// (`render::timeline_size`).
+fn measure(a: &Args, filter: &Filter, limit: u64) -> Result<(u64, Option<u64>), String> {
+    let format = if protobuf(&a.output) {
+        Format::Proto
+    } else {
+        Format::Json
+    };
+    let mut size = TimelineSize::new(format);
+    pass::run_quiet(&a.trace, filter.clone(), &mut size)?;
+    Ok((size.total(), size.window(limit)))
 }
 
-/// A window from the trace's start whose timeline fits `limit`: sized in proportion
-/// to what the whole one weighs, then measured and narrowed until it fits.
-fn fitting_window(
-    a: &Args,
-    filter: &Filter,
-    bytes: u64,
-    span: u64,
-    limit: u64,
-) -> Result<(Filter, u64), String> {
-    let mut len = (span as f64 * limit as f64 / bytes.max(1) as f64 * 0.9) as u64;
-    for _ in 0..6 {
-        let f = Filter {
-            from: Some(0),
-            to: Some(len),
-            ..filter.clone()
-        };
-        let (b, _) = measure(a, &f)?;
-        if b <= limit {
-            return Ok((f, len));
-        }
-        len = (len as f64 * limit as f64 / b as f64 * 0.9) as u64;
-    }
-    Err(format!(
+fn too_large(a: &Args, limit: u64) -> String {
+    format!(
         "{}: no window from the start fits {} (--max-size); cut one with --from/--to or \
          --thread, or pass --force",
         a.trace.display(),
         fmt::bytes(limit)
-    ))
+    )
 }
 
 pub fn run(a: Args) -> Result<(), String> {
@@ -126,7 +113,7 @@ pub fn run(a: Args) -> Result<(), String> {
     // much: for those, a first pass measures the output exactly without writing it.
     let compressed = !a.trace.to_string_lossy().ends_with(".xml");
     if !a.force && (size > limit || compressed && size.saturating_mul(10) > limit) {
-        let (bytes, span) = measure(&a, &filter)?;
+        let (bytes, window) = measure(&a, &filter, limit)?;
         if bytes > limit {
             // A window the user chose is theirs: say it is too large.
             if a.select.from.is_some() || a.select.to.is_some() {
@@ -139,7 +126,7 @@ pub fn run(a: Args) -> Result<(), String> {
                     fmt::bytes(limit)
                 ));
             }
-            let (f, len) = fitting_window(&a, &filter, bytes, span, limit)?;
+            let len = window.ok_or_else(|| too_large(&a, limit))?;
             eprintln!(
                 "jtrace: {}: the whole timeline would be {}, over the {} ui.perfetto.dev can \
                  open (--max-size): writing its first {} (--from 0 --to {}ns); choose another \
@@ -150,7 +137,8 @@ pub fn run(a: Args) -> Result<(), String> {
                 fmt::ns(len),
                 len
             );
-            filter = f;
+            filter.from = Some(0);
+            filter.to = Some(len);
         } else {
             eprintln!(
                 "jtrace: {}: the timeline will be {}",

@@ -66,8 +66,12 @@ struct Printer {
     first: bool,
     out: Stream,
     error: Option<std::io::Error>,
-    /// The text line being made (reused).
+    /// Text lines made and not yet written.
     buf: String,
+    /// A number being made for a column (reused).
+    cell: std::cell::Cell<String>,
+    /// Each thread's column, by thread index (made on first use).
+    columns: std::cell::Cell<Vec<String>>,
 }
 
 impl Printer {
@@ -78,20 +82,36 @@ impl Printer {
     /// A line of text appended to `o`; calls, entries and exits (nearly every line)
     /// without an allocation.
     fn text_into(&self, o: &mut String, s: &Symbols, l: &Line) {
-        let at = o.len();
+        // Right-aligned: each number made in `cell` (ASCII), then padded and copied.
+        let mut cell = self.cell.take();
+        cell.clear();
+        fmt::ns_into(&mut cell, l.time.saturating_sub(s.start));
+        fmt::spaces(o, 11usize.saturating_sub(cell.len()));
         o.push('+');
-        fmt::ns_into(o, l.time.saturating_sub(s.start));
-        fmt::right_align(o, at, 12);
+        o.push_str(&cell);
         o.push(' ');
-        let at = o.len();
+        cell.clear();
         if let Some(d) = l.duration {
-            fmt::ns_into(o, d);
+            fmt::ns_into(&mut cell, d);
         }
-        fmt::right_align(o, at, 10);
-        o.push_str("  ");
-        let name = thread_name(s, l.thread);
-        o.push_str(name);
-        fmt::spaces(o, 16usize.saturating_sub(name.chars().count()) + 1);
+        fmt::spaces(o, 10usize.saturating_sub(cell.len()));
+        o.push_str(&cell);
+        self.cell.set(cell);
+        // The thread's column (with the spaces around it), made once per thread.
+        let mut columns = self.columns.take();
+        let t = l.thread as usize;
+        if columns.len() <= t {
+            columns.resize(t + 1, String::new());
+        }
+        if columns[t].is_empty() {
+            let name = thread_name(s, l.thread);
+            let c = &mut columns[t];
+            c.push_str("  ");
+            c.push_str(name);
+            fmt::spaces(c, 16usize.saturating_sub(name.chars().count()) + 1);
+        }
+        o.push_str(&columns[t]);
+        self.columns.set(columns);
         fmt::spaces(o, 2 * l.depth.saturating_sub(1));
         match &l.what {
             What::Call {
@@ -273,29 +293,34 @@ impl Printer {
         if self.error.is_some() {
             return;
         }
-        let text = if self.json {
+        let r = if self.json {
             let sep = if self.first { "[\n" } else { ",\n" };
             self.first = false;
             match self.json(s, l) {
-                Ok(j) => format!("{sep}{j}"),
-                Err(e) => {
-                    self.error = Some(std::io::Error::other(e));
-                    return;
-                }
+                Ok(j) => self.out.write_all(format!("{sep}{j}").as_bytes()),
+                Err(e) => Err(std::io::Error::other(e)),
             }
         } else {
+            // Text lines gather in `buf` and are written 1 MiB at a time: as large as
+            // `Stream`'s buffer, which then passes them on without copying.
             let mut text = std::mem::take(&mut self.buf);
-            text.clear();
             self.text_into(&mut text, s, l);
-            text
-        };
-        let r = self.out.write_all(text.as_bytes());
-        if !self.json {
             self.buf = text;
-        }
+            if self.buf.len() < 1 << 20 {
+                return;
+            }
+            self.flush()
+        };
         if let Err(e) = r {
             self.error = Some(e);
         }
+    }
+
+    /// Writes the text lines gathered.
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.out.write_all(self.buf.as_bytes());
+        self.buf.clear();
+        r
     }
 }
 
@@ -319,7 +344,9 @@ pub fn run(a: Args) -> Result<(), String> {
         first: true,
         out,
         error: None,
-        buf: String::new(),
+        buf: String::with_capacity((1 << 20) + (1 << 12)),
+        cell: Default::default(),
+        columns: Default::default(),
     };
     if !a.json {
         let _ = writeln!(
@@ -339,6 +366,9 @@ pub fn run(a: Args) -> Result<(), String> {
     let s = pass::run(&a.trace, a.select.filter()?, &mut r)?;
     r.finish(&s.model.syms);
     drop(r);
+    if let (Err(e), None) = (p.flush(), &p.error) {
+        p.error = Some(e);
+    }
     if a.json {
         let end = if p.first { "[]\n" } else { "\n]\n" };
         let _ = p.out.write_all(end.as_bytes());

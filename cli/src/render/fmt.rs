@@ -35,16 +35,15 @@ pub fn ns_into(o: &mut String, v: u64) {
         };
         return;
     }
+    // q has more than `digits` digits (v is at least 10 units): its digits with the
+    // point before the last `digits`.
     let q = (v + unit / 2) / unit;
-    let p = 10u64.pow(digits);
-    push_u64(o, q / p);
+    let mut b = itoa::Buffer::new();
+    let d = b.format(q);
+    let (int, frac) = d.split_at(d.len() - digits as usize);
+    o.push_str(int);
     o.push('.');
-    let frac = q % p;
-    let mut d = p / 10;
-    while d > 0 {
-        o.push((b'0' + (frac / d % 10) as u8) as char);
-        d /= 10;
-    }
+    o.push_str(frac);
     o.push_str(suffix);
 }
 
@@ -78,18 +77,8 @@ pub fn u64_len(mut v: u64) -> usize {
 }
 
 /// `v` in decimal, appended.
-pub fn push_u64(o: &mut String, mut v: u64) {
-    let mut b = [0u8; 20];
-    let mut i = b.len();
-    loop {
-        i -= 1;
-        b[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    o.extend(b[i..].iter().map(|&d| d as char));
+pub fn push_u64(o: &mut String, v: u64) {
+    o.push_str(itoa::Buffer::new().format(v));
 }
 
 /// A byte count: `512 B`, `1.5 KiB`, `3.2 MiB`, `1.1 GiB`.
@@ -140,23 +129,19 @@ pub fn signed(v: i128, f: impl Fn(u64) -> String) -> String {
 }
 
 /// `n` spaces appended to `o`, many at a time (a deep tree's indentation).
+/// Runs of spaces are copied from here (deep replay lines indent by hundreds).
+const SPACES: &str = concat!(
+    "                                                                ",
+    "                                                                ",
+    "                                                                ",
+    "                                                                "
+);
+
 pub fn spaces(o: &mut String, mut n: usize) {
-    const SPACES: &str = "                                                                ";
     while n > 0 {
         let k = n.min(SPACES.len());
         o.push_str(&SPACES[..k]);
         n -= k;
-    }
-}
-
-/// Pads what was appended to `o` since `at` on the left to `width` characters (as
-/// `{:>width}` does).
-pub fn right_align(o: &mut String, at: usize, width: usize) {
-    let n = o[at..].chars().count();
-    if n < width {
-        let mut pad = String::new();
-        spaces(&mut pad, width - n);
-        o.insert_str(at, &pad);
     }
 }
 

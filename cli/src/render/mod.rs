@@ -9,3 +9,4 @@ pub mod perfetto;
 pub mod pftrace;
 pub mod tests;
 pub mod text;
+pub mod timeline_size;

@@ -37,9 +37,9 @@ const PROCESS_NAME: u32 = 6;
 const INTERNED_EVENT_NAMES: u32 = 2;
 const NAME_IID: u32 = 1;
 const NAME_NAME: u32 = 2;
-const SLICE_BEGIN: u64 = 1;
-const SLICE_END: u64 = 2;
-const INSTANT: u64 = 3;
+pub const SLICE_BEGIN: u64 = 1;
+pub const SLICE_END: u64 = 2;
+pub const INSTANT: u64 = 3;
 const SEQ_CLEARED: u64 = 1;
 const SEQ_NEEDS_STATE: u64 = 2;
 /// The one packet sequence this output uses.
@@ -57,6 +57,11 @@ fn varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// The bytes `varint` takes for `v`.
+pub fn varint_len(v: u64) -> u64 {
+    (64 - (v | 1).leading_zeros() as u64).div_ceil(7)
+}
+
 fn uint(out: &mut Vec<u8>, field: u32, v: u64) {
     varint(out, (field as u64) << 3);
     varint(out, v);
@@ -68,11 +73,131 @@ fn bytes(out: &mut Vec<u8>, field: u32, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
+/// One track event's packet (without the `TracePacket` field head `write_packet` adds):
+/// `kind` at `ts` on `track`, named by an interned id, whose name is interned in this
+/// packet when given.
+fn encode_event(
+    pk: &mut Vec<u8>,
+    ev: &mut Vec<u8>,
+    track: u64,
+    kind: u64,
+    ts: u64,
+    named: Option<(u64, Option<&str>)>,
+) {
+    pk.clear();
+    ev.clear();
+    uint(pk, P_TIMESTAMP, ts);
+    uint(pk, P_SEQUENCE_ID, SEQUENCE);
+    uint(pk, P_SEQUENCE_FLAGS, SEQ_NEEDS_STATE);
+    uint(ev, E_TYPE, kind);
+    uint(ev, E_TRACK_UUID, track);
+    if let Some((iid, intern)) = named {
+        if let Some(name) = intern {
+            let mut en = Vec::new();
+            uint(&mut en, NAME_IID, iid);
+            bytes(&mut en, NAME_NAME, name.as_bytes());
+            let mut interned = Vec::new();
+            bytes(&mut interned, INTERNED_EVENT_NAMES, &en);
+            bytes(pk, P_INTERNED_DATA, &interned);
+        }
+        uint(ev, E_NAME_IID, iid);
+    }
+    bytes(pk, P_TRACK_EVENT, ev);
+}
+
+/// The sizes of the `.pftrace` timeline's packets, for choosing a window without
+/// writing it (`render::timeline_size`); each equals what `encode_event` and
+/// `write_packet` make (a unit test holds them to it).
+pub mod size {
+    use super::*;
+
+    /// A length-delimited field of `len` bytes (field numbers below 16).
+    fn field(len: u64) -> u64 {
+        1 + varint_len(len) + len
+    }
+
+    /// A track event's framed packet: `kind` at `ts` on `track`, named by `iid` (0:
+    /// unnamed), its name of `intern` bytes interned in it when given.
+    pub fn event(track: u64, kind: u64, ts: u64, iid: u64, intern: Option<u64>) -> u64 {
+        let mut ev = 1 + varint_len(kind) + 1 + varint_len(track);
+        if iid != 0 {
+            ev += 1 + varint_len(iid);
+        }
+        let mut pk =
+            1 + varint_len(ts) + 1 + varint_len(SEQUENCE) + 1 + varint_len(SEQ_NEEDS_STATE);
+        if let Some(len) = intern {
+            let en = 1 + varint_len(iid) + field(len);
+            pk += field(field(en));
+        }
+        pk += field(ev);
+        field(pk)
+    }
+
+    /// At most how many bytes interning a name of `len` bytes with an id up to `iid` adds
+    /// to an event's packet (a packet without it takes under 64 bytes, so its length's
+    /// varint grows by what the field's length needs beyond one byte).
+    pub fn interned(iid: u64, len: u64) -> u64 {
+        let f = field(field(1 + varint_len(iid) + field(len)));
+        f + varint_len(f + 64) - 1
+    }
+
+    /// The track of thread index `t`.
+    pub fn thread_track(t: u32) -> u64 {
+        THREAD_UUID + t as u64
+    }
+
+    /// The track of the collections.
+    pub const GC_TRACK: u64 = GC_UUID;
+
+    /// Thread index `t`'s track descriptor.
+    pub fn thread(t: u32, name: &str, id: u64) -> u64 {
+        track(thread_track(t), name, Some(id))
+    }
+
+    /// The collections' track descriptor.
+    pub fn gc_track() -> u64 {
+        track(GC_UUID, "GC", None)
+    }
+
+    /// The document's start (the process track).
+    pub fn frame() -> u64 {
+        Pftrace::new(io::sink()).finish().map_or(0, |(b, _)| b)
+    }
+
+    /// A track's descriptor packet (`thread`: its id, for a thread's track).
+    fn track(uuid: u64, name: &str, thread: Option<u64>) -> u64 {
+        field(describe_packet(uuid, name, thread).len() as u64)
+    }
+}
+
+/// A track descriptor's packet.
+fn describe_packet(uuid: u64, name: &str, thread: Option<u64>) -> Vec<u8> {
+    let mut d = Vec::new();
+    uint(&mut d, D_UUID, uuid);
+    uint(&mut d, D_PARENT, PROCESS_UUID);
+    match thread {
+        Some(tid) => {
+            let mut th = Vec::new();
+            uint(&mut th, THREAD_PID, 1);
+            uint(&mut th, THREAD_TID, tid);
+            bytes(&mut th, THREAD_NAME, name.as_bytes());
+            bytes(&mut d, D_THREAD, &th);
+        }
+        None => bytes(&mut d, D_NAME, name.as_bytes()),
+    }
+    let mut pk = Vec::new();
+    uint(&mut pk, P_SEQUENCE_ID, SEQUENCE);
+    bytes(&mut pk, P_TRACK_DESCRIPTOR, &d);
+    pk
+}
+
 pub struct Pftrace<W: Write> {
     out: W,
     bytes_written: u64,
     /// Interned event names.
     iids: HashMap<String, u64>,
+    /// Interned ids by method index (0: not yet).
+    by_method: Vec<u64>,
     /// Threads whose track was described.
     described: Vec<bool>,
     /// Per thread: whether each open frame's begin was written (see the JSON output, `perfetto.rs`).
@@ -90,6 +215,7 @@ impl<W: Write> Pftrace<W> {
             out,
             bytes_written: 0,
             iids: HashMap::new(),
+            by_method: Vec::new(),
             described: Vec::new(),
             began: Vec::new(),
             gc_described: false,
@@ -117,36 +243,29 @@ impl<W: Write> Pftrace<W> {
         if self.error.is_some() {
             return;
         }
-        let mut head = Vec::with_capacity(8);
-        varint(&mut head, ((TRACE_PACKET as u64) << 3) | 2);
-        varint(&mut head, pk.len() as u64);
+        // The field's head (tag and length) in place, without allocating.
+        let (mut head, mut n) = ([0u8; 11], 1);
+        head[0] = ((TRACE_PACKET as u8) << 3) | 2;
+        let mut v = pk.len() as u64;
+        while v >= 0x80 {
+            head[n] = (v as u8) | 0x80;
+            v >>= 7;
+            n += 1;
+        }
+        head[n] = v as u8;
+        n += 1;
         let r = self
             .out
-            .write_all(&head)
+            .write_all(&head[..n])
             .and_then(|()| self.out.write_all(pk));
         match r {
-            Ok(()) => self.bytes_written += (head.len() + pk.len()) as u64,
+            Ok(()) => self.bytes_written += (n + pk.len()) as u64,
             Err(e) => self.error = Some(e),
         }
     }
 
     fn describe(&mut self, uuid: u64, name: &str, thread: Option<u64>) {
-        let mut d = Vec::new();
-        uint(&mut d, D_UUID, uuid);
-        uint(&mut d, D_PARENT, PROCESS_UUID);
-        match thread {
-            Some(tid) => {
-                let mut th = Vec::new();
-                uint(&mut th, THREAD_PID, 1);
-                uint(&mut th, THREAD_TID, tid);
-                bytes(&mut th, THREAD_NAME, name.as_bytes());
-                bytes(&mut d, D_THREAD, &th);
-            }
-            None => bytes(&mut d, D_NAME, name.as_bytes()),
-        }
-        let mut pk = Vec::new();
-        uint(&mut pk, P_SEQUENCE_ID, SEQUENCE);
-        bytes(&mut pk, P_TRACK_DESCRIPTOR, &d);
+        let pk = describe_packet(uuid, name, thread);
         self.write_packet(&pk);
     }
 
@@ -165,32 +284,37 @@ impl<W: Write> Pftrace<W> {
     }
 
     /// A track event: `kind`, at `ts` (ns from the trace's start), named `name` (none
-    /// for a slice end).
-    fn event(&mut self, track: u64, kind: u64, ts: u64, name: Option<&str>) {
+    /// for a slice end); `method`: the method the name is of, if any (its id is kept by
+    /// method, so the name is looked up once).
+    fn event(&mut self, track: u64, kind: u64, ts: u64, name: Option<&str>, method: Option<u32>) {
         self.events += 1;
         let mut pk = std::mem::take(&mut self.packet);
         let mut ev = std::mem::take(&mut self.scratch);
-        pk.clear();
-        ev.clear();
-        uint(&mut pk, P_TIMESTAMP, ts);
-        uint(&mut pk, P_SEQUENCE_ID, SEQUENCE);
-        uint(&mut pk, P_SEQUENCE_FLAGS, SEQ_NEEDS_STATE);
-        uint(&mut ev, E_TYPE, kind);
-        uint(&mut ev, E_TRACK_UUID, track);
-        if let Some(name) = name {
-            let next = self.iids.len() as u64 + 1;
-            let iid = *self.iids.entry(name.to_string()).or_insert(next);
-            if iid == next {
-                let mut en = Vec::new();
-                uint(&mut en, NAME_IID, iid);
-                bytes(&mut en, NAME_NAME, name.as_bytes());
-                let mut interned = Vec::new();
-                bytes(&mut interned, INTERNED_EVENT_NAMES, &en);
-                bytes(&mut pk, P_INTERNED_DATA, &interned);
+        let named = name.map(|name| {
+            let cached = method.and_then(|m| self.by_method.get(m as usize).copied());
+            match cached.filter(|&iid| iid != 0) {
+                Some(iid) => (iid, None),
+                None => {
+                    let next = self.iids.len() as u64 + 1;
+                    let (iid, new) = match self.iids.get(name) {
+                        Some(&iid) => (iid, false),
+                        None => {
+                            self.iids.insert(name.to_string(), next);
+                            (next, true)
+                        }
+                    };
+                    if let Some(m) = method {
+                        let m = m as usize;
+                        if self.by_method.len() <= m {
+                            self.by_method.resize(m + 1, 0);
+                        }
+                        self.by_method[m] = iid;
+                    }
+                    (iid, new.then_some(name))
+                }
             }
-            uint(&mut ev, E_NAME_IID, iid);
-        }
-        bytes(&mut pk, P_TRACK_EVENT, &ev);
+        });
+        encode_event(&mut pk, &mut ev, track, kind, ts, named);
         self.write_packet(&pk);
         self.packet = pk;
         self.scratch = ev;
@@ -218,7 +342,13 @@ impl<W: Write> Analysis for Pftrace<W> {
         self.began[t as usize].push(now);
         if now {
             let ts = self.rel(s, f.start);
-            self.event(track, SLICE_BEGIN, ts, Some(&s.method(f.method).frame));
+            self.event(
+                track,
+                SLICE_BEGIN,
+                ts,
+                Some(&s.method(f.method).frame),
+                Some(f.method),
+            );
         }
     }
 
@@ -230,24 +360,30 @@ impl<W: Write> Analysis for Pftrace<W> {
         }
         if !began {
             let ts = self.rel(s, c.start);
-            self.event(track, SLICE_BEGIN, ts, Some(&s.method(c.method).frame));
+            self.event(
+                track,
+                SLICE_BEGIN,
+                ts,
+                Some(&s.method(c.method).frame),
+                Some(c.method),
+            );
         }
         let ts = self.rel(s, c.end.min(s.window.1));
-        self.event(track, SLICE_END, ts, None);
+        self.event(track, SLICE_END, ts, None, None);
     }
 
     fn alloc(&mut self, s: &Symbols, t: u32, a: &Alloc, _stack: &[Frame]) {
         let track = self.track(s, t);
         let name = format!("alloc {}", s.alloc_class(a.class, a.is_array));
         let ts = self.rel(s, a.time);
-        self.event(track, INSTANT, ts, Some(&name));
+        self.event(track, INSTANT, ts, Some(&name), None);
     }
 
     fn exception(&mut self, s: &Symbols, x: &Exception) {
         let track = self.track(s, x.thread);
         let class = x.class.map_or("?", |c| s.class_name(c));
         let ts = self.rel(s, x.time);
-        self.event(track, INSTANT, ts, Some(&format!("throw {class}")));
+        self.event(track, INSTANT, ts, Some(&format!("throw {class}")), None);
     }
 
     fn blocked(&mut self, s: &Symbols, b: &Blocked) {
@@ -258,8 +394,14 @@ impl<W: Write> Analysis for Pftrace<W> {
             BlockKind::Wait => "wait on",
         };
         let (start, end) = (self.rel(s, b.start), self.rel(s, b.end.min(s.window.1)));
-        self.event(track, SLICE_BEGIN, start, Some(&format!("{what} {class}")));
-        self.event(track, SLICE_END, end.max(start), None);
+        self.event(
+            track,
+            SLICE_BEGIN,
+            start,
+            Some(&format!("{what} {class}")),
+            None,
+        );
+        self.event(track, SLICE_END, end.max(start), None, None);
     }
 
     fn gc(&mut self, s: &Symbols, start: u64, end: u64) {
@@ -268,7 +410,43 @@ impl<W: Write> Analysis for Pftrace<W> {
             self.describe(GC_UUID, "GC", None);
         }
         let (a, b) = (self.rel(s, start), self.rel(s, end.min(s.window.1)));
-        self.event(GC_UUID, SLICE_BEGIN, a, Some("GC"));
-        self.event(GC_UUID, SLICE_END, b.max(a), None);
+        self.event(GC_UUID, SLICE_BEGIN, a, Some("GC"), None);
+        self.event(GC_UUID, SLICE_END, b.max(a), None, None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sizes counted equal the packets made, and interning adds at most its bound.
+    #[test]
+    fn sizes_equal_the_encoding() {
+        let (mut pk, mut ev) = (Vec::new(), Vec::new());
+        for ts in [0, 1, 127, 128, 1 << 20, 1 << 40, u64::MAX] {
+            for track in [GC_UUID, THREAD_UUID, THREAD_UUID + 300] {
+                for iid in [0, 1, 127, 128, 20_000, 3_000_000] {
+                    for name in [None, Some("a"), Some(&*"n".repeat(200))] {
+                        let named = (iid != 0).then_some((iid, name));
+                        encode_event(&mut pk, &mut ev, track, SLICE_BEGIN, ts, named);
+                        let mut head = Vec::new();
+                        varint(&mut head, ((TRACE_PACKET as u64) << 3) | 2);
+                        varint(&mut head, pk.len() as u64);
+                        let made = (head.len() + pk.len()) as u64;
+                        let intern = name.filter(|_| iid != 0).map(|n| n.len() as u64);
+                        assert_eq!(size::event(track, SLICE_BEGIN, ts, iid, intern), made);
+                        if let Some(len) = intern {
+                            let plain = size::event(track, SLICE_BEGIN, ts, iid, None);
+                            assert!(made - plain <= size::interned(iid, len));
+                        }
+                    }
+                }
+            }
+        }
+        for v in [0, 1, 127, 128, 16383, 16384, u64::MAX] {
+            let mut b = Vec::new();
+            varint(&mut b, v);
+            assert_eq!(varint_len(v), b.len() as u64);
+        }
     }
 }

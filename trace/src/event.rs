@@ -753,17 +753,7 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
         });
     }
 
-    fn finish(&mut self) {}
-
-    fn bytes_written(&self) -> u64 {
-        0
-    }
-
     fn elements(&self) -> u64 {
         self.elements
-    }
-
-    fn error(&self) -> Option<String> {
-        None
     }
 }

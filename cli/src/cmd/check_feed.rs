@@ -179,14 +179,7 @@ impl Output for CheckOut {
         self.num("ticket", ticket);
         self.close();
     }
-    fn finish(&mut self) {}
-    fn bytes_written(&self) -> u64 {
-        0
-    }
     fn elements(&self) -> u64 {
         self.elements
-    }
-    fn error(&self) -> Option<String> {
-        None
     }
 }

@@ -55,14 +55,19 @@ pub trait Output {
         pre: &Piece,
         tail: &[u8],
     );
-    /// Everything written out and flushed.
-    fn finish(&mut self);
+    /// Everything written out and flushed (nothing to do for outputs that keep no
+    /// buffer).
+    fn finish(&mut self) {}
     /// Bytes written (0 for outputs that write none).
-    fn bytes_written(&self) -> u64;
+    fn bytes_written(&self) -> u64 {
+        0
+    }
     /// Elements written, the root included.
     fn elements(&self) -> u64;
-    /// The first write error, if any.
-    fn error(&self) -> Option<String>;
+    /// The first write error, if any (none for outputs that write nothing).
+    fn error(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<W: Write> Output for XmlOut<W> {

@@ -124,9 +124,9 @@ impl Checker {
     pub fn start(&mut self, line: u64, name: &str, attrs: &[(&str, &str)], empty: bool) {
         self.start_with(line, name, empty, |st, mut check| {
             let mut out: Attrs = Vec::with_capacity(attrs.len());
-            for (k, v) in attrs {
+            for &(k, v) in attrs {
                 if let Some(k) = check.key(st, line, name, k) {
-                    out.push((k, Cow::Owned(v.to_string())));
+                    out.push((k, Cow::Borrowed(v)));
                 }
             }
             out

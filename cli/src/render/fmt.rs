@@ -67,13 +67,8 @@ pub fn ns_len(v: u64) -> usize {
 }
 
 /// The number of decimal digits of `v`.
-pub fn u64_len(mut v: u64) -> usize {
-    let mut n = 1;
-    while v >= 10 {
-        v /= 10;
-        n += 1;
-    }
-    n
+pub fn u64_len(v: u64) -> usize {
+    v.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 /// `v` in decimal, appended.

@@ -3,6 +3,7 @@
 //! exceptions and allocations, GC on a track of its own, monitor blocking as slices on
 //! the blocked thread. Written while reading, in constant memory.
 
+use super::fmt::u64_len;
 use crate::model::{Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Symbols};
 use std::io::{self, Write};
 
@@ -68,14 +69,9 @@ fn push_us(out: &mut Vec<u8>, ns: u64) {
     ]);
 }
 
-/// Decimal digits of `v`.
-fn digits(v: u64) -> u64 {
-    v.checked_ilog10().map_or(1, |d| d as u64 + 1)
-}
-
 /// The length of `us(ns)`.
 fn us_len(ns: u64) -> u64 {
-    digits(ns / 1000) + 4
+    u64_len(ns / 1000) as u64 + 4
 }
 
 /// The exit's arguments: open at the end, or left by an exception.
@@ -98,7 +94,8 @@ fn json(s: &str) -> String {
 /// from the trace's start) for a method whose JSON name takes `name_len` bytes, and of
 /// its `E` at `end` with `args`.
 pub fn slice_size(tid: u64, ts: u64, name_len: u64, end: u64, args: &str) -> (u64, u64) {
-    let piece = |head: &str| (SEP.len() + head.len() + TS.len() + TAIL.len()) as u64 + digits(tid);
+    let piece =
+        |head: &str| (SEP.len() + head.len() + TS.len() + TAIL.len()) as u64 + u64_len(tid) as u64;
     (
         piece(B_HEAD) + us_len(ts) + (NAME.len() as u64) + name_len,
         piece(E_HEAD) + us_len(end) + args.len() as u64,

@@ -2,7 +2,7 @@
 //! `flame`) and allocation stacks (`flame --alloc`). Memory is one node per distinct
 //! path, whatever the number of calls.
 
-use crate::model::idmap::FastMap;
+use crate::model::idmap::{FastMap, Recent};
 use crate::model::{Alloc, Analysis, Call, Frame, Symbols};
 use std::collections::BTreeMap;
 
@@ -31,16 +31,22 @@ pub struct Node {
 pub struct PathTree {
     pub nodes: Vec<Node>,
     index: FastMap<(u32, u32), u32>,
-    /// Children recently looked up past the memo, direct-mapped by their key's hash
-    /// (parent, label, node; made once the tree is large): most lookups of a large
-    /// tree hit it without touching the hash map (javac: 1.8 M paths).
-    cache: Vec<(u32, u32, u32)>,
+    /// Children recently looked up past the memo, by [`child_key`] (made once the tree
+    /// is large): most lookups of a large tree hit it without touching the hash map
+    /// (javac: 1.8 M paths).
+    cache: Recent,
 }
 
 /// Slots of `PathTree::cache` (a power of two), and the nodes a tree has before it
 /// gets one (the small trees `slow` makes per call need none).
 const CACHE: usize = 1 << 16;
 const CACHE_FROM: usize = 1 << 12;
+
+/// The key of the child of `parent` labelled `label` in [`PathTree::cache`].
+#[inline(always)]
+fn child_key(parent: u32, label: u32) -> u64 {
+    ((label as u64) << 32) | parent as u64
+}
 
 /// One line of a rendered tree.
 pub struct Row {
@@ -61,7 +67,7 @@ impl PathTree {
                 last: (0, 0),
             }],
             index: FastMap::default(),
-            cache: Vec::new(),
+            cache: Recent::default(),
         }
     }
 
@@ -79,22 +85,17 @@ impl PathTree {
     /// [`PathTree::child`] past the memo.
     #[inline(never)]
     fn child_looked_up(&mut self, parent: u32, label: u32) -> u32 {
-        let h = (parent as u64 ^ ((label as u64) << 32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let slot = (h >> (64 - CACHE.trailing_zeros())) as usize;
-        if let Some(&(p, l, n)) = self.cache.get(slot) {
-            if p == parent && l == label {
-                self.nodes[parent as usize].last = (label, n);
-                return n;
-            }
+        let key = child_key(parent, label);
+        if let Some(n) = self.cache.get(key) {
+            self.nodes[parent as usize].last = (label, n);
+            return n;
         }
         if self.cache.is_empty() && self.nodes.len() >= CACHE_FROM {
-            self.cache = vec![(u32::MAX, u32::MAX, 0); CACHE];
+            self.cache = Recent::with_slots(CACHE);
         }
         if let Some(&n) = self.index.get(&(parent, label)) {
             self.nodes[parent as usize].last = (label, n);
-            if let Some(c) = self.cache.get_mut(slot) {
-                *c = (parent, label, n);
-            }
+            self.cache.put(key, n);
             return n;
         }
         let n = self.nodes.len() as u32;
@@ -111,9 +112,7 @@ impl PathTree {
         p.children.push(n);
         p.last = (label, n);
         self.index.insert((parent, label), n);
-        if let Some(c) = self.cache.get_mut(slot) {
-            *c = (parent, label, n);
-        }
+        self.cache.put(key, n);
         n
     }
 

@@ -84,3 +84,63 @@ impl std::hash::Hasher for FastHasher {
         self.write_u64(v as u64);
     }
 }
+
+/// Recently found `u64` keys and their values in a direct-mapped table, kept in front of
+/// a larger map: one multiplication, one load and one comparison find a key that came
+/// lately (a method calls a few others in turn, again and again), where a map of millions
+/// of entries mostly costs a cache miss. A slot holds the last key that fell in it; key
+/// `u64::MAX` marks an empty slot and is never looked up. Until made with slots, every
+/// lookup misses.
+#[derive(Debug, Clone)]
+pub struct Recent {
+    slots: Vec<(u64, u32)>,
+    /// 64 minus log2 of the slots: a key's slot is the top bits of its hash.
+    shift: u32,
+}
+
+impl Default for Recent {
+    /// No slots.
+    fn default() -> Recent {
+        Recent {
+            slots: Vec::new(),
+            shift: 63,
+        }
+    }
+}
+
+impl Recent {
+    /// A table of `n` slots (a power of two).
+    pub fn with_slots(n: usize) -> Recent {
+        debug_assert!(n.is_power_of_two());
+        Recent {
+            slots: vec![(u64::MAX, NONE); n],
+            shift: (64 - n.trailing_zeros()).min(63),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    #[inline(always)]
+    fn slot(&self, key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    #[inline(always)]
+    pub fn get(&self, key: u64) -> Option<u32> {
+        match self.slots.get(self.slot(key)) {
+            Some(&(k, v)) if k == key => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Keeps `key`'s value in its slot (none: the table has no slots).
+    #[inline(always)]
+    pub fn put(&mut self, key: u64, v: u32) {
+        let i = self.slot(key);
+        if let Some(s) = self.slots.get_mut(i) {
+            *s = (key, v);
+        }
+    }
+}

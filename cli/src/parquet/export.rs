@@ -9,7 +9,7 @@ use super::id;
 use super::order::Order;
 use super::schema::{events, methods, paths, threads, trace};
 use super::table::{text, Table};
-use crate::model::idmap::FastMap;
+use crate::model::idmap::{FastMap, Recent};
 use crate::model::{
     Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Model, Symbols, NONE,
 };
@@ -27,7 +27,9 @@ pub struct Export {
     /// The calls, open and finished, and `calls.parquet`.
     order: Order,
     next_call: u64,
-    /// Paths recently entered, by their key (see [`Export::path`]).
+    /// Paths recently entered, by [`path_key`]: nearly every call's path is found there,
+    /// where the map of all paths (javac: 1.83 M, 60 MB) costs a hashed probe and mostly
+    /// a cache miss.
     recent: Recent,
     /// method << 32 | (parent path + 1) → path id.
     path_ids: FastMap<u64, u32>,
@@ -42,36 +44,12 @@ pub struct Export {
     error: Option<String>,
 }
 
-/// Slots of [`Recent`] (16 bytes each: 1 MiB, held in the processor's cache); four in
-/// unit tests, where keys then share slots all the time.
+/// Slots of the table of recent paths (16 bytes each: 1 MiB, held in the processor's
+/// cache); four in unit tests, where keys then share slots all the time.
 #[cfg(not(test))]
 const RECENT_SLOTS: usize = 1 << 16;
 #[cfg(test)]
 const RECENT_SLOTS: usize = 4;
-
-/// The paths entered lately, by key (method and parent path), in a direct-mapped table:
-/// one multiplication, one load and one comparison find nearly every call's path (a
-/// method calls a few others in turn, again and again), where the map of all paths
-/// (javac: 1.83 M, 60 MB) costs a hashed probe and mostly a cache miss. A slot holds
-/// the last key that fell in it.
-struct Recent {
-    slots: Vec<(u64, u32)>,
-}
-
-impl Default for Recent {
-    fn default() -> Recent {
-        Recent {
-            slots: vec![(u64::MAX, NONE); RECENT_SLOTS],
-        }
-    }
-}
-
-impl Recent {
-    #[inline(always)]
-    fn slot(key: u64) -> usize {
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
-    }
-}
 
 /// The last `paths.stack` value written, by frame: each frame's method and where its
 /// name ends in the value. A new path's value shares with it the names of their common
@@ -156,7 +134,7 @@ impl Export {
             id: None,
             order: Order::new(&files("calls"), parts, limit),
             next_call: 0,
-            recent: Recent::default(),
+            recent: Recent::with_slots(RECENT_SLOTS),
             path_ids: FastMap::default(),
             stack: Folded::default(),
             paths: Table::create(&files("paths"), paths::COLUMNS)?,
@@ -275,10 +253,9 @@ impl Analysis for Export {
         let path = match frames.last() {
             Some(top) => {
                 let key = path_key(top.method, parent);
-                let slot = Recent::slot(key);
-                match self.recent.slots[slot] {
-                    (k, p) if k == key => p,
-                    _ => {
+                match self.recent.get(key) {
+                    Some(p) => p,
+                    None => {
                         let p = match self.path(s, key, frames) {
                             Ok(p) => p,
                             Err(e) => {
@@ -286,7 +263,7 @@ impl Analysis for Export {
                                 NONE
                             }
                         };
-                        self.recent.slots[slot] = (key, p);
+                        self.recent.put(key, p);
                         p
                     }
                 }

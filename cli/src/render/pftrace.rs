@@ -198,6 +198,8 @@ pub struct Pftrace<W: Write> {
     iids: HashMap<String, u64>,
     /// Interned ids by method index (0: not yet).
     by_method: Vec<u64>,
+    /// A packet's field head, made in place (reused).
+    head: Vec<u8>,
     /// Threads whose track was described.
     described: Vec<bool>,
     /// Per thread: whether each open frame's begin was written (see the JSON output, `perfetto.rs`).
@@ -219,6 +221,7 @@ impl<W: Write> Pftrace<W> {
             described: Vec::new(),
             began: Vec::new(),
             gc_described: false,
+            head: Vec::with_capacity(11),
             events: 0,
             error: None,
             packet: Vec::new(),
@@ -243,23 +246,16 @@ impl<W: Write> Pftrace<W> {
         if self.error.is_some() {
             return;
         }
-        // The field's head (tag and length) in place, without allocating.
-        let (mut head, mut n) = ([0u8; 11], 1);
-        head[0] = ((TRACE_PACKET as u8) << 3) | 2;
-        let mut v = pk.len() as u64;
-        while v >= 0x80 {
-            head[n] = (v as u8) | 0x80;
-            v >>= 7;
-            n += 1;
-        }
-        head[n] = v as u8;
-        n += 1;
+        // The field's head (tag and length), in a buffer kept for it.
+        self.head.clear();
+        varint(&mut self.head, ((TRACE_PACKET as u64) << 3) | 2);
+        varint(&mut self.head, pk.len() as u64);
         let r = self
             .out
-            .write_all(&head[..n])
+            .write_all(&self.head)
             .and_then(|()| self.out.write_all(pk));
         match r {
-            Ok(()) => self.bytes_written += (n + pk.len()) as u64,
+            Ok(()) => self.bytes_written += (self.head.len() + pk.len()) as u64,
             Err(e) => self.error = Some(e),
         }
     }

@@ -69,9 +69,9 @@ struct Printer {
     /// Text lines made and not yet written.
     buf: String,
     /// A number being made for a column (reused).
-    cell: std::cell::Cell<String>,
+    cell: String,
     /// Each thread's column, by thread index (made on first use).
-    columns: std::cell::Cell<Vec<String>>,
+    columns: Vec<String>,
 }
 
 impl Printer {
@@ -81,24 +81,23 @@ impl Printer {
 
     /// A line of text appended to `o`; calls, entries and exits (nearly every line)
     /// without an allocation.
-    fn text_into(&self, o: &mut String, s: &Symbols, l: &Line) {
+    fn text_into(&mut self, o: &mut String, s: &Symbols, l: &Line) {
         // Right-aligned: each number made in `cell` (ASCII), then padded and copied.
-        let mut cell = self.cell.take();
+        let cell = &mut self.cell;
         cell.clear();
-        fmt::ns_into(&mut cell, l.time.saturating_sub(s.start));
+        fmt::ns_into(cell, l.time.saturating_sub(s.start));
         fmt::spaces(o, 11usize.saturating_sub(cell.len()));
         o.push('+');
-        o.push_str(&cell);
+        o.push_str(cell);
         o.push(' ');
         cell.clear();
         if let Some(d) = l.duration {
-            fmt::ns_into(&mut cell, d);
+            fmt::ns_into(cell, d);
         }
         fmt::spaces(o, 10usize.saturating_sub(cell.len()));
-        o.push_str(&cell);
-        self.cell.set(cell);
+        o.push_str(cell);
         // The thread's column (with the spaces around it), made once per thread.
-        let mut columns = self.columns.take();
+        let columns = &mut self.columns;
         let t = l.thread as usize;
         if columns.len() <= t {
             columns.resize(t + 1, String::new());
@@ -111,7 +110,6 @@ impl Printer {
             fmt::spaces(c, 16usize.saturating_sub(name.chars().count()) + 1);
         }
         o.push_str(&columns[t]);
-        self.columns.set(columns);
         fmt::spaces(o, 2 * l.depth.saturating_sub(1));
         match &l.what {
             What::Call {

@@ -12,6 +12,7 @@ pub mod compress;
 pub mod defs;
 pub mod event;
 pub mod header;
+pub mod idtable;
 pub mod jtr;
 pub mod record;
 pub mod render;

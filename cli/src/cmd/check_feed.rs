@@ -9,6 +9,7 @@
 //! (`jtrace xml TRACE.jtr`): the prolog is line 1, every element and end tag one line.
 
 use std::fmt::Write as _;
+use trace::idtable::IdTable;
 use trace::render::output::{Piece, Pieces};
 use trace::render::Output;
 use tracecheck::{Call, Checker};
@@ -24,7 +25,7 @@ pub struct CheckOut {
     attrs: Vec<(String, String)>,
     n: usize,
     /// classIdRef of each method id (`methodDef`), which entries and exits carry.
-    class_of: Vec<u32>,
+    class_of: IdTable<u32>,
     /// sourceName of each class id (`classDef`), which `line` carries as file_name.
     source_of: std::collections::HashMap<u64, String>,
     elements: u64,
@@ -38,7 +39,7 @@ impl Default for CheckOut {
             name: String::new(),
             attrs: Vec::new(),
             n: 0,
-            class_of: Vec::new(),
+            class_of: IdTable::default(),
             source_of: Default::default(),
             elements: 0,
         }
@@ -79,11 +80,7 @@ impl CheckOut {
             "methodDef" => {
                 if let (Some(m), Some(c)) = (num(self.get("methodId")), num(self.get("classIdRef")))
                 {
-                    let m = m as usize;
-                    if self.class_of.len() <= m {
-                        self.class_of.resize(m + 1, 0);
-                    }
-                    self.class_of[m] = c as u32;
+                    self.class_of.insert(m as u32, c as u32);
                 }
             }
             "classDef" => {
@@ -107,7 +104,7 @@ impl CheckOut {
         let call = Call {
             thread: Some(tid as u64),
             method: Some(mid as u64),
-            class: Some(self.class_of.get(mid as usize).copied().unwrap_or(0) as u64),
+            class: Some(self.class_of.get(mid).copied().unwrap_or(0) as u64),
             ticket: Some(ticket),
             depth,
             time: Some(ns as u128),
@@ -168,7 +165,7 @@ impl Output for CheckOut {
         self.call(false, tid, mid, ticket, None, ns);
     }
     fn line(&mut self, tid: u32, mid: u32, line: u32, ticket: u64, ns: u64, _: &Piece, _: &[u8]) {
-        let class = self.class_of.get(mid as usize).copied().unwrap_or(0) as u64;
+        let class = self.class_of.get(mid).copied().unwrap_or(0) as u64;
         let file = self.source_of.get(&class).cloned().unwrap_or_default();
         self.open("line");
         self.num("threadId", tid as u64);

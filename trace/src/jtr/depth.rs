@@ -9,6 +9,7 @@
 
 use super::index::{End, Resume, PENDING};
 use crate::defs::{Def, Msg};
+use crate::idtable::IdTable;
 use crate::record::{self, Reader, Rec};
 
 /// "No line reported yet in this frame."
@@ -30,9 +31,9 @@ struct Walk {
 /// Every thread's stack of method ids, fed every message the writer writes.
 #[derive(Default)]
 pub struct Depths {
-    threads: Vec<Option<Walk>>,
+    threads: IdTable<Walk>,
     /// Indexed by method id: defined (and not unloaded), and its executable units.
-    methods: Vec<Option<u32>>,
+    methods: IdTable<u32>,
     /// Each class defined and not unloaded, with its methods defined since.
     classes: std::collections::HashMap<u32, Vec<u32>>,
 }
@@ -44,21 +45,13 @@ impl Depths {
         for d in defs {
             match d {
                 Def::Thread(t) => {
-                    let i = t.tid as usize;
-                    if self.threads.len() <= i {
-                        self.threads.resize_with(i + 1, || None);
-                    }
-                    self.threads[i] = Some(Walk::default());
+                    self.threads.insert(t.tid, Walk::default());
                 }
                 Def::Class(c) => {
                     self.classes.insert(c.cid, Vec::new());
                 }
                 Def::Method(m) => {
-                    let i = m.mid as usize;
-                    if self.methods.len() <= i {
-                        self.methods.resize(i + 1, None);
-                    }
-                    self.methods[i] = Some(m.unit_lines.len() as u32);
+                    self.methods.insert(m.mid, m.unit_lines.len() as u32);
                     if let Some(c) = self.classes.get_mut(&m.cid) {
                         c.push(m.mid);
                     }
@@ -70,7 +63,7 @@ impl Depths {
 
     /// Walks thread `tid`'s chunk `data`: where a reader resumes in it.
     pub fn chunk(&mut self, tid: u32, data: &[u8]) -> Resume {
-        let Some(Some(w)) = self.threads.get_mut(tid as usize) else {
+        let Some(w) = self.threads.get_mut(tid) else {
             // The VM's stream, or a thread the renderer ignores: no frames.
             if tid == 0 {
                 for rec in Reader::new(data) {
@@ -106,7 +99,7 @@ impl Depths {
                 let mid = u32::from_le_bytes([rec[1], rec[2], rec[3], rec[4]]);
                 pos += record::ENTRY_OR_EXIT_LEN;
                 if tag == record::TAG_ENTRY {
-                    if matches!(self.methods.get(mid as usize), Some(Some(_))) {
+                    if self.methods.contains(mid) {
                         w.stack.push((mid, NO_UNIT));
                         w.tickets += 1;
                     }
@@ -135,7 +128,7 @@ impl Depths {
                 Rec::ClassUnload { cid, .. } => unload(&mut self.classes, &mut self.methods, cid),
                 Rec::Line { mid, unit, .. } => {
                     r.flags |= super::index::LINES;
-                    let units = self.methods.get(mid as usize).copied().flatten();
+                    let units = self.methods.get(mid).copied();
                     if let Some(top) = w.stack.last_mut() {
                         if top.0 == mid && units.is_some_and(|n| unit < n) {
                             top.1 = unit;
@@ -169,13 +162,11 @@ impl Depths {
 /// them).
 fn unload(
     classes: &mut std::collections::HashMap<u32, Vec<u32>>,
-    methods: &mut [Option<u32>],
+    methods: &mut IdTable<u32>,
     cid: u32,
 ) {
     for mid in classes.remove(&cid).unwrap_or_default() {
-        if let Some(m) = methods.get_mut(mid as usize) {
-            *m = None;
-        }
+        methods.remove(mid);
     }
 }
 

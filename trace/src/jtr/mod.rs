@@ -582,7 +582,7 @@ enum Threads<'a> {
     /// By thread id: wanted or not (threads without a definition are kept).
     Some {
         wanted: Box<Wanted<'a>>,
-        keep: Vec<bool>,
+        keep: crate::idtable::IdTable<bool>,
     },
 }
 
@@ -591,9 +591,7 @@ impl Threads<'_> {
     fn keeps(&self, tid: u32) -> bool {
         match self {
             Threads::All => true,
-            Threads::Some { keep, .. } => {
-                tid == 0 || keep.get(tid as usize).copied().unwrap_or(true)
-            }
+            Threads::Some { keep, .. } => tid == 0 || keep.get(tid).copied().unwrap_or(true),
         }
     }
 
@@ -604,11 +602,7 @@ impl Threads<'_> {
         };
         for d in defs {
             if let crate::defs::Def::Thread(t) = d {
-                let i = t.tid as usize;
-                if keep.len() <= i {
-                    keep.resize(i + 1, true);
-                }
-                keep[i] = wanted(t.tid, &t.name);
+                keep.insert(t.tid, wanted(t.tid, &t.name));
             }
         }
     }

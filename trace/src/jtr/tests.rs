@@ -465,3 +465,46 @@ fn writer_cost() {
         .unwrap();
     }
 }
+
+/// A definition naming an id far past the others (a corrupt file) renders as that
+/// definition, without a table sized by the id: before, the renderer's and the depth
+/// walk's vectors grew to the id and aborted on the allocation.
+#[test]
+fn a_far_id_costs_no_table_of_its_size() {
+    let (h, conv) = header();
+    let mut msgs = messages();
+    let far = u32::MAX - 3;
+    let Msg::Defs(defs) = &mut msgs[0] else {
+        panic!("the first message defines")
+    };
+    for d in defs.iter_mut() {
+        match d {
+            Def::Method(m) if m.mid == 2 => m.mid = far,
+            Def::Thread(t) => t.tid = far - 1,
+            _ => {}
+        }
+    }
+    let mut w = JtrWriter::new(Vec::new(), &h, &conv).unwrap();
+    for m in &msgs {
+        w.write(m).unwrap();
+    }
+    let mut xml = Vec::new();
+    to_xml(&w.into_inner()[..], &mut xml).unwrap();
+    let xml = String::from_utf8(xml).unwrap();
+    assert!(xml.contains(&format!("methodId=\"{far}\"")), "{xml}");
+    assert!(xml.contains(&format!("threadId=\"{}\"", far - 1)), "{xml}");
+}
+
+/// Every byte of a small file set to each of two values that make a varint long or
+/// huge: rendering ends, with a document or an error, never a panic or an abort.
+#[test]
+fn every_corrupt_byte_renders_or_errs() {
+    let full = jtr_bytes();
+    for at in 0..full.len() {
+        for v in [0xFF, 0x8F] {
+            let mut bad = full.clone();
+            bad[at] = v;
+            let _ = to_xml(&bad[..], Vec::new());
+        }
+    }
+}

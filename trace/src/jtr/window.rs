@@ -233,11 +233,11 @@ pub fn replay_cut<'a, R: Read + Seek>(
     let sel = match (cut.after, wanted) {
         (false, _) => Threads::Some {
             wanted: Box::new(move |tid, _: &str| tid == cut.tid),
-            keep: Vec::new(),
+            keep: Default::default(),
         },
         (true, Some(w)) => Threads::Some {
             wanted: w,
-            keep: Vec::new(),
+            keep: Default::default(),
         },
         (true, None) => Threads::All,
     };
@@ -260,7 +260,7 @@ pub fn replay_window<'a, R: Read + Seek>(
     let sel = match wanted {
         Some(w) => Threads::Some {
             wanted: w,
-            keep: Vec::new(),
+            keep: Default::default(),
         },
         None => Threads::All,
     };

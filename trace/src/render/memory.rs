@@ -30,7 +30,7 @@ impl<O: Output> Renderer<O> {
 
     /// Source line of bytecode index `loc` in method `mid` (0 if unknown).
     fn line_at(&self, mid: u32, loc: u32) -> u64 {
-        let Some(Some(m)) = self.methods.get(mid as usize) else {
+        let Some(m) = self.methods.get(mid) else {
             return 0;
         };
         m.line_numbers
@@ -53,7 +53,7 @@ impl<O: Output> Renderer<O> {
     ) {
         let (mid, loc) = site;
         // Only objects the method's own allocating bytecodes created are its.
-        let own = matches!(self.methods.get(mid as usize), Some(Some(m))
+        let own = matches!(self.methods.get(mid), Some(m)
             if m.alloc_sites.binary_search(&loc).is_ok());
         if !own {
             return;
@@ -178,7 +178,7 @@ impl<O: Output> Renderer<O> {
         // Its methods' state goes with it, bracket or not (their counts are written
         // now instead of at the end).
         for mid in class.methods {
-            if let Some(m) = self.methods.get_mut(mid as usize).and_then(|m| m.take()) {
+            if let Some(m) = self.methods.remove(mid) {
                 let count = self.total_count(mid, m.count);
                 self.out.open("methodCount");
                 self.out.num("methodIdRef", mid as u64);
@@ -201,13 +201,13 @@ impl<O: Output> Renderer<O> {
     /// going back (a loop runs its line again). Written from pre-formatted pieces
     /// like methodEntry: with lines=on it is the most frequent element.
     pub(super) fn line(&mut self, tid: u32, mid: u32, unit: u32, t: u64) {
-        let Some(Some(m)) = self.methods.get(mid as usize) else {
+        let Some(m) = self.methods.get(mid) else {
             return;
         };
         let Some(&line) = m.unit_lines.get(unit as usize) else {
             return;
         };
-        let Some(ts) = self.threads.get_mut(&tid) else {
+        let Some(ts) = self.threads.get_mut(tid) else {
             return;
         };
         let Some(top) = ts.stack.last_mut() else {

@@ -14,6 +14,7 @@
 use crate::clock::Converter;
 use crate::defs::{ClassDef, Def, MethodDef, Msg, ThreadDef};
 pub use crate::header::Header;
+use crate::idtable::IdTable;
 use crate::record::{self, Reader, Rec};
 use crate::xml::{Decimal, Padded, XmlOut};
 pub use output::Output;
@@ -146,48 +147,6 @@ impl ThreadState {
     }
 }
 
-/// Thread states indexed by thread id (ids are dense from 1): one index per record
-/// instead of a hash lookup.
-#[derive(Default)]
-struct Threads {
-    v: Vec<Option<ThreadState>>,
-}
-
-impl Threads {
-    #[inline]
-    fn get(&self, tid: &u32) -> Option<&ThreadState> {
-        self.v.get(*tid as usize).and_then(|s| s.as_ref())
-    }
-
-    #[inline]
-    fn get_mut(&mut self, tid: &u32) -> Option<&mut ThreadState> {
-        self.v.get_mut(*tid as usize).and_then(|s| s.as_mut())
-    }
-
-    fn insert(&mut self, tid: u32, s: ThreadState) {
-        let i = tid as usize;
-        if self.v.len() <= i {
-            self.v.resize_with(i + 1, || None);
-        }
-        self.v[i] = Some(s);
-    }
-
-    fn contains_key(&self, tid: &u32) -> bool {
-        self.get(tid).is_some()
-    }
-
-    fn values(&self) -> impl Iterator<Item = &ThreadState> {
-        self.v.iter().flatten()
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (u32, &ThreadState)> {
-        self.v
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| s.as_ref().map(|s| (i as u32, s)))
-    }
-}
-
 /// "No line reported yet in this frame."
 const NO_UNIT: u32 = u32::MAX;
 
@@ -228,12 +187,12 @@ struct GcState {
 pub struct Renderer<O: Output> {
     out: O,
     conv: Converter,
-    threads: Threads,
+    threads: IdTable<ThreadState>,
     /// Indexed by method id (ids are dense from 1).
     /// Indexed by method id. Boxed: ids are never reused, so the table keeps a slot
     /// for every method ever defined (unloaded ones too, as None), and a pointer-sized
     /// slot keeps loader churn (80,000 loaders) to megabytes, not tens of them.
-    methods: Vec<Option<Box<MethodState>>>,
+    methods: IdTable<Box<MethodState>>,
     classes: HashMap<u32, ClassState>,
     /// Objects defined (objAlloc/objDef) and not freed.
     live_objects: HashSet<u64>,
@@ -290,8 +249,8 @@ impl<O: Output> Renderer<O> {
         let mut w = Renderer {
             out,
             conv,
-            threads: Threads::default(),
-            methods: Vec::new(),
+            threads: IdTable::default(),
+            methods: IdTable::default(),
             classes: HashMap::new(),
             live_objects: HashSet::new(),
             gc: GcState::default(),
@@ -366,7 +325,7 @@ impl<O: Output> Renderer<O> {
     /// Converts a tick for thread `tid`, never earlier than that thread's last time.
     fn stamp(&mut self, tid: u32, t: u64) -> u64 {
         let ns = self.conv.to_unix_ns(t);
-        match self.threads.get_mut(&tid) {
+        match self.threads.get_mut(tid) {
             Some(ts) => ts.clamp(ns),
             None => ns,
         }
@@ -429,7 +388,7 @@ impl<O: Output> Renderer<O> {
     /// (docs/TRACE_FORMAT.md, "Tags"). A tag of a thread the trace never defined is
     /// dropped (nothing may name an undefined thread).
     fn tag(&mut self, t: crate::defs::TagDef) {
-        if !self.threads.contains_key(&t.tid) {
+        if !self.threads.contains(t.tid) {
             return;
         }
         let ns = self.stamp(t.tid, t.t);
@@ -512,37 +471,37 @@ impl<O: Output> Renderer<O> {
     }
 
     fn method_def(&mut self, m: MethodDef) {
-        let idx = m.mid as usize;
-        if self.methods.len() <= idx {
-            self.methods.resize_with(idx + 1, || None);
-        }
+        let idx = m.mid;
         let has_lines = !m.unit_lines.is_empty();
-        self.methods[idx] = Some(Box::new(MethodState {
-            cid: m.cid,
-            count: 0,
-            line_numbers: m.line_numbers,
-            unit_lines: m.unit_lines,
-            alloc_sites: m.alloc_sites,
-            line_tail: if !has_lines {
-                Box::default()
-            } else {
-                let file = self
-                    .classes
-                    .get(&m.cid)
-                    .map(|c| c.source.as_str())
-                    .unwrap_or("");
-                let mut tail = b"\" file_name=\"".to_vec();
-                crate::xml::escape_into(&mut tail, file);
-                tail.extend_from_slice(
-                    format!("\" methodIdRef=\"{}\" ticket=\"", m.mid).as_bytes(),
-                );
-                tail.into_boxed_slice()
-            },
-            ids: padded(&format!(
-                " methodIdRef=\"{}\" classIdRef=\"{}\" ticket=\"",
-                m.mid, m.cid
-            )),
-        }));
+        self.methods.insert(
+            idx,
+            Box::new(MethodState {
+                cid: m.cid,
+                count: 0,
+                line_numbers: m.line_numbers,
+                unit_lines: m.unit_lines,
+                alloc_sites: m.alloc_sites,
+                line_tail: if !has_lines {
+                    Box::default()
+                } else {
+                    let file = self
+                        .classes
+                        .get(&m.cid)
+                        .map(|c| c.source.as_str())
+                        .unwrap_or("");
+                    let mut tail = b"\" file_name=\"".to_vec();
+                    crate::xml::escape_into(&mut tail, file);
+                    tail.extend_from_slice(
+                        format!("\" methodIdRef=\"{}\" ticket=\"", m.mid).as_bytes(),
+                    );
+                    tail.into_boxed_slice()
+                },
+                ids: padded(&format!(
+                    " methodIdRef=\"{}\" classIdRef=\"{}\" ticket=\"",
+                    m.mid, m.cid
+                )),
+            }),
+        );
         if let Some(c) = self.classes.get_mut(&m.cid) {
             c.methods.push(m.mid);
         }
@@ -566,7 +525,7 @@ impl<O: Output> Renderer<O> {
     }
 
     fn chunk(&mut self, tid: u32, data: &[u8]) {
-        if tid != 0 && !self.threads.contains_key(&tid) {
+        if tid != 0 && !self.threads.contains(tid) {
             self.stats.unknown_thread_records += Reader::new(data).count() as u64;
             return;
         }
@@ -636,13 +595,13 @@ impl<O: Output> Renderer<O> {
     /// What `entry` and `fast_return` do, record by record (the same
     /// `ThreadState::enter` and `ret`).
     fn calls(&mut self, tid: u32, data: &[u8], mut pos: usize) -> usize {
-        let Some(ts) = self.threads.get_mut(&tid) else {
+        let Some(ts) = self.threads.get_mut(tid) else {
             return pos;
         };
         let (methods, out, conv) = (&mut self.methods, &mut self.out, self.conv);
         let start = pos;
         while let Some((tag, mid, t)) = record::entry_or_exit(&data[pos..]) {
-            let Some(Some(m)) = methods.get_mut(mid as usize) else {
+            let Some(m) = methods.get_mut(mid) else {
                 break;
             };
             if tag == record::TAG_ENTRY {
@@ -662,20 +621,17 @@ impl<O: Output> Renderer<O> {
     }
 
     fn cid_of(&self, mid: u32) -> Option<u32> {
-        self.methods
-            .get(mid as usize)
-            .and_then(|m| m.as_ref())
-            .map(|m| m.cid)
+        self.methods.get(mid).map(|m| m.cid)
     }
 
     /// methodEntry: the hottest element, written from pre-formatted pieces.
     fn entry(&mut self, tid: u32, mid: u32, t: u64) {
-        let Some(Some(m)) = self.methods.get_mut(mid as usize) else {
+        let Some(m) = self.methods.get_mut(mid) else {
             self.stats.undefined_method_records += 1;
             return;
         };
         m.count += 1;
-        let Some(ts) = self.threads.get_mut(&tid) else {
+        let Some(ts) = self.threads.get_mut(tid) else {
             return;
         };
         let ns = ts.clamp(self.conv.to_unix_ns(t));
@@ -693,7 +649,7 @@ impl<O: Output> Renderer<O> {
         }
         let ns = self.stamp(tid, t);
         // Thread 0 (the VM's records) has no frames: an exit there is a broken record.
-        let Some(ts) = self.threads.get_mut(&tid) else {
+        let Some(ts) = self.threads.get_mut(tid) else {
             self.stats.unknown_thread_records += 1;
             return;
         };
@@ -738,13 +694,13 @@ impl<O: Output> Renderer<O> {
     /// that simple (then `leave` handles it).
     #[inline]
     fn fast_return(&mut self, tid: u32, mid: u32, t: u64) -> bool {
-        let Some(ts) = self.threads.get_mut(&tid) else {
+        let Some(ts) = self.threads.get_mut(tid) else {
             return false;
         };
         if ts.stack.last().is_none_or(|f| f.mid != mid) {
             return false;
         }
-        let Some(Some(m)) = self.methods.get(mid as usize) else {
+        let Some(m) = self.methods.get(mid) else {
             return false;
         };
         ts.ret(&mut self.out, (tid, mid), m, self.conv.to_unix_ns(t));
@@ -808,7 +764,7 @@ impl<O: Output> Renderer<O> {
     }
 
     fn write_thread_end(&mut self, tid: u32, ns: u64, closing: bool) {
-        if let Some(ts) = self.threads.get_mut(&tid) {
+        if let Some(ts) = self.threads.get_mut(tid) {
             if ts.ended {
                 return;
             }
@@ -836,7 +792,7 @@ impl<O: Output> Renderer<O> {
             self.write_mon_enter(tid, obj, 0, ns);
         }
         self.release_thread_ends();
-        match shutdown_tid.filter(|tid| self.threads.get(tid).is_some_and(|s| !s.ended)) {
+        match shutdown_tid.filter(|tid| self.threads.get(*tid).is_some_and(|s| !s.ended)) {
             _ if !self.shutdown => {}
             Some(tid) => self.simple(tid, "runtimeShutdown", t),
             None => {
@@ -854,7 +810,7 @@ impl<O: Output> Renderer<O> {
             .collect();
         live.sort_unstable();
         for tid in live {
-            let ns = match self.threads.get_mut(&tid) {
+            let ns = match self.threads.get_mut(tid) {
                 // Not before the thread's last element (e.g. its runtimeShutdown).
                 Some(s) => match s.end_deferred {
                     Some(ns) => s.clamp(ns),
@@ -868,12 +824,10 @@ impl<O: Output> Renderer<O> {
         self.gc_thread_end(t);
         let end_ns = self.conv.to_unix_ns(t).max(self.max_time());
         let mut counts = Vec::new();
-        for mid in 0..self.methods.len() {
-            if let Some(m) = &self.methods[mid] {
-                let own = m.count;
-                self.stats.method_counts.push((mid as u32, own));
-                counts.push((mid, self.total_count(mid as u32, own)));
-            }
+        let owns: Vec<(u32, u64)> = self.methods.iter().map(|(mid, m)| (mid, m.count)).collect();
+        for (mid, own) in owns {
+            self.stats.method_counts.push((mid, own));
+            counts.push((mid as usize, self.total_count(mid, own)));
         }
         let o = &mut self.out;
         o.open("traceEnd");

@@ -42,13 +42,13 @@ impl<O: Output> Renderer<O> {
         (below, tickets, cap): (u32, u64, u32),
         unit: Option<Option<u32>>,
     ) {
-        if !self.threads.contains_key(&tid) {
+        if !self.threads.contains(tid) {
             return;
         }
         let mut rb = self.rebuilt.remove(&tid).unwrap_or_default();
         // The thread's clock as the definitions replayed so far moved it (a classDef
         // stamped with the thread's time): the whole replay clamps these records to it.
-        if let Some(ts) = self.threads.get(&tid) {
+        if let Some(ts) = self.threads.get(tid) {
             rb.last_ns = rb.last_ns.max(ts.last_ns);
         }
         rb.frames.resize(below as usize, (UNSEEN, 0, 0, NO_UNIT));
@@ -62,7 +62,7 @@ impl<O: Output> Renderer<O> {
             match rec {
                 Rec::Entry { mid, t } => {
                     let ns = stamp(t);
-                    if matches!(self.methods.get(mid as usize), Some(Some(_))) {
+                    if self.methods.contains(mid) {
                         rb.tickets += 1;
                         rb.frames.push((mid, rb.tickets, ns, NO_UNIT));
                     }
@@ -98,8 +98,8 @@ impl<O: Output> Renderer<O> {
                 }
                 Rec::ThreadEnd { t } => rb.end = Some((stamp(t), !rb.frames.is_empty())),
                 Rec::Line { mid, unit, .. } => {
-                    let units = match self.methods.get(mid as usize) {
-                        Some(Some(m)) => m.unit_lines.len(),
+                    let units = match self.methods.get(mid) {
+                        Some(m) => m.unit_lines.len(),
                         _ => 0,
                     };
                     if let Some(top) = rb.frames.last_mut() {
@@ -153,7 +153,7 @@ impl<O: Output> Renderer<O> {
         exception: Option<(u64, u32)>,
     ) -> usize {
         let rb = self.rebuilt.remove(&tid).unwrap_or_default();
-        let Some(ts) = self.threads.get_mut(&tid) else {
+        let Some(ts) = self.threads.get_mut(tid) else {
             return 0;
         };
         // The latest time of its records before the resume point (a tag of the thread
@@ -170,7 +170,7 @@ impl<O: Output> Renderer<O> {
                 ticket,
                 text,
             });
-            if let Some(Some(m)) = self.methods.get(mid as usize) {
+            if let Some(m) = self.methods.get(mid) {
                 let depth = ts.stack.len() as u64;
                 let pre = (&ts.entry_prefix, &m.ids, &text);
                 self.out.entry(tid, mid, ticket, depth, ns, pre);
@@ -195,7 +195,7 @@ impl<O: Output> Renderer<O> {
         }
         match rb.end {
             Some((ns, true)) => {
-                if let Some(ts) = self.threads.get_mut(&tid) {
+                if let Some(ts) = self.threads.get_mut(tid) {
                     ts.end_deferred = Some(ns);
                 }
             }
@@ -216,7 +216,7 @@ impl<O: Output> Renderer<O> {
             return;
         };
         let ns = self.stamp(tid, t);
-        let Some(ts) = self.threads.get_mut(&tid) else {
+        let Some(ts) = self.threads.get_mut(tid) else {
             return;
         };
         if deferred {

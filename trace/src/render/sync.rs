@@ -29,7 +29,7 @@ impl<O: Output> Renderer<O> {
 
     /// `owner`, or 0 (unknown) rather than an id that is no longer defined.
     pub(super) fn known_owner(&self, owner: u32) -> u32 {
-        if self.threads.get(&owner).is_some_and(|s| !s.ended) {
+        if self.threads.get(owner).is_some_and(|s| !s.ended) {
             owner
         } else {
             0
@@ -59,7 +59,7 @@ impl<O: Output> Renderer<O> {
 
     pub(super) fn mon_wait(&mut self, tid: u32, obj: u64, timeout_ms: u64, t: u64) {
         let ns = self.stamp(tid, t);
-        if let Some(ts) = self.threads.get_mut(&tid) {
+        if let Some(ts) = self.threads.get_mut(tid) {
             ts.wait_ns = Some(ns);
         }
         self.write_mon_wait(tid, obj, timeout_ms, ns);
@@ -77,7 +77,7 @@ impl<O: Output> Renderer<O> {
 
     pub(super) fn mon_waited(&mut self, tid: u32, obj: u64, timed_out: bool, t: u64) {
         let ns = self.stamp(tid, t);
-        let began = self.threads.get_mut(&tid).and_then(|s| s.wait_ns.take());
+        let began = self.threads.get_mut(tid).and_then(|s| s.wait_ns.take());
         // A wait that began before the thread could be identified (HotSpot may post
         // MonitorWait for a thread not yet started as far as JVMTI is concerned) has
         // no monWait; its end is not written alone.

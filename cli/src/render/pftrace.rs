@@ -105,6 +105,29 @@ fn encode_event(
     bytes(pk, P_TRACK_EVENT, ev);
 }
 
+/// Appends a track event's framed packet that interns no name (`iid` 0: unnamed), as
+/// `encode_event` and `write_packet` make it: such a packet takes under 64 bytes, so
+/// both its length and its track event's take one byte, set once the fields are in.
+fn push_event(buf: &mut Vec<u8>, track: u64, kind: u64, ts: u64, iid: u64) {
+    let at = buf.len();
+    buf.extend_from_slice(&[((TRACE_PACKET << 3) | 2) as u8, 0]);
+    uint(buf, P_TIMESTAMP, ts);
+    uint(buf, P_SEQUENCE_ID, SEQUENCE);
+    uint(buf, P_SEQUENCE_FLAGS, SEQ_NEEDS_STATE);
+    buf.extend_from_slice(&[((P_TRACK_EVENT << 3) | 2) as u8, 0]);
+    let ev = buf.len();
+    uint(buf, E_TYPE, kind);
+    uint(buf, E_TRACK_UUID, track);
+    if iid != 0 {
+        uint(buf, E_NAME_IID, iid);
+    }
+    buf[ev - 1] = (buf.len() - ev) as u8;
+    buf[at + 1] = (buf.len() - at - 2) as u8;
+}
+
+/// Packets are gathered in one buffer of about this many bytes, written out whole.
+const BUFFER: usize = 1 << 20;
+
 /// The sizes of the `.pftrace` timeline's packets, for choosing a window without
 /// writing it (`render::timeline_size`); each equals what `encode_event` and
 /// `write_packet` make (a unit test holds them to it).
@@ -198,8 +221,8 @@ pub struct Pftrace<W: Write> {
     iids: HashMap<String, u64>,
     /// Interned ids by method index (0: not yet).
     by_method: Vec<u64>,
-    /// A packet's field head, made in place (reused).
-    head: Vec<u8>,
+    /// Packets not written out yet (`BUFFER`).
+    buf: Vec<u8>,
     /// Threads whose track was described.
     described: Vec<bool>,
     /// Per thread: whether each open frame's begin was written (see the JSON output, `perfetto.rs`).
@@ -221,7 +244,7 @@ impl<W: Write> Pftrace<W> {
             described: Vec::new(),
             began: Vec::new(),
             gc_described: false,
-            head: Vec::with_capacity(11),
+            buf: Vec::with_capacity(BUFFER + 256),
             events: 0,
             error: None,
             packet: Vec::new(),
@@ -243,21 +266,28 @@ impl<W: Write> Pftrace<W> {
     }
 
     fn write_packet(&mut self, pk: &[u8]) {
-        if self.error.is_some() {
-            return;
+        varint(&mut self.buf, ((TRACE_PACKET as u64) << 3) | 2);
+        varint(&mut self.buf, pk.len() as u64);
+        self.buf.extend_from_slice(pk);
+        self.spill();
+    }
+
+    /// Writes the buffer out once it is full.
+    #[inline]
+    fn spill(&mut self) {
+        if self.buf.len() >= BUFFER {
+            self.write_out();
         }
-        // The field's head (tag and length), in a buffer kept for it.
-        self.head.clear();
-        varint(&mut self.head, ((TRACE_PACKET as u64) << 3) | 2);
-        varint(&mut self.head, pk.len() as u64);
-        let r = self
-            .out
-            .write_all(&self.head)
-            .and_then(|()| self.out.write_all(pk));
-        match r {
-            Ok(()) => self.bytes_written += (self.head.len() + pk.len()) as u64,
-            Err(e) => self.error = Some(e),
+    }
+
+    fn write_out(&mut self) {
+        if self.error.is_none() {
+            match self.out.write_all(&self.buf) {
+                Ok(()) => self.bytes_written += self.buf.len() as u64,
+                Err(e) => self.error = Some(e),
+            }
         }
+        self.buf.clear();
     }
 
     fn describe(&mut self, uuid: u64, name: &str, thread: Option<u64>) {
@@ -284,36 +314,53 @@ impl<W: Write> Pftrace<W> {
     /// method, so the name is looked up once).
     fn event(&mut self, track: u64, kind: u64, ts: u64, name: Option<&str>, method: Option<u32>) {
         self.events += 1;
-        let mut pk = std::mem::take(&mut self.packet);
-        let mut ev = std::mem::take(&mut self.scratch);
-        let named = name.map(|name| {
-            let cached = method.and_then(|m| self.by_method.get(m as usize).copied());
-            match cached.filter(|&iid| iid != 0) {
-                Some(iid) => (iid, None),
-                None => {
-                    let next = self.iids.len() as u64 + 1;
-                    let (iid, new) = match self.iids.get(name) {
-                        Some(&iid) => (iid, false),
-                        None => {
-                            self.iids.insert(name.to_string(), next);
-                            (next, true)
+        let iid = match name {
+            None => 0,
+            Some(name) => {
+                let cached = method.and_then(|m| self.by_method.get(m as usize).copied());
+                match cached.filter(|&iid| iid != 0) {
+                    Some(iid) => iid,
+                    None => {
+                        let next = self.iids.len() as u64 + 1;
+                        let (iid, new) = match self.iids.get(name) {
+                            Some(&iid) => (iid, false),
+                            None => {
+                                self.iids.insert(name.to_string(), next);
+                                (next, true)
+                            }
+                        };
+                        if let Some(m) = method {
+                            let m = m as usize;
+                            if self.by_method.len() <= m {
+                                self.by_method.resize(m + 1, 0);
+                            }
+                            self.by_method[m] = iid;
                         }
-                    };
-                    if let Some(m) = method {
-                        let m = m as usize;
-                        if self.by_method.len() <= m {
-                            self.by_method.resize(m + 1, 0);
+                        if new {
+                            // The name's first use: the packet interns it.
+                            let mut pk = std::mem::take(&mut self.packet);
+                            let mut ev = std::mem::take(&mut self.scratch);
+                            encode_event(
+                                &mut pk,
+                                &mut ev,
+                                track,
+                                kind,
+                                ts,
+                                Some((iid, Some(name))),
+                            );
+                            self.write_packet(&pk);
+                            self.packet = pk;
+                            self.scratch = ev;
+                            return;
                         }
-                        self.by_method[m] = iid;
+                        iid
                     }
-                    (iid, new.then_some(name))
                 }
             }
-        });
-        encode_event(&mut pk, &mut ev, track, kind, ts, named);
-        self.write_packet(&pk);
-        self.packet = pk;
-        self.scratch = ev;
+        };
+        // Every other packet: the short one, made in place.
+        push_event(&mut self.buf, track, kind, ts, iid);
+        self.spill();
     }
 
     fn rel(&self, s: &Symbols, t: u64) -> u64 {
@@ -322,6 +369,7 @@ impl<W: Write> Pftrace<W> {
 
     /// The bytes written, or the first write error.
     pub fn finish(mut self) -> io::Result<(u64, W)> {
+        self.write_out();
         if let Some(e) = self.error.take() {
             return Err(e);
         }
@@ -431,6 +479,11 @@ mod tests {
                         let made = (head.len() + pk.len()) as u64;
                         let intern = name.filter(|_| iid != 0).map(|n| n.len() as u64);
                         assert_eq!(size::event(track, SLICE_BEGIN, ts, iid, intern), made);
+                        if intern.is_none() {
+                            let mut fast = Vec::new();
+                            push_event(&mut fast, track, SLICE_BEGIN, ts, iid);
+                            assert_eq!(fast, [&head[..], &pk[..]].concat());
+                        }
                         if let Some(len) = intern {
                             let plain = size::event(track, SLICE_BEGIN, ts, iid, None);
                             assert!(made - plain <= size::interned(iid, len));

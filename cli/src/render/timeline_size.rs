@@ -37,8 +37,8 @@ struct Name {
 
 pub struct TimelineSize {
     format: Format,
-    /// Width of a bucket in ns (doubles as later times come).
-    width: u64,
+    /// Width of a bucket in ns, a power of two (doubles as later times come): its log.
+    shift: u32,
     /// Bytes by bucket of time (an exit that may be clipped adds its extra at the call's
     /// start and takes it back at its end, hence signed).
     bytes: Vec<i64>,
@@ -64,7 +64,7 @@ impl TimelineSize {
         };
         TimelineSize {
             format,
-            width: 1,
+            shift: 0,
             bytes: vec![0; BUCKETS],
             named: vec![0; BUCKETS],
             base: frame,
@@ -84,16 +84,16 @@ impl TimelineSize {
 
     /// The bucket of time `t`, widening the buckets until it has one.
     fn bucket(&mut self, t: u64) -> usize {
-        while t / self.width >= BUCKETS as u64 {
+        while t >> self.shift >= BUCKETS as u64 {
             for i in 0..BUCKETS / 2 {
                 self.bytes[i] = self.bytes[2 * i] + self.bytes[2 * i + 1];
                 self.named[i] = self.named[2 * i] + self.named[2 * i + 1];
             }
             self.bytes[BUCKETS / 2..].fill(0);
             self.named[BUCKETS / 2..].fill(0);
-            self.width *= 2;
+            self.shift += 1;
         }
-        (t / self.width) as usize
+        (t >> self.shift) as usize
     }
 
     fn add(&mut self, t: u64, bytes: i64) {
@@ -163,15 +163,22 @@ impl TimelineSize {
     }
 
     /// A `.pftrace` named event (slice begin or instant) of name slot `slot` (`new`:
-    /// first used here) at `ts` on `track`, and what follows it at once (its slice's
-    /// end: `then` bytes, at most `extra` more in a window).
-    fn proto_named(&mut self, track: u64, kind: u64, ts: u64, (slot, new): (u32, bool)) {
+    /// first used here) at `ts` on `track`, and `then` bytes counted at the same time
+    /// (its slice's end).
+    fn proto_named(&mut self, track: u64, kind: u64, ts: u64, (slot, new): (u32, bool), then: u64) {
         let n = &mut self.names[slot as usize];
         n.first = n.first.min(ts);
         let (iid, len) = (n.iid, n.len);
-        self.exact += pftrace::size::event(track, kind, ts, iid, new.then_some(len));
-        self.add(ts, pftrace::size::event(track, kind, ts, 1, None) as i64);
+        // In a window: with the shortest id (the slack of longer ones is added per named
+        // event) and without the name's interning (added at its first use).
+        let short = pftrace::size::event(track, kind, ts, 1, None);
+        self.exact += if new {
+            pftrace::size::event(track, kind, ts, iid, Some(len))
+        } else {
+            short + varint_len(iid) - 1
+        } + then;
         let b = self.bucket(ts);
+        self.bytes[b] += (short + then) as i64;
         self.named[b] += 1;
     }
 
@@ -184,7 +191,7 @@ impl TimelineSize {
             slack = varint_len(n) - 1;
             for name in &self.names {
                 if name.first != u64::MAX {
-                    interned[(name.first / self.width) as usize] +=
+                    interned[(name.first >> self.shift) as usize] +=
                         pftrace::size::interned(n, name.len) as i64;
                 }
             }
@@ -192,7 +199,7 @@ impl TimelineSize {
         let mut sum = self.base as i64;
         (0..BUCKETS).map(move |i| {
             sum += self.bytes[i] + interned[i] + (self.named[i] * slack) as i64;
-            (((i as u64 + 1) * self.width) - 1, sum.max(0) as u64)
+            (((i as u64 + 1) << self.shift) - 1, sum.max(0) as u64)
         })
     }
 
@@ -236,11 +243,8 @@ impl Analysis for TimelineSize {
             Format::Proto => {
                 let track = pftrace::size::thread_track(t);
                 let slot = self.method_slot(s, c.method);
-                self.proto_named(track, pftrace::SLICE_BEGIN, start, slot);
-                self.count(
-                    start,
-                    pftrace::size::event(track, pftrace::SLICE_END, end, 0, None),
-                );
+                let e = pftrace::size::event(track, pftrace::SLICE_END, end, 0, None);
+                self.proto_named(track, pftrace::SLICE_BEGIN, start, slot, e);
             }
         }
     }
@@ -254,7 +258,7 @@ impl Analysis for TimelineSize {
                 let name = format!("alloc {}", s.alloc_class(a.class, a.is_array));
                 let slot = self.slot(&name, false);
                 let track = pftrace::size::thread_track(t);
-                self.proto_named(track, pftrace::INSTANT, ts, slot);
+                self.proto_named(track, pftrace::INSTANT, ts, slot, 0);
             }
         }
     }
@@ -268,7 +272,7 @@ impl Analysis for TimelineSize {
                 let class = x.class.map_or("?", |c| s.class_name(c));
                 let slot = self.slot(&format!("throw {class}"), false);
                 let track = pftrace::size::thread_track(x.thread);
-                self.proto_named(track, pftrace::INSTANT, ts, slot);
+                self.proto_named(track, pftrace::INSTANT, ts, slot, 0);
             }
         }
     }
@@ -286,9 +290,8 @@ impl Analysis for TimelineSize {
                 };
                 let slot = self.slot(&format!("{what} {class}"), false);
                 let track = pftrace::size::thread_track(b.thread);
-                self.proto_named(track, pftrace::SLICE_BEGIN, start, slot);
                 let e = pftrace::size::event(track, pftrace::SLICE_END, end.max(start), 0, None);
-                self.count(start, e);
+                self.proto_named(track, pftrace::SLICE_BEGIN, start, slot, e);
             }
         }
     }
@@ -306,9 +309,8 @@ impl Analysis for TimelineSize {
                 }
                 let slot = self.slot("GC", false);
                 let track = pftrace::size::GC_TRACK;
-                self.proto_named(track, pftrace::SLICE_BEGIN, a, slot);
                 let e = pftrace::size::event(track, pftrace::SLICE_END, b.max(a), 0, None);
-                self.count(a, e);
+                self.proto_named(track, pftrace::SLICE_BEGIN, a, slot, e);
             }
         }
     }

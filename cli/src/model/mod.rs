@@ -19,14 +19,19 @@ use filter::Filter;
 use idmap::FastMap;
 pub use symbols::{Symbols, ThreadInfo, NONE};
 
-/// An open frame.
+/// An open frame. Laid out by hand (`repr(C)`) so that `ticket` and `start` are not
+/// neighbours: an entry's ticket and time are neighbours in the [`Event`] the renderer
+/// has just stored field by field, and a frame with them side by side was filled by one
+/// 16-byte load of both, which the processor cannot forward from two 8-byte stores (a
+/// stall of a dozen cycles on every entry: a tenth of `report`'s time on javac).
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Frame {
-    pub method: u32,
     pub ticket: u64,
-    pub start: u64,
     /// Inclusive time of the frame's finished children (within the window).
     pub child: u64,
+    pub start: u64,
+    pub method: u32,
     /// Last source line executed in the frame (0: unknown; `lines=on` traces only).
     pub line: u32,
     /// The same method is open further down this thread's stack.

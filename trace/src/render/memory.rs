@@ -178,8 +178,9 @@ impl<O: Output> Renderer<O> {
         // Its methods' state goes with it, bracket or not (their counts are written
         // now instead of at the end).
         for mid in class.methods {
-            if let Some(m) = self.methods.remove(mid) {
-                let count = self.total_count(mid, m.count);
+            if self.methods.remove(mid).is_some() {
+                let own = self.counts.remove(mid).unwrap_or(0);
+                let count = self.total_count(mid, own);
                 self.out.open("methodCount");
                 self.out.num("methodIdRef", mid as u64);
                 self.out.num("count", count);

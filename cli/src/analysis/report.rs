@@ -96,12 +96,25 @@ pub struct Report {
     /// Edges recently used, direct-mapped by their key's hash (callee row, caller row,
     /// index in `edges`): most of the edges `last_edge` misses, without hashing.
     edge_cache: Vec<(u32, u32, u32)>,
+    /// Only each method's calls, self and total time (`jtrace diff`, which shows no
+    /// more): no distribution, edges, threads or slowest calls.
+    methods_only: bool,
 }
 
 /// Slots of `Report::edge_cache` (a power of two).
 const EDGE_CACHE: usize = 1 << 14;
 
 impl Report {
+    /// A report of each method's calls, self and total time alone (see
+    /// [`Report::methods`]): what `jtrace diff` compares, for the cost of little more
+    /// than reading the trace.
+    pub fn methods_only() -> Self {
+        Report {
+            methods_only: true,
+            ..Report::default()
+        }
+    }
+
     #[inline]
     fn row(&mut self, s: &Symbols, m: u32) -> usize {
         let i = m as usize;
@@ -241,7 +254,10 @@ fn add_all<K: std::hash::Hash + Eq, V: Default>(
 /// Rows by key, edges by their rows, threads by index, the rest by their names.
 impl crate::model::merge::Split for Report {
     fn fresh(&self) -> Self {
-        Report::default()
+        Report {
+            methods_only: self.methods_only,
+            ..Report::default()
+        }
     }
 
     /// Per method, caller edge and thread, from each exit and its caller; the rest
@@ -322,6 +338,9 @@ impl Analysis for Report {
             a.total += c.incl;
         }
         a.self_ns += c.self_ns;
+        if self.methods_only {
+            return;
+        }
         if a.blocking {
             a.wait += c.self_ns;
         }
@@ -755,5 +774,92 @@ impl Report {
             gc: self.gc.clone(),
             slowest,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::filter::Filter;
+    use crate::model::Model;
+    use crate::read::Event;
+    use std::borrow::Cow;
+
+    /// `Report::methods_only` (what `diff` reads) has each method's calls, self and
+    /// total time exactly as the whole report: recursion counted once in the total,
+    /// an exit that closes two frames, a frame left open.
+    #[test]
+    fn methods_only_has_the_whole_reports_method_figures() {
+        let mut evs = vec![
+            Event::TraceStart { time: 0 },
+            Event::ThreadStart {
+                id: 1,
+                time: 0,
+                name: Cow::Borrowed("main"),
+            },
+            Event::ClassDef {
+                id: 1,
+                name: Cow::Borrowed("A"),
+            },
+        ];
+        for (id, name) in [(1, "f"), (2, "g")] {
+            evs.push(Event::MethodDef {
+                id,
+                class: 1,
+                name: Cow::Borrowed(name),
+                signature: Cow::Borrowed("()V"),
+            });
+        }
+        let call = |entry: bool, method: u64, ticket: u64, time: u64| {
+            let thread = 1;
+            if entry {
+                Event::Entry {
+                    thread,
+                    method,
+                    ticket,
+                    time,
+                }
+            } else {
+                Event::Exit {
+                    thread,
+                    method,
+                    ticket,
+                    time,
+                }
+            }
+        };
+        // f { g { f { g {} } } (exit of the outer g closes the inner f too) } f (open)
+        for (e, m, t, time) in [
+            (true, 1, 1, 10),
+            (true, 2, 2, 20),
+            (true, 1, 3, 25),
+            (true, 2, 4, 30),
+            (false, 2, 4, 45),
+            (false, 2, 2, 70),
+            (false, 1, 1, 100),
+            (true, 1, 5, 110),
+        ] {
+            evs.push(call(e, m, t, time));
+        }
+        evs.push(Event::TraceEnd { time: 200 });
+        let mut model = Model::new(Filter::default());
+        let mut both = (Report::default(), Report::methods_only());
+        for e in &evs {
+            model.event(e, &mut both);
+        }
+        model.finish(&mut both);
+        let figures = |r: &Report| -> Vec<(u32, u64, u64, u64)> {
+            r.methods()
+                .map(|(m, a)| (m, a.calls, a.self_ns, a.total))
+                .collect()
+        };
+        let (whole, only) = both;
+        assert_eq!(figures(&whole).len(), 2);
+        assert_eq!(figures(&whole), figures(&only));
+        // g: 15 (inner) and 50, total 50 (recursion counted once); f: 90, 45 (inner,
+        // closed at 70 with the outer g) and 90 (open to the end), total 90 + 90.
+        let mut calls_total: Vec<(u64, u64)> = figures(&whole).iter().map(|f| (f.1, f.3)).collect();
+        calls_total.sort_unstable();
+        assert_eq!(calls_total, [(2, 50), (3, 180)]);
     }
 }

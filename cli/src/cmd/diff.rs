@@ -48,9 +48,9 @@ pub fn run(a: Args) -> Result<(), String> {
         return emit(a.output.as_deref(), out.as_bytes());
     }
     let filter = a.select.filter()?;
-    let mut rb = Report::default();
+    let mut rb = Report::methods_only();
     let sb = split::run(&a.before, filter.clone(), &mut rb)?;
-    let mut ra = Report::default();
+    let mut ra = Report::methods_only();
     let sa = split::run(&a.after, filter.clone(), &mut ra)?;
     let ok = |m: &str| filter.method_ok(m);
     let mut d = render::diff::doc(

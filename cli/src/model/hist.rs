@@ -14,19 +14,22 @@ pub const HELD: usize = 2048;
 /// Buckets per power of two.
 const SUB: u32 = 16;
 
+/// Laid out by hand (`repr(C)`): the fields every duration reads first, so that a
+/// holder can keep them in the cache line of its own hottest figures.
 #[derive(Default, Clone, Debug)]
+#[repr(C)]
 pub struct Histogram {
+    threshold: Option<u64>,
     /// Index of `counts[0]`.
     lo: u32,
-    counts: Vec<u32>,
     total: u64,
-    /// Every duration added longer than `threshold` (all of them until a prune), as
-    /// added; with the `at` durations equal to it, the longest `HELD` at least.
-    kept: Vec<u64>,
-    threshold: Option<u64>,
+    counts: Vec<u32>,
     /// Durations equal to `threshold` (counted, not held: calls of the same length are
     /// common).
     at: u64,
+    /// Every duration added longer than `threshold` (all of them until a prune), as
+    /// added; with the `at` durations equal to it, the longest `HELD` at least.
+    kept: Vec<u64>,
 }
 
 /// A quantile and whether it is the exact duration at its rank.

@@ -122,6 +122,9 @@ impl<F: FnMut(&Symbols, &Line)> Replay<F> {
     fn flush(&mut self, s: &Symbols, t: u32, now: u64) {
         let (min, ws) = (self.show.min_time, s.window.0);
         let th = &mut self.threads[t as usize];
+        if th.lines.is_empty() {
+            return;
+        }
         let mut limit = th.flushed + th.lines.len();
         // Frames are in start order: the undecided ones (too young to be known long
         // enough, or not yet inside the window) are the top ones.
@@ -167,6 +170,7 @@ impl<F: FnMut(&Symbols, &Line)> Analysis for Replay<F> {
         let (method, start) = (f.method, f.start);
         let shown = self.inside_shown(t).filter(|_| start <= s.window.1);
         let th = self.thread(t);
+        let waiting = !th.lines.is_empty();
         let line = shown.map(|depth| {
             let ix = th.flushed + th.lines.len();
             th.lines.push(Line {
@@ -179,7 +183,11 @@ impl<F: FnMut(&Symbols, &Line)> Analysis for Replay<F> {
             ix
         });
         th.frames.push(Open { line, start });
-        self.flush(s, t, start);
+        // With no line waiting before it, nothing can go out: its own entry waits (it
+        // may still become a one-line call).
+        if waiting {
+            self.flush(s, t, start);
+        }
     }
 
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {

@@ -98,26 +98,24 @@ impl PathTree {
         if self.cache.is_empty() && self.nodes.len() >= CACHE_FROM {
             self.cache = Recent::with_slots(CACHE);
         }
-        if let Some(&n) = self.index.get(&(parent, label)) {
-            self.nodes[parent as usize].last = (label, n);
-            self.cache.put(key, n);
-            return n;
-        }
-        let n = self.nodes.len() as u32;
-        let p = &mut self.nodes[parent as usize];
-        let next = std::mem::replace(&mut p.first, n);
-        p.last = (label, n);
-        self.nodes.push(Node {
-            label,
-            parent,
-            calls: 0,
-            total: 0,
-            self_ns: 0,
-            last: (0, 0),
-            first: 0,
-            next,
+        // One probe of the map, found or made (a new path is most of the misses).
+        let nodes = &mut self.nodes;
+        let n = *self.index.entry((parent, label)).or_insert_with(|| {
+            let n = nodes.len() as u32;
+            let next = std::mem::replace(&mut nodes[parent as usize].first, n);
+            nodes.push(Node {
+                label,
+                parent,
+                calls: 0,
+                total: 0,
+                self_ns: 0,
+                last: (0, 0),
+                first: 0,
+                next,
+            });
+            n
         });
-        self.index.insert((parent, label), n);
+        self.nodes[parent as usize].last = (label, n);
         self.cache.put(key, n);
         n
     }

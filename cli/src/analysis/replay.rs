@@ -147,8 +147,15 @@ impl<F: FnMut(&Symbols, &Line)> Replay<F> {
             return;
         }
         th.flushed += n;
-        for l in th.lines.drain(..n) {
-            (self.out)(s, &l);
+        // Printed in place, then dropped (nearly always all of them): no line moved.
+        let out = &mut self.out;
+        for l in &th.lines[..n] {
+            out(s, l);
+        }
+        if n == th.lines.len() {
+            th.lines.clear();
+        } else {
+            th.lines.drain(..n);
         }
     }
 

@@ -88,6 +88,7 @@ impl NsText {
         self.digits_front(int);
     }
 
+    #[inline(always)]
     fn push_front(&mut self, b: &[u8]) {
         let at = self.start - b.len();
         self.buf[at..self.start].copy_from_slice(b);
@@ -103,6 +104,7 @@ impl NsText {
     }
 
     /// `v` in decimal before the text, two digits at a time.
+    #[inline(always)]
     fn digits_front(&mut self, mut v: u64) {
         while v >= 100 {
             self.pair_front(v % 100);

@@ -94,15 +94,23 @@ impl<F: FnMut(&Symbols, &Line)> Replay<F> {
         }
     }
 
+    #[inline]
     fn thread(&mut self, t: u32) -> &mut ThreadLines {
         let i = t as usize;
         if self.threads.len() <= i {
-            self.threads.resize_with(i + 1, ThreadLines::default);
+            self.grow(i + 1);
         }
         &mut self.threads[i]
     }
 
+    /// Room for `n` threads (once per thread).
+    #[cold]
+    fn grow(&mut self, n: usize) {
+        self.threads.resize_with(n, ThreadLines::default);
+    }
+
     /// Whether a line inside the current top frame is shown.
+    #[inline]
     fn inside_shown(&mut self, t: u32) -> Option<usize> {
         let max = self.show.max_depth;
         let th = self.thread(t);

@@ -34,6 +34,7 @@ const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 pub const NS_TEXT: usize = 24;
 
 impl NsText {
+    #[inline]
     pub fn new(v: u64) -> NsText {
         let mut t = NsText {
             buf: [b' '; NS_TEXT],

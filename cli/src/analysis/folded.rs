@@ -19,24 +19,140 @@ pub fn flame_min(t: &PathTree) -> u64 {
     t.nodes.iter().map(|n| n.self_ns).sum::<u64>() / 12_000
 }
 
-/// A path tree merged by frame name.
+/// A path tree merged by frame name: node 0 is the root, parents come before their
+/// children.
 struct Names {
     /// Frame names (`;` and spaces replaced), by id.
     names: Vec<String>,
-    /// Per node: name id, own value, children.
-    nodes: Vec<(u32, u64, Vec<u32>)>,
-    index: FastMap<(u32, u32), u32>,
+    /// Per node: name id (`NONE` for the root and for path nodes that are no node of
+    /// their own, see [`Names::of`]).
+    name: Vec<u32>,
+    /// Per node: own value.
+    own: Vec<u64>,
+    /// Per node: parent (`NONE` for the root and the same path nodes).
+    parent: Vec<u32>,
 }
 
+const NONE: u32 = u32::MAX;
+
 impl Names {
-    fn child(&mut self, parent: u32, name: u32) -> u32 {
-        if let Some(&n) = self.index.get(&(parent, name)) {
-            return n;
+    /// The tree of `t` merged by name. Thread nodes (without `threads`) and extra root
+    /// labels are no frame: their subtrees hang from the root.
+    ///
+    /// Nearly always no two siblings share a name (frames name overloads with their
+    /// parameters), and then this is `t` itself, node for node, made without a map;
+    /// otherwise nodes are merged through a map of (parent, name).
+    fn of(s: &Symbols, t: &PathTree, threads: bool) -> Names {
+        let len = t.nodes.len();
+        let mut names: Vec<String> = Vec::new();
+        // Name ids by label, made once per label; labels that share their name with
+        // another label are `shared`.
+        let mut name_of: FastMap<u32, u32> = FastMap::default();
+        let mut by_name: HashMap<String, u32> = HashMap::new();
+        let mut shared: Vec<bool> = Vec::new();
+        // Per path node: its name id, or NONE when it is no frame.
+        let mut ids = vec![NONE; len];
+        // Per path node: whether it hangs from the root (it, or the no-frame node above).
+        let mut at_root = vec![false; len];
+        at_root[0] = true;
+        let mut same = true;
+        for (i, node) in t.nodes.iter().enumerate().skip(1) {
+            if node.label == ROOT {
+                at_root[i] = true;
+                continue;
+            }
+            let parent = node.parent as usize;
+            if node.label & THREAD != 0 && !threads {
+                // Its children join the root's (or, below a frame, that frame's).
+                at_root[i] = true;
+                same &= at_root[parent];
+                continue;
+            }
+            ids[i] = *name_of.entry(node.label).or_insert_with(|| {
+                let name = label_name(s, node.label).replace([';', ' '], "_");
+                let next = names.len() as u32;
+                match by_name.entry(name) {
+                    std::collections::hash_map::Entry::Occupied(e) => {
+                        shared[*e.get() as usize] = true;
+                        *e.get()
+                    }
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        names.push(e.key().clone());
+                        shared.push(false);
+                        e.insert(next);
+                        next
+                    }
+                }
+            });
         }
-        let n = self.nodes.len() as u32;
-        self.nodes.push((name, 0, Vec::new()));
-        self.nodes[parent as usize].2.push(n);
-        self.index.insert((parent, name), n);
+        // Two siblings of one name: only shared names, and the root's children (from
+        // several threads) can be.
+        let mut seen: FastMap<(u32, u32), ()> = FastMap::default();
+        for (i, node) in t.nodes.iter().enumerate().skip(1) {
+            let id = ids[i];
+            if !same || id == NONE {
+                continue;
+            }
+            let parent = node.parent as usize;
+            let key = if at_root[parent] {
+                (NONE, id)
+            } else if shared[id as usize] {
+                (node.parent, id)
+            } else {
+                continue;
+            };
+            same &= seen.insert(key, ()).is_none();
+        }
+        drop(seen);
+        if same {
+            let parent = t
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| match ids[i] {
+                    NONE => NONE,
+                    _ if at_root[n.parent as usize] => 0,
+                    _ => n.parent,
+                })
+                .collect();
+            let own = t
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| if ids[i] == NONE { 0 } else { n.self_ns })
+                .collect();
+            return Names {
+                names,
+                name: ids,
+                own,
+                parent,
+            };
+        }
+        let mut n = Names {
+            names,
+            name: vec![NONE],
+            own: vec![0],
+            parent: vec![NONE],
+        };
+        let mut index: FastMap<(u32, u32), u32> = FastMap::default();
+        // Path-tree node -> name-tree node.
+        let mut map = vec![0u32; len];
+        for (i, node) in t.nodes.iter().enumerate().skip(1) {
+            let parent = map[node.parent as usize];
+            if ids[i] == NONE {
+                // The root's label again maps to the root, a thread node to its parent.
+                map[i] = if node.label == ROOT { 0 } else { parent };
+                continue;
+            }
+            let m = *index.entry((parent, ids[i])).or_insert_with(|| {
+                n.name.push(ids[i]);
+                n.own.push(0);
+                n.parent.push(parent);
+                n.name.len() as u32 - 1
+            });
+            map[i] = m;
+            n.own[m as usize] += node.self_ns;
+        }
         n
     }
 }
@@ -52,44 +168,36 @@ pub fn folded(
     min: u64,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let mut n = Names {
-        names: Vec::new(),
-        nodes: vec![(u32::MAX, 0, Vec::new())],
-        index: FastMap::default(),
-    };
-    // Name ids by label, made once per label.
-    let mut name_of: FastMap<u32, u32> = FastMap::default();
-    let mut by_name: HashMap<String, u32> = HashMap::new();
-    // Path-tree node -> name-tree node (thread nodes map to the root without `threads`).
-    let mut map = vec![0u32; t.nodes.len()];
-    for (i, node) in t.nodes.iter().enumerate() {
-        if i == 0 || node.label == ROOT {
-            continue;
-        }
-        let parent = map[node.parent as usize];
-        if node.label & THREAD != 0 && !threads {
-            map[i] = parent;
-            continue;
-        }
-        let id = *name_of.entry(node.label).or_insert_with(|| {
-            let name = label_name(s, node.label).replace([';', ' '], "_");
-            let next = by_name.len() as u32;
-            *by_name.entry(name.clone()).or_insert_with(|| {
-                n.names.push(name);
-                next
-            })
-        });
-        let m = n.child(parent, id);
-        map[i] = m;
-        n.nodes[m as usize].1 += node.self_ns;
-    }
+    let n = Names::of(s, t, threads);
+    let len = n.name.len();
     // Subtree weights (children come after their parents: one backward sweep).
-    let mut weight: Vec<u64> = n.nodes.iter().map(|x| x.1).collect();
-    for i in (1..n.nodes.len()).rev() {
-        for &c in &n.nodes[i].2 {
-            weight[i] += weight[c as usize];
+    let mut weight = n.own.clone();
+    for i in (1..len).rev() {
+        let p = n.parent[i];
+        if p != NONE {
+            weight[p as usize] += weight[i];
         }
     }
+    // Children of each node, together: `kids[first[p]..first[p + 1]]`.
+    let mut first = vec![0u32; len + 1];
+    for &p in &n.parent {
+        if p != NONE {
+            first[p as usize + 1] += 1;
+        }
+    }
+    for i in 0..len {
+        first[i + 1] += first[i];
+    }
+    let mut kids = vec![0u32; first[len] as usize];
+    let mut next = first.clone();
+    for (i, &p) in n.parent.iter().enumerate() {
+        if p != NONE {
+            kids[next[p as usize] as usize] = i as u32;
+            next[p as usize] += 1;
+        }
+    }
+    drop(next);
+    let children = |p: u32| &kids[first[p as usize] as usize..first[p as usize + 1] as usize];
     // Byte order of whole strings: a child's own line sorts by its name, its
     // subtree's lines by its name followed by `;`. Both keys of every name ranked once
     // (id * 2: the name, id * 2 + 1: the name and `;`), so siblings sort by a number.
@@ -105,6 +213,7 @@ pub fn folded(
     for (r, &k) in keys.iter().enumerate() {
         rank[k as usize] = r as u32;
     }
+    let name = |c: u32| n.names[n.name[c as usize] as usize].as_bytes();
     let mut path: Vec<u8> = Vec::new();
     // Work list: (node, path length before it, what to do).
     enum Step {
@@ -130,7 +239,7 @@ pub fn folded(
                     crate::render::fmt::push_u64(&mut value, v);
                     value.push('\n');
                     out.write_all(&path)?;
-                    out.write_all(n.names[n.nodes[c as usize].0 as usize].as_bytes())?;
+                    out.write_all(name(c))?;
                     out.write_all(value.as_bytes())?;
                 }
             }
@@ -138,20 +247,20 @@ pub fn folded(
             Step::Enter(p) => {
                 let at = path.len();
                 if p != 0 {
-                    path.extend_from_slice(n.names[n.nodes[p as usize].0 as usize].as_bytes());
+                    path.extend_from_slice(name(p));
                     path.push(b';');
                 }
-                for &c in &n.nodes[p as usize].2 {
-                    let name = n.nodes[c as usize].0;
+                for &c in children(p) {
+                    let id = n.name[c as usize];
                     let light = weight[c as usize] < min;
                     let own = if light {
                         weight[c as usize]
                     } else {
-                        n.nodes[c as usize].1
+                        n.own[c as usize]
                     };
-                    items.push((rank[name as usize * 2], Step::Line(c, own)));
-                    if !light && !n.nodes[c as usize].2.is_empty() {
-                        items.push((rank[name as usize * 2 + 1], Step::Enter(c)));
+                    items.push((rank[id as usize * 2], Step::Line(c, own)));
+                    if !light && !children(c).is_empty() {
+                        items.push((rank[id as usize * 2 + 1], Step::Enter(c)));
                     }
                 }
                 items.sort_unstable_by_key(|x| x.0);

@@ -94,15 +94,23 @@ impl<F: FnMut(&Symbols, &Line)> Replay<F> {
         }
     }
 
+    #[inline]
     fn thread(&mut self, t: u32) -> &mut ThreadLines {
         let i = t as usize;
         if self.threads.len() <= i {
-            self.threads.resize_with(i + 1, ThreadLines::default);
+            self.grow(i + 1);
         }
         &mut self.threads[i]
     }
 
+    /// Room for `n` threads (once per thread).
+    #[cold]
+    fn grow(&mut self, n: usize) {
+        self.threads.resize_with(n, ThreadLines::default);
+    }
+
     /// Whether a line inside the current top frame is shown.
+    #[inline]
     fn inside_shown(&mut self, t: u32) -> Option<usize> {
         let max = self.show.max_depth;
         let th = self.thread(t);
@@ -122,6 +130,9 @@ impl<F: FnMut(&Symbols, &Line)> Replay<F> {
     fn flush(&mut self, s: &Symbols, t: u32, now: u64) {
         let (min, ws) = (self.show.min_time, s.window.0);
         let th = &mut self.threads[t as usize];
+        if th.lines.is_empty() {
+            return;
+        }
         let mut limit = th.flushed + th.lines.len();
         // Frames are in start order: the undecided ones (too young to be known long
         // enough, or not yet inside the window) are the top ones.
@@ -144,8 +155,15 @@ impl<F: FnMut(&Symbols, &Line)> Replay<F> {
             return;
         }
         th.flushed += n;
-        for l in th.lines.drain(..n) {
-            (self.out)(s, &l);
+        // Printed in place, then dropped (nearly always all of them): no line moved.
+        let out = &mut self.out;
+        for l in &th.lines[..n] {
+            out(s, l);
+        }
+        if n == th.lines.len() {
+            th.lines.clear();
+        } else {
+            th.lines.drain(..n);
         }
     }
 
@@ -167,6 +185,7 @@ impl<F: FnMut(&Symbols, &Line)> Analysis for Replay<F> {
         let (method, start) = (f.method, f.start);
         let shown = self.inside_shown(t).filter(|_| start <= s.window.1);
         let th = self.thread(t);
+        let waiting = !th.lines.is_empty();
         let line = shown.map(|depth| {
             let ix = th.flushed + th.lines.len();
             th.lines.push(Line {
@@ -179,7 +198,11 @@ impl<F: FnMut(&Symbols, &Line)> Analysis for Replay<F> {
             ix
         });
         th.frames.push(Open { line, start });
-        self.flush(s, t, start);
+        // With no line waiting before it, nothing can go out: its own entry waits (it
+        // may still become a one-line call).
+        if waiting {
+            self.flush(s, t, start);
+        }
     }
 
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {

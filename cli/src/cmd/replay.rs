@@ -6,7 +6,7 @@ use crate::analysis::replay::{class_of, Line, Replay, Show, What};
 use crate::model::names::Names;
 use crate::model::{BlockKind, Symbols};
 use crate::pass;
-use crate::render::fmt;
+use crate::render::fmt::{self, NsText, NS_TEXT};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -67,12 +67,13 @@ struct Printer {
     out: Stream,
     error: Option<std::io::Error>,
     /// Text lines made and not yet written.
-    buf: String,
-    /// A number being made for a column (reused).
-    cell: String,
-    /// Each thread's column, by thread index (made on first use).
-    columns: Vec<String>,
+    buf: Vec<u8>,
+    /// Each thread's column and INDENT spaces, by thread index (made on first use).
+    columns: Vec<Vec<u8>>,
 }
+
+/// The indentation a thread's column carries with it (deeper lines add more).
+const INDENT: usize = 256;
 
 impl Printer {
     fn method(&self, s: &Symbols, m: u32) -> String {
@@ -80,123 +81,95 @@ impl Printer {
     }
 
     /// A line of text appended to `o`; calls, entries and exits (nearly every line)
-    /// without an allocation.
-    fn text_into(&mut self, o: &mut String, s: &Symbols, l: &Line) {
-        // Right-aligned: each number made in `cell` (ASCII), then padded and copied.
-        let cell = &mut self.cell;
-        cell.clear();
-        fmt::ns_into(cell, l.time.saturating_sub(s.start));
-        fmt::spaces(o, 11usize.saturating_sub(cell.len()));
-        o.push('+');
-        o.push_str(cell);
-        o.push(' ');
-        cell.clear();
-        if let Some(d) = l.duration {
-            fmt::ns_into(cell, d);
+    /// without an allocation, in a few copies: the two number columns as one fixed
+    /// piece, the thread's column and the indentation as one, then the method.
+    fn text_into(&mut self, s: &Symbols, l: &Line) {
+        let o = &mut self.buf;
+        let time = NsText::new(l.time.saturating_sub(s.start));
+        let dur = l.duration.map(NsText::new);
+        let (tl, dl) = (time.width(), dur.as_ref().map_or(0, NsText::width));
+        if tl <= 11 && dl <= 10 {
+            // `+time` right-aligned in 12 columns, a space, the duration in 10.
+            let mut head = [b' '; 23];
+            head[1..12].copy_from_slice(&time.padded()[NS_TEXT - 11..]);
+            head[11 - tl] = b'+';
+            if let Some(d) = &dur {
+                head[13..23].copy_from_slice(&d.padded()[NS_TEXT - 10..]);
+            }
+            o.extend_from_slice(&head);
+        } else {
+            o.resize(o.len() + 11usize.saturating_sub(tl), b' ');
+            o.push(b'+');
+            o.extend_from_slice(time.as_str().as_bytes());
+            o.push(b' ');
+            o.resize(o.len() + 10usize.saturating_sub(dl), b' ');
+            if let Some(d) = &dur {
+                o.extend_from_slice(d.as_str().as_bytes());
+            }
         }
-        fmt::spaces(o, 10usize.saturating_sub(cell.len()));
-        o.push_str(cell);
-        // The thread's column (with the spaces around it), made once per thread.
+        // The thread's column (with the spaces around it) and then INDENT spaces, made
+        // once per thread: the column and the line's indentation are one copy.
         let columns = &mut self.columns;
         let t = l.thread as usize;
         if columns.len() <= t {
-            columns.resize(t + 1, String::new());
+            columns.resize(t + 1, Vec::new());
         }
         if columns[t].is_empty() {
             let name = thread_name(s, l.thread);
             let c = &mut columns[t];
-            c.push_str("  ");
-            c.push_str(name);
-            fmt::spaces(c, 16usize.saturating_sub(name.chars().count()) + 1);
+            c.extend_from_slice(b"  ");
+            c.extend_from_slice(name.as_bytes());
+            c.resize(
+                c.len() + 16usize.saturating_sub(name.chars().count()) + 1,
+                b' ',
+            );
+            c.resize(c.len() + INDENT, b' ');
         }
-        o.push_str(&columns[t]);
-        fmt::spaces(o, 2 * l.depth.saturating_sub(1));
+        let c = &columns[t];
+        let indent = 2 * l.depth.saturating_sub(1);
+        if indent <= INDENT {
+            o.extend_from_slice(&c[..c.len() - INDENT + indent]);
+        } else {
+            o.extend_from_slice(c);
+            let mut n = indent - INDENT;
+            while n > 0 {
+                let k = n.min(INDENT);
+                o.extend_from_slice(&c[c.len() - k..]);
+                n -= k;
+            }
+        }
         match &l.what {
             What::Call {
                 method,
                 threw,
                 open,
             } => {
-                o.push_str(&s.method(*method).readable);
-                o.push_str(suffix(*threw, *open));
+                o.extend_from_slice(s.method(*method).readable.as_bytes());
+                if *threw || *open {
+                    o.extend_from_slice(suffix(*threw, *open).as_bytes());
+                }
+                o.push(b'\n');
             }
             What::Enter { method } => {
-                o.push_str(&s.method(*method).readable);
-                o.push_str(" {");
+                o.extend_from_slice(s.method(*method).readable.as_bytes());
+                o.extend_from_slice(b" {\n");
             }
             What::Exit {
                 method,
                 threw,
                 open,
             } => {
-                o.push_str("} ");
-                o.push_str(&s.method(*method).readable);
-                o.push_str(suffix(*threw, *open));
+                o.extend_from_slice(b"} ");
+                o.extend_from_slice(s.method(*method).readable.as_bytes());
+                if *threw || *open {
+                    o.extend_from_slice(suffix(*threw, *open).as_bytes());
+                }
+                o.push(b'\n');
             }
-            _ => o.push_str(&self.what(s, &l.what)),
-        }
-        o.push('\n');
-    }
-
-    /// What happened, for the lines other than calls, entries and exits.
-    fn what(&self, s: &Symbols, what: &What) -> String {
-        match what {
-            What::Call { .. } | What::Enter { .. } | What::Exit { .. } => String::new(),
-            What::Exception {
-                class,
-                thrown_in,
-                line,
-                caught_in,
-            } => format!(
-                "! {} thrown in {}{}, {}",
-                self.names.class(&class_of(s, *class)),
-                self.method(s, *thrown_in),
-                if *line > 0 {
-                    format!(" line {line}")
-                } else {
-                    String::new()
-                },
-                match caught_in {
-                    Some(m) => format!("caught in {}", self.method(s, *m)),
-                    None => "not caught in traced code".to_string(),
-                }
-            ),
-            What::Alloc {
-                class,
-                is_array,
-                size,
-                line,
-            } => format!(
-                "+ new {} ({}){}",
-                self.names.class(&s.alloc_class(*class, *is_array)),
-                fmt::bytes(*size),
-                if *line > 0 {
-                    format!(" line {line}")
-                } else {
-                    String::new()
-                }
-            ),
-            What::Blocked {
-                kind,
-                class,
-                owner,
-                open,
-            } => format!(
-                "~ {} {}{}{}",
-                match kind {
-                    BlockKind::Contended => "blocked on",
-                    BlockKind::Wait => "waited on",
-                },
-                self.names.class(&class_of(s, *class)),
-                owner
-                    .map(|o| format!(" (held by {})", thread_name(s, o)))
-                    .unwrap_or_default(),
-                if *open {
-                    " (still waiting at the end)"
-                } else {
-                    ""
-                }
-            ),
+            _ => {
+                o.extend_from_slice(what(&self.names, s, &l.what).as_bytes());
+                o.push(b'\n');
+            }
         }
     }
 
@@ -301,9 +274,7 @@ impl Printer {
         } else {
             // Text lines gather in `buf` and are written 1 MiB at a time: as large as
             // `Stream`'s buffer, which then passes them on without copying.
-            let mut text = std::mem::take(&mut self.buf);
-            self.text_into(&mut text, s, l);
-            self.buf = text;
+            self.text_into(s, l);
             if self.buf.len() < 1 << 20 {
                 return;
             }
@@ -316,9 +287,71 @@ impl Printer {
 
     /// Writes the text lines gathered.
     fn flush(&mut self) -> std::io::Result<()> {
-        let r = self.out.write_all(self.buf.as_bytes());
+        let r = self.out.write_all(&self.buf);
         self.buf.clear();
         r
+    }
+}
+
+/// What happened, for the lines other than calls, entries and exits.
+fn what(names: &Names, s: &Symbols, what: &What) -> String {
+    match what {
+        What::Call { .. } | What::Enter { .. } | What::Exit { .. } => String::new(),
+        What::Exception {
+            class,
+            thrown_in,
+            line,
+            caught_in,
+        } => format!(
+            "! {} thrown in {}{}, {}",
+            names.class(&class_of(s, *class)),
+            s.method(*thrown_in).readable,
+            if *line > 0 {
+                format!(" line {line}")
+            } else {
+                String::new()
+            },
+            match caught_in {
+                Some(m) => format!("caught in {}", s.method(*m).readable),
+                None => "not caught in traced code".to_string(),
+            }
+        ),
+        What::Alloc {
+            class,
+            is_array,
+            size,
+            line,
+        } => format!(
+            "+ new {} ({}){}",
+            names.class(&s.alloc_class(*class, *is_array)),
+            fmt::bytes(*size),
+            if *line > 0 {
+                format!(" line {line}")
+            } else {
+                String::new()
+            }
+        ),
+        What::Blocked {
+            kind,
+            class,
+            owner,
+            open,
+        } => format!(
+            "~ {} {}{}{}",
+            match kind {
+                BlockKind::Contended => "blocked on",
+                BlockKind::Wait => "waited on",
+            },
+            names.class(&class_of(s, *class)),
+            owner
+                .map(|o| format!(" (held by {})", thread_name(s, o)))
+                .unwrap_or_default(),
+            if *open {
+                " (still waiting at the end)"
+            } else {
+                ""
+            }
+        ),
     }
 }
 
@@ -342,8 +375,7 @@ pub fn run(a: Args) -> Result<(), String> {
         first: true,
         out,
         error: None,
-        buf: String::with_capacity((1 << 20) + (1 << 12)),
-        cell: Default::default(),
+        buf: Vec::with_capacity((1 << 20) + (1 << 12)),
         columns: Default::default(),
     };
     if !a.json {

@@ -8,43 +8,131 @@ pub fn ns(v: u64) -> String {
 }
 
 /// [`ns`] appended to `o` (the path views write one per row, millions of rows).
+pub fn ns_into(o: &mut String, v: u64) {
+    o.push_str(NsText::new(v).as_str());
+}
+
+/// [`ns`] made without an allocation, right-aligned in a buffer of spaces: a fixed
+/// width of it is a column cell (`replay` writes two per line, tens of millions).
 /// Integer arithmetic gives exactly what formatting the `f64` quotient gives, except
 /// at a tie (`12.35us`: the quotient's binary value decides) and beyond 2^50 ns, where
 /// the `f64` itself is formatted.
-pub fn ns_into(o: &mut String, v: u64) {
-    use std::fmt::Write as _;
-    if v < 1_000 {
-        push_u64(o, v);
-        o.push_str("ns");
-        return;
-    }
-    // (units of the last digit shown, digits after the point, suffix)
-    let (unit, digits, suffix) = if v < 1_000_000 {
-        (100, 1, "us")
-    } else if v < 1_000_000_000 {
-        (10_000, 2, "ms")
-    } else {
-        (1_000_000, 3, "s")
-    };
-    if v % unit == unit / 2 || v >= 1 << 50 {
-        let f = v as f64;
-        let _ = match suffix {
-            "us" => write!(o, "{:.1}us", f / 1e3),
-            "ms" => write!(o, "{:.2}ms", f / 1e6),
-            _ => write!(o, "{:.3}s", f / 1e9),
+pub struct NsText {
+    buf: [u8; NS_TEXT],
+    /// Where the text starts in `buf` (it ends at the end).
+    start: usize,
+}
+
+/// `00` to `99`.
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
+
+/// The size of [`NsText`]'s buffer: longer than any `ns` (`18446744073.710s`).
+pub const NS_TEXT: usize = 24;
+
+impl NsText {
+    #[inline]
+    pub fn new(v: u64) -> NsText {
+        let mut t = NsText {
+            buf: [b' '; NS_TEXT],
+            start: NS_TEXT,
         };
-        return;
+        if v < 1_000 {
+            t.push_front(b"ns");
+            t.digits_front(v);
+        } else if v < 1_000_000 {
+            t.fixed::<100, 10>(v, b"us");
+        } else if v < 1_000_000_000 {
+            t.fixed::<10_000, 100>(v, b"ms");
+        } else {
+            t.fixed::<1_000_000, 1_000>(v, b"s");
+        }
+        t
     }
-    // q has more than `digits` digits (v is at least 10 units): its digits with the
-    // point before the last `digits`.
-    let q = (v + unit / 2) / unit;
-    let mut b = itoa::Buffer::new();
-    let d = b.format(q);
-    let (int, frac) = d.split_at(d.len() - digits as usize);
-    o.push_str(int);
-    o.push('.');
-    o.push_str(frac);
-    o.push_str(suffix);
+
+    /// `v` in units of `UNIT` ns, with the digits of `FRAC` (10, 100, 1000) after the
+    /// point. Constant divisors: multiplications, not divisions.
+    #[inline(always)]
+    fn fixed<const UNIT: u64, const FRAC: u64>(&mut self, v: u64, suffix: &[u8]) {
+        if v % UNIT == UNIT / 2 || v >= 1 << 50 {
+            use std::fmt::Write as _;
+            let f = v as f64;
+            let mut o = String::new();
+            let _ = match FRAC {
+                10 => write!(o, "{:.1}", f / 1e3),
+                100 => write!(o, "{:.2}", f / 1e6),
+                _ => write!(o, "{:.3}", f / 1e9),
+            };
+            self.push_front(suffix);
+            self.push_front(o.as_bytes());
+            return;
+        }
+        // q has more than the fraction's digits (v is at least 10 units): its digits
+        // with the point before the fraction's.
+        let q = (v + UNIT / 2) / UNIT;
+        let (int, frac) = (q / FRAC, q % FRAC);
+        self.push_front(suffix);
+        if FRAC == 1_000 {
+            self.pair_front(frac % 100);
+            self.start -= 1;
+            self.buf[self.start] = b'0' + (frac / 100) as u8;
+        } else if FRAC == 100 {
+            self.pair_front(frac);
+        } else {
+            self.start -= 1;
+            self.buf[self.start] = b'0' + frac as u8;
+        }
+        self.push_front(b".");
+        self.digits_front(int);
+    }
+
+    #[inline(always)]
+    fn push_front(&mut self, b: &[u8]) {
+        let at = self.start - b.len();
+        self.buf[at..self.start].copy_from_slice(b);
+        self.start = at;
+    }
+
+    /// Two digits of `v` (under 100) before the text.
+    #[inline(always)]
+    fn pair_front(&mut self, v: u64) {
+        let i = 2 * v as usize;
+        self.start -= 2;
+        self.buf[self.start..self.start + 2].copy_from_slice(&PAIRS[i..i + 2]);
+    }
+
+    /// `v` in decimal before the text, two digits at a time.
+    #[inline(always)]
+    fn digits_front(&mut self, mut v: u64) {
+        while v >= 100 {
+            self.pair_front(v % 100);
+            v /= 100;
+        }
+        if v >= 10 {
+            self.pair_front(v);
+        } else {
+            self.start -= 1;
+            self.buf[self.start] = b'0' + v as u8;
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        // ASCII digits, point and suffix.
+        std::str::from_utf8(&self.buf[self.start..]).unwrap_or_default()
+    }
+
+    /// The text's length (its width in a column).
+    pub fn width(&self) -> usize {
+        NS_TEXT - self.start
+    }
+
+    /// The whole buffer: the text right-aligned after spaces.
+    pub fn padded(&self) -> &[u8; NS_TEXT] {
+        &self.buf
+    }
 }
 
 /// The length of [`ns`]`(v)`, mostly without making it (a column's width).
@@ -174,6 +262,9 @@ mod tests {
         }
         for v in vs {
             assert_eq!(ns(v), float(v), "{v}");
+            let t = NsText::new(v);
+            let pad = std::str::from_utf8(t.padded()).unwrap();
+            assert_eq!(pad, format!("{:>w$}", float(v), w = NS_TEXT), "{v}");
             assert_eq!(ns_len(v), ns(v).len(), "{v}");
             assert_eq!(u64_len(v), v.to_string().len(), "{v}");
         }

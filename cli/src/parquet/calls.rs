@@ -312,9 +312,10 @@ impl Drop for Parts {
 
 /// Whether zstd pays on a column: its chunks are compressed while it quarters them at
 /// least; a column it did not is stored raw and tried again every [`PROBE_EVERY`]
-/// chunks. (zstd costs about 25 instructions a byte; durations barely shrink, and
-/// javac's `method_id`, `path_id` and `depth`, which it cuts by about 3x, are not
-/// worth it: `calls.parquet` 14% larger, 0.35x the `.jtr`.)
+/// chunks (on one of [`DECIDE_ROWS`] rows or more). (zstd costs about 25 instructions
+/// a byte; durations barely shrink, and javac's `method_id`, `path_id` and `depth`,
+/// which it cuts by about 3x, are not worth it: `calls.parquet` 14% larger, 0.35x the
+/// `.jtr`.)
 #[derive(Clone, Copy)]
 struct Squeeze {
     pays: bool,
@@ -439,7 +440,10 @@ impl Calls {
         for (i, col) in calls::COLUMNS.iter().enumerate() {
             let d = self.descrs[i].clone();
             let squeeze = &mut self.squeeze[i];
-            let zstd = squeeze.pays || squeeze.since >= PROBE_EVERY;
+            // A column it does not pay on is tried again on a chunk that decides (a
+            // small one had kept zstd on until the next large one).
+            let probe = squeeze.since >= PROBE_EVERY && rows >= DECIDE_ROWS;
+            let zstd = squeeze.pays || probe;
             let z = &mut Enc {
                 z: &mut self.zstd,
                 zstd,

@@ -413,8 +413,14 @@ pub struct Chunk {
 impl Chunk {
     /// `zstd`: pages compressed (at [`LEVEL`]) or not.
     pub fn new(zstd: bool) -> Chunk {
+        Chunk::with_capacity(zstd, 1 << 16)
+    }
+
+    /// A chunk whose pages are expected to take about `bytes` (its buffer grown by
+    /// copying past that).
+    pub fn with_capacity(zstd: bool, bytes: usize) -> Chunk {
         Chunk {
-            sink: TrackedWrite::new(Vec::with_capacity(1 << 16)),
+            sink: TrackedWrite::new(Vec::with_capacity(bytes)),
             zstd,
             dict_offset: None,
             data_offset: None,
@@ -634,7 +640,10 @@ pub fn int_chunk(
     let nullable = null.is_some();
     let null = null.unwrap_or(0);
     let rows = vals.len();
-    let mut ch = Chunk::new(e.zstd);
+    // Room for 8 bytes a value raw (delta-packed values take fewer), 2 compressed: a
+    // chunk's buffer grown page by page had cost a copy of it at every doubling.
+    let room = rows * if e.zstd { 2 } else { 8 };
+    let mut ch = Chunk::with_capacity(e.zstd, room + 4096);
     let (mut min, mut max, mut nulls) = (i64::MAX, i64::MIN, 0u64);
     for page in vals.chunks(PAGE_ROWS) {
         e.body.clear();

@@ -4,6 +4,7 @@
 
 use super::common::{emit, json};
 use crate::model::filter::Filter;
+use crate::model::idmap::FastMap;
 use crate::model::Analysis;
 use crate::pass;
 use crate::read::Event;
@@ -59,27 +60,50 @@ struct InfoDoc {
     warnings: Vec<String>,
 }
 
-/// The element kind an event counts as.
-fn kind(ev: &Event) -> Option<&'static str> {
+/// The element kinds events count as, in [`kind`]'s order.
+const KINDS: [&str; 18] = [
+    "methodEntry",
+    "methodExit",
+    "throw",
+    "catch",
+    "line",
+    "objAlloc",
+    "objDef",
+    "objFree",
+    "gcStart",
+    "gcFinish",
+    "monContendedEnter",
+    "monContendedEntered",
+    "monWait",
+    "monWaited",
+    "threadStart",
+    "threadEnd",
+    "classDef",
+    "methodDef",
+];
+
+/// The element kind an event counts as: its index in [`KINDS`] (counted in an array
+/// per event, not a map keyed by name: a string compare per event was half of `info`).
+fn kind(ev: &Event) -> Option<usize> {
     Some(match ev {
-        Event::Entry { .. } => "methodEntry",
-        Event::Exit { .. } => "methodExit",
-        Event::Throw { .. } => "throw",
-        Event::Catch { .. } => "catch",
-        Event::Line { .. } => "line",
-        Event::Alloc { .. } => "objAlloc",
-        Event::ObjDef { .. } => "objDef",
-        Event::ObjFree { .. } => "objFree",
-        Event::GcStart { .. } => "gcStart",
-        Event::GcFinish { .. } => "gcFinish",
-        Event::ContendedEnter { .. } => "monContendedEnter",
-        Event::ContendedEntered { .. } => "monContendedEntered",
-        Event::Wait { .. } => "monWait",
-        Event::Waited { .. } => "monWaited",
-        Event::ThreadStart { .. } => "threadStart",
-        Event::ThreadEnd { .. } => "threadEnd",
-        Event::ClassDef { .. } => "classDef",
-        Event::MethodDef { .. } => "methodDef",
+        Event::Entry { .. } => 0,
+        Event::Exit { .. } => 1,
+        Event::Throw { .. } => 2,
+        Event::Catch { .. } => 3,
+        Event::Line { .. } => 4,
+        Event::Alloc { .. } => 5,
+        Event::ObjDef { .. } => 6,
+        Event::ObjFree { .. } => 7,
+        Event::GcStart { .. } => 8,
+        Event::GcFinish { .. } => 9,
+        Event::ContendedEnter { .. } => 10,
+        Event::ContendedEntered { .. } => 11,
+        Event::Wait { .. } => 12,
+        Event::Waited { .. } => 13,
+        Event::ThreadStart { .. } => 14,
+        Event::ThreadEnd { .. } => 15,
+        Event::ClassDef { .. } => 16,
+        Event::MethodDef { .. } => 17,
         _ => return None,
     })
 }
@@ -89,13 +113,23 @@ impl Analysis for Nothing {}
 
 pub fn run(a: Args) -> Result<(), String> {
     let mut d = InfoDoc::default();
-    let mut calls: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut counts = [0u64; KINDS.len()];
+    // Entries by thread id, and the last thread's count apart (its calls come in runs).
+    let mut calls: FastMap<u64, u64> = FastMap::default();
+    let mut last: Option<(u64, u64)> = None;
     let s = pass::run_tapped(&a.trace, Filter::default(), &mut Nothing, |ev| {
         if let Some(k) = kind(ev) {
-            *d.events.entry(k).or_default() += 1;
+            counts[k] += 1;
         }
         match ev {
-            Event::Entry { thread, .. } => *calls.entry(*thread).or_default() += 1,
+            Event::Entry { thread, .. } => match &mut last {
+                Some((t, n)) if t == thread => *n += 1,
+                _ => {
+                    if let Some((t, n)) = last.replace((*thread, 1)) {
+                        *calls.entry(t).or_default() += n;
+                    }
+                }
+            },
             Event::Process { pid, command } => {
                 d.pid = Some(*pid);
                 d.command = Some(command.to_string());
@@ -121,6 +155,15 @@ pub fn run(a: Args) -> Result<(), String> {
         }
     })?;
     pass::warn(&s);
+    if let Some((t, n)) = last {
+        *calls.entry(t).or_default() += n;
+    }
+    d.events = KINDS
+        .iter()
+        .zip(counts)
+        .filter(|&(_, n)| n > 0)
+        .map(|(&k, n)| (k, n))
+        .collect();
     let syms = &s.model.syms;
     let t = &s.model.totals;
     let end = t.end.unwrap_or(t.last);

@@ -791,55 +791,18 @@ impl Report {
 mod tests {
     use super::*;
     use crate::model::filter::Filter;
+    use crate::model::tests::{defs, entry, exit};
     use crate::model::Model;
     use crate::read::Event;
-    use std::borrow::Cow;
 
     /// `Report::methods_only` (what `diff` reads) has each method's calls, self and
     /// total time exactly as the whole report: recursion counted once in the total,
     /// an exit that closes two frames, a frame left open.
     #[test]
     fn methods_only_has_the_whole_reports_method_figures() {
-        let mut evs = vec![
-            Event::TraceStart { time: 0 },
-            Event::ThreadStart {
-                id: 1,
-                time: 0,
-                name: Cow::Borrowed("main"),
-            },
-            Event::ClassDef {
-                id: 1,
-                name: Cow::Borrowed("A"),
-            },
-        ];
-        for (id, name) in [(1, "f"), (2, "g")] {
-            evs.push(Event::MethodDef {
-                id,
-                class: 1,
-                name: Cow::Borrowed(name),
-                signature: Cow::Borrowed("()V"),
-            });
-        }
-        let call = |entry: bool, method: u64, ticket: u64, time: u64| {
-            let thread = 1;
-            if entry {
-                Event::Entry {
-                    thread,
-                    method,
-                    ticket,
-                    time,
-                }
-            } else {
-                Event::Exit {
-                    thread,
-                    method,
-                    ticket,
-                    time,
-                }
-            }
-        };
+        let mut evs = defs();
         // f { g { f { g {} } } (exit of the outer g closes the inner f too) } f (open)
-        for (e, m, t, time) in [
+        for (enter, m, t, time) in [
             (true, 1, 1, 10),
             (true, 2, 2, 20),
             (true, 1, 3, 25),
@@ -849,7 +812,11 @@ mod tests {
             (false, 1, 1, 100),
             (true, 1, 5, 110),
         ] {
-            evs.push(call(e, m, t, time));
+            evs.push(if enter {
+                entry(m, t, time)
+            } else {
+                exit(m, t, time)
+            });
         }
         evs.push(Event::TraceEnd { time: 200 });
         let mut model = Model::new(Filter::default());

@@ -1084,4 +1084,4 @@ impl Model {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

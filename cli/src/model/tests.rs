@@ -23,7 +23,8 @@ impl Analysis for Calls {
     }
 }
 
-fn defs() -> Vec<Event<'static>> {
+/// Thread 1 (`main`), class 1 (`A`) and its methods 1 (`f()V`) and 2 (`g()V`).
+pub(crate) fn defs() -> Vec<Event<'static>> {
     vec![
         Event::TraceStart { time: 0 },
         Event::ThreadStart {
@@ -50,7 +51,8 @@ fn defs() -> Vec<Event<'static>> {
     ]
 }
 
-fn entry(method: u64, ticket: u64, time: u64) -> Event<'static> {
+/// An entry on thread 1.
+pub(crate) fn entry(method: u64, ticket: u64, time: u64) -> Event<'static> {
     Event::Entry {
         thread: 1,
         method,
@@ -59,7 +61,8 @@ fn entry(method: u64, ticket: u64, time: u64) -> Event<'static> {
     }
 }
 
-fn exit(method: u64, ticket: u64, time: u64) -> Event<'static> {
+/// An exit on thread 1.
+pub(crate) fn exit(method: u64, ticket: u64, time: u64) -> Event<'static> {
     Event::Exit {
         thread: 1,
         method,

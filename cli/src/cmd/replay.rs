@@ -131,12 +131,7 @@ impl Printer {
             o.extend_from_slice(&c[..c.len() - INDENT + indent]);
         } else {
             o.extend_from_slice(c);
-            let mut n = indent - INDENT;
-            while n > 0 {
-                let k = n.min(INDENT);
-                o.extend_from_slice(&c[c.len() - k..]);
-                n -= k;
-            }
+            o.resize(o.len() + indent - INDENT, b' ');
         }
         match &l.what {
             What::Call {

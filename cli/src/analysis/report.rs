@@ -13,9 +13,11 @@ use std::collections::{BinaryHeap, HashMap};
 pub const SLOWEST: usize = 20;
 
 /// Laid out by hand (`repr(C)`, a cache line aligned): what every exit reads and
-/// writes (the counts and times, `blocking`, the histogram's threshold) is the first
-/// 64 bytes, one cache line; the rest is touched by few exits. Rows are scattered over
-/// a few megabytes on a real program: each line an exit touches is mostly a miss.
+/// writes (the counts and times, the last caller's edge, the histogram's threshold and
+/// counts' pointer) is the first 64 bytes, one cache line; the rest is touched by few
+/// exits. Rows are scattered over a few megabytes on a real program: each line an exit
+/// touches is mostly a miss. (The longest call is the histogram's; a blocking method's
+/// waiting is its self time, said at the end: neither is written per exit.)
 #[derive(Default, Clone)]
 #[repr(C, align(64))]
 pub struct MethodAgg {
@@ -25,16 +27,29 @@ pub struct MethodAgg {
     pub self_ns: u64,
     /// Inclusive time of every call (for the mean).
     pub sum: u64,
-    pub max: u64,
-    /// A JDK method that blocks (see [`trace::waits::blocks`]).
-    pub blocking: bool,
+    /// The caller row of this method's last call and its edge in `Report::edges`
+    /// (a method is mostly called again from where it was just called: no hashing).
+    last_edge: LastEdge,
     hist: Histogram,
     pub open: u64,
     pub by_exception: u64,
-    /// Time of its self time spent waiting: monitor contention and `Object.wait` inside
-    /// its frames, and the whole self time of a JDK method that blocks (sleep, park,
-    /// blocking I/O: probed with `waits=on` even when the JDK is not traced).
-    pub wait: u64,
+    /// Monitor contention and `Object.wait` inside its frames (see [`MethodAgg::wait`]).
+    monitor_wait: u64,
+    /// A JDK method that blocks (see [`trace::waits::blocks`]).
+    pub blocking: bool,
+}
+
+// The histogram's threshold and counts (its first 24 bytes) in the row's first line.
+const _: () = assert!(std::mem::offset_of!(MethodAgg, hist) + 24 <= 64);
+
+/// (caller row, index in `Report::edges`); none yet at first.
+#[derive(Clone, Copy)]
+struct LastEdge(u32, u32);
+
+impl Default for LastEdge {
+    fn default() -> Self {
+        LastEdge(NONE, NONE)
+    }
 }
 
 /// One caller edge: the calls of a method made from one caller.
@@ -93,11 +108,9 @@ pub struct Report {
     /// enter it: one comparison for nearly every call).
     slow_floor: u64,
     /// (callee row, caller row or NONE for a thread's first frame) -> its figures in
-    /// `edges`; per callee row, the last caller and its edge (a method is mostly
-    /// called again from where it was just called: no hashing then).
+    /// `edges` (the last caller's edge is found in the callee's row first).
     edge_ix: FastMap<(u32, u32), u32>,
     edges: Vec<((u32, u32), EdgeAgg)>,
-    last_edge: Vec<(u32, u32)>,
     /// Edges recently used, direct-mapped by their key's hash (callee row, caller row,
     /// index in `edges`): most of the edges `last_edge` misses, without hashing.
     edge_cache: Vec<(u32, u32, u32)>,
@@ -160,8 +173,8 @@ impl Report {
 
     #[inline]
     fn edge(&mut self, row: usize, caller: u32) -> &mut EdgeAgg {
-        let ix = match self.last_edge.get(row) {
-            Some(&(c, ix)) if c == caller && ix != NONE => ix,
+        let ix = match self.rows[row].2.last_edge {
+            LastEdge(c, ix) if c == caller && ix != NONE => ix,
             _ => self.edge_slow(row, caller),
         };
         &mut self.edges[ix as usize].1
@@ -182,10 +195,7 @@ impl Report {
                 ix
             }
         };
-        if self.last_edge.len() <= row {
-            self.last_edge.resize(row + 1, (NONE, NONE));
-        }
-        self.last_edge[row] = (caller, ix);
+        self.rows[row].2.last_edge = LastEdge(caller, ix);
         ix
     }
 
@@ -237,11 +247,21 @@ impl MethodAgg {
         self.total += o.total;
         self.self_ns += o.self_ns;
         self.sum += o.sum;
-        self.max = self.max.max(o.max);
         self.open += o.open;
         self.by_exception += o.by_exception;
         self.hist.merge(&o.hist);
-        self.wait += o.wait;
+        self.monitor_wait += o.monitor_wait;
+    }
+
+    /// Time of its self time spent waiting: monitor contention and `Object.wait` inside
+    /// its frames, and the whole self time of a JDK method that blocks (sleep, park,
+    /// blocking I/O: probed with `waits=on` even when the JDK is not traced).
+    pub fn wait(&self) -> u64 {
+        if self.blocking {
+            self.self_ns
+        } else {
+            self.monitor_wait.min(self.self_ns)
+        }
     }
 }
 
@@ -296,9 +316,12 @@ impl crate::model::merge::Split for Report {
             mine.total += e.total;
             mine.self_ns += e.self_ns;
         }
-        // Rows of methods this worker never saw finish are found by key from now on.
+        // Rows of methods this worker never saw finish are found by key from now on;
+        // the rows' last edges are looked up again.
         self.row_of.clear();
-        self.last_edge.clear();
+        for (_, _, a) in &mut self.rows {
+            a.last_edge = LastEdge::default();
+        }
         self.edge_cache.clear();
         if self.threads.len() < o.threads.len() {
             self.threads.resize(o.threads.len(), ThreadAgg::default());
@@ -346,11 +369,7 @@ impl Analysis for Report {
         if self.methods_only {
             return;
         }
-        if a.blocking {
-            a.wait += c.self_ns;
-        }
         a.sum += c.incl;
-        a.max = a.max.max(c.incl);
         // Rare: not written (nor their line read) otherwise.
         if c.open {
             a.open += 1;
@@ -413,11 +432,7 @@ impl Analysis for Report {
             let (ws, we) = s.window;
             let clipped = b.end.min(we).saturating_sub(b.start.max(ws));
             let r = self.row(s, site);
-            let a = &mut self.rows[r].2;
-            // A blocking JDK method's self time is all waiting already.
-            if !a.blocking {
-                a.wait += clipped;
-            }
+            self.rows[r].2.monitor_wait += clipped;
         }
         let class = b
             .class
@@ -634,6 +649,7 @@ impl Report {
                 continue;
             }
             let p99 = a.hist.quantile(0.99);
+            let max = a.hist.max();
             methods.push(MethodRow {
                 method: info.readable.clone(),
                 class: info.class.clone(),
@@ -642,11 +658,11 @@ impl Report {
                 calls: a.calls,
                 total_ns: a.total,
                 self_ns: a.self_ns,
-                wait_ns: a.wait.min(a.self_ns),
-                work_ns: a.self_ns.saturating_sub(a.wait),
+                wait_ns: a.wait(),
+                work_ns: a.self_ns - a.wait(),
                 mean_ns: a.sum.checked_div(a.calls).unwrap_or(0),
-                max_ns: a.max,
-                p99_ns: p99.value.min(a.max),
+                max_ns: max,
+                p99_ns: p99.value.min(max),
                 p99_exact: p99.exact,
                 open: a.open,
                 exception_exits: a.by_exception,

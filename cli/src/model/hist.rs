@@ -14,16 +14,21 @@ pub const HELD: usize = 2048;
 /// Buckets per power of two.
 const SUB: u32 = 16;
 
-/// Laid out by hand (`repr(C)`): the fields every duration reads first, so that a
-/// holder can keep them in the cache line of its own hottest figures.
+/// Laid out by hand (`repr(C)`): what every duration reads (the threshold, the counts'
+/// pointer and length) is its first 24 bytes, so that a holder can keep them in the
+/// cache line of its own hottest figures; the held durations come after.
 #[derive(Default, Clone, Debug)]
 #[repr(C)]
 pub struct Histogram {
-    threshold: Option<u64>,
-    /// Index of `counts[0]`.
-    lo: u32,
-    total: u64,
-    counts: Vec<u32>,
+    /// Durations shorter are counted in `counts` alone, those equal to it in `at` too,
+    /// longer ones held in `kept` too. 0 until the first prune: every duration is
+    /// then held or (a zero) counted in `at`.
+    threshold: u64,
+    /// `counts[0]` is the bucket that `counts[1]` counts, the rest one count a bucket
+    /// from there (the lowest bucket in the same allocation as the counts: an added
+    /// duration reads one line of them, not a second for the range). Empty before the
+    /// first duration.
+    counts: Box<[u32]>,
     /// Durations equal to `threshold` (counted, not held: calls of the same length are
     /// common).
     at: u64,
@@ -69,53 +74,44 @@ impl Histogram {
     #[inline]
     pub fn add(&mut self, v: u64) {
         let b = bucket(v);
-        // Nearly always: a bucket inside the range already held.
-        let i = b.wrapping_sub(self.lo) as usize;
-        match self.counts.get_mut(i) {
-            Some(c) => {
-                *c = c.saturating_add(1);
-                self.total += 1;
-            }
+        // Nearly always: a bucket inside the range already counted (none when empty).
+        let lo = self.counts.first().copied().unwrap_or(0);
+        match self.counts.get_mut(b.wrapping_sub(lo) as usize + 1) {
+            Some(c) => *c = c.saturating_add(1),
             None => self.add_to(b, 1),
         }
-        match self.threshold {
-            Some(t) if v < t => {}
-            Some(t) if v == t => self.at += 1,
-            _ => {
-                self.kept.push(v);
-                if self.kept.len() > HELD + HELD / 2 {
-                    self.prune();
-                }
+        if v > self.threshold {
+            self.kept.push(v);
+            if self.kept.len() > HELD + HELD / 2 {
+                self.prune();
             }
+        } else if v == self.threshold {
+            self.at += 1;
         }
     }
 
     /// Adds the counts and kept durations of `other` (durations counted elsewhere).
     pub fn merge(&mut self, other: &Histogram) {
-        for (i, &n) in other.counts.iter().enumerate() {
-            if n > 0 {
-                self.add_to(other.lo + i as u32, n);
+        if let Some((&lo, counts)) = other.counts.split_first() {
+            for (i, &n) in counts.iter().enumerate() {
+                if n > 0 {
+                    self.add_to(lo + i as u32, n);
+                }
             }
         }
         // A duration among the longest HELD of both is at least either threshold: the
         // side that set its threshold held HELD durations at least as long.
-        let Some(t) = self.threshold.max(other.threshold) else {
-            self.kept.extend_from_slice(&other.kept);
-            if self.kept.len() > HELD + HELD / 2 {
-                self.prune();
-            }
-            return;
-        };
+        let t = self.threshold.max(other.threshold);
         let mut at = 0;
         for side in [&*self, other] {
             at += side.kept.iter().filter(|&&v| v == t).count() as u64;
-            if side.threshold == Some(t) {
+            if side.threshold == t {
                 at += side.at;
             }
         }
         self.kept.retain(|&v| v > t);
         self.kept.extend(other.kept.iter().filter(|&&v| v > t));
-        self.threshold = Some(t);
+        self.threshold = t;
         self.at = at;
         if self.kept.len() > HELD + HELD / 2 {
             self.prune();
@@ -131,53 +127,64 @@ impl Histogram {
         // Every held duration is longer than the old threshold, so is `t`.
         self.at = self.kept.iter().filter(|&&v| v == t).count() as u64;
         self.kept.retain(|&v| v > t);
-        self.threshold = Some(t);
+        self.threshold = t;
     }
 
+    /// Counts `n` durations in bucket `b`, the range grown to hold it.
     #[inline(never)]
     fn add_to(&mut self, b: u32, n: u32) {
-        if self.counts.is_empty() {
-            self.lo = b;
-        } else if b < self.lo {
-            let grow = (self.lo - b) as usize;
-            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
-            self.lo = b;
+        let mut counts = std::mem::take(&mut self.counts).into_vec();
+        match counts.first().copied() {
+            None => counts.push(b),
+            Some(lo) if b < lo => {
+                counts.splice(1..1, std::iter::repeat_n(0, (lo - b) as usize));
+                counts[0] = b;
+            }
+            Some(_) => {}
         }
-        let i = (b - self.lo) as usize;
-        if i >= self.counts.len() {
-            self.counts.resize(i + 1, 0);
+        let i = (b - counts[0]) as usize + 1;
+        if i >= counts.len() {
+            counts.resize(i + 1, 0);
         }
-        self.counts[i] = self.counts[i].saturating_add(n);
-        self.total += n as u64;
+        counts[i] = counts[i].saturating_add(n);
+        self.counts = counts.into_boxed_slice();
+    }
+
+    /// The longest duration added (0 when none).
+    pub fn max(&self) -> u64 {
+        // The longest is held, or it is the threshold (counted in `at`).
+        let floor = if self.at > 0 { self.threshold } else { 0 };
+        self.kept.iter().copied().max().unwrap_or(floor)
     }
 
     /// The `q`-quantile (0..=1) by nearest rank: the duration at rank `ceil(q * n)` of
     /// the `n` sorted, exact when it is among the longest `HELD`, else its bucket's upper
     /// bound (never below the true value, at most ~4.4% above it); 0 when empty.
     pub fn quantile(&self, q: f64) -> Quantile {
-        if self.total == 0 {
+        let Some((&lo, counts)) = self.counts.split_first() else {
             return Quantile {
                 value: 0,
                 exact: true,
             };
-        }
-        let rank = ((q * self.total as f64).ceil() as u64).clamp(1, self.total);
+        };
+        let total: u64 = counts.iter().map(|&c| c as u64).sum();
+        let rank = ((q * total as f64).ceil() as u64).clamp(1, total);
         // The bucket holding the rank, and how many durations lie above it.
         let mut seen = 0u64;
-        let mut at = self.counts.len() - 1;
-        for (i, &c) in self.counts.iter().enumerate() {
+        let mut at = counts.len() - 1;
+        for (i, &c) in counts.iter().enumerate() {
             if seen + c as u64 >= rank {
                 at = i;
                 break;
             }
             seen += c as u64;
         }
-        let b = self.lo + at as u32;
-        let above = self.total - seen - self.counts[at] as u64;
+        let b = lo + at as u32;
+        let above = total - seen - counts[at] as u64;
         // Counted from the longest, the rank is among the longest HELD (all held):
         // exact, whatever else happens to be held (which depends on the order the
         // durations came in).
-        let from_top = self.total - rank + 1;
+        let from_top = total - rank + 1;
         if from_top <= HELD as u64 {
             if from_top <= self.kept.len() as u64 {
                 let mut here: Vec<u64> = self
@@ -194,13 +201,11 @@ impl Histogram {
                         exact: true,
                     };
                 }
-            } else if let Some(t) = self.threshold {
-                if from_top <= self.kept.len() as u64 + self.at {
-                    return Quantile {
-                        value: t,
-                        exact: true,
-                    };
-                }
+            } else if from_top <= self.kept.len() as u64 + self.at {
+                return Quantile {
+                    value: self.threshold,
+                    exact: true,
+                };
             }
         }
         Quantile {
@@ -260,6 +265,7 @@ mod tests {
                 "{q}"
             );
         }
+        assert_eq!(h.max(), *values.iter().max().unwrap());
         h.add(1); // grows downwards
         assert_eq!(h.quantile(0.0).value, 1);
     }
@@ -274,6 +280,7 @@ mod tests {
             h.add(v);
         }
         assert!(h.kept.len() <= HELD + HELD / 2, "{}", h.kept.len());
+        assert_eq!(h.max(), *values.iter().max().unwrap());
         // p99 of 150,000 lies 1,501 from the longest: held.
         assert_eq!(
             h.quantile(0.99),
@@ -287,6 +294,26 @@ mod tests {
         let got = h.quantile(0.5);
         assert!(!got.exact);
         assert_eq!(got.value, upper(bucket(truth)));
+    }
+
+    #[test]
+    fn zero_durations_are_counted_exactly_before_any_prune() {
+        let mut h = Histogram::default();
+        assert_eq!(h.max(), 0);
+        let values: Vec<u64> = (0..3000u64)
+            .map(|v| if v % 3 == 0 { v } else { 0 })
+            .collect();
+        for &v in &values {
+            h.add(v);
+        }
+        assert_eq!(h.max(), 2997);
+        for q in [0.5, 0.6, 0.99, 1.0] {
+            let want = Quantile {
+                value: nearest_rank(&values, q),
+                exact: true,
+            };
+            assert_eq!(h.quantile(q), want, "{q}");
+        }
     }
 
     #[test]
@@ -305,6 +332,7 @@ mod tests {
         }
         assert!(whole.kept.len() < HELD, "{}", whole.kept.len());
         a.merge(&b);
+        assert_eq!((a.max(), whole.max()), (158_000, 158_000));
         for q in [0.99, 0.998, 0.999, 1.0] {
             let want = Quantile {
                 value: nearest_rank(&values, q),
@@ -333,10 +361,8 @@ mod tests {
             for h in &hs {
                 merged.merge(h);
             }
-            assert_eq!(
-                (merged.lo, &merged.counts, merged.total),
-                (whole.lo, &whole.counts, whole.total)
-            );
+            assert_eq!(&merged.counts, &whole.counts);
+            assert_eq!(merged.max(), *all.iter().max().unwrap());
             for q in [0.0, 0.5, 0.9, 0.99, 0.999, 1.0] {
                 assert_eq!(
                     merged.quantile(q),

@@ -40,7 +40,6 @@ pub fn run(a: Args) -> Result<(), String> {
     let s = split::run(&a.trace, filter.clone(), &mut both)?;
     let (report, tree) = both;
     let ok = |m: &str| filter.method_ok(m);
-    let all = report.doc(&s, &ok, None);
     let out = if a.json {
         json(&report.doc(&s, &ok, a.top))?
     } else if a.html {
@@ -56,6 +55,8 @@ pub fn run(a: Args) -> Result<(), String> {
         render::flame::svg(&folded, &title, "ns", &mut svg)?;
         render::html::page(&doc, &svg).into_bytes()
     } else {
+        // The totals over every method, beside the top rows.
+        let all = report.doc(&s, &ok, None);
         let doc = report.doc(&s, &ok, Some(a.top.unwrap_or(TEXT_TOP)));
         render::text::report(&doc, &all).into_bytes()
     };

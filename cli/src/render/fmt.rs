@@ -16,11 +16,14 @@ pub fn ns_into(o: &mut String, v: u64) {
 /// width of it is a column cell (`replay` writes two per line, tens of millions).
 /// Integer arithmetic gives exactly what formatting the `f64` quotient gives, except
 /// at a tie (`12.35us`: the quotient's binary value decides) and beyond 2^50 ns, where
-/// the `f64` itself is formatted.
+/// the `f64` itself is formatted. The text is put together in a register, a character
+/// or two at a time, and stored once: bytes stored one by one and read back as a
+/// column cell stalled the read (a load spanning several stores is not forwarded;
+/// half of the formatting's samples in `replay`).
 pub struct NsText {
     buf: [u8; NS_TEXT],
-    /// Where the text starts in `buf` (it ends at the end).
-    start: usize,
+    /// The text's length: it is the end of `buf`.
+    width: usize,
 }
 
 /// `00` to `99`.
@@ -30,105 +33,136 @@ const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
     6061626364656667686970717273747576777879\
     8081828384858687888990919293949596979899";
 
-/// The size of [`NsText`]'s buffer: longer than any `ns` (`18446744073.710s`).
-pub const NS_TEXT: usize = 24;
+/// The size of [`NsText`]'s buffer: as long as the longest `ns` (`18446744073.710s`).
+pub const NS_TEXT: usize = 16;
 
-impl NsText {
-    #[inline]
-    pub fn new(v: u64) -> NsText {
-        let mut t = NsText {
-            buf: [b' '; NS_TEXT],
-            start: NS_TEXT,
-        };
-        if v < 1_000 {
-            t.push_front(b"ns");
-            t.digits_front(v);
-        } else if v < 1_000_000 {
-            t.fixed::<100, 10>(v, b"us");
-        } else if v < 1_000_000_000 {
-            t.fixed::<10_000, 100>(v, b"ms");
-        } else {
-            t.fixed::<1_000_000, 1_000>(v, b"s");
+/// Text being put together from its end: its first character in the lowest byte.
+#[derive(Clone, Copy)]
+struct Text {
+    bytes: u128,
+    len: usize,
+}
+
+impl Text {
+    #[inline(always)]
+    fn of(suffix: &[u8]) -> Text {
+        let mut t = Text { bytes: 0, len: 0 };
+        for &b in suffix.iter().rev() {
+            t.byte(b);
         }
         t
     }
 
-    /// `v` in units of `UNIT` ns, with the digits of `FRAC` (10, 100, 1000) after the
-    /// point. Constant divisors: multiplications, not divisions.
+    /// One character before the text.
     #[inline(always)]
-    fn fixed<const UNIT: u64, const FRAC: u64>(&mut self, v: u64, suffix: &[u8]) {
+    fn byte(&mut self, b: u8) {
+        self.bytes = (self.bytes << 8) | b as u128;
+        self.len += 1;
+    }
+
+    /// Two digits of `v` (under 100) before the text.
+    #[inline(always)]
+    fn pair(&mut self, v: u64) {
+        let i = 2 * v as usize;
+        let p = u16::from_le_bytes([PAIRS[i], PAIRS[i + 1]]);
+        self.bytes = (self.bytes << 16) | p as u128;
+        self.len += 2;
+    }
+
+    /// `v` in decimal before the text, two digits at a time.
+    #[inline(always)]
+    fn digits(&mut self, mut v: u64) {
+        while v >= 100 {
+            self.pair(v % 100);
+            v /= 100;
+        }
+        if v >= 10 {
+            self.pair(v);
+        } else {
+            self.byte(b'0' + v as u8);
+        }
+    }
+
+    /// `v` in units of `UNIT` ns rounded, with the digits of `FRAC` (10, 100, 1000)
+    /// after the point, and the suffix; none at a tie or beyond 2^50 ns (the `f64`
+    /// decides). Constant divisors: multiplications.
+    #[inline(always)]
+    fn fixed<const UNIT: u64, const FRAC: u64>(v: u64, suffix: &[u8]) -> Option<Text> {
         if v % UNIT == UNIT / 2 || v >= 1 << 50 {
-            use std::fmt::Write as _;
-            let f = v as f64;
-            let mut o = String::new();
-            let _ = match FRAC {
-                10 => write!(o, "{:.1}", f / 1e3),
-                100 => write!(o, "{:.2}", f / 1e6),
-                _ => write!(o, "{:.3}", f / 1e9),
-            };
-            self.push_front(suffix);
-            self.push_front(o.as_bytes());
-            return;
+            return None;
         }
         // q has more than the fraction's digits (v is at least 10 units): its digits
         // with the point before the fraction's.
         let q = (v + UNIT / 2) / UNIT;
         let (int, frac) = (q / FRAC, q % FRAC);
-        self.push_front(suffix);
+        let mut t = Text::of(suffix);
         if FRAC == 1_000 {
-            self.pair_front(frac % 100);
-            self.start -= 1;
-            self.buf[self.start] = b'0' + (frac / 100) as u8;
+            t.pair(frac % 100);
+            t.byte(b'0' + (frac / 100) as u8);
         } else if FRAC == 100 {
-            self.pair_front(frac);
+            t.pair(frac);
         } else {
-            self.start -= 1;
-            self.buf[self.start] = b'0' + frac as u8;
+            t.byte(b'0' + frac as u8);
         }
-        self.push_front(b".");
-        self.digits_front(int);
+        t.byte(b'.');
+        t.digits(int);
+        Some(t)
     }
+}
 
-    #[inline(always)]
-    fn push_front(&mut self, b: &[u8]) {
-        let at = self.start - b.len();
-        self.buf[at..self.start].copy_from_slice(b);
-        self.start = at;
-    }
-
-    /// Two digits of `v` (under 100) before the text.
-    #[inline(always)]
-    fn pair_front(&mut self, v: u64) {
-        let i = 2 * v as usize;
-        self.start -= 2;
-        self.buf[self.start..self.start + 2].copy_from_slice(&PAIRS[i..i + 2]);
-    }
-
-    /// `v` in decimal before the text, two digits at a time (in place: `itoa` into its
-    /// own buffer and a copy measured slower for `replay`, two numbers a line, in five
-    /// alternated runs out of five).
-    #[inline(always)]
-    fn digits_front(&mut self, mut v: u64) {
-        while v >= 100 {
-            self.pair_front(v % 100);
-            v /= 100;
-        }
-        if v >= 10 {
-            self.pair_front(v);
+impl NsText {
+    #[inline]
+    pub fn new(v: u64) -> NsText {
+        let t = if v < 1_000 {
+            let mut t = Text::of(b"ns");
+            t.digits(v);
+            Some(t)
+        } else if v < 1_000_000 {
+            Text::fixed::<100, 10>(v, b"us")
+        } else if v < 1_000_000_000 {
+            Text::fixed::<10_000, 100>(v, b"ms")
         } else {
-            self.start -= 1;
-            self.buf[self.start] = b'0' + v as u8;
+            Text::fixed::<1_000_000, 1_000>(v, b"s")
+        };
+        let Some(t) = t else {
+            return NsText::of_float(v);
+        };
+        // Right-aligned (at most 12 characters below 2^50 ns), spaces before it.
+        let spaces = u128::from_le_bytes([b' '; NS_TEXT]) >> (8 * t.len);
+        NsText {
+            buf: ((t.bytes << (8 * (NS_TEXT - t.len))) | spaces).to_le_bytes(),
+            width: t.len,
         }
+    }
+
+    /// A tie or a duration beyond 2^50 ns: the `f64` quotient formatted.
+    #[cold]
+    #[inline(never)]
+    fn of_float(v: u64) -> NsText {
+        use std::fmt::Write as _;
+        let f = v as f64;
+        let mut o = String::new();
+        let _ = if v < 1_000_000 {
+            write!(o, "{:.1}us", f / 1e3)
+        } else if v < 1_000_000_000 {
+            write!(o, "{:.2}ms", f / 1e6)
+        } else {
+            write!(o, "{:.3}s", f / 1e9)
+        };
+        let width = o.len().min(NS_TEXT);
+        let mut buf = [b' '; NS_TEXT];
+        buf[NS_TEXT - width..].copy_from_slice(&o.as_bytes()[o.len() - width..]);
+        NsText { buf, width }
     }
 
     pub fn as_str(&self) -> &str {
         // ASCII digits, point and suffix.
-        std::str::from_utf8(&self.buf[self.start..]).unwrap_or_default()
+        std::str::from_utf8(&self.buf[NS_TEXT - self.width..]).unwrap_or_default()
     }
 
     /// The text's length (its width in a column).
     pub fn width(&self) -> usize {
-        NS_TEXT - self.start
+        self.width
     }
 
     /// The whole buffer: the text right-aligned after spaces.

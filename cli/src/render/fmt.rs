@@ -247,23 +247,6 @@ pub fn signed(v: i128, f: impl Fn(u64) -> String) -> String {
     }
 }
 
-/// `n` spaces appended to `o`, many at a time (a deep tree's indentation).
-/// Runs of spaces are copied from here (deep replay lines indent by hundreds).
-const SPACES: &str = concat!(
-    "                                                                ",
-    "                                                                ",
-    "                                                                ",
-    "                                                                "
-);
-
-pub fn spaces(o: &mut String, mut n: usize) {
-    while n > 0 {
-        let k = n.min(SPACES.len());
-        o.push_str(&SPACES[..k]);
-        n -= k;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

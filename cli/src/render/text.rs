@@ -1,6 +1,6 @@
 //! The plain-text outputs: `report`, `tree` and `slow`, as aligned tables.
 
-use super::fmt;
+use super::fmt::{self, NsText};
 use crate::analysis::report::ReportDoc;
 use crate::analysis::slow::SlowCall;
 use crate::analysis::tree::{is_marked, label_name, PathTree, SLOW_MARK};
@@ -333,7 +333,6 @@ fn tree_lines(
     // The columns' widths, from the numbers' lengths.
     let header = ["calls", "total", "self", "frame"];
     let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    let mut num = String::new();
     for r in &rows {
         let n = &t.nodes[r.node as usize];
         if is_call(n) {
@@ -342,46 +341,55 @@ fn tree_lines(
         }
         w[1] = w[1].max(fmt::ns_len(t.subtotal(r.node)));
     }
-    // Each line is made in one reused string: `table`'s layout (two spaces before
-    // each column, numbers right-aligned, the frame not padded, trailing blanks cut).
-    let mut line = String::new();
+    // Each line is made in place in the output buffer: `table`'s layout (two spaces
+    // before each column, numbers right-aligned, the frame not padded, trailing blanks
+    // cut), a number column from its digits without a string of its own.
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
-    let end_line = |line: &mut String, buf: &mut Vec<u8>| {
-        buf.extend_from_slice(prefix.as_bytes());
-        buf.extend_from_slice(line.trim_end().as_bytes());
+    let end_line = |buf: &mut Vec<u8>, start: usize| {
+        // Blanks at the end only where a frame's name is empty or ends in one.
+        if buf.last().is_none_or(|b| !b.is_ascii_graphic()) {
+            let line = std::str::from_utf8(&buf[start..]).unwrap_or_default();
+            let kept = line.trim_end().len();
+            buf.truncate(start + kept);
+        }
         buf.push(b'\n');
-        line.clear();
     };
-    line.push(' ');
+    let start = buf.len();
+    buf.extend_from_slice(prefix.as_bytes());
+    buf.push(b' ');
     for (i, h) in header.iter().enumerate().take(3) {
-        pad_cell(&mut line, w[i], h);
+        pad_cell(&mut buf, w[i], h.as_bytes());
     }
-    line.push_str(" frame");
-    end_line(&mut line, &mut buf);
+    buf.extend_from_slice(b" frame");
+    end_line(&mut buf, start);
+    let mut digits = itoa::Buffer::new();
     for r in &rows {
         let n = &t.nodes[r.node as usize];
         let call = is_call(n);
-        line.push(' ');
-        num.clear();
-        if call {
-            fmt::push_u64(&mut num, n.calls);
-        }
-        pad_cell(&mut line, w[0], &num);
-        num.clear();
-        fmt::ns_into(&mut num, t.subtotal(r.node));
-        pad_cell(&mut line, w[1], &num);
-        num.clear();
-        if call {
-            fmt::ns_into(&mut num, n.self_ns);
-        }
-        pad_cell(&mut line, w[2], &num);
-        line.push(' ');
-        fmt::spaces(&mut line, 2 * r.depth.saturating_sub(skip_root as usize));
-        line.push_str(label_name(s, n.label));
+        let start = buf.len();
+        buf.extend_from_slice(prefix.as_bytes());
+        buf.push(b' ');
+        let calls = if call { digits.format(n.calls) } else { "" };
+        pad_cell(&mut buf, w[0], calls.as_bytes());
+        pad_cell(
+            &mut buf,
+            w[1],
+            NsText::new(t.subtotal(r.node)).as_str().as_bytes(),
+        );
+        let own = call.then(|| NsText::new(n.self_ns));
+        pad_cell(
+            &mut buf,
+            w[2],
+            own.as_ref().map_or("", NsText::as_str).as_bytes(),
+        );
+        buf.push(b' ');
+        let indent = 2 * r.depth.saturating_sub(skip_root as usize);
+        buf.resize(buf.len() + indent, b' ');
+        buf.extend_from_slice(label_name(s, n.label).as_bytes());
         if is_marked(n.label) {
-            line.push_str(SLOW_MARK);
+            buf.extend_from_slice(SLOW_MARK.as_bytes());
         }
-        end_line(&mut line, &mut buf);
+        end_line(&mut buf, start);
         if buf.len() >= 1 << 16 {
             out.write_all(&buf)?;
             buf.clear();
@@ -391,11 +399,12 @@ fn tree_lines(
 }
 
 /// Two spaces, `cell` right-aligned in `width`, one space (a number column).
-fn pad_cell(line: &mut String, width: usize, cell: &str) {
-    line.push(' ');
-    fmt::spaces(line, width.saturating_sub(cell.chars().count()));
-    line.push_str(cell);
-    line.push(' ');
+fn pad_cell(buf: &mut Vec<u8>, width: usize, cell: &[u8]) {
+    buf.push(b' ');
+    // Cells are ASCII: a byte is a column.
+    buf.resize(buf.len() + width.saturating_sub(cell.len()), b' ');
+    buf.extend_from_slice(cell);
+    buf.push(b' ');
 }
 
 /// `jtrace slow`: each slow call, then its subtree merged by path, written as it is

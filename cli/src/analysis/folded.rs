@@ -184,10 +184,9 @@ pub fn folded(
     }
     // Per frame: the weight of its light children, drawn as its own.
     let mut folded_in = vec![0u64; len];
-    for i in 1..len {
-        let p = n.parent[i];
-        if p != NONE && p != 0 && weight[i] < min {
-            folded_in[p as usize] += weight[i];
+    for (&p, &w) in n.parent.iter().zip(&weight).skip(1) {
+        if p != NONE && p != 0 && w < min {
+            folded_in[p as usize] += w;
         }
     }
     // Children of each node, together: `kids[first[p]..first[p + 1]]`.

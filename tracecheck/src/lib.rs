@@ -10,6 +10,7 @@
 mod attrs;
 mod census;
 mod checker;
+mod idmap;
 mod integrity;
 mod lines;
 pub mod linetable;

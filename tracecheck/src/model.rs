@@ -6,10 +6,7 @@ use crate::vocab;
 use crate::{Rule, Violation, MAX_VIOLATIONS};
 use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 
-/// A map keyed by a trace id (thread, class, method), looked up several times per
-/// call: rustc-hash's multiply-and-rotate hash costs a few instructions where ahash's
-/// portable fallback costs tens (ids are the trace's own small integers).
-pub(crate) type IdMap<V> = rustc_hash::FxHashMap<u64, V>;
+pub(crate) use crate::idmap::IdMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Phase {
@@ -37,7 +34,9 @@ pub(crate) struct Thread {
     pub(crate) last_time: Option<(u128, u64)>,
     pub(crate) contending: Option<(i64, u64)>,
     pub(crate) waiting: Option<(i64, u64)>,
-    pub(crate) per_method: IdMap<u64>,
+    /// Entries per method id (rustc-hash: a multiply-and-rotate hash, where ahash's
+    /// portable fallback costs tens of instructions on the trace's small integer ids).
+    pub(crate) per_method: rustc_hash::FxHashMap<u64, u64>,
 }
 
 pub(crate) struct Class {
@@ -227,7 +226,7 @@ impl State {
         let method_keys: HashMap<u64, String> = self
             .methods
             .iter()
-            .map(|(id, m)| (*id, m.key.clone()))
+            .map(|(id, m)| (id, m.key.clone()))
             .collect();
         // In definition order (the methodDef's line).
         let mut defs: Vec<(u64, String, u64)> = self

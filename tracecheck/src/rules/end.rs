@@ -55,7 +55,7 @@ impl State {
         let mut running: Vec<(u64, String, u64)> = self
             .threads
             .iter()
-            .map(|(id, t)| (*id, t.info.name.clone(), t.start_line))
+            .map(|(id, t)| (id, t.info.name.clone(), t.start_line))
             .collect();
         running.sort();
         for (id, name, l) in running {
@@ -92,7 +92,7 @@ impl State {
             .methods
             .iter()
             .filter(|(_, m)| !m.count_seen)
-            .map(|(id, _)| *id)
+            .map(|(id, _)| id)
             .collect();
         missing.sort();
         for id in missing {

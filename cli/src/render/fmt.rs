@@ -171,23 +171,9 @@ impl NsText {
     }
 }
 
-/// The length of [`ns`]`(v)`, mostly without making it (a column's width).
+/// The length of [`ns`]`(v)` (a column's width): [`NsText`]'s, made in registers.
 pub fn ns_len(v: u64) -> usize {
-    if v < 1_000 {
-        return u64_len(v) + 2;
-    }
-    let (unit, digits, suffix) = if v < 1_000_000 {
-        (100, 1, 2)
-    } else if v < 1_000_000_000 {
-        (10_000, 2, 2)
-    } else {
-        (1_000_000, 3, 1)
-    };
-    if v % unit == unit / 2 || v >= 1 << 50 {
-        return ns(v).len();
-    }
-    let q = (v + unit / 2) / unit;
-    u64_len(q / 10u64.pow(digits)) + 1 + digits as usize + suffix
+    NsText::new(v).width()
 }
 
 /// The number of decimal digits of `v`.

@@ -2,24 +2,26 @@
 //! ([`Cols`]), each row group's columns encoded into column chunks by [`pages`] and
 //! appended to the file through the crate's row group writer (schema, footer and the
 //! other tables stay the crate's; see [`super::table`]). A row group can also be
-//! encoded ahead, while the trace is still being read, into a parts file beside the
-//! tables ([`Calls::store`]), and appended later in its place ([`Calls::append`]):
-//! what lets [`super::order`] write a thread's calls as they finish, in bounded memory.
+//! written ahead, while the trace is still being read ([`Calls::store`]), and put in
+//! its place in the row groups' order later ([`Calls::append`]): the file's row groups
+//! lie in the order they were written, and the footer lists them in the rows' order
+//! (what a reader reads them in). That lets [`super::order`] write a thread's calls as
+//! they finish, in bounded memory, each byte once.
 
 use super::pages::{self, dict_chunk, int_chunk, Chunk, Enc, PAGE_ROWS};
 use super::schema::calls;
-use super::table::{err, finish, open, text, Writer};
+use super::table::{err, open, text, Writer};
 use crate::model::idmap::FastMap;
 use crate::model::NONE;
 use bytes::Bytes;
 use parquet::basic::Encoding;
 use parquet::column::writer::ColumnCloseResult;
 use parquet::data_type::ByteArray;
+use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataWriter};
 use parquet::schema::types::ColumnDescPtr;
-use std::fs::File;
+use std::fs::OpenOptions;
 use std::io::{BufWriter, Write};
 use std::ops::Range;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// `exit_kind`'s codes, in [`CallRow::exit`], and their values ([`EXIT_KINDS`]).
@@ -292,23 +294,8 @@ impl Cols {
 
 type Encoded = (Bytes, ColumnCloseResult);
 
-/// A row group encoded ahead: where each column chunk is in the parts file.
-pub struct Stored {
-    chunks: Vec<(u64, ColumnCloseResult)>,
-}
-
-/// The parts file: row groups encoded ahead, removed when dropped.
-struct Parts {
-    path: PathBuf,
-    out: BufWriter<File>,
-    len: u64,
-}
-
-impl Drop for Parts {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
+/// A row group written ahead: its place among the file's row groups.
+pub struct Stored(usize);
 
 /// Whether zstd pays on a column: its chunks are compressed while it quarters them at
 /// least; a column it did not is stored raw and tried again every [`PROBE_EVERY`]
@@ -381,8 +368,10 @@ pub struct Calls {
     exc_dict: Vec<ByteArray>,
     /// Class index → its entry in `exc_dict`.
     exc_entry: FastMap<u32, u32>,
-    parts_path: PathBuf,
-    parts: Option<Parts>,
+    /// Row groups written so far.
+    groups: usize,
+    /// The row groups in the rows' order, by their place in the file.
+    order: Vec<usize>,
     scratch: Vec<i64>,
     /// A page's body before compression.
     body: Vec<u8>,
@@ -395,9 +384,8 @@ pub struct Calls {
 }
 
 impl Calls {
-    /// `calls.parquet` at `path`, every row's `trace_id` `trace_id`; row groups encoded
-    /// ahead go to a parts file named `parts` (removed when done).
-    pub fn create(path: &Path, parts: &Path, trace_id: &ByteArray) -> Result<Calls, String> {
+    /// `calls.parquet` at `path`, every row's `trace_id` `trace_id`.
+    pub fn create(path: &Path, trace_id: &ByteArray) -> Result<Calls, String> {
         let writer = open(path, calls::COLUMNS)?;
         let descrs = writer.schema_descr().columns().to_vec();
         let zstd = zstd::bulk::Compressor::new(pages::LEVEL).map_err(|e| err(path, e))?;
@@ -410,8 +398,8 @@ impl Calls {
             trace_id: [trace_id.clone()],
             exc_dict: Vec::new(),
             exc_entry: FastMap::default(),
-            parts_path: parts.to_path_buf(),
-            parts: None,
+            groups: 0,
+            order: Vec::new(),
             scratch: Vec::new(),
             body: Vec::new(),
             squeeze: vec![Squeeze::default(); calls::COLUMNS.len()],
@@ -500,7 +488,7 @@ impl Calls {
         Ok(out)
     }
 
-    /// Rows `r` of `c` as the file's next row group.
+    /// Rows `r` of `c` as the file's next row group, next in the rows' order too.
     pub fn write(
         &mut self,
         c: &Cols,
@@ -510,30 +498,35 @@ impl Calls {
         if r.is_empty() {
             return Ok(());
         }
-        let rows = r.len() as u64;
-        let chunks = self.encode(c, r, class_name)?;
-        self.put_group(chunks.into_iter().map(Ok))?;
-        self.total += rows;
+        let g = self.put_group(c, r, class_name)?;
+        self.order.push(g);
         Ok(())
     }
 
+    /// Rows `r` of `c` as the file's next row group; its place in the file.
     fn put_group(
         &mut self,
-        chunks: impl Iterator<Item = Result<Encoded, String>>,
-    ) -> Result<(), String> {
+        c: &Cols,
+        r: Range<usize>,
+        class_name: &dyn Fn(u32) -> String,
+    ) -> Result<usize, String> {
+        let rows = r.len() as u64;
+        let chunks = self.encode(c, r, class_name)?;
         let path = &self.path;
         let writer = self.writer.as_mut().ok_or_else(|| err(path, "closed"))?;
         let mut rg = writer.next_row_group().map_err(|e| err(path, e))?;
-        for (ch, col) in chunks.zip(calls::COLUMNS) {
-            let (bytes, close) = ch?;
+        for ((bytes, close), col) in chunks.into_iter().zip(calls::COLUMNS) {
             rg.append_column(&bytes, close)
                 .map_err(|e| err(path, format!("column {}: {e}", col.name)))?;
         }
         rg.close().map_err(|e| err(path, e))?;
-        Ok(())
+        self.total += rows;
+        self.groups += 1;
+        Ok(self.groups - 1)
     }
 
-    /// Rows `r` of `c` encoded ahead into the parts file, for [`Calls::append`] later.
+    /// Rows `r` of `c` written ahead, as a row group whose place in the rows' order
+    /// [`Calls::append`] gives later.
     pub fn store(
         &mut self,
         c: &Cols,
@@ -541,66 +534,59 @@ impl Calls {
         class_name: &dyn Fn(u32) -> String,
     ) -> Result<Stored, String> {
         let rows = r.len() as u64;
-        let chunks = self.encode(c, r, class_name)?;
-        if self.parts.is_none() {
-            let p = &self.parts_path;
-            let f = std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(p)
-                .map_err(|e| err(p, e))?;
-            self.parts = Some(Parts {
-                path: p.clone(),
-                out: BufWriter::with_capacity(1 << 20, f),
-                len: 0,
-            });
-        }
-        let Some(parts) = self.parts.as_mut() else {
-            return Err(err(&self.parts_path, "not open"));
-        };
-        let mut stored = Vec::with_capacity(chunks.len());
-        for (bytes, close) in chunks {
-            parts
-                .out
-                .write_all(&bytes)
-                .map_err(|e| err(&parts.path, e))?;
-            stored.push((parts.len, close));
-            parts.len += bytes.len() as u64;
-        }
+        let g = self.put_group(c, r, class_name)?;
         self.ahead += rows;
-        Ok(Stored { chunks: stored })
+        Ok(Stored(g))
     }
 
-    /// A row group [`Calls::store`]d, as the file's next row group.
+    /// A row group [`Calls::store`]d is the next in the rows' order.
     pub fn append(&mut self, g: Stored) -> Result<(), String> {
-        let Some(parts) = self.parts.as_mut() else {
-            return Err(err(&self.parts_path, "not open"));
-        };
-        parts.out.flush().map_err(|e| err(&parts.path, e))?;
-        let file = parts.out.get_ref();
-        let path = &parts.path;
-        let mut rows = 0;
-        let chunks: Vec<Result<Encoded, String>> = g
-            .chunks
-            .into_iter()
-            .map(|(at, close)| {
-                rows = close.rows_written;
-                let mut buf = vec![0u8; close.bytes_written as usize];
-                file.read_exact_at(&mut buf, at)
-                    .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-                Ok((Bytes::from(buf), close))
-            })
-            .collect();
-        self.put_group(chunks.into_iter())?;
-        self.total += rows;
+        self.order.push(g.0);
         Ok(())
     }
 
-    /// Writes the footer; the rows written.
+    /// Writes the footer, its row groups in the rows' order; the rows written.
     pub fn close(mut self) -> Result<u64, String> {
-        finish(&self.path, &mut self.writer)?;
+        let path = &self.path;
+        let mut order = std::mem::take(&mut self.order);
+        if order.len() != self.groups {
+            return Err(err(
+                path,
+                "a row group written ahead was never put in order",
+            ));
+        }
+        let w = self.writer.as_mut().ok_or_else(|| err(path, "closed"))?;
+        let data_end = w.bytes_written() as u64;
+        let written = w.finish().map_err(|e| err(path, e))?;
+        self.writer = None;
+        if order.iter().enumerate().all(|(i, &g)| i == g) {
+            return Ok(self.total);
+        }
+        // The crate's footer lists the row groups as written: it is replaced by one
+        // listing them in the rows' order (ordinals renumbered to match).
+        let groups = written.row_groups();
+        let mut sorted = Vec::with_capacity(order.len());
+        for (i, g) in order.drain(..).enumerate() {
+            let rg = groups[g]
+                .clone()
+                .into_builder()
+                .set_ordinal(i as i32)
+                .build()
+                .map_err(|e| err(path, e))?;
+            sorted.push(rg);
+        }
+        let md = ParquetMetaData::new(written.file_metadata().clone(), sorted);
+        let file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| err(path, e))?;
+        file.set_len(data_end).map_err(|e| err(path, e))?;
+        let mut out = BufWriter::new(file);
+        std::io::Seek::seek(&mut out, std::io::SeekFrom::End(0)).map_err(|e| err(path, e))?;
+        ParquetMetaDataWriter::new(&mut out, &md)
+            .finish()
+            .map_err(|e| err(path, e))?;
+        out.flush().map_err(|e| err(path, e))?;
         Ok(self.total)
     }
 }
@@ -612,8 +598,8 @@ mod tests {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::Field;
 
-    /// Rows over several pages and three row groups (one of them stored ahead and
-    /// appended), with nulls, every exit kind, the extremes of every number and
+    /// Rows over several pages and three row groups (the second written ahead of the
+    /// first and put in its place in the footer), with nulls, every exit kind, the extremes of every number and
     /// exceptions appearing late, read back by the `parquet` crate's own reader.
     #[test]
     fn the_crate_reads_back_what_was_written() {
@@ -655,11 +641,12 @@ mod tests {
             cols.push(&row(i));
         }
         let names = |e: u32| format!("E{e}");
-        let mut c = Calls::create(&file, &dir.join("parts"), &id).unwrap();
+        let mut c = Calls::create(&file, &id).unwrap();
         let first = 1000;
-        let ahead = c.store(&cols, 0..first, &names).unwrap();
+        // The second row group is written first, and put in its place after the first.
+        let ahead = c.store(&cols, first..GROUP_ROWS, &names).unwrap();
+        c.write(&cols, 0..first, &names).unwrap();
         c.append(ahead).unwrap();
-        c.write(&cols, first..GROUP_ROWS, &names).unwrap();
         c.write(&cols, GROUP_ROWS..n as usize, &names).unwrap();
         assert_eq!(c.close().unwrap(), n);
         let reader = SerializedFileReader::try_from(std::fs::File::open(&file).unwrap()).unwrap();

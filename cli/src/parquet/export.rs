@@ -14,7 +14,6 @@ use crate::model::{
     Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Model, Symbols, NONE,
 };
 use parquet::data_type::ByteArray;
-use std::path::Path;
 
 /// One trace's export in progress.
 pub struct Export {
@@ -31,7 +30,12 @@ pub struct Export {
     /// where the map of all paths (javac: 1.83 M, 60 MB) costs a hashed probe and mostly
     /// a cache miss.
     recent: Recent,
-    /// method << 32 | (parent path + 1) → path id.
+    /// Per path, the children last entered under it: a call's path is nearly always
+    /// there, in a line that was read when its parent started (see
+    /// [`Analysis::enter`]), where [`Export::recent`] costs a miss most of the time.
+    kids: Vec<Kids>,
+    /// method << 32 | (parent path + 1) → path id, of the outermost paths and of those
+    /// pushed out of their parent's [`Kids`].
     path_ids: FastMap<u64, u32>,
     /// The last path's stack, for the next one's `paths.stack`.
     stack: Folded,
@@ -120,6 +124,49 @@ impl Folded {
     }
 }
 
+/// The children of a path last entered under it, the latest first (methods, and their
+/// paths, [`FILED`] or not; `NONE` in an empty place); half a cache line. A path's
+/// children are all here until a fifth comes, and the one it pushes out goes into
+/// [`Export::path_ids`] (unless it is there): every child of a path is here or there.
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct Kids {
+    methods: [u32; 4],
+    paths: [u32; 4],
+}
+
+/// In [`Kids::paths`]: the child is in [`Export::path_ids`] too.
+const FILED: u32 = 1 << 31;
+
+impl Kids {
+    const EMPTY: Kids = Kids {
+        methods: [NONE; 4],
+        paths: [NONE; 4],
+    };
+
+    /// `method`'s child (its path, with [`FILED`] or not).
+    #[inline(always)]
+    fn get(&self, method: u32) -> Option<u32> {
+        let i = self.methods.iter().position(|&m| m == method)?;
+        Some(self.paths[i])
+    }
+
+    /// Whether a child was ever pushed out (or is about to be, by the next one).
+    #[inline(always)]
+    fn full(&self) -> bool {
+        self.methods[3] != NONE
+    }
+
+    /// `method`'s child `path` becomes the latest; the oldest, pushed out, is returned.
+    #[inline(always)]
+    fn put(&mut self, method: u32, path: u32) -> Option<(u32, u32)> {
+        let out = self.full().then_some((self.methods[3], self.paths[3]));
+        self.methods = [method, self.methods[0], self.methods[1], self.methods[2]];
+        self.paths = [path, self.paths[0], self.paths[1], self.paths[2]];
+        out
+    }
+}
+
 /// A path's key: its method and its parent path. The parent in the low bits: the
 /// map's multiplicative hash spreads buckets by them, and a trace has few paths per
 /// parent but many per method (with the method there, javac's 860,000 paths fell into
@@ -142,7 +189,6 @@ impl Export {
     /// the file name) as [`id::choose`] takes them.
     pub fn new(
         files: &dyn Fn(&str) -> std::path::PathBuf,
-        parts: &Path,
         limit: usize,
         given: Option<&str>,
         fallback: &str,
@@ -151,9 +197,10 @@ impl Export {
             given: given.map(str::to_string),
             fallback: fallback.to_string(),
             id: None,
-            order: Order::new(&files("calls"), parts, limit),
+            order: Order::new(&files("calls"), limit),
             next_call: 0,
             recent: Recent::with_slots(RECENT_SLOTS),
+            kids: Vec::new(),
             path_ids: FastMap::default(),
             stack: Folded::default(),
             paths: Table::create(&files("paths"), paths::COLUMNS)?,
@@ -204,31 +251,86 @@ impl Export {
         self.order.stack(t).last().map(|o| o.call_id as i64)
     }
 
-    /// The path of `frames` (not empty; the last one new on top of its parent's path),
-    /// of key `key` ([`path_key`]).
-    #[inline(never)]
-    fn path(&mut self, s: &Symbols, key: u64, frames: &[Frame]) -> Result<u32, String> {
-        let Some(top) = frames.last() else {
-            return Ok(NONE);
+    /// The path of method `method` under path `parent` (`frames` its stack, `method`
+    /// on top), new or not.
+    #[inline(always)]
+    fn child(&mut self, s: &Symbols, method: u32, parent: u32, frames: &[Frame]) -> u32 {
+        let Some(k) = self.kids.get(parent as usize) else {
+            // An outermost path (no parent, no kids to keep it in).
+            return self.path_of(s, method, parent, frames, true).0;
         };
-        let parent = (key as u32).wrapping_sub(1);
-        if let Some(&p) = self.path_ids.get(&key) {
-            return Ok(p);
+        if let Some(p) = k.get(method) {
+            return p & !FILED;
         }
+        // A path none of whose children ever left its kids has no other children:
+        // this one is new, and no table need be looked in.
+        let (p, filed) = if k.full() {
+            self.path_of(s, method, parent, frames, false)
+        } else {
+            (self.new_path(s, method, parent, frames, false), false)
+        };
+        let flag = if filed { FILED } else { 0 };
+        if let Some((m, q)) = self.kids[parent as usize].put(method, p | flag) {
+            if q & FILED == 0 {
+                self.path_ids.insert(path_key(m, parent), q);
+            }
+        }
+        p
+    }
+
+    /// The path of method `method` under path `parent` looked up (recently, or in
+    /// [`Export::path_ids`]: then it is filed), or made (filed in it if `file`).
+    #[inline(never)]
+    fn path_of(
+        &mut self,
+        s: &Symbols,
+        method: u32,
+        parent: u32,
+        frames: &[Frame],
+        file: bool,
+    ) -> (u32, bool) {
+        let key = path_key(method, parent);
+        if let Some(p) = self.recent.get(key) {
+            return (p, false);
+        }
+        let found = self.path_ids.get(&key).copied();
+        let (p, filed) = match found {
+            Some(p) => (p, true),
+            None => (self.new_path(s, method, parent, frames, file), file),
+        };
+        self.recent.put(key, p);
+        (p, filed)
+    }
+
+    /// A new path: method `method` (on top of `frames`) under path `parent`, written to
+    /// `paths`; filed in [`Export::path_ids`] if `file`.
+    #[inline(never)]
+    fn new_path(
+        &mut self,
+        s: &Symbols,
+        method: u32,
+        parent: u32,
+        frames: &[Frame],
+        file: bool,
+    ) -> u32 {
         if self.id.is_none() {
             self.fix_id(s);
         }
-        let id = self.path_ids.len() as u32;
-        self.path_ids.insert(key, id);
+        let id = self.kids.len() as u32;
+        if file {
+            self.path_ids.insert(path_key(method, parent), id);
+        }
+        self.kids.push(Kids::EMPTY);
         let (keep, rest) = self.stack.next(s, frames, id, parent);
         let p = &mut self.paths;
         p.int(paths::PATH_ID, id as i64);
         p.opt_int(paths::PARENT_PATH_ID, opt_id(parent));
-        p.int(paths::METHOD_ID, top.method as i64);
+        p.int(paths::METHOD_ID, method as i64);
         p.int(paths::DEPTH, frames.len() as i64 - 1);
         p.front(paths::STACK, keep, rest);
-        p.row()?;
-        Ok(id)
+        let r = p.row();
+        self.keep(r);
+        id
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -270,25 +372,12 @@ impl Analysis for Export {
     fn enter(&mut self, s: &Symbols, t: u32, frames: &[Frame]) {
         let parent = self.order.stack(t).last().map_or(NONE, |o| o.path);
         let path = match frames.last() {
-            Some(top) => {
-                let key = path_key(top.method, parent);
-                match self.recent.get(key) {
-                    Some(p) => p,
-                    None => {
-                        let p = match self.path(s, key, frames) {
-                            Ok(p) => p,
-                            Err(e) => {
-                                self.keep(Err(e));
-                                NONE
-                            }
-                        };
-                        self.recent.put(key, p);
-                        p
-                    }
-                }
-            }
+            Some(top) => self.child(s, top.method, parent, frames),
             None => NONE,
         };
+        // The new call's own children, read now: its first child looks there, and by
+        // then the line is in the cache (otherwise mostly not: 29 MB on javac).
+        std::hint::black_box(self.kids.get(path as usize).map(|k| k.methods[0]));
         let call_id = self.next_call;
         self.next_call += 1;
         self.order.enter(t, call_id, path);
@@ -554,6 +643,7 @@ mod tests {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::Field;
     use std::collections::{HashMap, HashSet};
+    use std::path::Path;
 
     /// A table's rows as column name → value (`None`: null).
     fn rows(file: &Path) -> Vec<HashMap<String, Option<i64>>> {
@@ -575,7 +665,9 @@ mod tests {
 
     /// Two threads' calls in a random walk over six methods (recursion included), with
     /// the table of recent paths cut to four slots so that keys evict each other all the
-    /// time, and row groups cut every few rows: every call's path is its parent call's
+    /// time, six methods called under one another (so a path's [`Kids`] overflow and
+    /// push children out, found again later in `path_ids`), and row groups cut every
+    /// few rows: every call's path is its parent call's
     /// path and its own method (`paths`' parent, method and depth), and no two paths are
     /// the same parent and method.
     #[test]
@@ -584,7 +676,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let files = |t: &str| dir.join(format!("{t}.parquet"));
-        let mut ex = Export::new(&files, &dir.join("parts"), 40, Some("t"), "f").unwrap();
+        let mut ex = Export::new(&files, 40, Some("t"), "f").unwrap();
         let mut model = Model::new(Filter::default());
         let mut time = 1_000;
         let feed = |ev: Event, model: &mut Model, ex: &mut Export| model.event(&ev, ex);

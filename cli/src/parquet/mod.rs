@@ -59,13 +59,7 @@ pub fn export(
         .map_err(|e| format!("{}: cannot create: {e}", tables.display()))?;
     let file = |t: &str| tables.join(format!("{t}.parquet"));
     let fallback = id::from_file(trace);
-    let mut ex = export::Export::new(
-        &file,
-        &staging.0.join("calls.parts"),
-        limit,
-        trace_id,
-        &fallback,
-    )?;
+    let mut ex = export::Export::new(&file, limit, trace_id, &fallback)?;
     let s = pass::run(trace, Filter::default(), &mut ex)?;
     let done = ex.finish(&s.model, &s.file, s.outcome.complete, &file)?;
     let id = done.trace_id;

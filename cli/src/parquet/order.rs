@@ -5,16 +5,15 @@
 //! so a finished call lands in place with no sort) and fills it when it finishes. Between
 //! the calls still open (the thread's stack) every row is finished, so once a thread holds
 //! a row group's worth, the finished rows before its oldest open call go out as a row group
-//! at once, encoded ahead into the parts file ([`Calls::store`]). An open call that
+//! at once, written ahead into `calls.parquet` ([`Calls::store`]). An open call that
 //! has held half a row group behind it (a `main` open from start to end, an outer loop)
 //! becomes a hole: its row leaves the columns, waits in memory (a few per thread), and is
 //! written in its place at the end, between the row groups around it. Finished calls an
 //! exception left are held the same way until the exception is reported (it names their
 //! class). Past [`LIMIT`] rows held over all threads, every thread's rows go out the same
-//! way, holes and all. At the end each thread's row groups, holes and remaining rows are
-//! put in order: thread by thread, row groups as they were stored, rows gathered into
-//! row groups in between. A trace whose threads stay under a row group each never touches
-//! the disk before `calls.parquet`.
+//! way, holes and all. At the end each thread's holes and remaining rows are written and
+//! every row group is put in order: thread by thread, row groups as they were stored, rows
+//! gathered into row groups in between (the footer lists them so; see [`Calls::close`]).
 
 use super::calls::{CallRow, Calls, Cols, Stored, THROW, UNWIND};
 use super::table::GROUP_ROWS;
@@ -84,16 +83,14 @@ pub struct Order {
     /// Rows of a thread that make it write ahead.
     group: usize,
     calls_path: PathBuf,
-    parts_path: PathBuf,
     trace_id: Option<ByteArray>,
     calls: Option<Calls>,
 }
 
 impl Order {
-    /// `calls` is `calls.parquet`'s path, `parts` the file of row groups written
-    /// ahead; `limit` the rows held over all threads (and at most a row group's per
-    /// thread).
-    pub fn new(calls: &Path, parts: &Path, limit: usize) -> Order {
+    /// `calls` is `calls.parquet`'s path; `limit` the rows held over all threads (and
+    /// at most a row group's per thread).
+    pub fn new(calls: &Path, limit: usize) -> Order {
         let limit = limit.max(1);
         Order {
             lanes: Vec::new(),
@@ -101,7 +98,6 @@ impl Order {
             limit,
             group: limit.min(GROUP_ROWS),
             calls_path: calls.to_path_buf(),
-            parts_path: parts.to_path_buf(),
             trace_id: None,
             calls: None,
         }
@@ -228,7 +224,7 @@ impl Order {
                 .trace_id
                 .as_ref()
                 .ok_or("calls.parquet: no trace id chosen")?;
-            self.calls = Some(Calls::create(&self.calls_path, &self.parts_path, id)?);
+            self.calls = Some(Calls::create(&self.calls_path, id)?);
         }
         self.calls
             .as_mut()
@@ -407,7 +403,7 @@ mod tests {
                 std::env::temp_dir().join(format!("jtrace-order-{}-{limit}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();
             let file = dir.join("calls.parquet");
-            let mut o = Order::new(&file, &dir.join("parts"), limit);
+            let mut o = Order::new(&file, limit);
             o.set_id(&text("t"));
             let names = |e: u32| format!("E{e}");
             // Expected: (thread, call_id) → (parent, exit, exception).
@@ -482,7 +478,6 @@ mod tests {
             }
             let want: Vec<_> = want.into_iter().collect();
             assert_eq!(got, want, "limit {limit}");
-            assert!(!dir.join("parts").exists());
             let _ = NONE;
             let _ = std::fs::remove_dir_all(&dir);
         }

@@ -129,19 +129,22 @@ impl Folded {
 /// children are all here until a fifth comes, and the one it pushes out goes into
 /// [`Export::path_ids`] (unless it is there): every child of a path is here or there.
 #[derive(Clone, Copy)]
-#[repr(C, align(32))]
+#[repr(C, align(64))]
 struct Kids {
-    methods: [u32; 4],
-    paths: [u32; 4],
+    methods: [u32; KIDS],
+    paths: [u32; KIDS],
 }
+
+/// Children a path keeps with it.
+const KIDS: usize = 8;
 
 /// In [`Kids::paths`]: the child is in [`Export::path_ids`] too.
 const FILED: u32 = 1 << 31;
 
 impl Kids {
     const EMPTY: Kids = Kids {
-        methods: [NONE; 4],
-        paths: [NONE; 4],
+        methods: [NONE; KIDS],
+        paths: [NONE; KIDS],
     };
 
     /// `method`'s child (its path, with [`FILED`] or not).
@@ -154,15 +157,19 @@ impl Kids {
     /// Whether a child was ever pushed out (or is about to be, by the next one).
     #[inline(always)]
     fn full(&self) -> bool {
-        self.methods[3] != NONE
+        self.methods[KIDS - 1] != NONE
     }
 
     /// `method`'s child `path` becomes the latest; the oldest, pushed out, is returned.
     #[inline(always)]
     fn put(&mut self, method: u32, path: u32) -> Option<(u32, u32)> {
-        let out = self.full().then_some((self.methods[3], self.paths[3]));
-        self.methods = [method, self.methods[0], self.methods[1], self.methods[2]];
-        self.paths = [path, self.paths[0], self.paths[1], self.paths[2]];
+        let out = self
+            .full()
+            .then_some((self.methods[KIDS - 1], self.paths[KIDS - 1]));
+        self.methods.copy_within(..KIDS - 1, 1);
+        self.paths.copy_within(..KIDS - 1, 1);
+        self.methods[0] = method;
+        self.paths[0] = path;
         out
     }
 }

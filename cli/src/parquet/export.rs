@@ -670,11 +670,11 @@ mod tests {
         out
     }
 
-    /// Two threads' calls in a random walk over six methods (recursion included), with
-    /// the table of recent paths cut to four slots so that keys evict each other all the
-    /// time, six methods called under one another (so a path's [`Kids`] overflow and
-    /// push children out, found again later in `path_ids`), and row groups cut every
-    /// few rows: every call's path is its parent call's
+    /// Two threads' calls in a random walk over four methods more than a path keeps
+    /// children (recursion included: so paths' [`Kids`] overflow and push children out,
+    /// found again later in `path_ids`), with the table of recent paths cut to four
+    /// slots so that keys evict each other all the time, and row groups cut every few
+    /// rows: every call's path is its parent call's
     /// path and its own method (`paths`' parent, method and depth), and no two paths are
     /// the same parent and method.
     #[test]
@@ -696,7 +696,8 @@ mod tests {
             &mut model,
             &mut ex,
         );
-        for m in 1..=6u64 {
+        const METHODS: u64 = KIDS as u64 + 4;
+        for m in 1..=METHODS {
             let name = format!("m{m}");
             let def = Event::MethodDef {
                 id: m,
@@ -728,8 +729,8 @@ mod tests {
             let t = 1 + r % 2;
             time += 1 + r % 7;
             let stack = &mut stacks[t as usize];
-            if step < 4_500 && (stack.is_empty() || (r >> 3) % 5 < 3) && stack.len() < 12 {
-                let method = 1 + (r >> 8) % 6;
+            if step < 4_500 && (stack.is_empty() || (r >> 3) % 5 < 3) && stack.len() < 5 {
+                let method = 1 + (r >> 8) % METHODS;
                 ticket += 1;
                 calls += 1;
                 stack.push((method, ticket));
@@ -754,6 +755,10 @@ mod tests {
             }
         }
         model.finish(&mut ex);
+        assert!(
+            ex.kids.iter().any(|k| k.full()),
+            "no path's kids overflowed"
+        );
         let done = ex.finish(&model, "f", true, &files).unwrap();
         assert_eq!(done.calls, calls);
         assert!(done.ahead > 0, "row groups were written while reading");

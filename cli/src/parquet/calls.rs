@@ -20,7 +20,7 @@ use parquet::data_type::ByteArray;
 use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataWriter};
 use parquet::schema::types::ColumnDescPtr;
 use std::fs::OpenOptions;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -549,7 +549,15 @@ impl Calls {
     pub fn close(mut self) -> Result<u64, String> {
         let path = &self.path;
         let mut order = std::mem::take(&mut self.order);
-        if order.len() != self.groups {
+        // Every row group written, each once.
+        let mut seen = vec![false; self.groups];
+        for &g in &order {
+            match seen.get_mut(g) {
+                Some(s) if !*s => *s = true,
+                _ => return Err(err(path, "a row group put in order twice")),
+            }
+        }
+        if seen.contains(&false) {
             return Err(err(
                 path,
                 "a row group written ahead was never put in order",
@@ -567,7 +575,9 @@ impl Calls {
         let groups = written.row_groups();
         let mut sorted = Vec::with_capacity(order.len());
         for (i, g) in order.drain(..).enumerate() {
-            let rg = groups[g]
+            let rg = groups
+                .get(g)
+                .ok_or_else(|| err(path, "a row group put in order was never written"))?
                 .clone()
                 .into_builder()
                 .set_ordinal(i as i32)
@@ -582,8 +592,11 @@ impl Calls {
             .map_err(|e| err(path, e))?;
         file.set_len(data_end).map_err(|e| err(path, e))?;
         let mut out = BufWriter::new(file);
-        std::io::Seek::seek(&mut out, std::io::SeekFrom::End(0)).map_err(|e| err(path, e))?;
+        out.seek(SeekFrom::End(0)).map_err(|e| err(path, e))?;
+        // Page index locations (none are written: the chunks carry none) would point
+        // into the footer cut off; they are dropped, never carried over.
         ParquetMetaDataWriter::new(&mut out, &md)
+            .with_preserve_page_index_locations(false)
             .finish()
             .map_err(|e| err(path, e))?;
         out.flush().map_err(|e| err(path, e))?;

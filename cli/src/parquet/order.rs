@@ -322,7 +322,7 @@ impl Order {
                     }
                     Item::Stored(g) => {
                         flush(&mut calls, &mut out)?;
-                        calls.append(g)?;
+                        calls.append(g);
                     }
                 }
             }

@@ -239,22 +239,16 @@ fn bench(cfg: Config) -> Result<bool, String> {
         return Err(format!("no java/javac in {}", cfg.jdk.display()));
     }
     eprintln!("bench: building the agent, jtrace and writer_bench (release)");
-    let built = util::cargo()
-        .args(["build", "--release", "-p", "jtrace", "--lib"])
-        .status()
-        .and_then(|s| {
-            if !s.success() {
-                return Ok(s);
-            }
-            util::cargo()
-                .args(["build", "--release", "-p", "jtrace-cli", "--bin", "jtrace"])
-                .args(["-p", "trace", "--example", "writer_bench"])
-                .status()
-        })
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !built.success() {
-        return Err("cargo build --release failed".into());
-    }
+    util::build_release()?;
+    util::cargo_status(&[
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "trace",
+        "--example",
+        "writer_bench",
+    ])?;
     // Now, not at the end: others may commit while the bench runs.
     let rev = revision();
     let root = util::root();

@@ -414,20 +414,8 @@ pub fn run_cmd(args: &[String]) -> bool {
         .find_map(|a| a.strip_prefix("--jdk="))
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/lib/jvm/java-17-openjdk-amd64"));
-    let built = util::cargo()
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "jtrace",
-            "-p",
-            "jtrace-cli",
-        ])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !built {
-        eprintln!("bench-answers: cargo build --release failed");
+    if let Err(e) = util::build_release() {
+        eprintln!("bench-answers: {e}");
         return false;
     }
     let work = std::env::temp_dir().join(format!("jtrace-answers-{}", std::process::id()));

@@ -60,10 +60,7 @@ pub fn run_cmd(args: &[String]) -> bool {
             .unwrap_or(DEFAULT_JDK),
     );
     let root = util::root();
-    let built = util::cargo()
-        .args(["build", "--release", "--quiet", "-p", "jtrace"])
-        .status()
-        .is_ok_and(|s| s.success());
+    let built = util::build_release().is_ok();
     let agent = root.join("target/release/libjtrace.so");
     if !built || !agent.is_file() {
         eprintln!("bench-loaders: cannot build the agent");

@@ -22,17 +22,7 @@ pub type Truth = Vec<Vec<String>>;
 
 pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
     let root = util::root();
-    let built = util::cargo()
-        .args(["build", "--release", "--quiet", "-p", "jtrace-cli"])
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))
-        .and_then(|s| {
-            if s.success() {
-                Ok(())
-            } else {
-                Err(format!("cargo build --release -p jtrace-cli failed: {s}"))
-            }
-        });
+    let built = util::build_release();
     let ok = built.is_ok();
     tally.report(built, "-", "cli-build");
     if !ok {

@@ -566,12 +566,9 @@ fn corpus(sample: Option<usize>, keep: bool) -> Result<(), String> {
         work,
     };
     compile_harness(&jdks[0], &env)?;
-    let build = util::cargo()
-        .args(["build", "--release", "--quiet", "-p", "jtrace"])
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    util::build_release()?;
     let agent = root.join("target/release/libjtrace.so");
-    if !build.success() || !agent.is_file() {
+    if !agent.is_file() {
         return Err("cargo build --release -p jtrace failed".to_string());
     }
 

@@ -6,11 +6,8 @@ use std::process::Command;
 
 pub fn run() -> bool {
     let root = util::root();
-    let built = util::cargo_release(&["jtrace", "jtrace-cli"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !built {
-        eprintln!("demo: cargo build --release -p jtrace -p jtrace-cli failed");
+    if let Err(e) = util::build_release() {
+        eprintln!("demo: {e}");
         return false;
     }
     let Some(jdk) = java::discover().into_iter().next() else {

@@ -71,7 +71,7 @@ fn output(cmd: &mut Command, what: &str) -> Result<String, String> {
 }
 
 pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
-    let r = crate::util::cargo_status(&["build", "--release", "--quiet", "-p", "jtrace-cli"]);
+    let r = crate::util::build_release();
     let built = r.is_ok();
     tally.report(r, "-", "parquet-build");
     let Some(jdk) = jdks.iter().find(|j| j.feature == SPARK_JDK) else {

@@ -35,6 +35,7 @@ pub fn run(args: &[String]) -> bool {
     let root = util::root();
     let mut tally = Tally::default();
     let finish = |tally: &Tally| tally.finish();
+    tally.lap("start");
 
     // (a) unit tests and the repository's rules, (b) the agent.
     if !skip_unit {
@@ -44,13 +45,12 @@ pub fn run(args: &[String]) -> bool {
             "cargo test --workspace",
         );
         tally.report(r, "-", "unit-tests");
+        tally.lap("tidy and unit tests");
     }
-    let build = status(
-        &mut util::cargo_release(&["jtrace", "jtrace-cli"]),
-        "cargo build --release -p jtrace -p jtrace-cli",
-    );
+    let build = util::build_release();
     let build_ok = build.is_ok();
     tally.report(build, "-", "agent-build");
+    tally.lap("release build");
     let agent = root.join("target/release/libjtrace.so");
     if !build_ok || !agent.is_file() {
         return finish(&tally);
@@ -133,6 +133,7 @@ pub fn run(args: &[String]) -> bool {
     });
     // Mode equivalence: same program, same story in jvmti and bci mode.
     let mut tally = tally.into_inner().expect("tally");
+    tally.lap("java test cases");
     if modes.contains(&"jvmti") && modes.contains(&"bci") {
         for jdk in &jdks {
             for case in selected
@@ -178,24 +179,30 @@ pub fn run(args: &[String]) -> bool {
     if only.is_empty() || only.iter().any(|o| o.as_str() == "control") {
         crate::control::run(&mut tally, &agent, &jdks);
     }
+    tally.lap("modes, hygiene, detach, control");
     // The `jtrace` command over traces of programs of known structure (java-tests/cli).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "cli") {
         crate::cli_tests::run(&mut tally, &agent, &jdks, &work);
+        tally.lap("cli");
     }
     // Traces as Parquet, queried by DuckDB and Spark (xtask/src/parquet_tests.rs).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "parquet") {
         crate::parquet_tests::run(&mut tally, &agent, &jdks, &work);
+        tally.lap("parquet");
     }
     // Test suites under jtrace record: examples/maven-junit (Maven, JUnit console launcher),
     // examples/junit4 (Ant's <junit> forked and not, the vintage engine).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "testsuite") {
         crate::testsuite::run(&mut tally, &agent, &work);
+        tally.lap("testsuite");
     }
     // The rewriter over a fixed sample of the JDKs' and /usr/share/java's classes.
     if only.is_empty() {
         tally.report(crate::corpus::ci_sample(), "-", "corpus-sample");
+        tally.lap("corpus sample");
         // The stress suite's quick subset (`cargo xtask stress --quick`).
         crate::stress::ci(&mut tally, &agent);
+        tally.lap("stress subset");
     }
     // Real programs with isolating class loaders (Ant, Felix), javac under include=*, and a
     // JVM language: same output with the agent as without (`cargo xtask realworld --subset`).
@@ -210,6 +217,7 @@ pub fn run(args: &[String]) -> bool {
                 crate::realworld::Outcome::Skip(w) => println!("SKIP {} {what} ({w})", row.jdk),
             }
         });
+        tally.lap("realworld subset");
     }
     finish(&tally)
 }

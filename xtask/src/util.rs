@@ -18,15 +18,23 @@ pub fn cargo() -> Command {
     c
 }
 
-/// `cargo build --release --quiet -p PACKAGE...` (the agent is `jtrace`, the command
-/// `jtrace-cli`), ready to run.
-pub fn cargo_release(packages: &[&str]) -> Command {
+/// The packages every task builds in release, always together: the agent (`jtrace`), the
+/// command (`jtrace-cli`) and the checker (`tracecheck`). Cargo unifies features over the
+/// packages of one build, so a build of a subset compiles shared crates again (minutes).
+pub const RELEASE_PACKAGES: [&str; 3] = ["jtrace", "jtrace-cli", "tracecheck"];
+
+/// `cargo build --release --quiet` of [`RELEASE_PACKAGES`]: the one release build of every
+/// task, so no task rebuilds what another has built.
+pub fn build_release() -> Result<(), String> {
     let mut c = cargo();
     c.args(["build", "--release", "--quiet"]);
-    for p in packages {
+    for p in RELEASE_PACKAGES {
         c.args(["-p", p]);
     }
-    c
+    status(
+        &mut c,
+        &format!("cargo build --release -p {}", RELEASE_PACKAGES.join(" -p ")),
+    )
 }
 
 /// `xmllint --noout --dtdvalid docs/trace.dtd FILE`; `Err` carries xmllint's complaint.

@@ -457,10 +457,7 @@ fn tracecheck_bin() -> PathBuf {
 
 /// `cargo build --release` of the agent and of tracecheck's binary.
 pub fn build_release() -> bool {
-    util::cargo_release(&["jtrace", "tracecheck"])
-        .status()
-        .is_ok_and(|s| s.success())
-        && tracecheck_bin().is_file()
+    util::build_release().is_ok() && tracecheck_bin().is_file()
 }
 
 /// The packages of `cases`, made present (if `install`); per case, what is still missing.

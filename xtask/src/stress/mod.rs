@@ -21,7 +21,6 @@ use crate::tally::Tally;
 use crate::util;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Mutex, RwLock};
 use std::thread;
 use std::time::Instant;
@@ -217,12 +216,7 @@ pub fn run(args: &[String]) -> bool {
         return false;
     }
     let mut tally = Tally::default();
-    let built = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .current_dir(util::root())
-        .args(["build", "--release", "--quiet", "-p", "jtrace"])
-        .status()
-        .map_err(|e| e.to_string())
-        .and_then(|s| s.success().then_some(()).ok_or(format!("cargo build: {s}")));
+    let built = util::build_release();
     let ok = built.is_ok();
     tally.report(built, "-", "agent-build");
     let agent = util::root().join("target/release/libjtrace.so");

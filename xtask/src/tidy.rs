@@ -1,4 +1,4 @@
-//! `cargo xtask tidy` (and a step of `cargo xtask test`): the repository keeps its promises: a `//!` line opens every Rust file, `unsafe` only where allowed, docs/OPTIONS.md matches the option table, and fmt, clippy and rustdoc are clean.
+//! `cargo xtask tidy` (and a step of `cargo xtask test`): the repository keeps its promises: a `//!` line opens every Rust file, `unsafe` only where allowed, docs/OPTIONS.md matches the option table, one release build shared by every task, and fmt, clippy and rustdoc are clean.
 
 use crate::tally::Tally;
 use crate::util;
@@ -25,6 +25,23 @@ const UNSAFE_FORBIDDEN: &[(&str, &str)] = &[
     ("tracecheck/src/main.rs", "#![forbid(unsafe_code)]"),
     ("cli/src/main.rs", "#![deny(unsafe_code)]"),
 ];
+
+/// The xtask files that may run `cargo build --release` themselves: the one shared
+/// release build, and the bench's example on top of it (and this file, which states the
+/// rule). Any other task builds through
+/// `util::build_release`: cargo unifies features over the packages of a build, so a
+/// build of another set compiles shared crates again (minutes of the suite).
+const RELEASE_BUILDS: &[&str] = &[
+    "xtask/src/util.rs",
+    "xtask/src/bench.rs",
+    "xtask/src/tidy.rs",
+];
+
+/// Whether `text` runs a release build of its own (`"build"` and `"--release"` given to
+/// cargo as arguments).
+fn own_release_build(text: &str) -> bool {
+    text.contains("\"build\"") && text.contains("\"--release\"")
+}
 
 /// The Rust files of the repository (tracked by git, so build output never counts).
 fn rust_files(root: &Path) -> Result<Vec<String>, String> {
@@ -87,6 +104,14 @@ pub fn check_files(root: &Path) -> Vec<String> {
         if !text.starts_with("//!") {
             bad.push(format!(
                 "{f}: does not open with a `//!` line saying what it is"
+            ));
+        }
+        if f.starts_with("xtask/src/")
+            && !RELEASE_BUILDS.contains(&f.as_str())
+            && own_release_build(&text)
+        {
+            bad.push(format!(
+                "{f}: runs its own `cargo build --release`; use util::build_release (one package set for every task)"
             ));
         }
         let allowed = UNSAFE_ALLOWED.iter().any(|a| f.starts_with(a));
@@ -387,6 +412,17 @@ mod tests {
         assert!(!unsafe_code("//! no `unsafe` in this crate"));
         // Spelt in two pieces so that this file's own text has no such line.
         assert!(!unsafe_code(concat!("let s = \"uns", "afe { x }\";")));
+    }
+
+    #[test]
+    fn a_release_build_of_its_own_is_found() {
+        assert!(own_release_build(
+            r#"cargo().args(["build", "--release", "-p", "jtrace"])"#
+        ));
+        assert!(!own_release_build(
+            r#"javac(jdk, dir, &["--release", "17"])"#
+        ));
+        assert!(!own_release_build(r#"gradle(["build"])"#));
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub mod calls {
     pub const ALLOC_BYTES: usize = 12;
     pub const ALLOC_COUNT: usize = 13;
     pub const COLUMNS: &[Column] = &[
-        col("call_id", Int, Delta, "the call's number in order of entry over the whole trace, from 0"),
+        col("call_id", Int, Delta, "the call's number, from 0, in the order the trace's records give entries: rising with start_ns within a thread, across threads only nearly in time order (sort by start_ns for that)"),
         col("parent_id", OptInt, Delta, "call_id of the caller; null for a thread's outermost traced call"),
         col("thread_id", Int, Delta, "threads.thread_id"),
         col("method_id", Int, Delta, "methods.method_id"),

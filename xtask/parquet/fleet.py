@@ -51,16 +51,17 @@ QUERIES = {
         FROM a FULL OUTER JOIN b ON a.method_key = b.method_key
         WHERE COALESCE(a.n, 0) <> COALESCE(b.n, 0)
         ORDER BY method_key""",
-    # The slowest call of each trace: its method, path, thread, start and duration.
+    # The slowest call of each trace: its method, path, thread, start and duration
+    # (the call chosen first, then joined: docs/PARQUET.md's form).
     "slowest": f"""
-        SELECT trace_id, method_key, stack, thread, start_ns, dur_ns FROM (
-            SELECT c.trace_id, m.method_key, p.stack, t.name AS thread, c.start_ns, c.dur_ns,
-                   row_number() OVER (PARTITION BY c.trace_id
-                                      ORDER BY c.dur_ns DESC, c.start_ns) AS r
-            FROM calls c {JOIN_M}
-            JOIN paths p ON c.trace_id = p.trace_id AND c.path_id = p.path_id
-            JOIN threads t ON c.trace_id = t.trace_id AND c.thread_id = t.thread_id) x
-        WHERE r = 1 ORDER BY trace_id""",
+        SELECT c.trace_id, m.method_key, p.stack, t.name AS thread, c.start_ns, c.dur_ns
+        FROM (SELECT trace_id, method_id, path_id, thread_id, start_ns, dur_ns,
+                     row_number() OVER (PARTITION BY trace_id
+                                        ORDER BY dur_ns DESC, start_ns) AS r
+              FROM calls) c {JOIN_M}
+        JOIN paths p ON c.trace_id = p.trace_id AND c.path_id = p.path_id
+        JOIN threads t ON c.trace_id = t.trace_id AND c.thread_id = t.thread_id
+        WHERE c.r = 1 ORDER BY c.trace_id""",
     # Every path CliWork.sleepy was called on, per trace.
     "sleepy_paths": f"""
         SELECT DISTINCT c.trace_id, p.stack
@@ -138,6 +139,9 @@ def spark_answers(fleet, sql):
         .appName("jtrace-fleet")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
+        # As docs/PARQUET.md says: paths' front-coded stacks are small on disk, large in
+        # memory, and Spark sizes a join's broadcast by the files.
+        .config("spark.sql.autoBroadcastJoinThreshold", "-1")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")

@@ -54,7 +54,12 @@ pub(super) struct HeadState {
 /// Hands `analysis` what the two sides of a cut of thread `t` held back (`tail` from
 /// the worker before the cut, `head` from the one after it), as one pass hands it.
 pub fn join<A: Analysis>(s: &Symbols, t: u32, tail: Tail, head: Head, a: &mut A) {
+    // How much longer the last call below came out than the worker after the cut had
+    // it: its caller (the next exit: the frames open at the cut leave innermost first)
+    // counted that much less children's time.
+    let mut carry = 0;
     for (mut call, child) in head.exits {
+        let child = child + std::mem::take(&mut carry);
         let depth = tail
             .frames
             .iter()
@@ -64,6 +69,17 @@ pub fn join<A: Analysis>(s: &Symbols, t: u32, tail: Tail, head: Head, a: &mut A)
             .frames
             .get(depth)
             .map_or((0, false), |f| (f.child, f.throwing));
+        // The entry as the worker before the cut read it: the frame rebuilt after the
+        // cut may start later (its replay clamps entry times to the thread's clock as
+        // the definitions read up to the cut moved it).
+        if let Some(f) = tail.frames.get(depth) {
+            let (ws, we) = s.window;
+            let incl = call.end.min(we).saturating_sub(f.start.max(ws));
+            carry = incl.saturating_sub(call.incl);
+            call.start = f.start;
+            call.incl = incl;
+            call.counted = f.start <= we && call.end >= ws;
+        }
         call.self_ns = call.incl.saturating_sub(child + before);
         call.by_exception |= by_exception;
         a.exit(s, t, &call, &tail.frames[..depth.min(tail.frames.len())]);
@@ -89,5 +105,77 @@ pub fn join<A: Analysis>(s: &Symbols, t: u32, tail: Tail, head: Head, a: &mut A)
                 a.exception(s, &exception(q, caught));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The calls handed to `exit`, in order.
+    #[derive(Default)]
+    struct Exits(Vec<Call>);
+
+    impl Analysis for Exits {
+        fn exit(&mut self, _s: &Symbols, _t: u32, c: &Call, _p: &[Frame]) {
+            self.0.push(c.clone());
+        }
+    }
+
+    fn frame(ticket: u64, start: u64, child: u64) -> Frame {
+        Frame {
+            ticket,
+            child,
+            start,
+            method: ticket as u32,
+            line: 0,
+            recursive: false,
+            throwing: false,
+            in_shared: false,
+            inherited: false,
+        }
+    }
+
+    fn call(ticket: u64, start: u64, end: u64) -> Call {
+        Call {
+            method: ticket as u32,
+            ticket,
+            start,
+            end,
+            incl: end - start,
+            self_ns: 0,
+            recursive: false,
+            by_exception: false,
+            open: false,
+            counted: true,
+        }
+    }
+
+    /// Two frames open at the cut, rebuilt after it with a later entry time (the
+    /// replay clamps entries to the thread's clock): each call keeps the entry the
+    /// worker before the cut read, its inclusive time from there, and its self time
+    /// counts the inner call's full time as its child's.
+    #[test]
+    fn frames_open_at_the_cut_keep_their_entry_from_before_it() {
+        let mut s = Symbols::default();
+        s.window = (0, u64::MAX);
+        let tail = Tail {
+            frames: vec![frame(1, 100, 0), frame(2, 200, 5)],
+            pending: None,
+        };
+        // After the cut: both frames rebuilt as entered at 250; the inner one (2) ends at
+        // 500 with no children after the cut, the outer one (1) at 1000 with the inner
+        // one's 250 (as the worker after the cut timed it) as its children's time.
+        let head = Head {
+            exits: vec![(call(2, 250, 500), 0), (call(1, 250, 1000), 250)],
+            ..Head::default()
+        };
+        let mut a = Exits::default();
+        join(&s, 0, tail, head, &mut a);
+        let got: Vec<(u64, u64, u64, u64)> =
+            a.0.iter()
+                .map(|c| (c.ticket, c.start, c.incl, c.self_ns))
+                .collect();
+        assert_eq!(got, [(2, 200, 300, 295), (1, 100, 900, 600)]);
     }
 }

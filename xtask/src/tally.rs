@@ -3,12 +3,21 @@
 use std::time::Instant;
 
 /// PASS/FAIL lines and their count (shared with `cargo xtask stress`).
-#[derive(Default)]
 pub struct Tally {
     passed: usize,
     failed: usize,
-    /// When the last step ended (or the tally's first lap began).
-    lap: Option<Instant>,
+    /// When the last step ended (at first, when the tally was made).
+    lap: Instant,
+}
+
+impl Default for Tally {
+    fn default() -> Tally {
+        Tally {
+            passed: 0,
+            failed: 0,
+            lap: Instant::now(),
+        }
+    }
 }
 
 impl Tally {
@@ -21,10 +30,8 @@ impl Tally {
     /// Prints how long the step just ended took, so the suite's time can be read by step.
     pub fn lap(&mut self, step: &str) {
         let now = Instant::now();
-        if let Some(t) = self.lap {
-            println!("TIME {step}: {:.0} s", (now - t).as_secs_f64());
-        }
-        self.lap = Some(now);
+        println!("TIME {step}: {:.0} s", (now - self.lap).as_secs_f64());
+        self.lap = now;
     }
 
     pub fn report(&mut self, ok: Result<(), String>, jdk: &str, what: &str) {

@@ -35,7 +35,6 @@ pub fn run(args: &[String]) -> bool {
     let root = util::root();
     let mut tally = Tally::default();
     let finish = |tally: &Tally| tally.finish();
-    tally.lap("start");
 
     // (a) unit tests and the repository's rules, (b) the agent.
     if !skip_unit {

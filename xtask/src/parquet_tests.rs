@@ -270,12 +270,13 @@ fn trace_runs(
             .map(|ms| {
                 ms.iter()
                     .map(|m| {
-                        let key = format!(
-                            "{}.{}{}",
-                            text(m, "class"),
-                            text(m, "name"),
-                            text(m, "signature")
-                        );
+                        // methods.method_key names constructors as the JVM does.
+                        let name = match text(m, "name") {
+                            "-init-" => "<init>",
+                            "-clinit-" => "<clinit>",
+                            n => n,
+                        };
+                        let key = format!("{}.{name}{}", text(m, "class"), text(m, "signature"));
                         (key, m.clone())
                     })
                     .collect()
@@ -880,22 +881,24 @@ fn lines_threads_drops(
     Ok(())
 }
 
-/// Not a trace, and a bad --trace-id: one line, non-zero exit, nothing written.
+/// Not a trace, a bad --trace-id, an output that is a file: one line, non-zero exit,
+/// nothing written (no fleet directory made).
 fn bad_input(jtrace: &Path, base: &Path) -> Result<(), String> {
     let out_dir = base.join("bad-fleet");
     let _ = std::fs::remove_dir_all(&out_dir);
     let not_trace = base.join("not-a-trace.xml");
     std::fs::write(&not_trace, "hello\n").map_err(|e| e.to_string())?;
-    let cases: [(&[&str], &str); 2] = [
-        (&[], "not a jtrace trace"),
-        (&["--trace-id", "a/b"], "trace id"),
+    let cases: [(&Path, &[&str], &str); 3] = [
+        (&out_dir, &[], "not a jtrace trace"),
+        (&out_dir, &["--trace-id", "a/b"], "trace id"),
+        (&not_trace, &[], "not a directory"),
     ];
-    for (extra, says) in cases {
+    for (to, extra, says) in cases {
         let out = Command::new(jtrace)
             .arg("parquet")
             .arg(&not_trace)
             .arg("-o")
-            .arg(&out_dir)
+            .arg(to)
             .args(extra)
             .output()
             .map_err(|e| format!("cannot run jtrace: {e}"))?;
@@ -906,12 +909,14 @@ fn bad_input(jtrace: &Path, base: &Path) -> Result<(), String> {
                 out.status
             ));
         }
-        let written = std::fs::read_dir(&out_dir).map(|d| d.count()).unwrap_or(0);
-        if written != 0 {
+        if out_dir.exists() {
             return Err(format!(
-                "a failed export left {written} entries in {}",
+                "a failed export ({extra:?}) left {}",
                 out_dir.display()
             ));
+        }
+        if std::fs::read(&not_trace).ok().as_deref() != Some(&b"hello\n"[..]) {
+            return Err(format!("jtrace parquet {extra:?} changed its input file"));
         }
     }
     Ok(())

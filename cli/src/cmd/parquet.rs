@@ -35,6 +35,23 @@ pub fn run(a: Args) -> Result<(), String> {
         }
         parquet::check_trace_id(id)?;
     }
+    if output.exists() && !output.is_dir() {
+        return Err(format!(
+            "{}: not a directory; -o names the directory the traces' tables go into",
+            output.display()
+        ));
+    }
+    let made = !output.exists();
+    let r = export_all(&a, output);
+    if r.is_err() && made {
+        // Only if empty: the traces exported before the failure stay.
+        let _ = std::fs::remove_dir(output);
+    }
+    r
+}
+
+/// Exports each trace of `a` into `output`, one line on stderr each.
+fn export_all(a: &Args, output: &std::path::Path) -> Result<(), String> {
     let mut seen = HashSet::new();
     for t in &a.traces {
         let size = std::fs::metadata(t).map(|m| m.len()).unwrap_or(0);

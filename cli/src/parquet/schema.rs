@@ -78,10 +78,15 @@ pub mod methods {
             "method_key",
             Text,
             Plain,
-            "Class.method(signature): the same method in every trace",
+            "Class.method(signature) with the JVM's method name (`<init>`, `<clinit>`): the same method in every trace",
         ),
         col("class", Text, Dict, "dotted class name"),
-        col("method", Text, Dict, "method name"),
+        col(
+            "method",
+            Text,
+            Dict,
+            "method name, as the JVM and javap write it (`<init>`, not TPTP's `-init-`)",
+        ),
         col("signature", Text, Dict, "JNI descriptor"),
         col(
             "source_file",

@@ -35,6 +35,9 @@ pub fn svg(text: &str, title: &str, count_name: &str, out: &mut Vec<u8>) -> Resu
         opt.colors = inferno::flamegraph::color::Palette::Multi(
             inferno::flamegraph::color::MultiPalette::Java,
         );
+        // A frame's colour from its name (flamegraph.pl's --hash): the same method has
+        // the same colour in every graph, every run (not inferno's random pick).
+        opt.hash = true;
         opt.no_sort = no_sort;
         opt
     };
@@ -49,8 +52,7 @@ pub fn svg(text: &str, title: &str, count_name: &str, out: &mut Vec<u8>) -> Resu
 
 #[cfg(test)]
 mod tests {
-    /// Lines out of order are drawn as inferno draws them sorted (colours aside: inferno
-    /// picks some at random).
+    /// Lines out of order are drawn as inferno draws them sorted, colours and all.
     #[test]
     fn unsorted_lines_are_sorted_after_all() {
         let sorted = "a 1\na;b 2\na;c 3\nd 4\n";
@@ -58,17 +60,31 @@ mod tests {
         let (mut x, mut y) = (Vec::new(), Vec::new());
         super::svg(sorted, "t", "ns", &mut x).unwrap();
         super::svg(unsorted, "t", "ns", &mut y).unwrap();
-        let uncoloured = |svg: &[u8]| {
-            let svg = String::from_utf8_lossy(svg);
-            let mut parts = svg.split("fill=\"rgb(");
-            let mut out = parts.next().unwrap_or_default().to_string();
-            for p in parts {
-                out.push_str(p.split_once(')').map_or(p, |(_, rest)| rest));
-            }
-            out
-        };
-        let (x, y) = (uncoloured(&x), uncoloured(&y));
+        let (x, y) = (String::from_utf8_lossy(&x), String::from_utf8_lossy(&y));
         assert!(x.contains("<svg"));
         assert!(x == y, "sorted:\n{x}\nunsorted:\n{y}");
+    }
+
+    /// A frame's colour is its name's: the same in a graph drawn later, and in another
+    /// graph where it is one frame among others.
+    #[test]
+    fn a_frame_has_its_names_colour_in_every_graph() {
+        let fill = |svg: &[u8], name: &str| -> String {
+            let svg = String::from_utf8_lossy(svg);
+            let at = svg.find(&format!("<title>{name} (")).expect("frame drawn");
+            let rest = &svg[at..];
+            let f = rest.find("fill=\"").expect("frame filled") + 6;
+            rest[f..].split('"').next().unwrap_or_default().to_string()
+        };
+        let mut graphs = Vec::new();
+        for text in ["p.A.run 5\np.A.run;p.B.go 3\n", "q.C.x 9\nq.C.x;p.B.go 1\n"] {
+            let mut out = Vec::new();
+            super::svg(text, "t", "ns", &mut out).unwrap();
+            graphs.push(out);
+        }
+        let mut again = Vec::new();
+        super::svg("p.A.run 5\np.A.run;p.B.go 3\n", "t", "ns", &mut again).unwrap();
+        assert_eq!(graphs[0], again);
+        assert_eq!(fill(&graphs[0], "p.B.go"), fill(&graphs[1], "p.B.go"));
     }
 }

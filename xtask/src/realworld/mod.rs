@@ -455,8 +455,9 @@ fn tracecheck_bin() -> PathBuf {
     util::root().join("target/release/tracecheck")
 }
 
-/// `cargo build --release` of the agent and of tracecheck's binary.
-pub fn build_release() -> bool {
+/// Whether the release build ([`util::build_release`]) succeeded and made tracecheck's
+/// binary, which the cases validate with.
+fn built_with_tracecheck() -> bool {
     util::build_release().is_ok() && tracecheck_bin().is_file()
 }
 
@@ -489,7 +490,7 @@ pub fn run_subset(agent: &Path, jdks: &[Jdk], report: &mut dyn FnMut(&Row)) {
     let all = cases();
     let subset: Vec<&Case> = all.iter().filter(|c| c.subset).collect();
     // Reported before the PASS/FAIL line, which the tally prints.
-    let built = build_release();
+    let built = built_with_tracecheck();
     let mut missing = packages(&subset, false);
     if !built {
         for m in &mut missing {
@@ -585,7 +586,7 @@ pub fn run(args: &[String]) -> bool {
         );
         return false;
     }
-    let built = build_release();
+    let built = built_with_tracecheck();
     let agent = util::root().join("target/release/libjtrace.so");
     if !built || !agent.is_file() {
         eprintln!("realworld: cargo build --release -p jtrace -p tracecheck failed");

@@ -14,7 +14,37 @@ pub struct Pass {
     pub outcome: read::Outcome,
 }
 
+/// Thread names an error lists at most.
+const LISTED: usize = 20;
+
 impl Pass {
+    /// The pass, unless `--thread` named no thread of the trace: then an error listing
+    /// the trace's threads (an answer about none of them would look like an idle one).
+    pub fn threads_found(self) -> Result<Pass, String> {
+        let Some(p) = &self.model.filter.thread else {
+            return Ok(self);
+        };
+        let threads = &self.model.syms.threads;
+        if threads.iter().any(|t| p.matches(&t.name)) {
+            return Ok(self);
+        }
+        let mut names: Vec<&str> = threads.iter().map(|t| t.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        Err(format!(
+            "{}: --thread {}: no thread has that name; the trace's threads: {} (* and ? \
+             make a pattern)",
+            self.file,
+            p.text(),
+            match names.len() {
+                0 => "none".to_string(),
+                n if n > LISTED =>
+                    format!("{} and {} more", names[..LISTED].join(", "), n - LISTED),
+                _ => names.join(", "),
+            }
+        ))
+    }
+
     /// The read is over: the model finished into `a`, the read statistics said.
     fn finished<A: Analysis>(
         file: String,
@@ -76,6 +106,7 @@ pub fn run_tapped<A: Analysis>(
         }
         None => pass(path, filter, a, tap),
     }
+    .and_then(Pass::threads_found)
 }
 
 fn pass<A: Analysis>(

@@ -101,7 +101,7 @@ fn run_workers<A: Split>(
     }
     whole.model.whole();
     *a = merged;
-    Ok(whole)
+    whole.threads_found()
 }
 
 /// Per thread id its worker, and the two sides of a cut thread.

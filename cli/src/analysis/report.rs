@@ -426,20 +426,20 @@ impl Analysis for Report {
     }
 
     fn blocked(&mut self, s: &Symbols, b: &Blocked) {
+        // Within the window, as every time of the answer.
+        let (ws, we) = s.window;
+        let d = b.end.min(we).saturating_sub(b.start.max(ws));
         // Waiting inside the frame that blocked: part of its self time (the monitor's
-        // own code is not traced), within the window.
+        // own code is not traced).
         if let Some(site) = b.site.filter(|&m| m != NONE) {
-            let (ws, we) = s.window;
-            let clipped = b.end.min(we).saturating_sub(b.start.max(ws));
             let r = self.row(s, site);
-            self.rows[r].2.monitor_wait += clipped;
+            self.rows[r].2.monitor_wait += d;
         }
         let class = b
             .class
             .map_or("?".to_string(), |c| s.class_name(c).to_string());
         let key = (class, s.site(b.site, 0));
         let m = self.monitors.entry(key).or_default();
-        let d = b.end.saturating_sub(b.start);
         match b.kind {
             BlockKind::Contended => {
                 m.contended += 1;
@@ -453,8 +453,10 @@ impl Analysis for Report {
         }
     }
 
-    fn gc(&mut self, _s: &Symbols, start: u64, end: u64) {
-        let d = end.saturating_sub(start);
+    fn gc(&mut self, s: &Symbols, start: u64, end: u64) {
+        // Within the window, as every time of the answer.
+        let (ws, we) = s.window;
+        let d = end.min(we).saturating_sub(start.max(ws));
         self.gc.collections += 1;
         self.gc.total_pause_ns += d;
         self.gc.max_pause_ns = self.gc.max_pause_ns.max(d);

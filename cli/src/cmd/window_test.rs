@@ -249,3 +249,101 @@ fn every_chunk_edge_as_a_start_answers_as_the_full_pass() {
     }
     assert!(starts > 300, "{starts} starts");
 }
+
+/// What an analysis is handed under a window, checked as it comes: a wait is seen
+/// inside the frame it happened in (that frame handed over before it, even when it
+/// started before the window).
+#[derive(Default)]
+struct Nesting {
+    stacks: Vec<Vec<u32>>,
+    bad: Vec<String>,
+}
+
+impl crate::model::Analysis for Nesting {
+    fn enter(&mut self, _: &crate::model::Symbols, t: u32, stack: &[crate::model::Frame]) {
+        let t = t as usize;
+        if self.stacks.len() <= t {
+            self.stacks.resize(t + 1, Vec::new());
+        }
+        self.stacks[t].extend(stack.last().map(|f| f.method));
+    }
+
+    fn exit(
+        &mut self,
+        _: &crate::model::Symbols,
+        t: u32,
+        _: &crate::model::Call,
+        _: &[crate::model::Frame],
+    ) {
+        if let Some(s) = self.stacks.get_mut(t as usize) {
+            s.pop();
+        }
+    }
+
+    fn blocked(&mut self, s: &crate::model::Symbols, b: &crate::model::Blocked) {
+        let top = self.stacks.get(b.thread as usize).and_then(|s| s.last());
+        if b.site.is_some() && top != b.site.as_ref() && !b.open {
+            self.bad.push(format!(
+                "a wait in {:?} handed over inside {:?}",
+                b.site.map(|m| &s.method(m).readable),
+                top.map(|&m| &s.method(m).readable)
+            ));
+        }
+    }
+}
+
+/// Under every window of every stored trace: waits come inside the frames they
+/// happened in; the timeline's slices nest per thread with time never going back
+/// (a frame open since before the window begins at its start, before its children);
+/// and the report's monitor and collection times lie within the window, as its
+/// method times do.
+#[test]
+fn windows_keep_frames_around_what_happens_in_them() {
+    let mut checked = 0;
+    for &name in read::STORED {
+        let xml = read::stored(name, "xml");
+        let jtr = rechunked(&read::stored(name, "jtr"), 50);
+        let times = edges(&jtr);
+        let _ = std::fs::remove_file(&jtr);
+        let step = times.len().div_ceil(12);
+        for (i, &from) in times.iter().enumerate().step_by(step) {
+            for k in [1, 7, times.len()] {
+                let to = times.get(i + k).copied();
+                let f = window(Some(from), to, None);
+                let mut a = ((Nesting::default(), Report::default()), Perfetto::new(Vec::new()));
+                let s = run_quiet(&xml, f, &mut a).unwrap();
+                let ((nesting, report), timeline) = a;
+                let what = format!("{name} --from {from} --to {to:?}");
+                assert!(nesting.bad.is_empty(), "{what}: {:?}", nesting.bad);
+
+                let json = timeline.finish().unwrap().1;
+                let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+                let mut per_thread: std::collections::HashMap<i64, (i64, f64)> =
+                    Default::default();
+                for e in doc["traceEvents"].as_array().unwrap() {
+                    let ph = e["ph"].as_str().unwrap_or_default();
+                    if ph != "B" && ph != "E" {
+                        continue;
+                    }
+                    let ts = e["ts"].as_f64().unwrap();
+                    let (depth, last) = per_thread.entry(e["tid"].as_i64().unwrap()).or_default();
+                    assert!(ts >= *last, "{what}: {e} goes back from {last}");
+                    *last = ts;
+                    *depth += if ph == "B" { 1 } else { -1 };
+                    assert!(*depth >= 0, "{what}: {e} ends no slice");
+                }
+                assert!(per_thread.values().all(|&(d, _)| d == 0), "{what}: slices left open");
+
+                let span = to.map_or(u64::MAX, |t| t.saturating_sub(from));
+                let doc = serde_json::to_value(report.doc(&s, &|_| true, None)).unwrap();
+                for m in doc["monitors"].as_array().unwrap() {
+                    let n = |k: &str| m[k].as_u64().unwrap();
+                    assert!(n("blocked_ns") <= span.saturating_mul(n("contended")), "{what}: {m}");
+                    assert!(n("waited_ns") <= span.saturating_mul(n("waits")), "{what}: {m}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "{checked} monitor rows checked");
+}

@@ -614,6 +614,7 @@ impl Model {
             return;
         }
         if self.in_window(p.time) {
+            self.announce(t, a);
             a.exception(&self.syms, &p.exception(t, caught_in));
         }
     }
@@ -1035,6 +1036,9 @@ impl Model {
             end,
             open,
         };
+        // Inside the window: the thread's frames open since before it are handed over
+        // first, so that the wait is seen inside the frame it happened in.
+        self.announce(t, a);
         a.blocked(&self.syms, &b);
     }
 

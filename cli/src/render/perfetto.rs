@@ -35,8 +35,8 @@ pub struct Perfetto<W: Write> {
     names: Vec<Option<String>>,
     /// Threads whose name was written.
     named: Vec<bool>,
-    /// Per thread: whether each open frame's `B` was written (frames that started
-    /// before the window get theirs at their exit, when they turn out to overlap it).
+    /// Per thread: whether each open frame's `B` was written (at its entry, clipped to
+    /// the window's start; at its exit for a frame the window's end left out).
     began: Vec<Vec<bool>>,
     pub events: u64,
     error: Option<io::Error>,
@@ -318,7 +318,11 @@ impl<W: Write> Analysis for Perfetto<W> {
     fn enter(&mut self, s: &Symbols, t: u32, stack: &[Frame]) {
         let tid = self.thread(s, t);
         let Some(f) = stack.last() else { return };
-        let now = f.start >= s.window.0 && f.start <= s.window.1;
+        // A frame entered before the window is handed over when its thread reaches
+        // the window, still open: it begins at the window's start, before what it
+        // encloses there (a slice's begin written at its exit would follow its
+        // children's and go back in time).
+        let now = f.start <= s.window.1;
         self.began[t as usize].push(now);
         if now {
             self.begin(s, tid, f.start, f.method);
@@ -328,7 +332,7 @@ impl<W: Write> Analysis for Perfetto<W> {
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
         let tid = self.thread(s, t);
         let began = self.began[t as usize].pop().unwrap_or(false);
-        if !c.counted {
+        if !began && !c.counted {
             return;
         }
         if !began {

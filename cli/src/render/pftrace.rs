@@ -382,7 +382,11 @@ impl<W: Write> Analysis for Pftrace<W> {
     fn enter(&mut self, s: &Symbols, t: u32, stack: &[Frame]) {
         let track = self.track(s, t);
         let Some(f) = stack.last() else { return };
-        let now = f.start >= s.window.0 && f.start <= s.window.1;
+        // A frame entered before the window is handed over when its thread reaches
+        // the window, still open: it begins at the window's start, before what it
+        // encloses there (a slice's begin written at its exit would follow its
+        // children's and go back in time).
+        let now = f.start <= s.window.1;
         self.began[t as usize].push(now);
         if now {
             let ts = self.rel(s, f.start);
@@ -399,7 +403,7 @@ impl<W: Write> Analysis for Pftrace<W> {
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
         let track = self.track(s, t);
         let began = self.began[t as usize].pop().unwrap_or(false);
-        if !c.counted {
+        if !began && !c.counted {
             return;
         }
         if !began {

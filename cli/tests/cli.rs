@@ -187,6 +187,13 @@ fn bad_input_is_one_clear_line() {
     let badgz = temp("bad.xml.gz");
     std::fs::write(&badgz, "not gzip at all").unwrap();
     fails(&["report", badgz.to_str().unwrap()], "bad.xml.gz");
+    // A --thread no thread matches names the trace's threads, in every view.
+    for view in ["report", "tree", "collapsed", "slow", "replay"] {
+        let err = fails(&[view, "--thread", "nosuch", SMALL], "--thread nosuch");
+        assert!(err.contains("main, worker-1"), "{err}");
+    }
+    fails(&["graph", "App.main", "--thread", "wrk*", SMALL], "no thread has that name");
+    ok(&["report", "--thread", "work*", SMALL]);
     // Usage errors are clap's: exit 2, the problem and a pointer to --help.
     let o = jtrace(&["slow", "--over", "10", SMALL]);
     assert_eq!(o.status.code(), Some(2));

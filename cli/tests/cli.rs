@@ -192,7 +192,10 @@ fn bad_input_is_one_clear_line() {
         let err = fails(&[view, "--thread", "nosuch", SMALL], "--thread nosuch");
         assert!(err.contains("main, worker-1"), "{err}");
     }
-    fails(&["graph", "App.main", "--thread", "wrk*", SMALL], "no thread has that name");
+    fails(
+        &["graph", "App.main", "--thread", "wrk*", SMALL],
+        "no thread has that name",
+    );
     ok(&["report", "--thread", "work*", SMALL]);
     // Usage errors are clap's: exit 2, the problem and a pointer to --help.
     let o = jtrace(&["slow", "--over", "10", SMALL]);
@@ -347,6 +350,12 @@ fn replay_graph_and_info() {
     );
     let depth1 = ok(&["replay", "--depth", "1", SMALL]);
     assert!(!depth1.contains("App.work"), "{depth1}");
+    // Nothing shown inside it: one line, not an empty `{` `}` pair.
+    assert!(
+        depth1.contains("19.00ms  main             App.main(String[])\n")
+            && !depth1.contains("App.main(String[]) {"),
+        "{depth1}"
+    );
     let long = ok(&["replay", "--min-time", "5ms", SMALL]);
     assert!(
         !long.contains("App.leaf()\n") && long.contains("} App.work(int)"),

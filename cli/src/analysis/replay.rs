@@ -144,8 +144,9 @@ impl<F: FnMut(&Symbols, &Line)> Replay<F> {
                 break;
             }
         }
-        // The top frame's entry may still become a one-line call.
-        if let Some(ix) = th.frames.last().and_then(|f| f.line) {
+        // The innermost shown frame's entry may still become a one-line call (frames
+        // above it, hidden by `--depth`, show nothing inside it).
+        if let Some(ix) = th.frames.iter().rev().find_map(|f| f.line) {
             if ix + 1 == th.flushed + th.lines.len() {
                 limit = limit.min(ix);
             }

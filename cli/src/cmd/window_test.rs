@@ -310,7 +310,10 @@ fn windows_keep_frames_around_what_happens_in_them() {
             for k in [1, 7, times.len()] {
                 let to = times.get(i + k).copied();
                 let f = window(Some(from), to, None);
-                let mut a = ((Nesting::default(), Report::default()), Perfetto::new(Vec::new()));
+                let mut a = (
+                    (Nesting::default(), Report::default()),
+                    Perfetto::new(Vec::new()),
+                );
                 let s = run_quiet(&xml, f, &mut a).unwrap();
                 let ((nesting, report), timeline) = a;
                 let what = format!("{name} --from {from} --to {to:?}");
@@ -318,8 +321,7 @@ fn windows_keep_frames_around_what_happens_in_them() {
 
                 let json = timeline.finish().unwrap().1;
                 let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
-                let mut per_thread: std::collections::HashMap<i64, (i64, f64)> =
-                    Default::default();
+                let mut per_thread: std::collections::HashMap<i64, (i64, f64)> = Default::default();
                 for e in doc["traceEvents"].as_array().unwrap() {
                     let ph = e["ph"].as_str().unwrap_or_default();
                     if ph != "B" && ph != "E" {
@@ -332,14 +334,23 @@ fn windows_keep_frames_around_what_happens_in_them() {
                     *depth += if ph == "B" { 1 } else { -1 };
                     assert!(*depth >= 0, "{what}: {e} ends no slice");
                 }
-                assert!(per_thread.values().all(|&(d, _)| d == 0), "{what}: slices left open");
+                assert!(
+                    per_thread.values().all(|&(d, _)| d == 0),
+                    "{what}: slices left open"
+                );
 
                 let span = to.map_or(u64::MAX, |t| t.saturating_sub(from));
                 let doc = serde_json::to_value(report.doc(&s, &|_| true, None)).unwrap();
                 for m in doc["monitors"].as_array().unwrap() {
                     let n = |k: &str| m[k].as_u64().unwrap();
-                    assert!(n("blocked_ns") <= span.saturating_mul(n("contended")), "{what}: {m}");
-                    assert!(n("waited_ns") <= span.saturating_mul(n("waits")), "{what}: {m}");
+                    assert!(
+                        n("blocked_ns") <= span.saturating_mul(n("contended")),
+                        "{what}: {m}"
+                    );
+                    assert!(
+                        n("waited_ns") <= span.saturating_mul(n("waits")),
+                        "{what}: {m}"
+                    );
                     checked += 1;
                 }
             }

@@ -650,6 +650,9 @@ impl Model {
         let Some(t) = self.thread(thread, time) else {
             return;
         };
+        if self.threads[t as usize].stack.is_empty() {
+            self.left_code(t, a);
+        }
         let m = self.syms.method_or_placeholder(method);
         let (recursive, in_shared) = self.open(t, m);
         let ts = &mut self.threads[t as usize];
@@ -670,6 +673,15 @@ impl Model {
         }
         if time >= self.window.0 {
             self.announce(t, a);
+        }
+    }
+
+    /// A thread with no traced frame open enters one: an exception still pending left
+    /// the traced code with its last frame (reported now, not after what runs next).
+    #[inline(never)]
+    fn left_code<A: Analysis>(&mut self, t: u32, a: &mut A) {
+        if self.threads[t as usize].exception.is_some() {
+            self.flush_exception(t, None, a);
         }
     }
 

@@ -454,3 +454,50 @@ fn a_wait_still_open_at_the_end_is_waiting_up_to_the_end() {
         ]
     );
 }
+
+/// An exception that leaves a thread's last traced frame is reported as uncaught when
+/// the thread next enters traced code (an uncaught-exception handler), before that
+/// call, not after it.
+#[test]
+fn an_exception_leaving_the_traced_code_is_reported_before_what_runs_next() {
+    #[derive(Default)]
+    struct Order(Vec<String>);
+    impl Analysis for Order {
+        fn enter(&mut self, s: &Symbols, _t: u32, st: &[Frame]) {
+            let m = st
+                .last()
+                .map_or("?".into(), |f| s.method(f.method).short.clone());
+            self.0.push(format!("enter {m}"));
+        }
+        fn exception(&mut self, s: &Symbols, e: &Exception) {
+            let caught = e.caught_in.map(|m| s.method(m).short.clone());
+            self.0.push(format!("exception caught in {caught:?}"));
+        }
+    }
+    let mut m = Model::new(Filter::default());
+    let mut a = Order::default();
+    let evs = [
+        entry(1, 1, 0),
+        Event::Throw {
+            thread: 1,
+            obj: 7,
+            method: 1,
+            ticket: 1,
+            time: 5,
+        },
+        exit(1, 1, 6),
+        // The handler, called by the JVM on the same thread.
+        entry(2, 2, 8),
+        exit(2, 2, 9),
+    ];
+    for e in defs().iter().chain(&evs) {
+        m.event(e, &mut a);
+    }
+    m.finish(&mut a);
+    assert_eq!(
+        a.0,
+        ["enter A.f", "exception caught in None", "enter A.g"],
+        "{:?}",
+        a.0
+    );
+}

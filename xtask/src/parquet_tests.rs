@@ -31,7 +31,7 @@ const FACTORS: [u32; 3] = [1, 2, 3];
 struct Traced {
     file: String,
     truth: Vec<Vec<String>>,
-    /// method key (`Class.method(signature)`) → report's method row.
+    /// method key (the report's `jvm`: `Class.method(signature)`) → its method row.
     methods: BTreeMap<String, Value>,
     slowest: Value,
     /// traceEnd's numeric annotations, read from the trace's XML (`jtrace xml`).
@@ -270,14 +270,8 @@ fn trace_runs(
             .map(|ms| {
                 ms.iter()
                     .map(|m| {
-                        // methods.method_key names constructors as the JVM does.
-                        let name = match text(m, "name") {
-                            "-init-" => "<init>",
-                            "-clinit-" => "<clinit>",
-                            n => n,
-                        };
-                        let key = format!("{}.{name}{}", text(m, "class"), text(m, "signature"));
-                        (key, m.clone())
+                        // methods.method_key is the report's `jvm` name.
+                        (text(m, "jvm").to_string(), m.clone())
                     })
                     .collect()
             })

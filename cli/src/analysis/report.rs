@@ -488,6 +488,9 @@ pub struct MethodRow {
     pub class: String,
     pub name: String,
     pub signature: String,
+    /// The JVM's name, `Class.method(descriptor)` with `<init>`/`<clinit>` (`name`
+    /// keeps TPTP's `-init-`): as `callers[].jvm`, `graph` and `parquet` name it.
+    pub jvm: String,
     pub calls: u64,
     pub total_ns: u64,
     pub self_ns: u64,
@@ -657,6 +660,7 @@ impl Report {
                 class: info.class.clone(),
                 name: info.name.clone(),
                 signature: info.signature.clone(),
+                jvm: crate::model::names::jvm(&info.class, &info.name, &info.signature),
                 calls: a.calls,
                 total_ns: a.total,
                 self_ns: a.self_ns,

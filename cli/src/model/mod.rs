@@ -650,9 +650,6 @@ impl Model {
         let Some(t) = self.thread(thread, time) else {
             return;
         };
-        if self.threads[t as usize].stack.is_empty() {
-            self.left_code(t, a);
-        }
         let m = self.syms.method_or_placeholder(method);
         let (recursive, in_shared) = self.open(t, m);
         let ts = &mut self.threads[t as usize];
@@ -673,15 +670,6 @@ impl Model {
         }
         if time >= self.window.0 {
             self.announce(t, a);
-        }
-    }
-
-    /// A thread with no traced frame open enters one: an exception still pending left
-    /// the traced code with its last frame (reported now, not after what runs next).
-    #[inline(never)]
-    fn left_code<A: Analysis>(&mut self, t: u32, a: &mut A) {
-        if self.threads[t as usize].exception.is_some() {
-            self.flush_exception(t, None, a);
         }
     }
 
@@ -719,17 +707,22 @@ impl Model {
             return;
         };
         let stack = &self.threads[t as usize].stack;
-        if stack.last().is_some_and(|f| f.ticket == ticket) {
+        if stack
+            .last()
+            .is_some_and(|f| f.ticket == ticket && !f.throwing)
+        {
             self.pop(t, time, false, a);
         } else {
-            self.exit_below(t, ticket, time, a);
+            self.exit_rare(t, ticket, time, a);
         }
     }
 
-    /// An exit of a frame below the innermost (the frames above it close with it), or
-    /// of none.
+    /// An exit of the innermost frame left by an exception, of a frame below it (the
+    /// frames above it close with it), or of none. When an exception still pending
+    /// leaves the thread's last traced frame, it left the traced code: it is reported
+    /// then, not after what the thread runs next (an uncaught-exception handler).
     #[inline(never)]
-    fn exit_below<A: Analysis>(&mut self, t: u32, ticket: u64, time: u64, a: &mut A) {
+    fn exit_rare<A: Analysis>(&mut self, t: u32, ticket: u64, time: u64, a: &mut A) {
         let stack = &self.threads[t as usize].stack;
         // Repairs are counted inside the window only (under one).
         let counted = time >= self.window.0;
@@ -742,6 +735,10 @@ impl Model {
                 }
             }
             None => self.totals.mismatched_exits += counted as u64,
+        }
+        let ts = &self.threads[t as usize];
+        if ts.stack.is_empty() && ts.exception.is_some() {
+            self.flush_exception(t, None, a);
         }
     }
 

@@ -455,9 +455,9 @@ fn a_wait_still_open_at_the_end_is_waiting_up_to_the_end() {
     );
 }
 
-/// An exception that leaves a thread's last traced frame is reported as uncaught when
-/// the thread next enters traced code (an uncaught-exception handler), before that
-/// call, not after it.
+/// An exception that leaves a thread's last traced frame is reported as uncaught at
+/// that frame's exit, before what the thread runs next (an uncaught-exception
+/// handler), not after it.
 #[test]
 fn an_exception_leaving_the_traced_code_is_reported_before_what_runs_next() {
     #[derive(Default)]

@@ -1205,7 +1205,7 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
     }
 
     /// The HTML report in headless Chromium: it renders, runs its own sorting self-test,
-    /// logs nothing to the console and shows the methods.
+    /// logs nothing to the console, shows the methods and its flame graph draws.
     fn html(&self) -> Result<(), String> {
         let page = self.dir.join("report.html");
         self.jtrace(&[
@@ -1245,6 +1245,16 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
         }
         if !dom.contains("<iframe id=\"flame\"") {
             return Err("the page has no flame graph".into());
+        }
+        // The graph loaded in its frame and drew frames (it says how many).
+        let drawn: u64 = dom
+            .split("data-flame=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        if drawn == 0 {
+            return Err("the page's flame graph did not load or drew no frame".into());
         }
         Ok(())
     }

@@ -127,6 +127,9 @@ pub fn chromium_dump_dom(url: &str, profile: &Path) -> Result<std::process::Outp
             "--enable-logging=stderr",
             "--v=0",
             "--window-size=1400,1000",
+            // Time for what the page does after loading (its flame graph's frame count
+            // arrives as a message).
+            "--virtual-time-budget=5000",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--dump-dom")

@@ -1,8 +1,12 @@
 //! `jtrace report --html`: one self-contained page (no network access): the report's
 //! tables, sortable by any column, the flame graph, and the slowest calls.
 //!
-//! The flame graph is inferno's interactive SVG in an `<iframe>` with a `data:` URL, so
-//! its own script runs in its own document exactly as when the SVG is opened alone.
+//! The flame graph is inferno's interactive SVG in an `<iframe>`, so its own script runs
+//! in its own document exactly as when the SVG is opened alone. The SVG is carried in
+//! the page as base64 and shown through a `blob:` URL made by the page's script (a
+//! `data:` URL is refused by Chromium past 2 MB: a compiler's graph came out blank); it
+//! opens scrolled to its bottom, where the roots are, and tells the page how many frames
+//! it drew (`data-flame` on `<body>`, for the browser test).
 
 use super::fmt;
 use crate::analysis::report::ReportDoc;
@@ -22,7 +26,7 @@ fn esc(s: &str) -> String {
     o
 }
 
-/// Standard base64 (RFC 4648), for the SVG's data: URL.
+/// Standard base64 (RFC 4648), for the SVG carried in the page.
 fn base64(data: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut o = String::with_capacity(data.len().div_ceil(3) * 4);
@@ -155,9 +159,9 @@ pub fn page(d: &ReportDoc, flame_svg: &[u8]) -> String {
     // As tall as the graph (inferno writes its height on the root element), at most 620px.
     let height = svg_height(flame_svg).map_or(620, |h| (h + 4).min(620));
     o.push_str(&format!(
-        "<iframe id=\"flame\" title=\"flame graph\" style=\"height:{height}px\" src=\"data:image/svg+xml;base64,{}\"></iframe>\n",
-        base64(flame_svg)
+        "<iframe id=\"flame\" title=\"flame graph\" style=\"height:{height}px\"></iframe>\n"
     ));
+    o.push_str(&embedded(flame_svg));
     let rows = d
         .methods
         .iter()
@@ -308,9 +312,50 @@ pub fn flame_page(title: &str, svg: &[u8]) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n\
          <style>html,body{{margin:0;height:100%}}iframe{{border:0;width:100%;height:100%}}</style>\n\
-         </head><body><iframe id=\"flame\" title=\"flame graph\" src=\"data:image/svg+xml;base64,{}\"></iframe></body></html>\n",
+         </head><body><iframe id=\"flame\" title=\"flame graph\"></iframe>\n{}</body></html>\n",
         esc(title),
-        base64(svg)
+        embedded(svg)
+    )
+}
+
+/// Added to the SVG shown in a page: once loaded, it scrolls to its bottom (the roots;
+/// a deep graph is taller than its frame) and tells the page how many frames it drew.
+const SVG_TAIL: &str = "<script type=\"text/ecmascript\"><![CDATA[
+window.addEventListener('load',function(){
+  window.scrollTo(0,document.documentElement.getBoundingClientRect().height);
+  try{parent.postMessage({jtraceFlame:document.getElementsByTagName('title').length},'*');}catch(e){}
+});
+]]></script>
+";
+
+/// Longest `data:` URL Chromium opens (2 MB); a longer graph goes through a `blob:` URL.
+const DATA_URL_MAX: usize = 2_000_000;
+
+/// The script that shows `svg` in the `<iframe id="flame">` before it: the SVG (with
+/// [`SVG_TAIL`] before its end) as base64, in a `data:` URL, or past [`DATA_URL_MAX`]
+/// turned into a `blob:` URL; the frame count it reports goes on `<body>` as
+/// `data-flame`.
+fn embedded(svg: &[u8]) -> String {
+    let mut shown = svg.to_vec();
+    match svg.windows(6).rposition(|w| w == b"</svg>") {
+        Some(end) => {
+            shown.truncate(end);
+            shown.extend_from_slice(SVG_TAIL.as_bytes());
+            shown.extend_from_slice(&svg[end..]);
+        }
+        None => shown.extend_from_slice(SVG_TAIL.as_bytes()),
+    }
+    let b64 = base64(&shown);
+    let show = if b64.len() + 26 <= DATA_URL_MAX {
+        "f.src='data:image/svg+xml;base64,'+b;"
+    } else {
+        "var a=atob(b),u=new Uint8Array(a.length);for(var i=0;i<a.length;i++)u[i]=a.charCodeAt(i);\n\
+         f.src=URL.createObjectURL(new Blob([u],{type:'image/svg+xml'}));"
+    };
+    format!(
+        "<script>(function(){{\n\
+         window.addEventListener('message',function(e){{if(e.data&&typeof e.data.jtraceFlame==='number')document.body.setAttribute('data-flame',String(e.data.jtraceFlame));}});\n\
+         var f=document.getElementById('flame'),b=\"{b64}\";\n{show}\n}})();</script>\n"
     )
 }
 
@@ -329,6 +374,27 @@ mod tests {
         ] {
             assert_eq!(base64(i.as_bytes()), o);
         }
+    }
+
+    /// A graph is shown through a `data:` URL up to Chromium's 2 MB, through a `blob:`
+    /// URL past it, with the script that scrolls it and reports its frames inside.
+    #[test]
+    fn a_large_graph_goes_through_a_blob() {
+        let svg = |n: usize| format!("<svg>{}</svg>", "<g><title>x</title></g>".repeat(n));
+        let small = embedded(svg(10).as_bytes());
+        assert!(small.contains("data:image/svg+xml;base64,") && !small.contains("Blob"));
+        let large = embedded(svg(100_000).as_bytes());
+        assert!(large.contains("createObjectURL") && !large.contains("'data:image"));
+        // The tail sits inside the SVG, before its end.
+        let b64 = small
+            .split("b=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        assert_eq!(b64.len() % 4, 0);
+        assert!(base64(svg(10).as_bytes()).len() < b64.len());
     }
 
     #[test]

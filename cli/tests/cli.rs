@@ -197,6 +197,23 @@ fn bad_input_is_one_clear_line() {
         "no thread has that name",
     );
     ok(&["report", "--thread", "work*", SMALL]);
+    // --method selects report's, slow's and diff's rows; the views of every method
+    // refuse it rather than ignore it.
+    let out = temp("method-refused.out");
+    let out = out.to_str().unwrap();
+    for view in [
+        &["tree"][..],
+        &["collapsed"],
+        &["flame", "-o", out],
+        &["replay"],
+        &["perfetto", "-o", out],
+    ] {
+        let args = [view, &["--method", "App.leaf", SMALL]].concat();
+        fails(&args, "--method App.leaf");
+    }
+    let only = ok(&["report", "--method", "App.leaf", SMALL]);
+    let table = only.split("Threads by").next().unwrap_or_default();
+    assert!(table.contains("App.leaf()") && !table.contains("App.work("), "{only}");
     // Usage errors are clap's: exit 2, the problem and a pointer to --help.
     let o = jtrace(&["slow", "--over", "10", SMALL]);
     assert_eq!(o.status.code(), Some(2));

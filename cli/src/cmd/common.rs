@@ -44,6 +44,18 @@ pub struct Select {
 }
 
 impl Select {
+    /// [`Select::filter`] for a view that shows every method it reaches (`view`):
+    /// `--method` there is refused, not ignored.
+    pub fn every_method(&self, view: &str) -> Result<Filter, String> {
+        if let Some(m) = &self.method {
+            return Err(format!(
+                "--method {m}: {view} shows every method; --method selects the rows of \
+                 report, slow and diff (graph takes its METHOD as an argument)"
+            ));
+        }
+        self.filter()
+    }
+
     pub fn filter(&self) -> Result<Filter, String> {
         if let (Some(a), Some(b)) = (self.from, self.to) {
             if a > b {

@@ -213,7 +213,10 @@ fn bad_input_is_one_clear_line() {
     }
     let only = ok(&["report", "--method", "App.leaf", SMALL]);
     let table = only.split("Threads by").next().unwrap_or_default();
-    assert!(table.contains("App.leaf()") && !table.contains("App.work("), "{only}");
+    assert!(
+        table.contains("App.leaf()") && !table.contains("App.work("),
+        "{only}"
+    );
     // Usage errors are clap's: exit 2, the problem and a pointer to --help.
     let o = jtrace(&["slow", "--over", "10", SMALL]);
     assert_eq!(o.status.code(), Some(2));

@@ -72,13 +72,19 @@ pub(crate) fn exit(method: u64, ticket: u64, time: u64) -> Event<'static> {
 }
 
 fn run(filter: Filter, evs: &[Event]) -> (Model, Calls) {
-    let mut m = Model::new(filter);
     let mut a = Calls::default();
-    for e in defs().iter().chain(evs) {
-        m.event(e, &mut a);
-    }
-    m.finish(&mut a);
+    let m = run_into(filter, evs, &mut a);
     (m, a)
+}
+
+/// [`defs`] and then `evs` through a model into `a`, finished.
+fn run_into<A: Analysis>(filter: Filter, evs: &[Event], a: &mut A) -> Model {
+    let mut m = Model::new(filter);
+    for e in defs().iter().chain(evs) {
+        m.event(e, a);
+    }
+    m.finish(a);
+    m
 }
 
 #[test]
@@ -420,7 +426,6 @@ fn a_wait_still_open_at_the_end_is_waiting_up_to_the_end() {
             self.0.push((b.kind, b.start, b.end, b.open, site));
         }
     }
-    let mut m = Model::new(Filter::default());
     let mut a = Waits::default();
     let evs = [
         entry(1, 1, 0),
@@ -441,10 +446,7 @@ fn a_wait_still_open_at_the_end_is_waiting_up_to_the_end() {
         },
         Event::TraceEnd { time: 100 },
     ];
-    for e in defs().iter().chain(&evs) {
-        m.event(e, &mut a);
-    }
-    m.finish(&mut a);
+    run_into(Filter::default(), &evs, &mut a);
     let f = Some("A.f".to_string());
     assert_eq!(
         a.0,
@@ -474,7 +476,6 @@ fn an_exception_leaving_the_traced_code_is_reported_before_what_runs_next() {
             self.0.push(format!("exception caught in {caught:?}"));
         }
     }
-    let mut m = Model::new(Filter::default());
     let mut a = Order::default();
     let evs = [
         entry(1, 1, 0),
@@ -490,10 +491,7 @@ fn an_exception_leaving_the_traced_code_is_reported_before_what_runs_next() {
         entry(2, 2, 8),
         exit(2, 2, 9),
     ];
-    for e in defs().iter().chain(&evs) {
-        m.event(e, &mut a);
-    }
-    m.finish(&mut a);
+    run_into(Filter::default(), &evs, &mut a);
     assert_eq!(
         a.0,
         ["enter A.f", "exception caught in None", "enter A.g"],

@@ -392,3 +392,17 @@ fn replay_graph_and_info() {
     assert_eq!(v["events"]["methodEntry"], 8);
     assert_eq!(v["threads"][0]["calls"], 7);
 }
+
+/// Under a window, a collection's pause counts only within it, as calls' times do (the
+/// fixture's collection runs from 21 to 23 ms).
+#[test]
+fn a_window_clips_collections() {
+    let gc = |args: &[&str]| {
+        report_json(&[&["report", "--json"], args, &[SMALL]].concat())["gc"].clone()
+    };
+    assert_eq!(gc(&[])["total_pause_ns"], 2_000_000);
+    let from = gc(&["--from", "22ms"]);
+    assert_eq!(from["collections"], 1);
+    assert_eq!(from["total_pause_ns"], 1_000_000);
+    assert_eq!(from["max_pause_ns"], 1_000_000);
+}

@@ -427,8 +427,7 @@ impl Analysis for Report {
 
     fn blocked(&mut self, s: &Symbols, b: &Blocked) {
         // Within the window, as every time of the answer.
-        let (ws, we) = s.window;
-        let d = b.end.min(we).saturating_sub(b.start.max(ws));
+        let d = s.clipped(b.start, b.end);
         // Waiting inside the frame that blocked: part of its self time (the monitor's
         // own code is not traced).
         if let Some(site) = b.site.filter(|&m| m != NONE) {
@@ -455,8 +454,7 @@ impl Analysis for Report {
 
     fn gc(&mut self, s: &Symbols, start: u64, end: u64) {
         // Within the window, as every time of the answer.
-        let (ws, we) = s.window;
-        let d = end.min(we).saturating_sub(start.max(ws));
+        let d = s.clipped(start, end);
         self.gc.collections += 1;
         self.gc.total_pause_ns += d;
         self.gc.max_pause_ns = self.gc.max_pause_ns.max(d);

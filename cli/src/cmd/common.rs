@@ -22,7 +22,8 @@ pub struct Select {
     /// any name containing PATTERN)
     #[arg(long, value_name = "PATTERN")]
     pub thread: Option<String>,
-    /// Only methods (`Class.method`) matching PATTERN, same syntax as --thread
+    /// Only methods (`Class.method`) matching PATTERN, same syntax as --thread (report,
+    /// slow and diff; the views of every method refuse it)
     #[arg(long, value_name = "PATTERN")]
     pub method: Option<String>,
     /// Start of the time window, from the trace's start (`1.5s`, `200ms`; bare numbers are seconds)
@@ -44,13 +45,12 @@ pub struct Select {
 }
 
 impl Select {
-    /// [`Select::filter`] for a view that shows every method it reaches (`view`):
-    /// `--method` there is refused, not ignored.
-    pub fn every_method(&self, view: &str) -> Result<Filter, String> {
+    /// [`Select::filter`] for a view `--method` does not apply to (`why`: what the view
+    /// shows instead): there it is refused, not ignored.
+    pub fn every_method(&self, why: &str) -> Result<Filter, String> {
         if let Some(m) = &self.method {
             return Err(format!(
-                "--method {m}: {view} shows every method; --method selects the rows of \
-                 report, slow and diff (graph takes its METHOD as an argument)"
+                "--method {m}: {why}; --method selects the rows of report, slow and diff"
             ));
         }
         self.filter()

@@ -62,7 +62,11 @@ fn stacks(
     out: &mut dyn Write,
 ) -> Result<(String, &'static str), String> {
     let mut t = CallTree::default();
-    let s = split::run(trace, sel.every_method("flame (and collapsed)")?, &mut t)?;
+    let s = split::run(
+        trace,
+        sel.every_method("flame and collapsed show every method")?,
+        &mut t,
+    )?;
     let syms = &s.model.syms;
     if w.alloc {
         let map = t.folded_allocs(syms, w.threads, w.count);

@@ -90,7 +90,12 @@ fn table(o: &mut String, rows: &[Node]) {
 
 pub fn run(a: Args) -> Result<(), String> {
     let mut g = Graph::new(Target::new(&a.target));
-    let s = pass::run(&a.trace, a.select.every_method("graph")?, &mut g)?;
+    let s = pass::run(
+        &a.trace,
+        a.select
+            .every_method("graph takes its METHOD as an argument")?,
+        &mut g,
+    )?;
     let syms = &s.model.syms;
     if g.matched.is_empty() {
         return Err(format!(

@@ -105,7 +105,7 @@ fn too_large(a: &Args, limit: u64) -> String {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let mut filter = a.select.every_method("perfetto")?;
+    let mut filter = a.select.every_method("perfetto shows every method")?;
     let limit = (a.max_size.max(0.0) * (1u64 << 20) as f64) as u64;
     let size = std::fs::metadata(&a.trace).map(|m| m.len()).unwrap_or(0);
     // The JSON is smaller than the XML it comes from (about 100 bytes per call against

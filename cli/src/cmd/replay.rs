@@ -388,7 +388,11 @@ pub fn run(a: Args) -> Result<(), String> {
         max_depth: a.depth,
     };
     let mut r = Replay::new(show, |s: &Symbols, l: &Line| p.line(s, l));
-    let s = pass::run(&a.trace, a.select.every_method("replay")?, &mut r)?;
+    let s = pass::run(
+        &a.trace,
+        a.select.every_method("replay shows every method")?,
+        &mut r,
+    )?;
     r.finish(&s.model.syms);
     drop(r);
     if let (Err(e), None) = (p.flush(), &p.error) {

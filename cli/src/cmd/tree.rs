@@ -25,7 +25,11 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), String> {
     let mut t = CallTree::default();
-    let s = split::run(&a.trace, a.select.every_method("tree")?, &mut t)?;
+    let s = split::run(
+        &a.trace,
+        a.select.every_method("tree shows every method")?,
+        &mut t,
+    )?;
     // Depth 1 is the thread; frames start below it.
     let depth = a.depth.map(|d| d + 1);
     let mut out = Stream::open(a.output.as_deref())?;

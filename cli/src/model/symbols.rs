@@ -312,6 +312,12 @@ impl Symbols {
         self.method_ids.get(id).unwrap_or(0)
     }
 
+    /// How long of `[start, end]` lies in the window (`--from/--to`).
+    pub fn clipped(&self, start: u64, end: u64) -> u64 {
+        end.min(self.window.1)
+            .saturating_sub(start.max(self.window.0))
+    }
+
     pub fn method(&self, ix: u32) -> &MethodInfo {
         &self.methods[ix as usize]
     }

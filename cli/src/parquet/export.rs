@@ -10,7 +10,7 @@ use super::order::Order;
 use super::schema::{events, methods, paths, threads, trace};
 use super::table::{text, Table};
 use crate::model::idmap::{FastMap, Recent};
-use crate::model::names::jvm_method_name;
+use crate::model::names;
 use crate::model::{
     Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Model, Symbols, NONE,
 };
@@ -566,14 +566,11 @@ impl Export {
         m.set_const(&id);
         for (i, info) in s.methods.iter().enumerate() {
             m.int(methods::METHOD_ID, i as i64);
-            // The JVM's method names (`<init>`), as in `paths.stack`.
-            let name = jvm_method_name(&info.name);
-            m.text(
-                methods::METHOD_KEY,
-                text(&format!("{}.{name}{}", info.class, info.signature)),
-            );
+            // The JVM's method names (`<init>`), as in `paths.stack` and the report's `jvm`.
+            let key = names::jvm(&info.class, &info.name, &info.signature);
+            m.text(methods::METHOD_KEY, text(&key));
             m.text(methods::CLASS, text(&info.class));
-            m.text(methods::METHOD, text(name));
+            m.text(methods::METHOD, text(names::jvm_method_name(&info.name)));
             m.text(methods::SIGNATURE, text(&info.signature));
             m.opt_text(methods::SOURCE_FILE, info.source.as_deref().map(text));
             m.opt_int(methods::FIRST_LINE, info.first_line.map(i64::from));

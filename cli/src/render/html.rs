@@ -3,10 +3,10 @@
 //!
 //! The flame graph is inferno's interactive SVG in an `<iframe>`, so its own script runs
 //! in its own document exactly as when the SVG is opened alone. The SVG is carried in
-//! the page as base64 and shown through a `blob:` URL made by the page's script (a
-//! `data:` URL is refused by Chromium past 2 MB: a compiler's graph came out blank); it
-//! opens scrolled to its bottom, where the roots are, and tells the page how many frames
-//! it drew (`data-flame` on `<body>`, for the browser test).
+//! the page as base64, in a `data:` URL, or past Chromium's 2 MB limit for those (a
+//! compiler's graph came out blank) a `blob:` URL made by the page's script; it opens
+//! scrolled to its bottom, where the roots are, and tells the page how many frames it
+//! drew (`data-flame` on `<body>`, for the browser test).
 
 use super::fmt;
 use crate::analysis::report::ReportDoc;
@@ -158,10 +158,10 @@ pub fn page(d: &ReportDoc, flame_svg: &[u8]) -> String {
     o.push_str("<h2>Flame graph (self time)</h2>\n");
     // As tall as the graph (inferno writes its height on the root element), at most 620px.
     let height = svg_height(flame_svg).map_or(620, |h| (h + 4).min(620));
-    o.push_str(&format!(
-        "<iframe id=\"flame\" title=\"flame graph\" style=\"height:{height}px\"></iframe>\n"
+    o.push_str(&flame_frame(
+        flame_svg,
+        &format!(" style=\"height:{height}px\""),
     ));
-    o.push_str(&embedded(flame_svg));
     let rows = d
         .methods
         .iter()
@@ -312,9 +312,9 @@ pub fn flame_page(title: &str, svg: &[u8]) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n\
          <style>html,body{{margin:0;height:100%}}iframe{{border:0;width:100%;height:100%}}</style>\n\
-         </head><body><iframe id=\"flame\" title=\"flame graph\"></iframe>\n{}</body></html>\n",
+         </head><body>{}</body></html>\n",
         esc(title),
-        embedded(svg)
+        flame_frame(svg, "")
     )
 }
 
@@ -331,11 +331,8 @@ window.addEventListener('load',function(){
 /// Longest `data:` URL Chromium opens (2 MB); a longer graph goes through a `blob:` URL.
 const DATA_URL_MAX: usize = 2_000_000;
 
-/// The script that shows `svg` in the `<iframe id="flame">` before it: the SVG (with
-/// [`SVG_TAIL`] before its end) as base64, in a `data:` URL, or past [`DATA_URL_MAX`]
-/// turned into a `blob:` URL; the frame count it reports goes on `<body>` as
-/// `data-flame`.
-fn embedded(svg: &[u8]) -> String {
+/// `svg` with [`SVG_TAIL`] as its last element.
+fn with_tail(svg: &[u8]) -> Vec<u8> {
     let mut shown = svg.to_vec();
     match svg.windows(6).rposition(|w| w == b"</svg>") {
         Some(end) => {
@@ -345,17 +342,30 @@ fn embedded(svg: &[u8]) -> String {
         }
         None => shown.extend_from_slice(SVG_TAIL.as_bytes()),
     }
-    let b64 = base64(&shown);
-    let show = if b64.len() + 26 <= DATA_URL_MAX {
-        "f.src='data:image/svg+xml;base64,'+b;"
-    } else {
-        "var a=atob(b),u=new Uint8Array(a.length);for(var i=0;i<a.length;i++)u[i]=a.charCodeAt(i);\n\
-         f.src=URL.createObjectURL(new Blob([u],{type:'image/svg+xml'}));"
-    };
+    shown
+}
+
+/// The `<iframe id="flame">` showing `svg` ([`with_tail`]), with `attrs`: in a `data:`
+/// URL (shown with scripts off too), or past [`DATA_URL_MAX`] through a `blob:` URL the
+/// script after it makes; and the script putting the frame count the graph reports on
+/// `<body>` as `data-flame`.
+fn flame_frame(svg: &[u8], attrs: &str) -> String {
+    let b64 = base64(&with_tail(svg));
+    let listen = "<script>window.addEventListener('message',function(e){if(e.data&&typeof \
+                  e.data.jtraceFlame==='number')document.body.setAttribute('data-flame',\
+                  String(e.data.jtraceFlame));});</script>\n";
+    if b64.len() + 26 <= DATA_URL_MAX {
+        return format!(
+            "{listen}<iframe id=\"flame\" title=\"flame graph\"{attrs} \
+             src=\"data:image/svg+xml;base64,{b64}\"></iframe>\n"
+        );
+    }
     format!(
-        "<script>(function(){{\n\
-         window.addEventListener('message',function(e){{if(e.data&&typeof e.data.jtraceFlame==='number')document.body.setAttribute('data-flame',String(e.data.jtraceFlame));}});\n\
-         var f=document.getElementById('flame'),b=\"{b64}\";\n{show}\n}})();</script>\n"
+        "{listen}<iframe id=\"flame\" title=\"flame graph\"{attrs}></iframe>\n\
+         <script>(function(){{var a=atob(\"{b64}\"),u=new Uint8Array(a.length);\n\
+         for(var i=0;i<a.length;i++)u[i]=a.charCodeAt(i);\n\
+         document.getElementById('flame').src=URL.createObjectURL(new Blob([u],{{type:'image/svg+xml'}}));\n\
+         }})();</script>\n"
     )
 }
 
@@ -377,24 +387,19 @@ mod tests {
     }
 
     /// A graph is shown through a `data:` URL up to Chromium's 2 MB, through a `blob:`
-    /// URL past it, with the script that scrolls it and reports its frames inside.
+    /// URL past it; what is shown is the SVG with the script that scrolls it and
+    /// reports its frames as its last element.
     #[test]
     fn a_large_graph_goes_through_a_blob() {
         let svg = |n: usize| format!("<svg>{}</svg>", "<g><title>x</title></g>".repeat(n));
-        let small = embedded(svg(10).as_bytes());
-        assert!(small.contains("data:image/svg+xml;base64,") && !small.contains("Blob"));
-        let large = embedded(svg(100_000).as_bytes());
-        assert!(large.contains("createObjectURL") && !large.contains("'data:image"));
-        // The tail sits inside the SVG, before its end.
-        let b64 = small
-            .split("b=\"")
-            .nth(1)
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap();
-        assert_eq!(b64.len() % 4, 0);
-        assert!(base64(svg(10).as_bytes()).len() < b64.len());
+        let small = flame_frame(svg(10).as_bytes(), "");
+        assert!(small.contains("src=\"data:image/svg+xml;base64,") && !small.contains("Blob"));
+        let large = flame_frame(svg(100_000).as_bytes(), "");
+        assert!(large.contains("createObjectURL") && !large.contains("src=\"data:"));
+        let shown = with_tail(svg(10).as_bytes());
+        let tail = format!("{SVG_TAIL}</svg>");
+        assert!(shown.starts_with(b"<svg><g>") && shown.ends_with(tail.as_bytes()));
+        assert!(small.contains(&base64(&shown)));
     }
 
     #[test]

@@ -35,9 +35,6 @@ pub struct Perfetto<W: Write> {
     names: Vec<Option<String>>,
     /// Threads whose name was written.
     named: Vec<bool>,
-    /// Per thread: whether each open frame's `B` was written (at its entry, clipped to
-    /// the window's start; at its exit for a frame the window's end left out).
-    began: Vec<Vec<bool>>,
     pub events: u64,
     error: Option<io::Error>,
     /// The event being made (reused).
@@ -212,7 +209,6 @@ impl<W: Write> Perfetto<W> {
             },
             names: Vec::new(),
             named: Vec::new(),
-            began: Vec::new(),
             events: 0,
             error: None,
             line: Vec::new(),
@@ -288,7 +284,6 @@ impl<W: Write> Perfetto<W> {
         let i = t as usize;
         if self.named.len() <= i {
             self.named.resize(i + 1, false);
-            self.began.resize(i + 1, Vec::new());
         }
         let id = s.threads[i].id;
         if !self.named[i] {
@@ -318,26 +313,14 @@ impl<W: Write> Analysis for Perfetto<W> {
     fn enter(&mut self, s: &Symbols, t: u32, stack: &[Frame]) {
         let tid = self.thread(s, t);
         let Some(f) = stack.last() else { return };
-        // A frame entered before the window is handed over when its thread reaches
-        // the window, still open: it begins at the window's start, before what it
-        // encloses there (a slice's begin written at its exit would follow its
-        // children's and go back in time).
-        let now = f.start <= s.window.1;
-        self.began[t as usize].push(now);
-        if now {
-            self.begin(s, tid, f.start, f.method);
-        }
+        // The model hands a frame over inside the window: one entered before it when
+        // its thread reaches the window, still open, so it begins at the window's start
+        // (`rel` clips), before what it encloses there; none after the window's end.
+        self.begin(s, tid, f.start, f.method);
     }
 
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
         let tid = self.thread(s, t);
-        let began = self.began[t as usize].pop().unwrap_or(false);
-        if !began && !c.counted {
-            return;
-        }
-        if !began {
-            self.begin(s, tid, c.start, c.method);
-        }
         let end = self.rel(s, c.end.min(s.window.1));
         self.end(tid, end, exit_args(c));
     }

@@ -225,8 +225,6 @@ pub struct Pftrace<W: Write> {
     buf: Vec<u8>,
     /// Threads whose track was described.
     described: Vec<bool>,
-    /// Per thread: whether each open frame's begin was written (see the JSON output, `perfetto.rs`).
-    began: Vec<Vec<bool>>,
     gc_described: bool,
     pub events: u64,
     error: Option<io::Error>,
@@ -242,7 +240,6 @@ impl<W: Write> Pftrace<W> {
             iids: HashMap::new(),
             by_method: Vec::new(),
             described: Vec::new(),
-            began: Vec::new(),
             gc_described: false,
             buf: Vec::with_capacity(BUFFER + 256),
             events: 0,
@@ -299,7 +296,6 @@ impl<W: Write> Pftrace<W> {
         let i = t as usize;
         if self.described.len() <= i {
             self.described.resize(i + 1, false);
-            self.began.resize(i + 1, Vec::new());
         }
         if !self.described[i] {
             self.described[i] = true;
@@ -382,40 +378,19 @@ impl<W: Write> Analysis for Pftrace<W> {
     fn enter(&mut self, s: &Symbols, t: u32, stack: &[Frame]) {
         let track = self.track(s, t);
         let Some(f) = stack.last() else { return };
-        // A frame entered before the window is handed over when its thread reaches
-        // the window, still open: it begins at the window's start, before what it
-        // encloses there (a slice's begin written at its exit would follow its
-        // children's and go back in time).
-        let now = f.start <= s.window.1;
-        self.began[t as usize].push(now);
-        if now {
-            let ts = self.rel(s, f.start);
-            self.event(
-                track,
-                SLICE_BEGIN,
-                ts,
-                Some(&s.method(f.method).frame),
-                Some(f.method),
-            );
-        }
+        // Handed over inside the window, as in the JSON output (`perfetto.rs`).
+        let ts = self.rel(s, f.start);
+        self.event(
+            track,
+            SLICE_BEGIN,
+            ts,
+            Some(&s.method(f.method).frame),
+            Some(f.method),
+        );
     }
 
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
         let track = self.track(s, t);
-        let began = self.began[t as usize].pop().unwrap_or(false);
-        if !began && !c.counted {
-            return;
-        }
-        if !began {
-            let ts = self.rel(s, c.start);
-            self.event(
-                track,
-                SLICE_BEGIN,
-                ts,
-                Some(&s.method(c.method).frame),
-                Some(c.method),
-            );
-        }
         let ts = self.rel(s, c.end.min(s.window.1));
         self.event(track, SLICE_END, ts, None, None);
     }

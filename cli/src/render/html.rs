@@ -331,6 +331,9 @@ window.addEventListener('load',function(){
 /// Longest `data:` URL Chromium opens (2 MB); a longer graph goes through a `blob:` URL.
 const DATA_URL_MAX: usize = 2_000_000;
 
+/// What a `data:` URL of an SVG in base64 starts with.
+const DATA_SVG: &str = "data:image/svg+xml;base64,";
+
 /// `svg` with [`SVG_TAIL`] as its last element.
 fn with_tail(svg: &[u8]) -> Vec<u8> {
     let mut shown = svg.to_vec();
@@ -354,10 +357,10 @@ fn flame_frame(svg: &[u8], attrs: &str) -> String {
     let listen = "<script>window.addEventListener('message',function(e){if(e.data&&typeof \
                   e.data.jtraceFlame==='number')document.body.setAttribute('data-flame',\
                   String(e.data.jtraceFlame));});</script>\n";
-    if b64.len() + 26 <= DATA_URL_MAX {
+    if DATA_SVG.len() + b64.len() <= DATA_URL_MAX {
         return format!(
             "{listen}<iframe id=\"flame\" title=\"flame graph\"{attrs} \
-             src=\"data:image/svg+xml;base64,{b64}\"></iframe>\n"
+             src=\"{DATA_SVG}{b64}\"></iframe>\n"
         );
     }
     format!(

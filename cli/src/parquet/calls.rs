@@ -80,130 +80,139 @@ impl CallRow {
 }
 
 /// Rows of `calls`, column by column: a row group's columns are slices of these.
+///
+/// The eleven integer columns share one block, each [`Cols::stride`] long. Their starts
+/// are [`SKEW`] apart modulo a page: a finished call writes its row into every column
+/// at once, and columns each in their own allocation (page-aligned, as the allocator
+/// maps large blocks) put those eleven stores in one cache set, and each on the same
+/// page offset as the last (measured on javac: the export's store of a row took 28%
+/// longer so).
 #[derive(Default)]
 pub struct Cols {
-    call_id: Vec<i64>,
-    parent_id: Vec<i64>,
-    thread: Vec<i64>,
-    method: Vec<i64>,
-    path: Vec<i64>,
-    depth: Vec<i64>,
-    start: Vec<i64>,
-    dur: Vec<i64>,
-    self_ns: Vec<i64>,
-    alloc_bytes: Vec<i64>,
-    alloc_count: Vec<i64>,
+    ints: Vec<i64>,
+    /// Elements from one integer column's start to the next's.
+    stride: usize,
+    /// Rows each column can hold before the block is made again, larger.
+    room: usize,
+    len: usize,
     exit: Vec<u8>,
     recursive: Vec<bool>,
     exc: Vec<u32>,
 }
 
-/// Applies `$m!` to each of [`Cols`]' vectors of `$c` (one list, so none is forgotten).
-macro_rules! each_col {
-    ($c:expr, $v:ident => $e:expr) => {{
-        {
-            let $v = &mut $c.call_id;
-            $e;
-        }
-        {
-            let $v = &mut $c.parent_id;
-            $e;
-        }
-        {
-            let $v = &mut $c.thread;
-            $e;
-        }
-        {
-            let $v = &mut $c.method;
-            $e;
-        }
-        {
-            let $v = &mut $c.path;
-            $e;
-        }
-        {
-            let $v = &mut $c.depth;
-            $e;
-        }
-        {
-            let $v = &mut $c.start;
-            $e;
-        }
-        {
-            let $v = &mut $c.dur;
-            $e;
-        }
-        {
-            let $v = &mut $c.self_ns;
-            $e;
-        }
-        {
-            let $v = &mut $c.alloc_bytes;
-            $e;
-        }
-        {
-            let $v = &mut $c.alloc_count;
-            $e;
-        }
-        {
-            let $v = &mut $c.exit;
-            $e;
-        }
-        {
-            let $v = &mut $c.recursive;
-            $e;
-        }
-        {
-            let $v = &mut $c.exc;
-            $e;
-        }
-    }};
+/// The integer columns, in [`Cols::ints`]' order (and [`CallRow::ints`]').
+const SLOTS: [usize; 11] = [
+    calls::CALL_ID,
+    calls::PARENT_ID,
+    calls::THREAD_ID,
+    calls::METHOD_ID,
+    calls::PATH_ID,
+    calls::DEPTH,
+    calls::START_NS,
+    calls::DUR_NS,
+    calls::SELF_NS,
+    calls::ALLOC_BYTES,
+    calls::ALLOC_COUNT,
+];
+const INTS: usize = SLOTS.len();
+
+/// Where `calls` column `col` is among [`Cols`]' integer columns, if it is one.
+fn int_slot(col: usize) -> Option<usize> {
+    SLOTS.iter().position(|&c| c == col)
+}
+
+/// What [`Cols::grow`] puts in integer column `slot`: `parent_id`'s none, 0 elsewhere.
+const fn fill(slot: usize) -> i64 {
+    if SLOTS[slot] == calls::PARENT_ID {
+        NO_PARENT
+    } else {
+        0
+    }
+}
+
+/// Elements one integer column's start is from the next's, past a multiple of a page
+/// (384 bytes: the eleven starts fall in eleven different cache sets of a page).
+const SKEW: usize = 48;
+
+/// A page's worth of `i64`.
+const PAGE: usize = 512;
+
+impl CallRow {
+    /// The row's integer columns, in [`SLOTS`]' order.
+    #[inline(always)]
+    fn ints(&self) -> [i64; INTS] {
+        [
+            self.call_id,
+            self.parent_id,
+            self.thread,
+            self.method,
+            self.path,
+            self.depth,
+            self.start,
+            self.dur,
+            self.self_ns,
+            self.alloc_bytes,
+            self.alloc_count,
+        ]
+    }
 }
 
 impl Cols {
     pub fn len(&self) -> usize {
-        self.call_id.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.call_id.is_empty()
+        self.len == 0
+    }
+
+    /// `calls` column `col`'s rows, an integer column.
+    fn int(&self, col: usize) -> &[i64] {
+        let k = int_slot(col).expect("an integer column");
+        &self.ints[k * self.stride..k * self.stride + self.len]
+    }
+
+    /// Room for `rows` rows in each integer column: the block made again, larger, if
+    /// it has less (the rows kept in place).
+    fn make_room(&mut self, rows: usize) {
+        if rows <= self.room {
+            return;
+        }
+        let room = rows.max(2 * self.room).next_multiple_of(PAGE);
+        let stride = room + SKEW;
+        let mut ints = vec![0i64; INTS * stride];
+        for k in 0..INTS {
+            let from = k * self.stride;
+            ints[k * stride..k * stride + self.len]
+                .copy_from_slice(&self.ints[from..from + self.len]);
+        }
+        self.ints = ints;
+        self.stride = stride;
+        self.room = room;
     }
 
     #[inline]
     pub fn push(&mut self, r: &CallRow) {
-        self.call_id.push(r.call_id);
-        self.parent_id.push(r.parent_id);
-        self.thread.push(r.thread);
-        self.method.push(r.method);
-        self.path.push(r.path);
-        self.depth.push(r.depth);
-        self.start.push(r.start);
-        self.dur.push(r.dur);
-        self.self_ns.push(r.self_ns);
-        self.alloc_bytes.push(r.alloc_bytes);
-        self.alloc_count.push(r.alloc_count);
+        self.make_room(self.len + 1);
+        let i = self.len;
+        for (k, v) in r.ints().into_iter().enumerate() {
+            self.ints[k * self.stride + i] = v;
+        }
+        self.len += 1;
         self.exit.push(r.exit);
         self.recursive.push(r.recursive);
         self.exc.push(r.exc);
     }
 
-    /// [`GROW`] more rows, unfinished ones: copied from constant
-    /// blocks (a fill element by element cost more than the rows' own writes).
+    /// [`GROW`] more rows, unfinished ones.
     #[inline(never)]
     pub fn grow(&mut self) {
-        const ZERO: [i64; GROW] = [0; GROW];
-        const NO: [i64; GROW] = [NO_PARENT; GROW];
-        self.call_id.extend_from_slice(&ZERO);
-        self.parent_id.extend_from_slice(&NO);
-        self.thread.extend_from_slice(&ZERO);
-        self.method.extend_from_slice(&ZERO);
-        self.path.extend_from_slice(&ZERO);
-        self.depth.extend_from_slice(&ZERO);
-        self.start.extend_from_slice(&ZERO);
-        self.dur.extend_from_slice(&ZERO);
-        self.self_ns.extend_from_slice(&ZERO);
-        self.alloc_bytes.extend_from_slice(&ZERO);
-        self.alloc_count.extend_from_slice(&ZERO);
+        self.make_room(self.len + GROW);
+        for k in 0..INTS {
+            let at = k * self.stride + self.len;
+            self.ints[at..at + GROW].fill(fill(k));
+        }
+        self.len += GROW;
         self.exit.extend_from_slice(&[OPEN; GROW]);
         self.recursive.extend_from_slice(&[false; GROW]);
         self.exc.extend_from_slice(&[NONE; GROW]);
@@ -212,35 +221,30 @@ impl Cols {
     /// Row `i` becomes `r`.
     #[inline]
     pub fn set(&mut self, i: usize, r: &CallRow) {
-        self.call_id[i] = r.call_id;
-        self.parent_id[i] = r.parent_id;
-        self.thread[i] = r.thread;
-        self.method[i] = r.method;
-        self.path[i] = r.path;
-        self.depth[i] = r.depth;
-        self.start[i] = r.start;
-        self.dur[i] = r.dur;
-        self.self_ns[i] = r.self_ns;
-        self.alloc_bytes[i] = r.alloc_bytes;
-        self.alloc_count[i] = r.alloc_count;
+        assert!(i < self.len);
+        let s = self.stride;
+        for (k, v) in r.ints().into_iter().enumerate() {
+            self.ints[k * s + i] = v;
+        }
         self.exit[i] = r.exit;
         self.recursive[i] = r.recursive;
         self.exc[i] = r.exc;
     }
 
     pub fn row(&self, i: usize) -> CallRow {
+        let v = |k: usize| self.ints[k * self.stride + i];
         CallRow {
-            call_id: self.call_id[i],
-            parent_id: self.parent_id[i],
-            thread: self.thread[i],
-            method: self.method[i],
-            path: self.path[i],
-            depth: self.depth[i],
-            start: self.start[i],
-            dur: self.dur[i],
-            self_ns: self.self_ns[i],
-            alloc_bytes: self.alloc_bytes[i],
-            alloc_count: self.alloc_count[i],
+            call_id: v(0),
+            parent_id: v(1),
+            thread: v(2),
+            method: v(3),
+            path: v(4),
+            depth: v(5),
+            start: v(6),
+            dur: v(7),
+            self_ns: v(8),
+            alloc_bytes: v(9),
+            alloc_count: v(10),
             exit: self.exit[i],
             recursive: self.recursive[i],
             exc: self.exc[i],
@@ -248,7 +252,7 @@ impl Cols {
     }
 
     pub fn call_id(&self, i: usize) -> i64 {
-        self.call_id[i]
+        self.int(calls::CALL_ID)[i]
     }
 
     /// Row `i`'s exception class and exit kind.
@@ -261,34 +265,36 @@ impl Cols {
 
     /// Removes the first `n` rows.
     pub fn drop_front(&mut self, n: usize) {
-        each_col!(self, v => v.drain(..n));
+        let n = n.min(self.len);
+        for k in 0..INTS {
+            let at = k * self.stride;
+            self.ints.copy_within(at + n..at + self.len, at);
+        }
+        self.len -= n;
+        self.exit.drain(..n);
+        self.recursive.drain(..n);
+        self.exc.drain(..n);
     }
 
     /// Appends `other`'s rows `r`.
     pub fn extend(&mut self, other: &Cols, r: Range<usize>) {
-        macro_rules! ext {
-            ($($f:ident),*) => { $( self.$f.extend_from_slice(&other.$f[r.clone()]); )* };
+        self.make_room(self.len + r.len());
+        for k in 0..INTS {
+            let (to, from) = (k * self.stride + self.len, k * other.stride);
+            self.ints[to..to + r.len()].copy_from_slice(&other.ints[from + r.start..from + r.end]);
         }
-        ext!(
-            call_id,
-            parent_id,
-            thread,
-            method,
-            path,
-            depth,
-            start,
-            dur,
-            self_ns,
-            alloc_bytes,
-            alloc_count,
-            exit,
-            recursive,
-            exc
-        );
+        self.len += r.len();
+        self.exit.extend_from_slice(&other.exit[r.clone()]);
+        self.recursive
+            .extend_from_slice(&other.recursive[r.clone()]);
+        self.exc.extend_from_slice(&other.exc[r]);
     }
 
     pub fn clear(&mut self) {
-        each_col!(self, v => v.clear());
+        self.len = 0;
+        self.exit.clear();
+        self.recursive.clear();
+        self.exc.clear();
     }
 }
 
@@ -437,21 +443,13 @@ impl Calls {
                 zstd,
                 body: &mut self.body,
             };
-            let mut int = |v: &Vec<i64>| int_chunk(z, d.clone(), &v[r.clone()], None, s);
             let enc = match i {
-                calls::CALL_ID => int(&c.call_id),
                 calls::PARENT_ID => {
-                    int_chunk(z, d.clone(), &c.parent_id[r.clone()], Some(NO_PARENT), s)
+                    int_chunk(z, d.clone(), &c.int(i)[r.clone()], Some(NO_PARENT), s)
                 }
-                calls::THREAD_ID => int(&c.thread),
-                calls::METHOD_ID => int(&c.method),
-                calls::PATH_ID => int(&c.path),
-                calls::DEPTH => int(&c.depth),
-                calls::START_NS => int(&c.start),
-                calls::DUR_NS => int(&c.dur),
-                calls::SELF_NS => int(&c.self_ns),
-                calls::ALLOC_BYTES => int(&c.alloc_bytes),
-                calls::ALLOC_COUNT => int(&c.alloc_count),
+                i if int_slot(i).is_some() => {
+                    int_chunk(z, d.clone(), &c.int(i)[r.clone()], None, s)
+                }
                 calls::EXIT_KIND => {
                     let e = &c.exit[r.clone()];
                     let idx = |i: usize| Some(e[i] as u32);
@@ -608,6 +606,72 @@ mod tests {
     use super::*;
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::Field;
+
+    /// A row with every column its own value, from `i`.
+    fn sample(i: u64) -> CallRow {
+        let v = |k: i64| i as i64 * 16 + k;
+        CallRow {
+            call_id: v(0),
+            parent_id: v(1),
+            thread: v(2),
+            method: v(3),
+            path: v(4),
+            depth: v(5),
+            start: v(6),
+            dur: v(7),
+            self_ns: v(8),
+            alloc_bytes: v(9),
+            alloc_count: v(10),
+            exit: (i % 4) as u8,
+            recursive: i.is_multiple_of(3),
+            exc: i as u32,
+        }
+    }
+
+    /// Every way rows come and go keeps each column's rows, as a list of rows kept
+    /// beside them says, across the block being made again many times.
+    #[test]
+    fn columns_keep_their_rows_through_growth_and_cuts() {
+        let mut cols = Cols::default();
+        let mut want: Vec<CallRow> = Vec::new();
+        let mut next = 0u64;
+        for round in 0..40 {
+            for _ in 0..(round * 97 % 1500) {
+                cols.push(&sample(next));
+                want.push(sample(next));
+                next += 1;
+            }
+            let at = cols.len();
+            cols.grow();
+            want.extend(std::iter::repeat_n(CallRow::HOLE, GROW));
+            for i in (at..cols.len()).step_by(7) {
+                cols.set(i, &sample(next));
+                want[i] = sample(next);
+                next += 1;
+            }
+            if round % 3 == 2 {
+                let n = want.len() / 2;
+                cols.drop_front(n);
+                want.drain(..n);
+            }
+            if round % 5 == 4 {
+                let mut other = Cols::default();
+                other.extend(&cols, 3..cols.len() - 1);
+                cols = other;
+                want = want[3..want.len() - 1].to_vec();
+            }
+            assert_eq!(cols.len(), want.len());
+            for (i, w) in want.iter().enumerate() {
+                assert_eq!(cols.row(i), *w, "round {round}, row {i}");
+            }
+            for (k, &col) in SLOTS.iter().enumerate() {
+                let got: Vec<i64> = cols.int(col).to_vec();
+                let exp: Vec<i64> = want.iter().map(|r| r.ints()[k]).collect();
+                assert_eq!(got, exp, "round {round}, column {col}");
+            }
+        }
+        assert!(cols.room > 4 * GROW, "the block was made again");
+    }
 
     /// Rows over several pages and three row groups (the second written ahead of the
     /// first and put in its place in the footer), with nulls, every exit kind, the extremes of every number and

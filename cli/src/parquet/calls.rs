@@ -59,7 +59,7 @@ pub struct CallRow {
 }
 
 impl CallRow {
-    /// A call not finished yet (what [`Cols::grow`] adds).
+    /// A row of defaults, that tests make rows from.
     #[cfg(test)]
     pub const HOLE: CallRow = CallRow {
         call_id: 0,
@@ -121,15 +121,6 @@ fn int_slot(col: usize) -> Option<usize> {
     SLOTS.iter().position(|&c| c == col)
 }
 
-/// What [`Cols::grow`] puts in integer column `slot`: `parent_id`'s none, 0 elsewhere.
-const fn fill(slot: usize) -> i64 {
-    if SLOTS[slot] == calls::PARENT_ID {
-        NO_PARENT
-    } else {
-        0
-    }
-}
-
 /// Elements one integer column's start is from the next's, past a multiple of a page
 /// (384 bytes: the eleven starts fall in eleven different cache sets of a page).
 const SKEW: usize = 48;
@@ -172,8 +163,8 @@ impl Cols {
         &self.ints[k * self.stride..k * self.stride + self.len]
     }
 
-    /// Room for `rows` rows in each integer column: the block made again, larger, if
-    /// it has less (the rows kept in place).
+    /// Room for `rows` rows in every column: the block made again, larger, if it has
+    /// less (the rows kept in place).
     fn make_room(&mut self, rows: usize) {
         if rows <= self.room {
             return;
@@ -189,42 +180,34 @@ impl Cols {
         self.ints = ints;
         self.stride = stride;
         self.room = room;
+        self.exit.resize(room, OPEN);
+        self.recursive.resize(room, false);
+        self.exc.resize(room, NONE);
     }
 
     #[inline]
     pub fn push(&mut self, r: &CallRow) {
         self.make_room(self.len + 1);
-        let i = self.len;
-        for (k, v) in r.ints().into_iter().enumerate() {
-            self.ints[k * self.stride + i] = v;
-        }
         self.len += 1;
-        self.exit.push(r.exit);
-        self.recursive.push(r.recursive);
-        self.exc.push(r.exc);
+        self.set(self.len - 1, r);
     }
 
-    /// [`GROW`] more rows, unfinished ones.
+    /// [`GROW`] more rows, each to be [`Cols::set`] before it is read: until then it
+    /// holds no row's values (zeros, or a row dropped from the front). Filling them
+    /// cost 7% of the export: a second pass over memory the rows are written to anyway.
     #[inline(never)]
     pub fn grow(&mut self) {
         self.make_room(self.len + GROW);
-        for k in 0..INTS {
-            let at = k * self.stride + self.len;
-            self.ints[at..at + GROW].fill(fill(k));
-        }
         self.len += GROW;
-        self.exit.extend_from_slice(&[OPEN; GROW]);
-        self.recursive.extend_from_slice(&[false; GROW]);
-        self.exc.extend_from_slice(&[NONE; GROW]);
     }
 
     /// Row `i` becomes `r`.
-    #[inline]
+    #[inline(always)]
     pub fn set(&mut self, i: usize, r: &CallRow) {
         assert!(i < self.len);
-        let s = self.stride;
-        for (k, v) in r.ints().into_iter().enumerate() {
-            self.ints[k * s + i] = v;
+        // Each column the same length: one bound checked for all.
+        for (col, v) in self.ints.chunks_exact_mut(self.stride).zip(r.ints()) {
+            col[i] = v;
         }
         self.exit[i] = r.exit;
         self.recursive[i] = r.recursive;
@@ -232,6 +215,7 @@ impl Cols {
     }
 
     pub fn row(&self, i: usize) -> CallRow {
+        assert!(i < self.len);
         let v = |k: usize| self.ints[k * self.stride + i];
         CallRow {
             call_id: v(0),
@@ -257,10 +241,25 @@ impl Cols {
 
     /// Row `i`'s exception class and exit kind.
     pub fn set_exception(&mut self, i: usize, exc: u32, exit: Option<u8>) {
+        assert!(i < self.len);
         self.exc[i] = exc;
         if let Some(e) = exit {
             self.exit[i] = e;
         }
+    }
+
+    /// `exit_kind`'s codes of the rows.
+    fn exits(&self) -> &[u8] {
+        &self.exit[..self.len]
+    }
+
+    fn recursives(&self) -> &[bool] {
+        &self.recursive[..self.len]
+    }
+
+    /// Exception classes of the rows.
+    fn excs(&self) -> &[u32] {
+        &self.exc[..self.len]
     }
 
     /// Removes the first `n` rows.
@@ -270,31 +269,29 @@ impl Cols {
             let at = k * self.stride;
             self.ints.copy_within(at + n..at + self.len, at);
         }
+        self.exit.copy_within(n..self.len, 0);
+        self.recursive.copy_within(n..self.len, 0);
+        self.exc.copy_within(n..self.len, 0);
         self.len -= n;
-        self.exit.drain(..n);
-        self.recursive.drain(..n);
-        self.exc.drain(..n);
     }
 
     /// Appends `other`'s rows `r`.
     pub fn extend(&mut self, other: &Cols, r: Range<usize>) {
+        assert!(r.end <= other.len);
         self.make_room(self.len + r.len());
         for k in 0..INTS {
             let (to, from) = (k * self.stride + self.len, k * other.stride);
             self.ints[to..to + r.len()].copy_from_slice(&other.ints[from + r.start..from + r.end]);
         }
+        let to = self.len..self.len + r.len();
+        self.exit[to.clone()].copy_from_slice(&other.exit[r.clone()]);
+        self.recursive[to.clone()].copy_from_slice(&other.recursive[r.clone()]);
+        self.exc[to].copy_from_slice(&other.exc[r.clone()]);
         self.len += r.len();
-        self.exit.extend_from_slice(&other.exit[r.clone()]);
-        self.recursive
-            .extend_from_slice(&other.recursive[r.clone()]);
-        self.exc.extend_from_slice(&other.exc[r]);
     }
 
     pub fn clear(&mut self) {
         self.len = 0;
-        self.exit.clear();
-        self.recursive.clear();
-        self.exc.clear();
     }
 }
 
@@ -423,7 +420,7 @@ impl Calls {
         class_name: &dyn Fn(u32) -> String,
     ) -> Result<Vec<Encoded>, String> {
         let rows = r.len();
-        for &e in &c.exc[r.clone()] {
+        for &e in &c.excs()[r.clone()] {
             if e != NONE && !self.exc_entry.contains_key(&e) {
                 self.exc_entry.insert(e, self.exc_dict.len() as u32);
                 self.exc_dict.push(text(&class_name(e)));
@@ -451,14 +448,14 @@ impl Calls {
                     int_chunk(z, d.clone(), &c.int(i)[r.clone()], None, s)
                 }
                 calls::EXIT_KIND => {
-                    let e = &c.exit[r.clone()];
+                    let e = &c.exits()[r.clone()];
                     let idx = |i: usize| Some(e[i] as u32);
                     let u = uniform(e).map(|v| Some(v as u32));
                     dict_chunk(z, d.clone(), &self.exit_kinds, rows, false, idx, u)
                 }
-                calls::RECURSIVE => bool_chunk(z, d.clone(), &c.recursive[r.clone()]),
+                calls::RECURSIVE => bool_chunk(z, d.clone(), &c.recursives()[r.clone()]),
                 calls::EXCEPTION_CLASS => {
-                    let e = &c.exc[r.clone()];
+                    let e = &c.excs()[r.clone()];
                     let entry = &self.exc_entry;
                     let entry_of =
                         |v: u32| (v != NONE).then(|| entry.get(&v).copied().unwrap_or(0));
@@ -641,10 +638,12 @@ mod tests {
                 want.push(sample(next));
                 next += 1;
             }
+            // Grown rows are each set before they are read, the last first (as calls
+            // finish: callees before their callers).
             let at = cols.len();
             cols.grow();
-            want.extend(std::iter::repeat_n(CallRow::HOLE, GROW));
-            for i in (at..cols.len()).step_by(7) {
+            want.resize(cols.len(), CallRow::HOLE);
+            for i in (at..cols.len()).rev() {
                 cols.set(i, &sample(next));
                 want[i] = sample(next);
                 next += 1;

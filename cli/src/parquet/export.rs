@@ -34,7 +34,7 @@ pub struct Export {
     /// Per path, the children last entered under it: a call's path is nearly always
     /// there, in a line that was read when its parent started (see
     /// [`Analysis::enter`]), where [`Export::recent`] costs a miss most of the time.
-    kids: Vec<Kids>,
+    kids: Shelves,
     /// method << 32 | (parent path + 1) → path id, of the outermost paths and of those
     /// pushed out of their parent's [`Kids`].
     path_ids: FastMap<u64, u32>,
@@ -176,6 +176,43 @@ impl Kids {
     }
 }
 
+/// Every path's [`Kids`], by path id, in blocks of [`SHELF`] that stay where they are
+/// made. (One vector of them, grown, copied them all each time it doubled and touched
+/// their pages twice, a third of the export's page faults: the allocator has no
+/// growing in place for 64-byte alignment.)
+#[derive(Default)]
+struct Shelves {
+    blocks: Vec<Box<[Kids]>>,
+    /// Paths with their kids here.
+    len: u32,
+}
+
+/// Paths' [`Kids`] a block holds (64 KiB).
+const SHELF: usize = 1024;
+
+impl Shelves {
+    #[inline(always)]
+    fn get(&self, path: u32) -> Option<&Kids> {
+        let p = path as usize;
+        (path < self.len).then(|| &self.blocks[p / SHELF][p % SHELF])
+    }
+
+    #[inline(always)]
+    fn get_mut(&mut self, path: u32) -> Option<&mut Kids> {
+        let p = path as usize;
+        (path < self.len).then(|| &mut self.blocks[p / SHELF][p % SHELF])
+    }
+
+    /// The next path's kids, none yet.
+    fn push(&mut self) {
+        if self.len as usize % SHELF == 0 {
+            self.blocks
+                .push(vec![Kids::EMPTY; SHELF].into_boxed_slice());
+        }
+        self.len += 1;
+    }
+}
+
 /// A path's key: its method and its parent path. The parent in the low bits: the
 /// map's multiplicative hash spreads buckets by them, and a trace has few paths per
 /// parent but many per method (with the method there, javac's 860,000 paths fell into
@@ -209,7 +246,7 @@ impl Export {
             order: Order::new(&files("calls"), limit),
             next_call: 0,
             recent: Recent::with_slots(RECENT_SLOTS),
-            kids: Vec::new(),
+            kids: Shelves::default(),
             path_ids: FastMap::default(),
             stack: Folded::default(),
             paths: Table::create(&files("paths"), paths::COLUMNS)?,
@@ -264,7 +301,7 @@ impl Export {
     /// on top), new or not.
     #[inline(always)]
     fn child(&mut self, s: &Symbols, method: u32, parent: u32, frames: &[Frame]) -> u32 {
-        let Some(k) = self.kids.get(parent as usize) else {
+        let Some(k) = self.kids.get(parent) else {
             // An outermost path (no parent, no kids to keep it in).
             return self.path_of(s, method, parent, frames, true).0;
         };
@@ -279,7 +316,11 @@ impl Export {
             (self.new_path(s, method, parent, frames, false), false)
         };
         let flag = if filed { FILED } else { 0 };
-        if let Some((m, q)) = self.kids[parent as usize].put(method, p | flag) {
+        if let Some((m, q)) = self
+            .kids
+            .get_mut(parent)
+            .and_then(|k| k.put(method, p | flag))
+        {
             if q & FILED == 0 {
                 self.path_ids.insert(path_key(m, parent), q);
             }
@@ -325,11 +366,11 @@ impl Export {
         if self.id.is_none() {
             self.fix_id(s);
         }
-        let id = self.kids.len() as u32;
+        let id = self.kids.len;
         if file {
             self.path_ids.insert(path_key(method, parent), id);
         }
-        self.kids.push(Kids::EMPTY);
+        self.kids.push();
         let (keep, rest) = self.stack.next(s, frames, id, parent);
         let p = &mut self.paths;
         p.int(paths::PATH_ID, id as i64);
@@ -387,7 +428,7 @@ impl Analysis for Export {
         // The new call's own children, read now: its first child looks there, and by
         // then the line is in the cache (otherwise mostly not: 64 bytes a path, 58 MB
         // on javac-small).
-        std::hint::black_box(self.kids.get(path as usize).map(|k| k.methods[0]));
+        std::hint::black_box(self.kids.get(path).map(|k| k.methods[0]));
         let call_id = self.next_call;
         self.next_call += 1;
         self.order.enter(t, call_id, path);
@@ -761,7 +802,7 @@ mod tests {
         }
         model.finish(&mut ex);
         assert!(
-            ex.kids.iter().any(|k| k.full()),
+            (0..ex.kids.len).any(|p| ex.kids.get(p).is_some_and(Kids::full)),
             "no path's kids overflowed"
         );
         let done = ex.finish(&model, "f", true, &files).unwrap();

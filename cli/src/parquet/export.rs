@@ -205,7 +205,7 @@ impl Shelves {
 
     /// The next path's kids, none yet.
     fn push(&mut self) {
-        if self.len as usize % SHELF == 0 {
+        if (self.len as usize).is_multiple_of(SHELF) {
             self.blocks
                 .push(vec![Kids::EMPTY; SHELF].into_boxed_slice());
         }

@@ -182,7 +182,7 @@ impl Kids {
 /// growing in place for 64-byte alignment.)
 #[derive(Default)]
 struct Shelves {
-    blocks: Vec<Box<[Kids]>>,
+    blocks: Vec<Box<[Kids; SHELF]>>,
     /// Paths with their kids here.
     len: u32,
 }
@@ -206,8 +206,11 @@ impl Shelves {
     /// The next path's kids, none yet.
     fn push(&mut self) {
         if (self.len as usize).is_multiple_of(SHELF) {
-            self.blocks
-                .push(vec![Kids::EMPTY; SHELF].into_boxed_slice());
+            let block = vec![Kids::EMPTY; SHELF].into_boxed_slice();
+            let Ok(block) = block.try_into() else {
+                unreachable!("a block of SHELF kids")
+            };
+            self.blocks.push(block);
         }
         self.len += 1;
     }

@@ -205,9 +205,9 @@ impl Cols {
     #[inline(always)]
     pub fn set(&mut self, i: usize, r: &CallRow) {
         assert!(i < self.len);
-        // Each column the same length: one bound checked for all.
-        for (col, v) in self.ints.chunks_exact_mut(self.stride).zip(r.ints()) {
-            col[i] = v;
+        let s = self.stride;
+        for (k, v) in r.ints().into_iter().enumerate() {
+            self.ints[k * s + i] = v;
         }
         self.exit[i] = r.exit;
         self.recursive[i] = r.recursive;

@@ -1026,6 +1026,30 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
                 num(c, "duration_ns")
             ));
         }
+        // report --method: its slowest calls are the method's, as its table is.
+        let out = self.jtrace(&[
+            "report",
+            "--json",
+            "--method",
+            "CliWork.sleepy",
+            self.path(),
+        ])?;
+        let doc: Value = serde_json::from_str(&out).map_err(|e| format!("report --json: {e}"))?;
+        let slowest = list(&doc, "slowest");
+        if slowest.len() as u64 != want.min(20) {
+            return Err(format!(
+                "report --method CliWork.sleepy: {} slowest calls, expected {}",
+                slowest.len(),
+                want.min(20)
+            ));
+        }
+        if let Some(c) = slowest.iter().find(|c| {
+            text(c, "class") != "CliWork"
+                || text(c, "name") != "sleepy"
+                || num(c, "duration_ns") < min
+        }) {
+            return Err(format!("report --method CliWork.sleepy: slowest call {c}"));
+        }
         // work() is slow too, and its subtree holds every counted() call.
         let work = calls
             .iter()

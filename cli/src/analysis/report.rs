@@ -2,6 +2,7 @@
 //! GC, and the slowest calls; aggregated as calls finish, in memory bounded by the
 //! number of distinct methods, sites and threads.
 
+use crate::model::filter::Pattern;
 use crate::model::hist::Histogram;
 use crate::model::idmap::FastMap;
 use crate::model::{Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Symbols, NONE};
@@ -117,6 +118,12 @@ pub struct Report {
     /// Only each method's calls, self and total time (`jtrace diff`, which shows no
     /// more): no distribution, edges, threads or slowest calls.
     methods_only: bool,
+    /// Only calls of the methods this names are kept among the slowest (`--method`,
+    /// as it keeps the method table's rows).
+    slow_methods: Option<Pattern>,
+    /// By method index, whether `slow_methods` names the method: 0 not asked yet, 1
+    /// yes, 2 no.
+    slow_named: Vec<u8>,
 }
 
 /// Slots of `Report::edge_cache` (a power of two).
@@ -131,6 +138,32 @@ impl Report {
             methods_only: true,
             ..Report::default()
         }
+    }
+
+    /// A report whose slowest calls are only those of the methods `methods` names
+    /// (all, for `None`).
+    pub fn slowest_of(methods: Option<Pattern>) -> Self {
+        Report {
+            slow_methods: methods,
+            ..Report::default()
+        }
+    }
+
+    /// Whether calls of method `m` may be among the slowest.
+    #[inline(never)]
+    fn slow_named(&mut self, s: &Symbols, m: u32) -> bool {
+        let Some(p) = &self.slow_methods else {
+            return true;
+        };
+        let i = m as usize;
+        if self.slow_named.len() <= i {
+            self.slow_named.resize(i + 1, 0);
+        }
+        if self.slow_named[i] == 0 {
+            let named = s.method(m).named(&|n| p.matches(n));
+            self.slow_named[i] = if named { 1 } else { 2 };
+        }
+        self.slow_named[i] == 1
     }
 
     #[inline]
@@ -281,6 +314,7 @@ impl crate::model::merge::Split for Report {
     fn fresh(&self) -> Self {
         Report {
             methods_only: self.methods_only,
+            slow_methods: self.slow_methods.clone(),
             ..Report::default()
         }
     }
@@ -397,7 +431,12 @@ impl Analysis for Report {
         if parents.is_empty() {
             th.traced += c.incl;
         }
-        self.slow((c.incl, c.start, t, c.method));
+        let call = (c.incl, c.start, t, c.method);
+        if (call.0 >= self.slow_floor || self.slowest.len() < SLOWEST)
+            && self.slow_named(s, c.method)
+        {
+            self.slow_kept(call);
+        }
     }
 
     fn alloc(&mut self, s: &Symbols, _t: u32, a: &Alloc, _stack: &[Frame]) {

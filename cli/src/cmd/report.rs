@@ -36,7 +36,10 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), String> {
     let filter = a.select.filter()?;
     // The path tree only for the page's flame graph.
-    let mut both = (Report::default(), a.html.then(CallTree::default));
+    let mut both = (
+        Report::slowest_of(filter.method.clone()),
+        a.html.then(CallTree::default),
+    );
     let s = split::run(&a.trace, filter.clone(), &mut both)?;
     let (report, tree) = both;
     let ok = |m: &str| filter.method_ok(m);

@@ -310,8 +310,6 @@ pub struct Model {
     /// class of an exception or a monitor.
     objects: FastMap<u64, u32>,
     gc_open: Option<u64>,
-    /// The window in absolute nanoseconds, once the trace's start is known.
-    window: (u64, u64),
     /// The last thread id [`Model::thread`] answered for, and its answer.
     last_thread: (u64, Option<u32>),
     /// Per method index: the thread whose open frames of it `open` counts, and how
@@ -355,7 +353,6 @@ impl Model {
             threads: Vec::new(),
             objects: FastMap::default(),
             gc_open: None,
-            window: (0, u64::MAX),
             last_thread: (u64::MAX, None),
             open: Vec::new(),
             part: None,
@@ -420,21 +417,20 @@ impl Model {
         self.syms.start = t;
         let from = self.filter.from.map_or(0, |f| t.saturating_add(f));
         let to = self.filter.to.map_or(u64::MAX, |f| t.saturating_add(f));
-        self.window = (from, to);
         self.syms.window = (from, to);
     }
 
     /// `[start, end]` clipped to the window, and whether it overlaps it at all.
     #[inline]
     fn clip(&self, start: u64, end: u64) -> (u64, bool) {
-        let (ws, we) = self.window;
+        let (ws, we) = self.syms.window;
         let s = start.max(ws);
         let e = end.min(we);
         (e.saturating_sub(s), start <= we && end >= ws)
     }
 
     fn in_window(&self, t: u64) -> bool {
-        t >= self.window.0 && t <= self.window.1
+        t >= self.syms.window.0 && t <= self.syms.window.1
     }
 
     /// The thread's index if it is selected; threads never started get a name from their id.
@@ -524,7 +520,7 @@ impl Model {
     /// Pops the top frame of thread `t` as finished at `end`.
     #[inline(always)]
     fn pop<A: Analysis>(&mut self, t: u32, end: u64, open: bool, a: &mut A) {
-        if end >= self.window.0 {
+        if end >= self.syms.window.0 {
             self.announce(t, a);
         }
         let ts = &mut self.threads[t as usize];
@@ -600,7 +596,7 @@ impl Model {
     /// answer is the trace's as if it had ended there.
     #[inline]
     fn after(&self, time: u64) -> bool {
-        time > self.window.1
+        time > self.syms.window.1
     }
 
     fn flush_exception<A: Analysis>(&mut self, t: u32, caught_in: Option<u32>, a: &mut A) {
@@ -668,7 +664,7 @@ impl Model {
             self.inherit(t);
             return;
         }
-        if time >= self.window.0 {
+        if time >= self.syms.window.0 {
             self.announce(t, a);
         }
     }
@@ -725,7 +721,7 @@ impl Model {
     fn exit_rare<A: Analysis>(&mut self, t: u32, ticket: u64, time: u64, a: &mut A) {
         let stack = &self.threads[t as usize].stack;
         // Repairs are counted inside the window only (under one).
-        let counted = time >= self.window.0;
+        let counted = time >= self.syms.window.0;
         match stack.iter().rposition(|f| f.ticket == ticket) {
             Some(i) => {
                 let above = (stack.len() - 1 - i) as u64;
@@ -822,7 +818,7 @@ impl Model {
                 };
                 // Under a window, an exception passing through its start counts from
                 // where it is first seen inside it (as a read from the start sees it).
-                let ws = self.window.0;
+                let ws = self.syms.window.0;
                 let same = ts
                     .exception
                     .as_ref()
@@ -1075,7 +1071,7 @@ impl Model {
             }
             self.flush_exception(t, None, a);
             let end = self.syms.threads[t as usize].end.unwrap_or(trace_end);
-            let end = end.min(self.window.1);
+            let end = end.min(self.syms.window.1);
             // Still in `Object.wait` or waiting for a monitor when the trace ended: that
             // time is waiting too (up to the thread's end, as its open frames' is time).
             let ts = &mut self.threads[t as usize];

@@ -876,15 +876,17 @@ fn lines_threads_drops(
 }
 
 /// Not a trace, a bad --trace-id, an output that is a file: one line, non-zero exit,
-/// nothing written (no fleet directory made).
+/// nothing written (no fleet directory made, nor its parent).
 fn bad_input(jtrace: &Path, base: &Path) -> Result<(), String> {
+    // Two levels, neither there: a failed export makes and leaves neither.
     let out_dir = base.join("bad-fleet");
     let _ = std::fs::remove_dir_all(&out_dir);
+    let deep = out_dir.join("runs");
     let not_trace = base.join("not-a-trace.xml");
     std::fs::write(&not_trace, "hello\n").map_err(|e| e.to_string())?;
     let cases: [(&Path, &[&str], &str); 3] = [
-        (&out_dir, &[], "not a jtrace trace"),
-        (&out_dir, &["--trace-id", "a/b"], "trace id"),
+        (&deep, &[], "not a jtrace trace"),
+        (&deep, &["--trace-id", "a/b"], "trace id"),
         (&not_trace, &[], "not a directory"),
     ];
     for (to, extra, says) in cases {

@@ -3,7 +3,7 @@
 //! byte order (what a sorted map of whole strings would give) from one path buffer,
 //! never a string per path.
 
-use super::tree::{label_name, PathTree, ROOT, THREAD};
+use super::tree::{folded_name, PathTree, ROOT, THREAD};
 use crate::model::idmap::FastMap;
 use crate::model::Symbols;
 use std::collections::HashMap;
@@ -69,7 +69,7 @@ impl Names {
                 continue;
             }
             ids[i] = *name_of.entry(node.label).or_insert_with(|| {
-                let name = label_name(s, node.label).replace([';', ' '], "_");
+                let name = folded_name(s, node.label);
                 let next = names.len() as u32;
                 match by_name.entry(name) {
                     std::collections::hash_map::Entry::Occupied(e) => {
@@ -300,6 +300,29 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
+    /// An overload's parameters read `(String,int)` in a folded frame (not
+    /// `(String,_int)`); a thread's name keeps no space, a name no `;`.
+    #[test]
+    fn folded_names_keep_separators_out() {
+        let mut s = Symbols::default();
+        s.add_class(1, "q.Query");
+        s.add_method(1, 1, "query", "(Ljava/lang/String;I)V");
+        s.add_method(2, 1, "query", "()V");
+        s.add_method(3, 1, "odd;name", "()V");
+        let (two, odd) = (s.method_or_placeholder(1), s.method_or_placeholder(3));
+        let th = s.add_thread(crate::model::ThreadInfo {
+            id: 7,
+            name: "Reference Handler".into(),
+            start: 0,
+            end: None,
+            included: true,
+            group: None,
+        });
+        assert_eq!(folded_name(&s, two), "Query.query(String,int)");
+        assert_eq!(folded_name(&s, odd), "Query.odd_name");
+        assert_eq!(folded_name(&s, THREAD | th), "Reference_Handler");
+    }
+
     /// Under `min`, a light frame's weight is its parent's own; a light top frame is one
     /// line with its subtree's weight; nothing is lost.
     #[test]
@@ -325,7 +348,7 @@ mod tests {
         add(&[1, 3, 4], 2);
         add(&[5], 3);
         add(&[5, 6], 4);
-        let name = |i: usize| label_name(&s, ix[i - 1]).replace([';', ' '], "_");
+        let name = |i: usize| folded_name(&s, ix[i - 1]);
         let (a, c, e) = (name(1), name(3), name(5));
         assert_eq!(
             folded_text(&s, &t, false, 10),
@@ -355,10 +378,7 @@ mod tests {
                 n = t.child(n, m(id));
             }
             t.nodes[n as usize].self_ns += v;
-            let key: Vec<String> = path
-                .iter()
-                .map(|&id| label_name(&s, m(id)).replace([';', ' '], "_"))
-                .collect();
+            let key: Vec<String> = path.iter().map(|&id| folded_name(&s, m(id))).collect();
             *want.entry(key.join(";")).or_default() += v;
         };
         add(&mut t, &[1], 5);

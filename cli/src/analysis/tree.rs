@@ -207,6 +207,15 @@ pub fn label_name(s: &Symbols, label: u32) -> &str {
     }
 }
 
+/// `label`'s name as a folded stack's frame: `;` separates frames and the last space
+/// the value, so neither is in it. A parameter list's `, ` becomes `,` (not `,_`);
+/// other spaces (threads' names) and `;` become `_`.
+pub fn folded_name(s: &Symbols, label: u32) -> String {
+    label_name(s, label)
+        .replace(", ", ",")
+        .replace([';', ' '], "_")
+}
+
 /// A method label of a nested slow call (`slow` shows its subtree apart).
 pub fn is_marked(label: u32) -> bool {
     label != ROOT && label & THREAD == 0 && label & SLOW != 0
@@ -263,19 +272,14 @@ impl CallTree {
     }
 
     fn stack_name(&self, s: &Symbols, n: u32, threads: bool) -> String {
-        let names: Vec<&str> = self
+        let names: Vec<String> = self
             .tree
             .path(n)
             .into_iter()
             .filter(|&l| threads || l & THREAD == 0)
-            // `;` separates frames and the last space the value: keep both out of names.
-            .map(|l| label_name(s, l))
+            .map(|l| folded_name(s, l))
             .collect();
-        names
-            .iter()
-            .map(|n| n.replace([';', ' '], "_"))
-            .collect::<Vec<_>>()
-            .join(";")
+        names.join(";")
     }
 }
 

@@ -41,11 +41,21 @@ pub fn run(a: Args) -> Result<(), String> {
             output.display()
         ));
     }
-    let made = !output.exists();
+    // The outermost directory this run makes (`-o a/b/c` with none of them there: `a`).
+    let made = output
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .last()
+        .map(std::path::Path::to_path_buf);
     let r = export_all(&a, output);
-    if r.is_err() && made {
-        // Only if empty: the traces exported before the failure stay.
-        let _ = std::fs::remove_dir(output);
+    if let (Err(_), Some(top)) = (&r, made) {
+        // Each only if empty, from the innermost out: the traces exported before the
+        // failure stay.
+        for d in output.ancestors() {
+            if std::fs::remove_dir(d).is_err() || d == top {
+                break;
+            }
+        }
     }
     r
 }

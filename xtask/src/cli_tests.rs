@@ -177,6 +177,11 @@ const OWN_CHECKS: &[(&str, &str, RunCheck)] = &[
         "cli:report with one thread cut over two workers, the same as the XML's one pass",
         crate::cli_cut::same_cut,
     ),
+    (
+        "CliPaths",
+        "cli:report --html with a graph past 2 MB (srcdoc) draws every path (chromium)",
+        flame_page,
+    ),
 ];
 
 /// Traces `java-tests/cli/NAME.java` (bci mode) and, once its run is valid, runs
@@ -232,6 +237,45 @@ fn waits(jtrace: &Path, run: &Path) -> Result<(), String> {
         truth: truth(&run.join("stdout.txt"))?,
     }
     .waiting()
+}
+
+/// CliPaths' page, opened from its file: its graph is too large for a `data:` URL and
+/// goes in the frame's `srcdoc`; in Chromium it draws every path the program made (and
+/// the root), exactly, as `collapsed` lists them.
+fn flame_page(jtrace: &Path, run: &Path) -> Result<(), String> {
+    let t = Ctx {
+        jtrace,
+        trace: run.join("trace.xml"),
+        dir: run.to_path_buf(),
+        truth: truth(&run.join("stdout.txt"))?,
+    };
+    let paths = parse(&t.one("paths")?[0])?;
+    let lines = t.jtrace(&["collapsed", t.path()])?.lines().count() as u64;
+    if lines != paths {
+        return Err(format!(
+            "collapsed: {lines} paths, the program made {paths}"
+        ));
+    }
+    let page = run.join("report.html");
+    t.jtrace(&[
+        "report",
+        "--html",
+        t.path(),
+        "-o",
+        page.to_str().unwrap_or_default(),
+    ])?;
+    let html = std::fs::read_to_string(&page).map_err(|e| format!("{}: {e}", page.display()))?;
+    if !html.contains(".srcdoc=") || html.contains("src=\"data:image/svg") {
+        return Err("the page did not put its graph in the frame's srcdoc".into());
+    }
+    let (_, drawn) = t.in_chromium(&page)?;
+    if drawn != paths + 1 {
+        return Err(format!(
+            "the graph drew {drawn} frames, expected {} (every path and the root)",
+            paths + 1
+        ));
+    }
+    Ok(())
 }
 
 /// The answers compared between a run's XML and its `.jtr` (`-o` writes `out`).
@@ -741,6 +785,46 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
         self.trace.to_str().unwrap_or_default()
     }
 
+    /// `page` (an HTML report) in headless Chromium: it renders, passes its own
+    /// self-test (sorting, width), logs nothing to the console and has a flame graph.
+    /// Its DOM, and the frames its graph says it drew (0: it did not load).
+    fn in_chromium(&self, page: &Path) -> Result<(String, u64), String> {
+        let url = format!("file://{}#selftest", page.display());
+        let out = util::chromium_dump_dom(&url, &self.dir.join("chromium-profile"))?;
+        let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+        let log = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() || dom.is_empty() {
+            return Err(format!(
+                "chromium failed ({}): {}",
+                out.status,
+                util::clip(log.trim(), 300)
+            ));
+        }
+        // Chromium logs every console message as `...:CONSOLE(line)] "message"`.
+        if let Some(l) = log.lines().find(|l| l.contains(":CONSOLE")) {
+            return Err(format!("console message: {}", util::clip(l, 300)));
+        }
+        if !dom.contains("data-selftest=\"ok\"") {
+            return Err(format!(
+                "the page's self-test did not pass (sorting, or tables wider than 1400px: {:?})",
+                dom.split("data-too-wide=\"")
+                    .nth(1)
+                    .and_then(|r| r.split('"').next())
+            ));
+        }
+        if !dom.contains("<iframe id=\"flame\"") {
+            return Err("the page has no flame graph".into());
+        }
+        // The graph loaded in its frame and drew frames (it says how many).
+        let drawn: u64 = dom
+            .split("data-flame=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        Ok((dom, drawn))
+    }
+
     fn truths(&self, kind: &'static str) -> impl Iterator<Item = &[String]> + '_ {
         self.truth
             .iter()
@@ -1239,44 +1323,12 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
             "-o",
             page.to_str().unwrap_or_default(),
         ])?;
-        let url = format!("file://{}#selftest", page.display());
-        let out = util::chromium_dump_dom(&url, &self.dir.join("chromium-profile"))?;
-        let dom = String::from_utf8_lossy(&out.stdout);
-        let log = String::from_utf8_lossy(&out.stderr);
-        if !out.status.success() || dom.is_empty() {
-            return Err(format!(
-                "chromium failed ({}): {}",
-                out.status,
-                util::clip(log.trim(), 300)
-            ));
-        }
-        // Chromium logs every console message as `...:CONSOLE(line)] "message"`.
-        if let Some(l) = log.lines().find(|l| l.contains(":CONSOLE")) {
-            return Err(format!("console message: {}", util::clip(l, 300)));
-        }
-        if !dom.contains("data-selftest=\"ok\"") {
-            return Err(format!(
-                "the page's self-test did not pass (sorting, or tables wider than 1400px: {:?})",
-                dom.split("data-too-wide=\"")
-                    .nth(1)
-                    .and_then(|r| r.split('"').next())
-            ));
-        }
+        let (dom, drawn) = self.in_chromium(&page)?;
         for w in self.truths("calls") {
             if !dom.contains(&format!("{}(", w[0])) {
                 return Err(format!("the page does not show {}", w[0]));
             }
         }
-        if !dom.contains("<iframe id=\"flame\"") {
-            return Err("the page has no flame graph".into());
-        }
-        // The graph loaded in its frame and drew frames (it says how many).
-        let drawn: u64 = dom
-            .split("data-flame=\"")
-            .nth(1)
-            .and_then(|r| r.split('"').next())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0);
         if drawn == 0 {
             return Err("the page's flame graph did not load or drew no frame".into());
         }

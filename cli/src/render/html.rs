@@ -4,7 +4,8 @@
 //! The flame graph is inferno's interactive SVG in an `<iframe>`, so its own script runs
 //! in its own document exactly as when the SVG is opened alone. The SVG is carried in
 //! the page as base64, in a `data:` URL, or past Chromium's 2 MB limit for those (a
-//! compiler's graph came out blank) a `blob:` URL made by the page's script; it opens
+//! compiler's graph came out blank) as the frame's `srcdoc`, set by the page's script
+//! (a `blob:` URL, tried first, stays blank in a page opened from a file); it opens
 //! scrolled to its bottom, where the roots are, and tells the page how many frames it
 //! drew (`data-flame` on `<body>`, for the browser test).
 
@@ -328,7 +329,7 @@ window.addEventListener('load',function(){
 ]]></script>
 ";
 
-/// Longest `data:` URL Chromium opens (2 MB); a longer graph goes through a `blob:` URL.
+/// Longest `data:` URL Chromium opens (2 MB); a longer graph goes in the frame's `srcdoc`.
 const DATA_URL_MAX: usize = 2_000_000;
 
 /// What a `data:` URL of an SVG in base64 starts with.
@@ -349,7 +350,8 @@ fn with_tail(svg: &[u8]) -> Vec<u8> {
 }
 
 /// The `<iframe id="flame">` showing `svg` ([`with_tail`]), with `attrs`: in a `data:`
-/// URL (shown with scripts off too), or past [`DATA_URL_MAX`] through a `blob:` URL the
+/// URL (shown with scripts off too), or past [`DATA_URL_MAX`] as the frame's `srcdoc` (the
+/// SVG inside an HTML document of the page's origin, scaled to the frame's width) the
 /// script after it makes; and the script putting the frame count the graph reports on
 /// `<body>` as `data-flame`.
 fn flame_frame(svg: &[u8], attrs: &str) -> String {
@@ -367,7 +369,7 @@ fn flame_frame(svg: &[u8], attrs: &str) -> String {
         "{listen}<iframe id=\"flame\" title=\"flame graph\"{attrs}></iframe>\n\
          <script>(function(){{var a=atob(\"{b64}\"),u=new Uint8Array(a.length);\n\
          for(var i=0;i<a.length;i++)u[i]=a.charCodeAt(i);\n\
-         document.getElementById('flame').src=URL.createObjectURL(new Blob([u],{{type:'image/svg+xml'}}));\n\
+         document.getElementById('flame').srcdoc='<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>html,body{{margin:0}}svg{{display:block;width:100%}}</style></head><body>'+new TextDecoder().decode(u)+'</body></html>';\n\
          }})();</script>\n"
     )
 }
@@ -389,16 +391,16 @@ mod tests {
         }
     }
 
-    /// A graph is shown through a `data:` URL up to Chromium's 2 MB, through a `blob:`
-    /// URL past it; what is shown is the SVG with the script that scrolls it and
+    /// A graph is shown through a `data:` URL up to Chromium's 2 MB, as the frame's
+    /// `srcdoc` past it; what is shown is the SVG with the script that scrolls it and
     /// reports its frames as its last element.
     #[test]
-    fn a_large_graph_goes_through_a_blob() {
+    fn a_large_graph_goes_in_srcdoc() {
         let svg = |n: usize| format!("<svg>{}</svg>", "<g><title>x</title></g>".repeat(n));
         let small = flame_frame(svg(10).as_bytes(), "");
-        assert!(small.contains("src=\"data:image/svg+xml;base64,") && !small.contains("Blob"));
+        assert!(small.contains("src=\"data:image/svg+xml;base64,") && !small.contains("srcdoc"));
         let large = flame_frame(svg(100_000).as_bytes(), "");
-        assert!(large.contains("createObjectURL") && !large.contains("src=\"data:"));
+        assert!(large.contains(".srcdoc=") && !large.contains("src=\"data:"));
         let shown = with_tail(svg(10).as_bytes());
         let tail = format!("{SVG_TAIL}</svg>");
         assert!(shown.starts_with(b"<svg><g>") && shown.ends_with(tail.as_bytes()));

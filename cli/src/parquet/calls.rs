@@ -85,8 +85,8 @@ impl CallRow {
 /// are [`SKEW`] apart modulo a page: a finished call writes its row into every column
 /// at once, and columns each in their own allocation (page-aligned, as the allocator
 /// maps large blocks) put those eleven stores in one cache set, and each on the same
-/// page offset as the last (measured on javac: the export's store of a row took 28%
-/// longer so).
+/// page offset as the last (on javac the whole export took 2.86 s of user time so,
+/// 2.41–2.58 s with the columns skewed).
 #[derive(Default)]
 pub struct Cols {
     ints: Vec<i64>,

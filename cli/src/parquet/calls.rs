@@ -146,6 +146,29 @@ impl CallRow {
             self.alloc_count,
         ]
     }
+
+    /// The row of integer columns `v` (in [`SLOTS`]' order) and the rest.
+    #[inline(always)]
+    fn from_ints(v: [i64; INTS], exit: u8, recursive: bool, exc: u32) -> CallRow {
+        let [call_id, parent_id, thread, method, path, depth, start, dur, self_ns, alloc_bytes, alloc_count] =
+            v;
+        CallRow {
+            call_id,
+            parent_id,
+            thread,
+            method,
+            path,
+            depth,
+            start,
+            dur,
+            self_ns,
+            alloc_bytes,
+            alloc_count,
+            exit,
+            recursive,
+            exc,
+        }
+    }
 }
 
 impl Cols {
@@ -216,23 +239,12 @@ impl Cols {
 
     pub fn row(&self, i: usize) -> CallRow {
         assert!(i < self.len);
-        let v = |k: usize| self.ints[k * self.stride + i];
-        CallRow {
-            call_id: v(0),
-            parent_id: v(1),
-            thread: v(2),
-            method: v(3),
-            path: v(4),
-            depth: v(5),
-            start: v(6),
-            dur: v(7),
-            self_ns: v(8),
-            alloc_bytes: v(9),
-            alloc_count: v(10),
-            exit: self.exit[i],
-            recursive: self.recursive[i],
-            exc: self.exc[i],
-        }
+        CallRow::from_ints(
+            std::array::from_fn(|k| self.ints[k * self.stride + i]),
+            self.exit[i],
+            self.recursive[i],
+            self.exc[i],
+        )
     }
 
     pub fn call_id(&self, i: usize) -> i64 {
@@ -606,23 +618,16 @@ mod tests {
 
     /// A row with every column its own value, from `i`.
     fn sample(i: u64) -> CallRow {
-        let v = |k: i64| i as i64 * 16 + k;
-        CallRow {
-            call_id: v(0),
-            parent_id: v(1),
-            thread: v(2),
-            method: v(3),
-            path: v(4),
-            depth: v(5),
-            start: v(6),
-            dur: v(7),
-            self_ns: v(8),
-            alloc_bytes: v(9),
-            alloc_count: v(10),
-            exit: (i % 4) as u8,
-            recursive: i.is_multiple_of(3),
-            exc: i as u32,
-        }
+        let row = CallRow::from_ints(
+            std::array::from_fn(|k| i as i64 * 16 + k as i64),
+            (i % 4) as u8,
+            i.is_multiple_of(3),
+            i as u32,
+        );
+        // Each column its own value: a column read for another shows.
+        assert_eq!(row.ints()[10], i as i64 * 16 + 10);
+        assert_eq!(row.alloc_count, i as i64 * 16 + 10);
+        row
     }
 
     /// Every way rows come and go keeps each column's rows, as a list of rows kept

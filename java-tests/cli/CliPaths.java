@@ -1,7 +1,9 @@
 // The program `cargo xtask test` traces to test a large flame graph in `report --html`
 // (xtask/src/cli_tests.rs, `flame_page`): 16 methods calling each other three deep
-// through `go`, 8,738 distinct call paths, each leaf spinning at least 40 us so every
-// path is wide enough to be drawn. Its graph's SVG is past the 2 MB a `data:` URL holds,
+// through `go`, 8,738 distinct call paths, each leaf spinning at least 100 us so every
+// path is wide enough to be drawn (inferno leaves out frames under 1/12,000 of the
+// whole: a leaf is about 1/4,500 of it, with room for a loaded machine's delays). Its
+// graph's SVG is past the 2 MB a `data:` URL holds,
 // so the page shows it through its frame's `srcdoc`.
 // Prints EXPECT lines (exact calls per method) and TRUTH paths N (its distinct
 // root-to-method paths, counted by construction).
@@ -226,7 +228,7 @@ public class CliPaths {
     }
 
     static void spin() {
-        long end = System.nanoTime() + 40_000;
+        long end = System.nanoTime() + 100_000;
         while (System.nanoTime() < end) {
             sink++;
         }

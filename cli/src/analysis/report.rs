@@ -466,7 +466,7 @@ impl Analysis for Report {
 
     fn blocked(&mut self, s: &Symbols, b: &Blocked) {
         // Within the window, as every time of the answer.
-        let d = s.clipped(b.start, b.end);
+        let d = s.clip(b.start, b.end).0;
         // Waiting inside the frame that blocked: part of its self time (the monitor's
         // own code is not traced).
         if let Some(site) = b.site.filter(|&m| m != NONE) {
@@ -493,7 +493,7 @@ impl Analysis for Report {
 
     fn gc(&mut self, s: &Symbols, start: u64, end: u64) {
         // Within the window, as every time of the answer.
-        let d = s.clipped(start, end);
+        let d = s.clip(start, end).0;
         self.gc.collections += 1;
         self.gc.total_pause_ns += d;
         self.gc.max_pause_ns = self.gc.max_pause_ns.max(d);

@@ -73,11 +73,11 @@ pub fn join<A: Analysis>(s: &Symbols, t: u32, tail: Tail, head: Head, a: &mut A)
         // cut may start later (its replay clamps entry times to the thread's clock as
         // the definitions read up to the cut moved it).
         if let Some(f) = tail.frames.get(depth) {
-            let incl = s.clipped(f.start, call.end);
+            let (incl, counted) = s.clip(f.start, call.end);
             carry = incl.saturating_sub(call.incl);
             call.start = f.start;
             call.incl = incl;
-            call.counted = f.start <= s.window.1 && call.end >= s.window.0;
+            call.counted = counted;
         }
         call.self_ns = call.incl.saturating_sub(child + before);
         call.by_exception |= by_exception;

@@ -420,15 +420,6 @@ impl Model {
         self.syms.window = (from, to);
     }
 
-    /// `[start, end]` clipped to the window, and whether it overlaps it at all.
-    #[inline]
-    fn clip(&self, start: u64, end: u64) -> (u64, bool) {
-        let (ws, we) = self.syms.window;
-        let s = start.max(ws);
-        let e = end.min(we);
-        (e.saturating_sub(s), start <= we && end >= ws)
-    }
-
     fn in_window(&self, t: u64) -> bool {
         t >= self.syms.window.0 && t <= self.syms.window.1
     }
@@ -538,7 +529,7 @@ impl Model {
             o.1 = o.1.saturating_sub(1);
         }
         let end = end.max(f.start);
-        let (incl, counted) = self.clip(f.start, end);
+        let (incl, counted) = self.syms.clip(f.start, end);
         let ts = &mut self.threads[t as usize];
         if let Some(parent) = ts.stack.last_mut() {
             parent.child += incl;
@@ -967,7 +958,7 @@ impl Model {
             Event::GcFinish { time } if !self.after(time) => {
                 if let Some(start) = self.gc_open.take() {
                     self.totals.gcs += 1;
-                    if self.clip(start, time).1 {
+                    if self.syms.clip(start, time).1 {
                         a.gc(&self.syms, start, time);
                     }
                 }
@@ -1024,7 +1015,7 @@ impl Model {
         a: &mut A,
     ) {
         let (start, end, open) = span;
-        if !self.clip(start, end).1 {
+        if !self.syms.clip(start, end).1 {
             return;
         }
         let b = Blocked {

@@ -312,10 +312,14 @@ impl Symbols {
         self.method_ids.get(id).unwrap_or(0)
     }
 
-    /// How long of `[start, end]` lies in the window (`--from/--to`).
-    pub fn clipped(&self, start: u64, end: u64) -> u64 {
-        end.min(self.window.1)
-            .saturating_sub(start.max(self.window.0))
+    /// How long of `[start, end]` lies in the window (`--from/--to`), and whether it
+    /// overlaps it at all.
+    #[inline]
+    pub fn clip(&self, start: u64, end: u64) -> (u64, bool) {
+        let (ws, we) = self.window;
+        let s = start.max(ws);
+        let e = end.min(we);
+        (e.saturating_sub(s), start <= we && end >= ws)
     }
 
     pub fn method(&self, ix: u32) -> &MethodInfo {

@@ -246,14 +246,8 @@ impl Report {
     }
 
     /// Keeps `call` (duration, start, thread, method) if it is among the [`SLOWEST`]:
-    /// the largest tuples, whatever the order they come in.
-    #[inline(always)]
-    fn slow(&mut self, call: (u64, u64, u32, u32)) {
-        if call.0 >= self.slow_floor || self.slowest.len() < SLOWEST {
-            self.slow_kept(call);
-        }
-    }
-
+    /// the largest tuples, whatever the order they come in. (An exit asks only when
+    /// the call is not shorter than `slow_floor`.)
     #[inline(never)]
     fn slow_kept(&mut self, call: (u64, u64, u32, u32)) {
         if self.slowest.len() < SLOWEST || self.slowest.peek().is_some_and(|Reverse(m)| *m < call) {
@@ -383,7 +377,7 @@ impl crate::model::merge::Split for Report {
         self.gc.total_pause_ns += o.gc.total_pause_ns;
         self.gc.max_pause_ns = self.gc.max_pause_ns.max(o.gc.max_pause_ns);
         for Reverse(c) in o.slowest {
-            self.slow(c);
+            self.slow_kept(c);
         }
     }
 }

@@ -2,7 +2,7 @@
 //! tables, sortable by any column, the flame graph, and the slowest calls.
 //!
 //! The flame graph is inferno's interactive SVG in an `<iframe>`, so its own script runs
-//! in its own document exactly as when the SVG is opened alone. The SVG is carried in
+//! in a document of its own (zoom, search). The SVG is carried in
 //! the page as base64, in a `data:` URL, or past Chromium's 2 MB limit for those (a
 //! compiler's graph came out blank) as the frame's `srcdoc`, set by the page's script
 //! (a `blob:` URL, tried first, stays blank in a page opened from a file); it opens

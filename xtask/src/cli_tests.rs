@@ -256,14 +256,7 @@ fn flame_page(jtrace: &Path, run: &Path) -> Result<(), String> {
             "collapsed: {lines} paths, the program made {paths}"
         ));
     }
-    let page = run.join("report.html");
-    t.jtrace(&[
-        "report",
-        "--html",
-        t.path(),
-        "-o",
-        page.to_str().unwrap_or_default(),
-    ])?;
+    let page = t.report_page()?;
     let html = std::fs::read_to_string(&page).map_err(|e| format!("{}: {e}", page.display()))?;
     if !html.contains(".srcdoc=") || html.contains("src=\"data:image/svg") {
         return Err("the page did not put its graph in the frame's srcdoc".into());
@@ -783,6 +776,19 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
 
     fn path(&self) -> &str {
         self.trace.to_str().unwrap_or_default()
+    }
+
+    /// `report --html` of the trace, written as `report.html` in the run's directory.
+    fn report_page(&self) -> Result<PathBuf, String> {
+        let page = self.dir.join("report.html");
+        self.jtrace(&[
+            "report",
+            "--html",
+            self.path(),
+            "-o",
+            page.to_str().unwrap_or_default(),
+        ])?;
+        Ok(page)
     }
 
     /// `page` (an HTML report) in headless Chromium: it renders, passes its own
@@ -1315,14 +1321,7 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
     /// The HTML report in headless Chromium: it renders, runs its own sorting self-test,
     /// logs nothing to the console, shows the methods and its flame graph draws.
     fn html(&self) -> Result<(), String> {
-        let page = self.dir.join("report.html");
-        self.jtrace(&[
-            "report",
-            "--html",
-            self.path(),
-            "-o",
-            page.to_str().unwrap_or_default(),
-        ])?;
+        let page = self.report_page()?;
         let (dom, drawn) = self.in_chromium(&page)?;
         for w in self.truths("calls") {
             if !dom.contains(&format!("{}(", w[0])) {

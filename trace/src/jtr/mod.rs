@@ -240,8 +240,21 @@ pub struct JtrReader<R: Read> {
     pub version: u16,
     offset: u64,
     body: Vec<u8>,
+    /// The next block's header, read with the block before it (one read a block, not
+    /// two: half the system calls of a pass over the file).
+    ahead: Ahead,
     /// Why the stream ended before a finish block, once it has.
     cut_short: Option<String>,
+}
+
+/// What was read of the next block's header with the block before it.
+#[derive(Clone, Copy)]
+enum Ahead {
+    /// Nothing: it is read when wanted.
+    None,
+    Head([u8; BLOCK_HEAD]),
+    /// The stream ended inside it.
+    Cut,
 }
 
 /// Reads exactly `buf.len()` bytes, or reports how many were there before the end.
@@ -276,6 +289,7 @@ impl<R: Read> JtrReader<R> {
             version,
             offset: PREAMBLE as u64,
             body: Vec::new(),
+            ahead: Ahead::None,
             cut_short: None,
         };
         let at = me.offset;
@@ -298,15 +312,21 @@ impl<R: Read> JtrReader<R> {
     /// Reads the next whole block into `body`; None at the end of the data (a partial
     /// block at the end is the end, noted in `cut_short`).
     fn block(&mut self) -> Result<Option<u8>, JtrError> {
-        let mut head = [0u8; 5];
-        let n = read_full(&mut self.r, &mut head)?;
-        if n == 0 {
-            return Ok(None);
-        }
-        if n < head.len() {
-            self.cut_short = Some(format!("a block header cut short at byte {}", self.offset));
-            return Ok(None);
-        }
+        let head = match std::mem::replace(&mut self.ahead, Ahead::None) {
+            Ahead::Head(h) => h,
+            Ahead::Cut => return Ok(self.head_cut()),
+            Ahead::None => {
+                let mut head = [0u8; BLOCK_HEAD];
+                let n = read_full(&mut self.r, &mut head)?;
+                if n == 0 {
+                    return Ok(None);
+                }
+                if n < head.len() {
+                    return Ok(self.head_cut());
+                }
+                head
+            }
+        };
         let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
         if len > MAX_BLOCK {
             return Err(JtrError::Corrupt {
@@ -314,17 +334,34 @@ impl<R: Read> JtrReader<R> {
                 why: format!("block length {len}"),
             });
         }
-        self.body.resize(len as usize, 0);
+        let len = len as usize;
+        self.body.resize(len + BLOCK_HEAD, 0);
         let got = read_full(&mut self.r, &mut self.body)?;
-        if got < len as usize {
+        if got < len {
             self.cut_short = Some(format!(
                 "the block at byte {} cut short ({got} of {len} bytes)",
                 self.offset
             ));
             return Ok(None);
         }
-        self.offset += 5 + len as u64;
+        self.ahead = match got - len {
+            0 => Ahead::None,
+            BLOCK_HEAD => {
+                let mut h = [0u8; BLOCK_HEAD];
+                h.copy_from_slice(&self.body[len..]);
+                Ahead::Head(h)
+            }
+            _ => Ahead::Cut,
+        };
+        self.body.truncate(len);
+        self.offset += (BLOCK_HEAD + len) as u64;
         Ok(Some(head[0]))
+    }
+
+    /// The stream ends inside a block's header: the end, noted.
+    fn head_cut(&mut self) -> Option<u8> {
+        self.cut_short = Some(format!("a block header cut short at byte {}", self.offset));
+        None
     }
 
     /// The next message; None once the stream ends (after a finish block, or where
@@ -409,9 +446,13 @@ impl<R: Read + Seek> JtrReader<R> {
     /// Moves past the block at the reading position, whose body is `len` bytes long,
     /// without reading it.
     fn skip_block(&mut self, len: u32) -> Result<(), JtrError> {
-        let n = BLOCK_HEAD as u64 + len as u64;
-        self.r.seek(SeekFrom::Current(n as i64))?;
-        self.offset += n;
+        // Its header may have been read with the block before.
+        let head = match std::mem::replace(&mut self.ahead, Ahead::None) {
+            Ahead::None => BLOCK_HEAD as u64,
+            Ahead::Head(_) | Ahead::Cut => 0,
+        };
+        self.r.seek(SeekFrom::Current((head + len as u64) as i64))?;
+        self.offset += BLOCK_HEAD as u64 + len as u64;
         Ok(())
     }
 }

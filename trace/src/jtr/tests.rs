@@ -215,6 +215,38 @@ fn every_cut_renders_a_closed_document_without_panicking() {
 }
 
 #[test]
+fn a_cut_names_the_block_it_falls_in() {
+    // The reader takes each block's header with the block before it: a cut inside a
+    // header or a body is still said of the block it falls in, at that block's start.
+    let full = jtr_bytes();
+    let whole = index_at(&full) as usize;
+    let mut starts = Vec::new();
+    let mut at = 10;
+    while at < whole {
+        starts.push(at);
+        at += 5 + u32::from_le_bytes(full[at + 1..at + 5].try_into().unwrap()) as usize;
+    }
+    assert_eq!(at, whole);
+    for (k, &start) in starts.iter().enumerate().skip(1) {
+        let end = starts.get(k + 1).copied().unwrap_or(whole);
+        for cut in start + 1..end {
+            let done = to_xml(&full[..cut], Vec::new()).unwrap();
+            let why = done.cut_short.unwrap_or_default();
+            let expect = if cut < start + 5 {
+                format!("a block header cut short at byte {start}")
+            } else {
+                format!("the block at byte {start} cut short")
+            };
+            assert!(why.starts_with(&expect), "cut at {cut}: {why}");
+        }
+        let done = to_xml(&full[..start], Vec::new()).unwrap();
+        let why = done.cut_short.unwrap_or_default();
+        let expect = format!("the file ends at byte {start}");
+        assert!(why.contains(&expect), "cut at {start}: {why}");
+    }
+}
+
+#[test]
 fn foreign_and_future_files_are_refused() {
     assert!(matches!(
         to_xml(&b"<?xml version"[..], Vec::new()),

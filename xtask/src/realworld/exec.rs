@@ -393,3 +393,51 @@ mod tests {
         assert_eq!(lines, vec!["in $DIR/x", "ok"]);
     }
 }
+
+/// `jtrace`'s answers on a real program's trace agree with each other: its Parquet
+/// export queried with DuckDB (xtask/parquet/agree.py) gives each method's calls,
+/// times, exits by exception, open calls, longest call and p99, each thread's calls and
+/// the slowest calls as `jtrace report --json` does, and every call's path is its
+/// caller's and its own method. The export goes into `dir`. What agreed, in a line.
+pub fn answers_agree(trace: &Path, jtrace: &Path, dir: &Path) -> Result<String, String> {
+    let report = dir.join("report.json");
+    let fleet = dir.join("fleet");
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let out = Command::new(jtrace)
+        .args(["report", "--json"])
+        .arg(trace)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", jtrace.display()))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("jtrace report: {}", util::clip(err.trim(), 300)));
+    }
+    std::fs::write(&report, &out.stdout).map_err(|e| format!("{}: {e}", report.display()))?;
+    util::run_tool(
+        Command::new(jtrace)
+            .arg("parquet")
+            .arg(trace)
+            .arg("-o")
+            .arg(&fleet),
+        "jtrace parquet",
+    )?;
+    let script = util::root().join("xtask/parquet/agree.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(&report)
+        .arg(&fleet)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    let said = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "the Parquet export and the report disagree on {}: {}",
+            trace.display(),
+            util::clip(&format!("{said} {}", err.trim()), 600)
+        ));
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    Ok(said)
+}

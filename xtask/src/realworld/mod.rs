@@ -7,7 +7,8 @@
 //! code, the same stdout (after the masks a case declares for times and ports a tool prints)
 //! and byte-identical files in its working directory (but for paths a case names, each with
 //! the reason), and every trace it wrote must pass xmllint against docs/trace.dtd and
-//! tracecheck. Each case reports both wall times, their ratio, trace size and number of
+//! tracecheck, and `jtrace`'s answers on it must agree (its Parquet export, read by DuckDB,
+//! with `jtrace report`: `exec::answers_agree`). Each case reports both wall times, their ratio, trace size and number of
 //! elements ("events"). A program that fails without the agent on some JDK is skipped there,
 //! said so. Runs one program at a time (a 2-core machine, and timing is part of the report).
 //!
@@ -419,6 +420,9 @@ fn judge(
         if let Some(r) = facts.repairs {
             return Err(format!("the agent repaired or dropped records: {r}"));
         }
+        // A program nobody here wrote: its truth is the report's, which the Parquet
+        // export read by DuckDB must give too (issue 20).
+        exec::answers_agree(&f, &jtrace_bin(), &traces.join("answers"))?;
     }
     Ok(())
 }
@@ -448,6 +452,11 @@ fn first_new_error(base: &Captured, with: &Captured, plain: &Path, agent: &Path)
         })
         .map(|l| format!("first new error: {}", util::clip(l.trim(), 200)))
         .unwrap_or_else(|| format!("stderr: {}", with.stderr_tail()))
+}
+
+/// The release build of the `jtrace` command (see `exec::answers_agree`).
+fn jtrace_bin() -> PathBuf {
+    util::root().join("target/release/jtrace")
 }
 
 /// The release build of the tracecheck binary (see `exec::validate`).

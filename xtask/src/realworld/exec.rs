@@ -370,30 +370,6 @@ pub fn validate(trace: &Path, tracecheck: &Path) -> Result<TraceFacts, String> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stdout_difference_is_located() {
-        let a = vec!["x".to_string(), "y".to_string()];
-        let b = vec!["x".to_string(), "z".to_string()];
-        let e = same_stdout(&a, &b).unwrap_err();
-        assert!(e.contains("line 2"), "{e}");
-        assert!(same_stdout(&a, &a).is_ok());
-        let short = vec!["x".to_string()];
-        assert!(same_stdout(&a, &short)
-            .unwrap_err()
-            .contains("end of output"));
-    }
-
-    #[test]
-    fn run_dir_is_masked() {
-        let lines = normalise("in /tmp/a/x\nok", Path::new("/tmp/a"), |l| l.to_string());
-        assert_eq!(lines, vec!["in $DIR/x", "ok"]);
-    }
-}
-
 /// `jtrace`'s answers on a real program's trace agree with each other: its Parquet
 /// export queried with DuckDB (xtask/parquet/agree.py) gives each method's calls,
 /// times, exits by exception, open calls, longest call and p99, each thread's calls and
@@ -440,4 +416,28 @@ pub fn answers_agree(trace: &Path, jtrace: &Path, dir: &Path) -> Result<String, 
     }
     let _ = std::fs::remove_dir_all(dir);
     Ok(said)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdout_difference_is_located() {
+        let a = vec!["x".to_string(), "y".to_string()];
+        let b = vec!["x".to_string(), "z".to_string()];
+        let e = same_stdout(&a, &b).unwrap_err();
+        assert!(e.contains("line 2"), "{e}");
+        assert!(same_stdout(&a, &a).is_ok());
+        let short = vec!["x".to_string()];
+        assert!(same_stdout(&a, &short)
+            .unwrap_err()
+            .contains("end of output"));
+    }
+
+    #[test]
+    fn run_dir_is_masked() {
+        let lines = normalise("in /tmp/a/x\nok", Path::new("/tmp/a"), |l| l.to_string());
+        assert_eq!(lines, vec!["in $DIR/x", "ok"]);
+    }
 }

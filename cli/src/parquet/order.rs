@@ -418,9 +418,11 @@ mod tests {
         row
     }
 
-    /// `calls.parquet`'s rows in file order as `((thread, call_id), want)`, and its
-    /// number of row groups.
-    fn read_back(file: &std::path::Path) -> (Vec<((i64, i64), Want)>, usize) {
+    /// A row read back: (thread, call_id) and what it holds.
+    type Got = ((i64, i64), Want);
+
+    /// `calls.parquet`'s rows in file order, and its number of row groups.
+    fn read_back(file: &std::path::Path) -> (Vec<Got>, usize) {
         let reader = SerializedFileReader::try_from(std::fs::File::open(file).unwrap()).unwrap();
         let groups = reader.metadata().num_row_groups();
         let mut got = Vec::new();

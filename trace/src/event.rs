@@ -231,14 +231,48 @@ pub fn parse_u64(b: &[u8]) -> Option<u64> {
     if b.is_empty() || b.len() > 20 {
         return None;
     }
-    let mut v: u64 = 0;
-    for &c in b {
+    // Up to 19 digits cannot overflow: eight at a time, then the rest one by one
+    // (every time attribute of an XML trace is two numbers of nine and ten digits).
+    let (mut v, mut rest) = (0u64, b);
+    if b.len() <= 19 {
+        while let Some((head, tail)) = rest.split_first_chunk::<8>() {
+            v = v * 100_000_000 + eight_digits(*head)?;
+            rest = tail;
+        }
+        for &c in rest {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            v = v * 10 + d as u64;
+        }
+        return Some(v);
+    }
+    for &c in rest {
         if !c.is_ascii_digit() {
             return None;
         }
         v = v.checked_mul(10)?.checked_add((c - b'0') as u64)?;
     }
     Some(v)
+}
+
+/// Eight ASCII digits as their number, all in one word (None if any is not a digit).
+#[inline]
+fn eight_digits(b: [u8; 8]) -> Option<u64> {
+    let w = u64::from_le_bytes(b);
+    let d = w.wrapping_sub(0x3030_3030_3030_3030);
+    // Each byte a digit: its high nibble was 3 and it stays at most 9 (adding 6 keeps
+    // it below 16).
+    let high = (w & 0xF0F0_F0F0_F0F0_F0F0) ^ 0x3030_3030_3030_3030;
+    let over = d.wrapping_add(0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0;
+    if high | over != 0 {
+        return None;
+    }
+    // Pairs, then fours, then the eight (the first digit is the lowest byte).
+    let d = (d * 10 + (d >> 8)) & 0x00FF_00FF_00FF_00FF;
+    let d = (d * 100 + (d >> 16)) & 0x0000_FFFF_0000_FFFF;
+    Some((d * 10_000 + (d >> 32)) & 0xFFFF_FFFF)
 }
 
 /// `seconds.fraction` (up to nine fractional digits) as nanoseconds since the epoch.
@@ -755,5 +789,58 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
 
     fn elements(&self) -> u64 {
         self.elements
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_time, parse_u64};
+
+    /// Digit by digit, checked: what [`parse_u64`] must give.
+    fn slow(b: &[u8]) -> Option<u64> {
+        if b.is_empty() || b.len() > 20 {
+            return None;
+        }
+        b.iter().try_fold(0u64, |v, &c| {
+            c.is_ascii_digit()
+                .then_some(())
+                .and_then(|_| v.checked_mul(10)?.checked_add((c - b'0') as u64))
+        })
+    }
+
+    #[test]
+    fn numbers_parse_as_digit_by_digit() {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        for _ in 0..200_000 {
+            let len = (next() % 22) as usize;
+            let mut b: Vec<u8> = (0..len).map(|_| b'0' + (next() % 10) as u8).collect();
+            // Now and then one byte that is not a digit (or just outside them).
+            if len > 0 && next() % 3 == 0 {
+                let at = (next() as usize) % len;
+                b[at] = [b'/', b':', b' ', b'.', b'-', 0, 0xff, b'a'][(next() % 8) as usize];
+            }
+            assert_eq!(parse_u64(&b), slow(&b), "{:?}", String::from_utf8_lossy(&b));
+        }
+        for s in [
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+        ] {
+            assert_eq!(parse_u64(s.as_bytes()), slow(s.as_bytes()), "{s}");
+        }
+        assert_eq!(
+            parse_u64(b"9999999999999999999"),
+            Some(9_999_999_999_999_999_999)
+        );
+        assert_eq!(
+            parse_time(b"1795947641.836446248"),
+            Some(1_795_947_641_836_446_248)
+        );
     }
 }

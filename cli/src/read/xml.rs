@@ -345,8 +345,11 @@ pub fn read(
                     let attrs = Attrs::of(e);
                     let is_class = qname.as_ref() == "classDef";
                     class = None;
+                    // Entries and exits (nearly every element) carry no facts.
+                    let mut call = false;
                     match event(qname.as_ref().as_bytes(), &attrs) {
                         Some(Ok(ev)) => {
+                            call = matches!(ev, Event::Entry { .. } | Event::Exit { .. });
                             sink(&ev);
                             if let (true, Event::ClassDef { id, .. }) = (is_class, &ev) {
                                 class = Some(*id);
@@ -364,7 +367,9 @@ pub fn read(
                         }
                         None => {}
                     }
-                    facts(qname.as_ref().as_bytes(), &attrs, &mut sink);
+                    if !call {
+                        facts(qname.as_ref().as_bytes(), &attrs, &mut sink);
+                    }
                 } else if let (2, Some(id), "annotation") = (depth, class, e.name().as_ref()) {
                     let attrs = Attrs::of(e);
                     sink(&Event::ClassAnnotation {

@@ -8,9 +8,9 @@
 //! and byte-identical files in its working directory (but for paths a case names, each with
 //! the reason), and every trace it wrote must pass xmllint against docs/trace.dtd and
 //! tracecheck, and `jtrace`'s answers on it must agree (its Parquet export, read by DuckDB,
-//! with `jtrace report`: `exec::answers_agree`). Each case reports both wall times, their ratio, trace size and number of
-//! elements ("events"). A program that fails without the agent on some JDK is skipped there,
-//! said so. Runs one program at a time (a 2-core machine, and timing is part of the report).
+//! with `jtrace report`: `exec::answers_agree`). Each case reports both wall times, their
+//! ratio, trace size and number of elements ("events"). A program that fails without the
+//! agent on some JDK is skipped there, said so. Runs one program at a time (a 2-core machine, and timing is part of the report).
 //!
 //! The fixtures (build files, bundles, web application, programs) live in `realworld/`; work
 //! directories in `target/realworld/JDK/CASE/{input,plain,agent,traces}`.

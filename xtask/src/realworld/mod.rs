@@ -10,7 +10,8 @@
 //! tracecheck, and `jtrace`'s answers on it must agree (its Parquet export, read by DuckDB,
 //! with `jtrace report`: `exec::answers_agree`). Each case reports both wall times, their
 //! ratio, trace size and number of elements ("events"). A program that fails without the
-//! agent on some JDK is skipped there, said so. Runs one program at a time (a 2-core machine, and timing is part of the report).
+//! agent on some JDK is skipped there, said so. Runs one program at a time (a 2-core
+//! machine, and timing is part of the report).
 //!
 //! The fixtures (build files, bundles, web application, programs) live in `realworld/`; work
 //! directories in `target/realworld/JDK/CASE/{input,plain,agent,traces}`.

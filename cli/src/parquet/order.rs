@@ -280,7 +280,8 @@ impl Order {
                 end = p;
                 break;
             }
-            if p > at && p - at < short && self.parked + (p - at) <= self.limit / 2 {
+            let run = p - at;
+            if run > 0 && run < short && self.parked + run <= self.limit / 2 {
                 // A few rows between two open calls (a call's first children before
                 // the next one still running): kept with the holes around them and
                 // written with them at the end, in one row group. (Each had been a row
@@ -289,8 +290,8 @@ impl Order {
                     lane.holes.push(lane.cols.row(i));
                     lane.items.push(Item::Hole(lane.holes.len() as u32 - 1));
                 }
-                self.parked += p - at;
-            } else if p > at {
+                self.parked += run;
+            } else if run > 0 {
                 let g = calls.store(&lane.cols, at..p, class_name)?;
                 lane.items.push(Item::Stored(g));
             }

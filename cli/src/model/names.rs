@@ -49,95 +49,137 @@ pub fn jvm(class: &str, name: &str, descriptor: &str) -> String {
 impl Names {
     /// A class name (dotted, as the trace writes it) in this style.
     pub fn class(&self, dotted: &str) -> String {
+        let mut out = String::with_capacity(dotted.len());
+        self.class_into(dotted, &mut out);
+        out
+    }
+
+    /// [`Names::class`], appended to `out` (a method's name is made in one string:
+    /// include=* traces define tens of thousands of methods).
+    fn class_into(&self, dotted: &str, out: &mut String) {
         let base = match self.style {
             Style::Short => dotted.rsplit('.').next().unwrap_or(dotted),
             Style::Full | Style::Jvm => dotted,
         };
-        match (self.style, self.inner) {
-            (Style::Jvm, _) | (_, Inner::Dollar) => base.to_string(),
-            // `$` followed by a digit is an anonymous or local class: keep it as is.
-            (_, Inner::Dot) => {
-                let mut out = String::with_capacity(base.len());
-                let b: Vec<char> = base.chars().collect();
-                for (i, &c) in b.iter().enumerate() {
-                    let next_alpha = b.get(i + 1).is_some_and(|n| !n.is_ascii_digit());
-                    let inner = c == '$' && i > 0 && next_alpha;
-                    out.push(if inner { '.' } else { c });
-                }
-                out
+        if self.style == Style::Jvm || self.inner == Inner::Dollar {
+            out.push_str(base);
+            return;
+        }
+        // `$` followed by a digit is an anonymous or local class: kept as it is. (`$`
+        // is ASCII: no byte of another character is taken for it.)
+        let b = base.as_bytes();
+        let mut from = 0;
+        for (i, &c) in b.iter().enumerate() {
+            if c == b'$' && i > 0 && b.get(i + 1).is_some_and(|n| !n.is_ascii_digit()) {
+                out.push_str(&base[from..i]);
+                out.push('.');
+                from = i + 1;
             }
         }
+        out.push_str(&base[from..]);
     }
 
     /// `Class.method` without its parameters (`Demo.Worker.<init>`; `a/b/C.<init>` in
     /// the JVM's form): a frame of a tree or flame graph.
     pub fn frame(&self, class: &str, name: &str) -> String {
         let name = jvm_method_name(name);
-        if self.style == Style::Jvm {
-            return format!("{}.{name}", class.replace('.', "/"));
-        }
-        format!("{}.{name}", self.class(class))
+        let mut out = String::with_capacity(class.len() + 1 + name.len());
+        self.owner_into(class, &mut out);
+        out.push('.');
+        out.push_str(name);
+        out
     }
 
-    /// `Class.method(Param, ...)` (or the JVM form with its descriptor).
+    /// The method's class in this style, `/`-separated in the JVM's form.
+    fn owner_into(&self, class: &str, out: &mut String) {
+        if self.style == Style::Jvm {
+            out.extend(class.chars().map(|c| if c == '.' { '/' } else { c }));
+        } else {
+            self.class_into(class, out);
+        }
+    }
+
+    /// A method named for people: `Demo.parse(String)` (`Demo.parse(Ljava/lang/String;)I`
+    /// in the JVM's form).
     pub fn method(&self, class: &str, name: &str, descriptor: &str) -> String {
         let name = jvm_method_name(name);
+        let mut out = String::with_capacity(class.len() + name.len() + descriptor.len() + 2);
+        self.owner_into(class, &mut out);
+        out.push('.');
+        out.push_str(name);
         if self.style == Style::Jvm {
-            return format!("{}.{name}{descriptor}", class.replace('.', "/"));
+            out.push_str(descriptor);
+            return out;
         }
-        let params = params(descriptor)
-            .into_iter()
-            .map(|p| self.class(&p))
-            .collect::<Vec<_>>()
-            .join(", ");
-        format!("{}.{name}({params})", self.class(class))
+        out.push('(');
+        let mut dotted = String::new();
+        for (i, (p, dims)) in Params(descriptor_params(descriptor)).enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            match p {
+                Param::Primitive(name) => out.push_str(name),
+                Param::Class(slashed) => {
+                    dotted.clear();
+                    dotted.extend(slashed.chars().map(|c| if c == '/' { '.' } else { c }));
+                    self.class_into(&dotted, &mut out);
+                }
+            }
+            for _ in 0..dims {
+                out.push_str("[]");
+            }
+        }
+        out.push(')');
+        out
     }
 }
 
-/// The parameter types of a method descriptor as Java writes them, dotted and
-/// qualified (`(I[Ljava/lang/String;)V` → `int`, `java.lang.String[]`). A descriptor
-/// that does not parse gives what parsed up to there.
-pub fn params(descriptor: &str) -> Vec<String> {
-    let Some(inner) = descriptor
+/// A parameter's type in a descriptor, without its array dimensions.
+enum Param<'a> {
+    Primitive(&'static str),
+    /// A class, as the descriptor writes it (`java/lang/String`).
+    Class(&'a str),
+}
+
+/// What is between a descriptor's parentheses (nothing if they are missing).
+fn descriptor_params(descriptor: &str) -> &str {
+    descriptor
         .strip_prefix('(')
         .and_then(|d| d.split(')').next())
-    else {
-        return Vec::new();
-    };
-    let b = inner.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let mut dims = 0;
-        while i < b.len() && b[i] == b'[' {
-            dims += 1;
-            i += 1;
-        }
-        let Some(&c) = b.get(i) else { break };
-        let base = match c {
-            b'Z' => "boolean".to_string(),
-            b'C' => "char".to_string(),
-            b'F' => "float".to_string(),
-            b'D' => "double".to_string(),
-            b'B' => "byte".to_string(),
-            b'S' => "short".to_string(),
-            b'I' => "int".to_string(),
-            b'J' => "long".to_string(),
-            b'V' => "void".to_string(),
+        .unwrap_or("")
+}
+
+/// The parameter types of a descriptor's parameter list, each with its array
+/// dimensions (`I[Ljava/lang/String;` → `int`, `java/lang/String` and 1). A list that
+/// does not parse gives what parsed up to there.
+struct Params<'a>(&'a str);
+
+impl<'a> Iterator for Params<'a> {
+    type Item = (Param<'a>, usize);
+
+    fn next(&mut self) -> Option<(Param<'a>, usize)> {
+        let rest = self.0;
+        let dims = rest.bytes().take_while(|&c| c == b'[').count();
+        let rest = &rest[dims..];
+        let (p, used) = match rest.as_bytes().first()? {
+            b'Z' => (Param::Primitive("boolean"), 1),
+            b'C' => (Param::Primitive("char"), 1),
+            b'F' => (Param::Primitive("float"), 1),
+            b'D' => (Param::Primitive("double"), 1),
+            b'B' => (Param::Primitive("byte"), 1),
+            b'S' => (Param::Primitive("short"), 1),
+            b'I' => (Param::Primitive("int"), 1),
+            b'J' => (Param::Primitive("long"), 1),
+            b'V' => (Param::Primitive("void"), 1),
             b'L' => {
-                let Some(end) = inner[i..].find(';') else {
-                    break;
-                };
-                let s = inner[i + 1..i + end].replace('/', ".");
-                i += end;
-                s
+                let end = rest.find(';')?;
+                (Param::Class(&rest[1..end]), end + 1)
             }
-            _ => break,
+            _ => return None,
         };
-        i += 1;
-        out.push(base + &"[]".repeat(dims));
+        self.0 = &rest[used..];
+        Some((p, dims))
     }
-    out
 }
 
 #[cfg(test)]
@@ -176,5 +218,20 @@ mod tests {
             jvm.method("a.b.C$D", "-init-", "(I)V"),
             "a/b/C$D.<init>(I)V"
         );
+        assert_eq!(jvm.frame("a.b.C$D", "-init-"), "a/b/C$D.<init>");
+    }
+
+    #[test]
+    fn odd_names() {
+        let n = Names::default();
+        assert_eq!(n.class("a.b.Outer$Inner$1"), "Outer.Inner$1");
+        assert_eq!(n.class("$Lead$"), "$Lead$");
+        assert_eq!(n.class("p.\u{dc}n\u{ef}$\u{c7}a"), "\u{dc}n\u{ef}.\u{c7}a");
+        assert_eq!(n.frame("p.Outer$In", "-clinit-"), "Outer.In.<clinit>");
+        assert_eq!(n.method("C", "m", "([Lp/Outer$In;)V"), "C.m(Outer.In[])");
+        // What parses of a broken descriptor, and nothing of a missing one.
+        assert_eq!(n.method("C", "m", "(IQ)V"), "C.m(int)");
+        assert_eq!(n.method("C", "m", "(Lp/X"), "C.m()");
+        assert_eq!(n.method("C", "m", ""), "C.m()");
     }
 }

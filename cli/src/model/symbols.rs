@@ -1,6 +1,6 @@
 //! Names: threads, classes and methods as their definitions arrive, by dense index.
 
-use super::idmap::IdMap;
+use super::idmap::{FastMap, IdMap};
 use super::names::Names;
 use crate::read::Fact;
 
@@ -97,8 +97,8 @@ impl MethodInfo {
             class: class.to_string(),
             name: name.to_string(),
             signature: signature.to_string(),
-            short: format!("{class}.{name}"),
-            key: format!("{class}.{name}{signature}"),
+            short: [class, ".", name].concat(),
+            key: [class, ".", name, signature].concat(),
             readable: names.method(class, name, signature),
             source: None,
             loader: None,
@@ -145,7 +145,7 @@ pub struct Symbols {
     method_ids: IdMap,
     pub trace: TraceFacts,
     /// `Class.method` -> the first method index of that name (for overloads).
-    by_short: std::collections::HashMap<String, u32>,
+    by_short: FastMap<String, u32>,
     /// By class index (shorter than `classes` when the trace gave none).
     pub class_extra: Vec<ClassExtra>,
     /// How methods and classes are named for people (`--names`, `--inner`); set
@@ -165,7 +165,7 @@ impl Default for Symbols {
             methods: Vec::new(),
             method_ids: IdMap::default(),
             trace: TraceFacts::default(),
-            by_short: std::collections::HashMap::new(),
+            by_short: FastMap::default(),
             class_extra: Vec::new(),
             names: Names::default(),
         }
@@ -225,11 +225,12 @@ impl Symbols {
 
     pub fn add_method(&mut self, id: u64, class_id: u64, name: &str, signature: &str) {
         let class_ix = self.class(class_id).unwrap_or(NONE);
-        let class = self
-            .class(class_id)
-            .map_or("?", |c| self.class_name(c))
-            .to_string();
-        let mut info = MethodInfo::new(self.names, &class, name, signature);
+        let class = if class_ix == NONE {
+            "?"
+        } else {
+            self.class_name(class_ix)
+        };
+        let mut info = MethodInfo::new(self.names, class, name, signature);
         if let Some(e) = self
             .class(class_id)
             .and_then(|c| self.class_extra.get(c as usize))

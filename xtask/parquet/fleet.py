@@ -138,6 +138,9 @@ def spark_answers(fleet, sql):
         SparkSession.builder.master("local[2]")
         .appName("jtrace-fleet")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        # Real programs' fleets hold tens of millions of calls (percentiles per method).
+        .config("spark.driver.memory", "4g")
         .config("spark.sql.shuffle.partitions", "2")
         # As docs/PARQUET.md says: paths' front-coded stacks are small on disk, large in
         # memory, and Spark sizes a join's broadcast by the files.

@@ -370,16 +370,23 @@ pub fn validate(trace: &Path, tracecheck: &Path) -> Result<TraceFacts, String> {
     })
 }
 
-/// `jtrace`'s answers on a real program's trace agree with each other: its Parquet
-/// export queried with DuckDB (xtask/parquet/agree.py) gives each method's calls,
+/// Whether `trace`'s Parquet export and `jtrace report --json` of it agree, queried with
+/// DuckDB (`xtask/parquet/agree.py`): per method its calls, self and inclusive
 /// times, exits by exception, open calls, longest call and p99, each thread's calls and
-/// the slowest calls as `jtrace report --json` does, and every call's path is its
-/// caller's and its own method. The export goes into `dir`. What agreed, in a line.
-pub fn answers_agree(trace: &Path, jtrace: &Path, dir: &Path) -> Result<String, String> {
-    let report = dir.join("report.json");
-    let fleet = dir.join("fleet");
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+/// the slowest calls as the report says, and every call's path is its caller's and its
+/// own method. The export goes into `answers/fleet` as trace `id` and the report into
+/// `answers/reports/<id>.json`, both kept for [`fleet_agrees`]. What agreed, in a line.
+pub fn answers_agree(
+    trace: &Path,
+    jtrace: &Path,
+    answers: &Path,
+    id: &str,
+) -> Result<String, String> {
+    let (fleet, reports) = (answers.join("fleet"), answers.join("reports"));
+    std::fs::create_dir_all(&reports).map_err(|e| format!("{}: {e}", reports.display()))?;
+    // The same case run again replaces its trace.
+    let _ = std::fs::remove_dir_all(fleet.join(format!("trace_id={id}")));
+    let report = reports.join(format!("{id}.json"));
     let out = Command::new(jtrace)
         .args(["report", "--json"])
         .arg(trace)
@@ -394,27 +401,75 @@ pub fn answers_agree(trace: &Path, jtrace: &Path, dir: &Path) -> Result<String, 
         Command::new(jtrace)
             .arg("parquet")
             .arg(trace)
-            .arg("-o")
+            .args(["--trace-id", id, "-o"])
             .arg(&fleet),
         "jtrace parquet",
     )?;
+    agree("duckdb", &fleet, std::slice::from_ref(&report), None).map_err(|e| {
+        // Spark over the fleet compares only what DuckDB agreed on.
+        let _ = std::fs::rename(&report, report.with_extension("json.disagreed"));
+        format!("on {}: {e}", trace.display())
+    })
+}
+
+/// Whether Spark, over every export [`answers_agree`] put in `answers` at once (a fleet
+/// of real programs' traces, read as the files are), gives each trace's report's answers
+/// too; Spark runs on the JDK at `java_home`. With `max_calls`, only the traces of at
+/// most that many calls are in the fleet. What agreed, in a line.
+pub fn fleet_agrees(
+    answers: &Path,
+    java_home: &Path,
+    max_calls: Option<u64>,
+) -> Result<String, String> {
+    let reports_dir = answers.join("reports");
+    let mut reports: Vec<PathBuf> = std::fs::read_dir(&reports_dir)
+        .map_err(|e| format!("{}: {e}", reports_dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| max_calls.is_none_or(|max| report_calls(p) <= max))
+        .collect();
+    reports.sort();
+    if reports.is_empty() {
+        return Err(format!("no report in {}", reports_dir.display()));
+    }
+    agree("spark", &answers.join("fleet"), &reports, Some(java_home))
+}
+
+/// The calls `jtrace report --json` counted in its trace (`trace.calls`; none if unreadable).
+fn report_calls(report: &Path) -> u64 {
+    std::fs::read(report)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| v["trace"]["calls"].as_u64())
+        .unwrap_or(0)
+}
+
+/// `xtask/parquet/agree.py ENGINE FLEET REPORT...`: its line, or why it failed.
+fn agree(
+    engine: &str,
+    fleet: &Path,
+    reports: &[PathBuf],
+    java_home: Option<&Path>,
+) -> Result<String, String> {
     let script = util::root().join("xtask/parquet/agree.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(&report)
-        .arg(&fleet)
+    let mut cmd = Command::new("python3");
+    cmd.arg(&script).arg(engine).arg(fleet).args(reports);
+    if let Some(home) = java_home {
+        cmd.env("JAVA_HOME", home)
+            .env("SPARK_LOCAL_IP", "127.0.0.1");
+    }
+    let out = cmd
         .output()
         .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
     let said = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         return Err(format!(
-            "the Parquet export and the report disagree on {}: {}",
-            trace.display(),
+            "the Parquet export and the report disagree: {}",
             util::clip(&format!("{said} {}", err.trim()), 600)
         ));
     }
-    let _ = std::fs::remove_dir_all(dir);
     Ok(said)
 }
 

@@ -8,7 +8,8 @@
 //! and byte-identical files in its working directory (but for paths a case names, each with
 //! the reason), and every trace it wrote must pass xmllint against docs/trace.dtd and
 //! tracecheck, and `jtrace`'s answers on it must agree (its Parquet export, read by DuckDB,
-//! with `jtrace report`: `exec::answers_agree`). Each case reports both wall times, their
+//! with `jtrace report`: `exec::answers_agree`; at the end, Spark over every trace's export
+//! at once, the row `fleet-spark`). Each case reports both wall times, their
 //! ratio, trace size and number of elements ("events"). A program that fails without the
 //! agent on some JDK is skipped there, said so. Runs one program at a time (a 2-core
 //! machine, and timing is part of the report).
@@ -239,6 +240,7 @@ pub fn run_case(
     agent: &Path,
     settings: &Settings,
     missing: &[String],
+    answers: &Path,
 ) -> Row {
     let version = case
         .packages
@@ -360,7 +362,14 @@ pub fn run_case(
     std::fs::write(work.join("agent.stderr"), &with.stderr).ok();
     row.agent_secs = Some(with.secs);
     row.warnings = agent_notes(&with.stderr);
-    row.outcome = match judge(case, &base, &with, &plain, &traced_dir, &traces, &mut row) {
+    row.outcome = match judge(
+        case,
+        &base,
+        &with,
+        (&plain, &traced_dir),
+        (&traces, answers),
+        &mut row,
+    ) {
         Ok(()) => Outcome::Pass,
         Err(e) => Outcome::Fail(e),
     };
@@ -370,14 +379,15 @@ pub fn run_case(
     row
 }
 
-/// The run with the agent against the run without it, then its traces.
+/// The run with the agent against the run without it (their working directories
+/// `plain_dir` and `agent_dir`), then its traces (in `traces`; their exports and reports
+/// go to `answers`, see `exec::answers_agree`).
 fn judge(
     case: &Case,
     base: &Captured,
     with: &Captured,
-    plain_dir: &Path,
-    agent_dir: &Path,
-    traces: &Path,
+    (plain_dir, agent_dir): (&Path, &Path),
+    (traces, answers): (&Path, &Path),
     row: &mut Row,
 ) -> Result<(), String> {
     let cause = || first_new_error(base, with, plain_dir, agent_dir);
@@ -413,8 +423,8 @@ fn judge(
     if files.is_empty() {
         return Err(format!("no trace written; stderr: {}", with.stderr_tail()));
     }
-    for f in files {
-        let facts = exec::validate(&f, &tracecheck_bin())?;
+    for (k, f) in files.iter().enumerate() {
+        let facts = exec::validate(f, &tracecheck_bin())?;
         row.trace_bytes += facts.bytes;
         row.events += facts.events;
         // An exact trace repairs nothing (issue 14): a call that happened is missing.
@@ -422,8 +432,10 @@ fn judge(
             return Err(format!("the agent repaired or dropped records: {r}"));
         }
         // A program nobody here wrote: its truth is the report's, which the Parquet
-        // export read by DuckDB must give too (issue 20).
-        exec::answers_agree(&f, &jtrace_bin(), &traces.join("answers"))?;
+        // export read by DuckDB must give too, and Spark over the run's whole fleet
+        // ([`fleet_row`]; issue 20).
+        let id = format!("{}-{}-{k}", case.name, row.jdk);
+        exec::answers_agree(f, &jtrace_bin(), answers, &id)?;
     }
     Ok(())
 }
@@ -453,6 +465,43 @@ fn first_new_error(base: &Captured, with: &Captured, plain: &Path, agent: &Path)
         })
         .map(|l| format!("first new error: {}", util::clip(l.trim(), 200)))
         .unwrap_or_else(|| format!("stderr: {}", with.stderr_tail()))
+}
+
+/// Where a run's exports and reports go (`exec::answers_agree`), emptied.
+fn fresh_answers() -> PathBuf {
+    let answers = util::root().join("target/realworld/answers");
+    let _ = std::fs::remove_dir_all(&answers);
+    answers
+}
+
+/// Spark over the Parquet exports of every trace the run's cases wrote, at once (a fleet
+/// of programs nobody here wrote), against each trace's report (`exec::fleet_agrees`),
+/// on JDK 17 when there is one; none when no trace was exported. With `max_calls`, the
+/// traces of more calls are left out.
+fn fleet_row(answers: &Path, jdks: &[Jdk], max_calls: Option<u64>) -> Option<Row> {
+    if !answers.join("reports").is_dir() {
+        return None;
+    }
+    let jdk = jdks.iter().find(|j| j.feature == 17).or(jdks.first())?;
+    let outcome = match exec::fleet_agrees(answers, &jdk.home, max_calls) {
+        Ok(said) => {
+            println!("realworld/fleet-spark: {said}");
+            Outcome::Pass
+        }
+        Err(e) => Outcome::Fail(e),
+    };
+    Some(Row {
+        case: "fleet-spark",
+        program: "Spark over every trace's Parquet export at once",
+        version: "pyspark".into(),
+        jdk: jdk.name.clone(),
+        outcome,
+        plain_secs: None,
+        agent_secs: None,
+        trace_bytes: 0,
+        events: 0,
+        warnings: Vec::new(),
+    })
 }
 
 /// The release build of the `jtrace` command (see `exec::answers_agree`).
@@ -491,6 +540,11 @@ fn packages(cases: &[&Case], install: bool) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The largest trace, in calls, of the subset's Spark fleet: javac's under `include=*`
+/// (10 M calls each) would take Spark 1.5 minutes of the suite on two cores; `cargo
+/// xtask realworld` puts every trace in.
+const SUBSET_FLEET_CALLS: u64 = 2_000_000;
+
 /// The subset for `cargo xtask test`, on every JDK; each row reported as it completes.
 pub fn run_subset(agent: &Path, jdks: &[Jdk], report: &mut dyn FnMut(&Row)) {
     let settings = Settings {
@@ -507,9 +561,10 @@ pub fn run_subset(agent: &Path, jdks: &[Jdk], report: &mut dyn FnMut(&Row)) {
             m.push("(not a package) cargo build --release -p tracecheck failed".to_string());
         }
     }
+    let answers = fresh_answers();
     for jdk in jdks {
         for (case, missing) in subset.iter().zip(&missing) {
-            let mut row = run_case(case, jdk, agent, &settings, missing);
+            let mut row = run_case(case, jdk, agent, &settings, missing, &answers);
             // `.ci/run` installs the subset's packages: here a missing one is a failure.
             if !missing.is_empty() {
                 row.outcome = Outcome::Fail(format!("missing: {}", missing.join("; ")));
@@ -518,6 +573,10 @@ pub fn run_subset(agent: &Path, jdks: &[Jdk], report: &mut dyn FnMut(&Row)) {
             report(&row);
         }
     }
+    if let Some(row) = fleet_row(&answers, jdks, Some(SUBSET_FLEET_CALLS)) {
+        report(&row);
+    }
+    let _ = std::fs::remove_dir_all(&answers);
 }
 
 const USAGE: &str = "usage: cargo xtask realworld [--subset] [--jdk PATH] [--keep] [CASE...]";
@@ -610,13 +669,21 @@ pub fn run(args: &[String]) -> bool {
         println!("realworld: skipping what needs {s}");
     }
     let mut rows = Vec::new();
+    let answers = fresh_answers();
     for jdk in &jdks {
         for (case, missing) in selected.iter().zip(&missing) {
-            let row = run_case(case, jdk, &agent, &settings, missing);
+            let row = run_case(case, jdk, &agent, &settings, missing, &answers);
             println!("{}", row.line());
             row.print_notes();
             rows.push(row);
         }
+    }
+    if let Some(row) = fleet_row(&answers, &jdks, None) {
+        println!("{}", row.line());
+        rows.push(row);
+    }
+    if !settings.keep {
+        let _ = std::fs::remove_dir_all(&answers);
     }
     let table = markdown(&rows);
     let out = util::root().join("target/realworld/report.md");

@@ -355,7 +355,7 @@ fn uniform<T: Copy + Eq + std::ops::BitXor<Output = T> + std::ops::BitOr<Output 
 
 /// A `BOOLEAN` column chunk, `PLAIN` (bit-packed).
 fn bool_chunk(e: &mut Enc, descr: ColumnDescPtr, vals: &[bool]) -> Result<Encoded, String> {
-    let mut ch = Chunk::new(e.zstd);
+    let mut ch = Chunk::start(e, 1 << 16);
     for page in vals.chunks(PAGE_ROWS) {
         e.body.clear();
         pages::bools(page, e.body);
@@ -390,6 +390,8 @@ pub struct Calls {
     scratch: Vec<i64>,
     /// A page's body before compression.
     body: Vec<u8>,
+    /// A column chunk's bytes (see [`Enc::sink`]).
+    sink: Vec<u8>,
     /// Per column, whether zstd pays.
     squeeze: Vec<Squeeze>,
     /// Rows written in all.
@@ -417,6 +419,7 @@ impl Calls {
             order: Vec::new(),
             scratch: Vec::new(),
             body: Vec::new(),
+            sink: Vec::new(),
             squeeze: vec![Squeeze::default(); calls::COLUMNS.len()],
             total: 0,
             ahead: 0,
@@ -430,7 +433,8 @@ impl Calls {
         c: &Cols,
         r: Range<usize>,
         class_name: &dyn Fn(u32) -> String,
-    ) -> Result<Vec<Encoded>, String> {
+        put: &mut dyn FnMut(&Bytes, ColumnCloseResult) -> Result<(), String>,
+    ) -> Result<(), String> {
         let rows = r.len();
         for &e in &c.excs()[r.clone()] {
             if e != NONE && !self.exc_entry.contains_key(&e) {
@@ -439,7 +443,6 @@ impl Calls {
             }
         }
         let s = &mut self.scratch;
-        let mut out = Vec::with_capacity(calls::COLUMNS.len());
         for (i, col) in calls::COLUMNS.iter().enumerate() {
             let d = self.descrs[i].clone();
             let squeeze = &mut self.squeeze[i];
@@ -451,8 +454,9 @@ impl Calls {
                 z: &mut self.zstd,
                 zstd,
                 body: &mut self.body,
+                sink: &mut self.sink,
             };
-            let enc = match i {
+            let (bytes, close) = match i {
                 calls::PARENT_ID => {
                     int_chunk(z, d.clone(), &c.int(i)[r.clone()], Some(NO_PARENT), s)
                 }
@@ -481,7 +485,7 @@ impl Calls {
                 }
             }
             .map_err(|e| err(&self.path, format!("column {}: {e}", col.name)))?;
-            let m = &enc.1.metadata;
+            let m = &close.metadata;
             if !zstd {
                 squeeze.since += 1;
             } else if rows >= DECIDE_ROWS {
@@ -490,9 +494,10 @@ impl Calls {
                 squeeze.pays = m.compressed_size() * SQUEEZE <= m.uncompressed_size();
                 squeeze.since = 0;
             }
-            out.push(enc);
+            put(&bytes, close).map_err(|e| err(&self.path, format!("column {}: {e}", col.name)))?;
+            self.sink = pages::reclaim(bytes);
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Rows `r` of `c` as the file's next row group, next in the rows' order too.
@@ -518,15 +523,23 @@ impl Calls {
         class_name: &dyn Fn(u32) -> String,
     ) -> Result<usize, String> {
         let rows = r.len() as u64;
-        let chunks = self.encode(c, r, class_name)?;
-        let path = &self.path;
-        let writer = self.writer.as_mut().ok_or_else(|| err(path, "closed"))?;
-        let mut rg = writer.next_row_group().map_err(|e| err(path, e))?;
-        for ((bytes, close), col) in chunks.into_iter().zip(calls::COLUMNS) {
-            rg.append_column(&bytes, close)
-                .map_err(|e| err(path, format!("column {}: {e}", col.name)))?;
-        }
-        rg.close().map_err(|e| err(path, e))?;
+        // Each column chunk appended once encoded, its buffer then the next one's; the
+        // writer is out of `self` meanwhile (and put back whatever happens).
+        let mut writer = self
+            .writer
+            .take()
+            .ok_or_else(|| err(&self.path, "closed"))?;
+        let group = || -> Result<(), String> {
+            let mut rg = writer.next_row_group().map_err(|e| e.to_string())?;
+            self.encode(c, r, class_name, &mut |bytes, close| {
+                rg.append_column(bytes, close).map_err(|e| e.to_string())
+            })?;
+            rg.close().map_err(|e| e.to_string())?;
+            Ok(())
+        };
+        let written = group();
+        self.writer = Some(writer);
+        written.map_err(|e| err(&self.path, e))?;
         self.total += rows;
         self.groups += 1;
         Ok(self.groups - 1)

@@ -103,6 +103,8 @@ pub struct Table {
     zstd: Option<zstd::bulk::Compressor<'static>>,
     /// A page's body before compression.
     body: Vec<u8>,
+    /// A column chunk's bytes (see [`pages::Enc::sink`]).
+    sink: Vec<u8>,
 }
 
 pub fn err(path: &Path, e: impl std::fmt::Display) -> String {
@@ -221,6 +223,7 @@ impl Table {
             total: 0,
             zstd: None,
             body: Vec::new(),
+            sink: Vec::new(),
         })
     }
 
@@ -321,10 +324,17 @@ impl Table {
         for ((c, buf), descr) in self.spec.iter().zip(&mut self.bufs).zip(descrs) {
             if let Buf::Front(f) = buf {
                 let z = compressor(&mut self.zstd, path)?;
-                let (bytes, close) = front_chunk(z, &mut self.body, descr, f)
+                let e = &mut pages::Enc {
+                    z,
+                    zstd: true,
+                    body: &mut self.body,
+                    sink: &mut self.sink,
+                };
+                let (bytes, close) = front_chunk(e, descr, f)
                     .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
                 rg.append_column(&bytes, close)
                     .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
+                self.sink = pages::reclaim(bytes);
                 continue;
             }
             if let Buf::Const(v) = buf {
@@ -339,6 +349,7 @@ impl Table {
                     z,
                     zstd: true,
                     body: &mut self.body,
+                    sink: &mut self.sink,
                 };
                 let dict = std::slice::from_ref(v);
                 let (bytes, close) =
@@ -346,6 +357,7 @@ impl Table {
                         .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
                 rg.append_column(&bytes, close)
                     .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
+                self.sink = pages::reclaim(bytes);
                 continue;
             }
             if let (Buf::Int(v, d), Enc::Delta) = (&mut *buf, c.enc) {
@@ -358,6 +370,7 @@ impl Table {
                         z,
                         zstd: true,
                         body: &mut self.body,
+                        sink: &mut self.sink,
                     };
                     let (mut scratch, mut all) = (Vec::new(), Vec::new());
                     let vals = if optional {
@@ -375,6 +388,7 @@ impl Table {
                         .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
                     rg.append_column(&bytes, close)
                         .map_err(|e| err(path, format!("column {}: {e}", c.name)))?;
+                    self.sink = pages::reclaim(bytes);
                     v.clear();
                     d.clear();
                     continue;
@@ -439,13 +453,13 @@ fn compressor<'a>(
 /// The rows of a [`Enc::Front`] column as a column chunk, zstd-compressed; the rows
 /// are cleared (the last value stays, for the next row's prefix).
 fn front_chunk(
-    z: &mut zstd::bulk::Compressor<'static>,
-    body: &mut Vec<u8>,
+    e: &mut pages::Enc,
     descr: ColumnDescPtr,
     f: &mut Front,
 ) -> Result<(bytes::Bytes, ColumnCloseResult), String> {
     let rows = f.keep.len();
-    let mut ch = pages::Chunk::new(true);
+    let mut ch = pages::Chunk::start(e, 1 << 16);
+    let (z, body) = (&mut *e.z, &mut *e.body);
     let mut at = 0;
     for r0 in (0..rows).step_by(FRONT_PAGE_ROWS) {
         let r1 = (r0 + FRONT_PAGE_ROWS).min(rows);

@@ -445,11 +445,20 @@ impl Chunk {
         Ok(spec.offset as i64)
     }
 
-    fn body(&self, z: &mut zstd::bulk::Compressor, body: &[u8]) -> Result<Bytes, String> {
+    /// `body` as a page's buffer: compressed into a new one, or `body`'s own (no copy;
+    /// [`Chunk::give_back`] returns it once the page is written).
+    fn body(&self, z: &mut zstd::bulk::Compressor, body: &mut Vec<u8>) -> Result<Bytes, String> {
         if self.zstd {
             z.compress(body).map(Bytes::from).map_err(|e| e.to_string())
         } else {
-            Ok(Bytes::copy_from_slice(body))
+            Ok(Bytes::from(std::mem::take(body)))
+        }
+    }
+
+    /// A page's buffer made by [`Chunk::body`], written: `body`'s again if it was.
+    fn give_back(&self, buf: Bytes, body: &mut Vec<u8>) {
+        if !self.zstd {
+            *body = reclaim(buf);
         }
     }
 
@@ -457,17 +466,19 @@ impl Chunk {
     pub fn dict_page(
         &mut self,
         z: &mut zstd::bulk::Compressor,
-        body: &[u8],
+        body: &mut Vec<u8>,
         entries: u32,
     ) -> Result<(), String> {
+        let len = body.len();
         let buf = self.body(z, body)?;
         let page = Page::DictionaryPage {
-            buf,
+            buf: buf.clone(),
             num_values: entries,
             encoding: Encoding::PLAIN,
             is_sorted: false,
         };
-        let at = self.page(page, body.len())?;
+        let at = self.page(page, len)?;
+        self.give_back(buf, body);
         self.dict_offset = Some(at);
         if !self.encodings.contains(&Encoding::PLAIN) {
             self.encodings.push(Encoding::PLAIN);
@@ -479,20 +490,22 @@ impl Chunk {
     pub fn data_page(
         &mut self,
         z: &mut zstd::bulk::Compressor,
-        body: &[u8],
+        body: &mut Vec<u8>,
         rows: u32,
         encoding: Encoding,
     ) -> Result<(), String> {
+        let len = body.len();
         let buf = self.body(z, body)?;
         let page = Page::DataPage {
-            buf,
+            buf: buf.clone(),
             num_values: rows,
             encoding,
             def_level_encoding: Encoding::RLE,
             rep_level_encoding: Encoding::RLE,
             statistics: None,
         };
-        let at = self.page(page, body.len())?;
+        let at = self.page(page, len)?;
+        self.give_back(buf, body);
         self.data_offset.get_or_insert(at);
         self.values += rows as i64;
         if !self.encodings.contains(&encoding) {

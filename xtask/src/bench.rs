@@ -5,7 +5,9 @@
 //! (no agent, `.jtr`, `.xml`: `bench/javac.rs`); the disk's own write bandwidth at the
 //! XML traces' sizes (`bench/disk.rs`); the renderer on its own (`writer_bench`,
 //! callgrind, `jtrace xml` of the run's `.jtr` traces: `bench/renderer.rs`); `mvn test`
-//! with and without `jtrace record` (`bench/mvn_test.rs`; `--mvn-test` runs only it); then one
+//! with and without `jtrace record` (`bench/mvn_test.rs`; `--mvn-test` runs only it); the
+//! Parquet export of a MooBench and a javac `.jtr` (`bench/parquet_export.rs`; `--parquet`
+//! runs only it); then one
 //! small program per event family (`bench/families.rs`; `--families` runs only these).
 //! One JVM run: `bench/jvm.rs`. Before all of these, issue 18's cells (start to exit,
 //! idle, MooBench steady and whole, H2, attach: `bench/cost.rs`; `--cost` runs only
@@ -44,7 +46,7 @@ const RUN_LIMIT: Duration = Duration::from_secs(900);
 /// MooBench's recursion depth: one outer iteration is this many traced calls.
 const DEPTH: u64 = 10;
 
-const USAGE: &str = "usage: cargo xtask bench [--quick] [--families | --cost | --mvn-test] [--jdk PATH] [--moo-jdks PATH,PATH...] [--jdk-vthreads PATH] [--cells exit,idle,moo,h2,attach] [--runs N] [--moo-n N] [--moo-n-jvmti N] [--files N] [--writer-events N] [--callgrind-events N]";
+const USAGE: &str = "usage: cargo xtask bench [--quick] [--families | --cost | --mvn-test | --parquet] [--jdk PATH] [--moo-jdks PATH,PATH...] [--jdk-vthreads PATH] [--cells exit,idle,moo,h2,attach] [--runs N] [--moo-n N] [--moo-n-jvmti N] [--files N] [--writer-events N] [--callgrind-events N]";
 
 struct Config {
     quick: bool,
@@ -56,6 +58,8 @@ struct Config {
     cells: Vec<String>,
     /// Only `mvn test` with and without `jtrace record` (`bench/mvn_test.rs`).
     mvn_test_only: bool,
+    /// Only the Parquet export's cell (`bench/parquet_export.rs`).
+    parquet_only: bool,
     /// javac's and the families' JDK; MooBench is compiled with its javac.
     jdk: PathBuf,
     /// The JDKs MooBench runs on; one that is missing is reported as skipped.
@@ -83,6 +87,7 @@ impl Config {
             cost_only: args.iter().any(|a| a == "--cost"),
             cells: Vec::new(),
             mvn_test_only: args.iter().any(|a| a == "--mvn-test"),
+            parquet_only: args.iter().any(|a| a == "--parquet"),
             jdk: PathBuf::from(DEFAULT_JDK),
             moo_jdks: DEFAULT_MOO_JDKS.iter().map(PathBuf::from).collect(),
             jdk_vthreads: PathBuf::from(DEFAULT_JDK_VTHREADS),
@@ -95,7 +100,10 @@ impl Config {
         };
         let mut it = args.iter();
         while let Some(a) = it.next() {
-            if a == "--quick" || a == "--families" || a == "--cost" || a == "--mvn-test" {
+            if matches!(
+                a.as_str(),
+                "--quick" | "--families" | "--cost" | "--mvn-test" | "--parquet"
+            ) {
                 continue;
             }
             let mut value = || {
@@ -302,6 +310,11 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
     let mut loads = vec![("start", load_average())];
     if env.cfg.mvn_test_only {
         let t = mvn_test::run(env);
+        println!("{report}{t}");
+        return Ok(!t.contains("FAILED"));
+    }
+    if env.cfg.parquet_only {
+        let t = parquet_export::run(env);
         println!("{report}{t}");
         return Ok(!t.contains("FAILED"));
     }

@@ -161,12 +161,11 @@ fn cell(env: &Env, jtr: &Path, what: &str) -> Result<String, String> {
             fleet.as_os_str(),
         ],
     )?;
-    // `jtrace: wrote DIR/trace_id=ID: N calls, ...`
+    // `jtrace: wrote DIR/trace_id=ID: N calls, ...` (after any warning).
     let calls: u64 = stderr
         .lines()
-        .find_map(|l| l.split(": ").nth(2))
-        .and_then(|r| r.split(' ').next())
-        .and_then(|c| c.parse().ok())
+        .filter_map(|l| l.strip_prefix("jtrace: wrote "))
+        .find_map(|l| l.split(": ").nth(1)?.split(' ').next()?.parse().ok())
         .ok_or_else(|| format!("jtrace parquet printed no call count: {stderr}"))?;
     let load_then = load();
     let bytes = dir_bytes(&fleet);

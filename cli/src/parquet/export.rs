@@ -176,43 +176,63 @@ impl Kids {
     }
 }
 
-/// Every path's [`Kids`], by path id, in blocks of [`SHELF`] that stay where they are
-/// made. (One vector of them, grown, copied them all each time it doubled and touched
-/// their pages twice, a third of the export's page faults: the allocator has no
-/// growing in place for 64-byte alignment.)
+/// Every path's [`Kids`], in blocks of [`SHELF`] that stay where they are made (one
+/// vector of them, grown, copied them all each time it doubled and touched their pages
+/// twice: the allocator has no growing in place for 64-byte alignment). A path gets its
+/// place the first time a child is put under it: most paths are leaves (on javac, kids
+/// for every path were 58 MB, a third of the export's memory, and a new call's line read
+/// ahead was mostly a leaf's, never used).
 #[derive(Default)]
 struct Shelves {
     blocks: Vec<Box<[Kids; SHELF]>>,
-    /// Paths with their kids here.
-    len: u32,
+    /// By path id, where its kids are among the blocks' ([`NONE`]: none yet).
+    place: Vec<u32>,
+    /// Places taken.
+    used: u32,
 }
 
 /// Paths' [`Kids`] a block holds (64 KiB).
 const SHELF: usize = 1024;
 
 impl Shelves {
+    /// Paths made.
+    fn len(&self) -> u32 {
+        self.place.len() as u32
+    }
+
+    /// Path `path`'s kids (empty if it never had a child); none if there is no such path.
     #[inline(always)]
     fn get(&self, path: u32) -> Option<&Kids> {
-        let p = path as usize;
-        (path < self.len).then(|| &self.blocks[p / SHELF][p % SHELF])
+        let at = *self.place.get(path as usize)?;
+        if at == NONE {
+            return Some(&Kids::EMPTY);
+        }
+        let at = at as usize;
+        Some(&self.blocks[at / SHELF][at % SHELF])
     }
 
+    /// Path `path`'s kids, given their place if they had none.
     #[inline(always)]
     fn get_mut(&mut self, path: u32) -> Option<&mut Kids> {
-        let p = path as usize;
-        (path < self.len).then(|| &mut self.blocks[p / SHELF][p % SHELF])
+        let at = self.place.get_mut(path as usize)?;
+        if *at == NONE {
+            *at = self.used;
+            if (self.used as usize).is_multiple_of(SHELF) {
+                let block = vec![Kids::EMPTY; SHELF].into_boxed_slice();
+                let Ok(block) = block.try_into() else {
+                    unreachable!("a block of SHELF kids")
+                };
+                self.blocks.push(block);
+            }
+            self.used += 1;
+        }
+        let at = *at as usize;
+        Some(&mut self.blocks[at / SHELF][at % SHELF])
     }
 
-    /// The next path's kids, none yet.
+    /// The next path, with no kids yet.
     fn push(&mut self) {
-        if (self.len as usize).is_multiple_of(SHELF) {
-            let block = vec![Kids::EMPTY; SHELF].into_boxed_slice();
-            let Ok(block) = block.try_into() else {
-                unreachable!("a block of SHELF kids")
-            };
-            self.blocks.push(block);
-        }
-        self.len += 1;
+        self.place.push(NONE);
     }
 }
 
@@ -369,7 +389,7 @@ impl Export {
         if self.id.is_none() {
             self.fix_id(s);
         }
-        let id = self.kids.len;
+        let id = self.kids.len();
         if file {
             self.path_ids.insert(path_key(method, parent), id);
         }
@@ -429,8 +449,8 @@ impl Analysis for Export {
             None => NONE,
         };
         // The new call's own children, read now: its first child looks there, and by
-        // then the line is in the cache (otherwise mostly not: 64 bytes a path, 58 MB
-        // on javac-small).
+        // then the line is in the cache (otherwise mostly not: 64 bytes a path that had
+        // a child, tens of MB on javac). A leaf's are none: nothing read.
         std::hint::black_box(self.kids.get(path).map(|k| k.methods[0]));
         let call_id = self.next_call;
         self.next_call += 1;
@@ -805,7 +825,7 @@ mod tests {
         }
         model.finish(&mut ex);
         assert!(
-            (0..ex.kids.len).any(|p| ex.kids.get(p).is_some_and(Kids::full)),
+            (0..ex.kids.len()).any(|p| ex.kids.get(p).is_some_and(Kids::full)),
             "no path's kids overflowed"
         );
         let done = ex.finish(&model, "f", true, &files).unwrap();

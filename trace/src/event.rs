@@ -670,7 +670,12 @@ impl<F: FnMut(&Event)> Output for EventOut<F> {
     }
 
     fn num(&mut self, k: &str, v: u64) {
-        if self.fact_el.is_some() {
+        // Formatted only for an attribute that carries a fact (a methodDef's line), not
+        // for every number of the element.
+        if self
+            .fact_el
+            .is_some_and(|el| Fact::attributes(el).any(|a| a == k))
+        {
             self.keep_fact(k, &v.to_string());
         }
         if self.kind == Kind::Other {

@@ -229,6 +229,9 @@ mod tests {
         assert_eq!(n.class("p.\u{dc}n\u{ef}$\u{c7}a"), "\u{dc}n\u{ef}.\u{c7}a");
         assert_eq!(n.frame("p.Outer$In", "-clinit-"), "Outer.In.<clinit>");
         assert_eq!(n.method("C", "m", "([Lp/Outer$In;)V"), "C.m(Outer.In[])");
+        // A Scala object's class ends in `$`, an array of it too (`None.[]` until the
+        // brackets were put after the name).
+        assert_eq!(n.method("C", "m", "([Lscala/None$;)V"), "C.m(None$[])");
         // What parses of a broken descriptor, and nothing of a missing one.
         assert_eq!(n.method("C", "m", "(IQ)V"), "C.m(int)");
         assert_eq!(n.method("C", "m", "(Lp/X"), "C.m()");

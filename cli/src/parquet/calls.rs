@@ -524,22 +524,20 @@ impl Calls {
     ) -> Result<usize, String> {
         let rows = r.len() as u64;
         // Each column chunk appended once encoded, its buffer then the next one's; the
-        // writer is out of `self` meanwhile (and put back whatever happens).
-        let mut writer = self
-            .writer
-            .take()
-            .ok_or_else(|| err(&self.path, "closed"))?;
+        // writer is out of `self` meanwhile (put back, but an error ends the export).
+        let path = self.path.clone();
+        let mut writer = self.writer.take().ok_or_else(|| err(&path, "closed"))?;
         let group = || -> Result<(), String> {
-            let mut rg = writer.next_row_group().map_err(|e| e.to_string())?;
+            let mut rg = writer.next_row_group().map_err(|e| err(&path, e))?;
+            // Its errors name the file and the column.
             self.encode(c, r, class_name, &mut |bytes, close| {
                 rg.append_column(bytes, close).map_err(|e| e.to_string())
             })?;
-            rg.close().map_err(|e| e.to_string())?;
-            Ok(())
+            rg.close().map(|_| ()).map_err(|e| err(&path, e))
         };
         let written = group();
         self.writer = Some(writer);
-        written.map_err(|e| err(&self.path, e))?;
+        written?;
         self.total += rows;
         self.groups += 1;
         Ok(self.groups - 1)

@@ -140,7 +140,8 @@ struct Kids {
 const KIDS: usize = 8;
 
 /// In [`Kids::paths`]: the child is in [`Export::path_ids`] too. (Path ids stay below
-/// it: 2^31 paths would hold 128 GiB of `Kids`.)
+/// it: 2^31 paths would hold 8 GiB of [`Shelves`]' places alone, and their parents'
+/// `Kids` many more.)
 const FILED: u32 = 1 << 31;
 
 impl Kids {
@@ -450,7 +451,7 @@ impl Analysis for Export {
         };
         // The new call's own children, read now: its first child looks there, and by
         // then the line is in the cache (otherwise mostly not: 64 bytes a path that had
-        // a child, tens of MB on javac). A leaf's are none: nothing read.
+        // a child, tens of MB on javac). A leaf has none: only its place is read.
         std::hint::black_box(self.kids.get(path).map(|k| k.methods[0]));
         let call_id = self.next_call;
         self.next_call += 1;

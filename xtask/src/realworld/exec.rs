@@ -374,8 +374,9 @@ pub fn validate(trace: &Path, tracecheck: &Path) -> Result<TraceFacts, String> {
 /// DuckDB (`xtask/parquet/agree.py`): per method its calls, self and inclusive
 /// times, exits by exception, open calls, longest call and p99, each thread's calls and
 /// the slowest calls as the report says, and every call's path is its caller's and its
-/// own method. The export goes into `answers/fleet` as trace `id` and the report into
-/// `answers/reports/<id>.json`, both kept for [`fleet_agrees`]. What agreed, in a line.
+/// own method. The export goes into `answers/fleet` as trace `id` and the report, once
+/// DuckDB agreed with it, into `answers/reports/<id>.json`, both kept for
+/// [`fleet_agrees`]. What agreed, in a line.
 pub fn answers_agree(
     trace: &Path,
     jtrace: &Path,
@@ -383,10 +384,15 @@ pub fn answers_agree(
     id: &str,
 ) -> Result<String, String> {
     let (fleet, reports) = (answers.join("fleet"), answers.join("reports"));
-    std::fs::create_dir_all(&reports).map_err(|e| format!("{}: {e}", reports.display()))?;
+    // Reports wait here until DuckDB agrees with them: Spark compares only those.
+    let pending = answers.join("pending");
+    for d in [&reports, &pending] {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
     // The same case run again replaces its trace.
     let _ = std::fs::remove_dir_all(fleet.join(format!("trace_id={id}")));
-    let report = reports.join(format!("{id}.json"));
+    let _ = std::fs::remove_file(reports.join(format!("{id}.json")));
+    let report = pending.join(format!("{id}.json"));
     let out = Command::new(jtrace)
         .args(["report", "--json"])
         .arg(trace)
@@ -405,25 +411,28 @@ pub fn answers_agree(
             .arg(&fleet),
         "jtrace parquet",
     )?;
-    agree("duckdb", &fleet, std::slice::from_ref(&report), None).map_err(|e| {
-        // Spark over the fleet compares only what DuckDB agreed on.
-        let _ = std::fs::rename(&report, report.with_extension("json.disagreed"));
-        format!("on {}: {e}", trace.display())
-    })
+    let said = agree("duckdb", &fleet, std::slice::from_ref(&report), None)
+        .map_err(|e| format!("on {}: {e}", trace.display()))?;
+    let agreed = reports.join(format!("{id}.json"));
+    std::fs::rename(&report, &agreed).map_err(|e| format!("{}: {e}", agreed.display()))?;
+    Ok(said)
 }
 
 /// Whether Spark, over every export [`answers_agree`] put in `answers` at once (a fleet
 /// of real programs' traces, read as the files are), gives each trace's report's answers
 /// too; Spark runs on the JDK at `java_home`. With `max_calls`, only the traces of at
-/// most that many calls are in the fleet. What agreed, in a line.
+/// most that many calls are compared. What agreed, in a line; none when no trace is to
+/// be compared.
 pub fn fleet_agrees(
     answers: &Path,
     java_home: &Path,
     max_calls: Option<u64>,
-) -> Result<String, String> {
+) -> Result<Option<String>, String> {
     let reports_dir = answers.join("reports");
-    let mut reports: Vec<PathBuf> = std::fs::read_dir(&reports_dir)
-        .map_err(|e| format!("{}: {e}", reports_dir.display()))?
+    let Ok(dir) = std::fs::read_dir(&reports_dir) else {
+        return Ok(None);
+    };
+    let mut reports: Vec<PathBuf> = dir
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
@@ -431,9 +440,9 @@ pub fn fleet_agrees(
         .collect();
     reports.sort();
     if reports.is_empty() {
-        return Err(format!("no report in {}", reports_dir.display()));
+        return Ok(None);
     }
-    agree("spark", &answers.join("fleet"), &reports, Some(java_home))
+    agree("spark", &answers.join("fleet"), &reports, Some(java_home)).map(Some)
 }
 
 /// The calls `jtrace report --json` counted in its trace (`trace.calls`; none if unreadable).

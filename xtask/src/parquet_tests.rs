@@ -333,9 +333,8 @@ fn query(engine: &str, fleet: &Path, traced: &[Traced], jdk: &Jdk) -> Result<Val
         .arg(engine)
         .arg(fleet)
         .arg(&traced[0].file)
-        .arg(&traced[1].file)
-        .env("JAVA_HOME", &jdk.home)
-        .env("SPARK_LOCAL_IP", "127.0.0.1");
+        .arg(&traced[1].file);
+    util::spark_env(&mut cmd, &jdk.home);
     let out = output(&mut cmd, &format!("{engine} over the fleet (fleet.py)"))?;
     serde_json::from_str(out.trim()).map_err(|e| format!("fleet.py {engine}: not JSON: {e}"))
 }

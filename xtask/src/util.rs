@@ -88,6 +88,13 @@ pub fn status(cmd: &mut Command, what: &str) -> Result<(), String> {
     }
 }
 
+/// What a command that starts Spark (pyspark, local mode) needs: the JDK at `java_home`,
+/// and the loopback address to bind to (the machine's name may not resolve).
+pub fn spark_env<'a>(cmd: &'a mut Command, java_home: &Path) -> &'a mut Command {
+    cmd.env("JAVA_HOME", java_home)
+        .env("SPARK_LOCAL_IP", "127.0.0.1")
+}
+
 /// Runs a tool to its end; `Err` says it could not start or failed, with the start of
 /// its stderr.
 pub fn run_tool(cmd: &mut Command, what: &str) -> Result<(), String> {

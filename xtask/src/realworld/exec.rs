@@ -465,8 +465,7 @@ fn agree(
     let mut cmd = Command::new("python3");
     cmd.arg(&script).arg(engine).arg(fleet).args(reports);
     if let Some(home) = java_home {
-        cmd.env("JAVA_HOME", home)
-            .env("SPARK_LOCAL_IP", "127.0.0.1");
+        util::spark_env(&mut cmd, home);
     }
     let out = cmd
         .output()

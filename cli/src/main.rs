@@ -6,6 +6,7 @@
 mod analysis;
 mod attach;
 mod cmd;
+mod gate;
 mod model;
 mod parquet;
 mod pass;
@@ -77,6 +78,12 @@ enum Command {
     Tests(cmd::tests::Args),
     /// Line and method coverage with exact counts: lcov (.info) or JaCoCo XML (.xml)
     Coverage(cmd::coverage::Args),
+    /// Each test's exact counts (calls, allocations, exceptions, monitors, lines) as a
+    /// baseline file to commit, for jtrace gate
+    Baseline(cmd::baseline::Args),
+    /// Fail (exit 1) when a test's counts rose beyond the committed baseline, naming the
+    /// methods and call paths that added the work (--markdown, --junit-xml, --json)
+    Gate(cmd::gate::Args),
 }
 
 fn main() -> ExitCode {
@@ -102,6 +109,8 @@ fn main() -> ExitCode {
         Command::Record(a) => return cmd::record::run(a),
         Command::Tests(a) => cmd::tests::run(a),
         Command::Coverage(a) => cmd::coverage::run(a),
+        Command::Baseline(a) => cmd::baseline::run(a),
+        Command::Gate(a) => return cmd::gate::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -14,6 +14,7 @@ mod corpus;
 mod demo;
 mod detach;
 mod expect;
+mod gate_tests;
 mod hygiene;
 mod java;
 mod jdk;

@@ -195,6 +195,12 @@ pub fn run(args: &[String]) -> bool {
         crate::testsuite::run(&mut tally, &agent, &work);
         tally.lap("testsuite");
     }
+    // The performance gate: examples/gate's exact counts against a baseline, unchanged
+    // runs idle and under load, planted regressions (xtask/src/gate_tests.rs).
+    if only.is_empty() || only.iter().any(|o| o.as_str() == "gate") {
+        crate::gate_tests::run(&mut tally, &agent, &jdks, &work);
+        tally.lap("gate");
+    }
     // The rewriter over a fixed sample of the JDKs' and /usr/share/java's classes.
     if only.is_empty() {
         tally.report(crate::corpus::ci_sample(), "-", "corpus-sample");

@@ -263,18 +263,7 @@ impl Ctx {
         let truth = truths(stdout)?;
         let t = trace.to_str().unwrap_or_default();
         let xml = self.dir.join(format!("{name}.xml"));
-        self.jtrace(&["xml", t, "-o", xml.to_str().unwrap_or_default()])?;
-        util::xmllint(&xml)?;
-        if let Err(v) = tracecheck::check(&xml) {
-            return Err(format!(
-                "tracecheck: {}",
-                v.iter()
-                    .take(3)
-                    .map(|v| v.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ));
-        }
+        util::validate_jtr(&self.jtrace, trace, &xml)?;
         let tests: serde_json::Value = serde_json::from_str(&self.jtrace(&["tests", "--json", t])?)
             .map_err(|e| format!("jtrace tests --json: {e}"))?;
         let tests = tests.as_array().cloned().unwrap_or_default();

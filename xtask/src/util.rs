@@ -42,6 +42,30 @@ pub fn xmllint(trace: &Path) -> Result<(), String> {
     xmllint_with(trace, &[])
 }
 
+/// A `.jtr` trace rendered by `jtrace xml` to `xml`, then judged by xmllint against
+/// docs/trace.dtd and by tracecheck; `Err` names the first complaints.
+pub fn validate_jtr(jtrace: &Path, trace: &Path, xml: &Path) -> Result<(), String> {
+    run_tool(
+        Command::new(jtrace)
+            .arg("xml")
+            .arg(trace)
+            .arg("-o")
+            .arg(xml),
+        "jtrace xml",
+    )?;
+    xmllint(xml)?;
+    tracecheck::check(xml).map(|_| ()).map_err(|v| {
+        format!(
+            "tracecheck: {}",
+            v.iter()
+                .take(3)
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    })
+}
+
 /// The same check with `--stream`: the same DTD validation through xmllint's reader,
 /// in constant memory, for traces of gigabytes (the tree of one would not fit).
 pub fn xmllint_streaming(trace: &Path) -> Result<(), String> {

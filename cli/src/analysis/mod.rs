@@ -1,5 +1,6 @@
 //! Analyses: one per kind of answer, each an [`crate::model::Analysis`] fed by one pass.
 
+pub mod counts;
 pub mod coverage;
 pub mod folded;
 pub mod graph;

@@ -122,6 +122,30 @@ pub fn emit(path: Option<&Path>, data: &[u8]) -> Result<(), String> {
     }
 }
 
+/// Refuses, before any trace is read, an output path that cannot be written: its
+/// directory missing, or a directory in its place.
+pub fn writable(path: Option<&Path>) -> Result<(), String> {
+    let Some(p) = path else { return Ok(()) };
+    if p.is_dir() {
+        return Err(format!(
+            "{}: is a directory; name a file to write",
+            p.display()
+        ));
+    }
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(format!(
+            "{}: cannot write: no directory {}",
+            p.display(),
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
 /// An answer written as it is made (to FILE, or stdout), for answers too large to
 /// hold: `finish` flushes and says where it went, as [`emit`] does.
 pub struct Stream {

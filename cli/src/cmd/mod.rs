@@ -1,11 +1,13 @@
 //! One module per subcommand: its command-line arguments and the pass(es) it runs.
 
+pub mod baseline;
 pub mod check;
 mod check_feed;
 pub mod common;
 pub mod coverage;
 pub mod diff;
 pub mod flame;
+pub mod gate;
 pub mod graph;
 pub mod info;
 pub mod parquet;

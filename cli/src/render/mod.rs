@@ -4,6 +4,7 @@ pub mod coverage;
 pub mod diff;
 pub mod flame;
 pub mod fmt;
+pub mod gate;
 pub mod html;
 pub mod perfetto;
 pub mod pftrace;

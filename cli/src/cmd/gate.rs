@@ -1,0 +1,145 @@
+//! `jtrace gate --baseline FILE TRACE...`: a run's exact counts per test against the
+//! committed baseline; exit 1 when a count rose beyond its limit (naming the test, the
+//! methods or classes and the call paths that added the work), 0 otherwise, 2 when the
+//! gate could not judge (bad input).
+
+use super::common::{emit, json, writable};
+use crate::gate::baseline::Baseline;
+use crate::gate::judge::{self, Limits};
+use crate::gate::{self, paths};
+use crate::model::filter::{Filter, Pattern};
+use crate::{pass, render};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Example: jtrace gate --baseline jtrace-baseline.json target/jtrace-*.jtr \
+                        --markdown \"$GITHUB_STEP_SUMMARY\" --junit-xml target/jtrace-gate.xml\n\
+                        Exit status: 0 passed, 1 a count rose beyond its limit, 2 an error."
+)]
+pub struct Args {
+    /// Traces of the run to judge (jtrace record writes one per JVM)
+    #[arg(required = true)]
+    pub traces: Vec<PathBuf>,
+    /// The baseline file (jtrace baseline writes it)
+    #[arg(long, value_name = "FILE")]
+    pub baseline: PathBuf,
+    /// Allowed rise per metric over the baseline's highest count, or `off`: calls, alloc,
+    /// exceptions, monitors, lines (`calls=0%,alloc=5%`; default 0% for all but monitors,
+    /// which are not judged: contention depends on scheduling)
+    #[arg(long, value_name = "LIMITS", value_parser = Limits::parse)]
+    pub max_rise: Option<Limits>,
+    /// Gate only the tests whose unique id or label matches PATTERN (`*` and `?`
+    /// wildcards; without them, any containing PATTERN)
+    #[arg(long, value_name = "PATTERN")]
+    pub only: Option<String>,
+    /// A test the baseline does not have fails the gate (default: reported)
+    #[arg(long)]
+    pub fail_on_new: bool,
+    /// A test of the baseline absent from this run fails the gate (default: reported)
+    #[arg(long)]
+    pub fail_on_missing: bool,
+    /// Rewrite the baseline from these traces (after reporting against the old one, if
+    /// any); exits 0
+    #[arg(long)]
+    pub update: bool,
+    /// The judgement as JSON on stdout instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a Markdown summary to FILE (a GitHub step summary, a PR comment)
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Also write JUnit XML to FILE: one test case per gated test, failing ones carrying what rose
+    #[arg(long, value_name = "FILE")]
+    pub junit_xml: Option<PathBuf>,
+}
+
+pub fn run(a: Args) -> ExitCode {
+    match judge_run(a) {
+        Ok(failed) => {
+            if failed {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(msg) => {
+            eprintln!("jtrace: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Judges; `Ok(true)` when the gate fails.
+fn judge_run(a: Args) -> Result<bool, String> {
+    writable(a.markdown.as_deref())?;
+    writable(a.junit_xml.as_deref())?;
+    let base = match Baseline::read(&a.baseline) {
+        Ok(b) => Some(b),
+        Err(_) if a.update && !a.baseline.exists() => None,
+        Err(e) => return Err(e),
+    };
+    if a.update {
+        writable(Some(&a.baseline))?;
+    }
+    let limits = a.max_rise.unwrap_or_default();
+    let (run, firsts) = gate::observe(&a.traces)?;
+    let only = a.only.as_deref().map(Pattern::new);
+    let choose = |key: &str, label: &str| {
+        only.as_ref()
+            .is_none_or(|p| p.matches(key) || p.matches(label))
+    };
+    let mut j = match &base {
+        Some(b) => judge::judge(b, &run, &limits, Some(&choose)),
+        None => judge::Judgement::default(),
+    };
+    j.new_fail = a.fail_on_new;
+    j.missing_fail = a.fail_on_missing;
+    if j.tests.is_empty() && j.new_tests.is_empty() && base.is_some() {
+        return Err(match &a.only {
+            Some(p) => {
+                format!("--only {p}: no test of the run has that name (jtrace tests lists them)")
+            }
+            None => "the traces hold nothing to judge".to_string(),
+        });
+    }
+    // Where the rises came from: a second pass, only when something rose.
+    let wanted = paths::wanted(&j);
+    if !wanted.is_empty() {
+        let mut found = paths::Found::new();
+        for (t, first) in a.traces.iter().zip(&firsts) {
+            let mut p = paths::PathsAnalysis::new(&wanted, first.as_deref());
+            pass::run_quiet(t, Filter::default(), &mut p)?;
+            paths::merge(&mut found, p.found);
+        }
+        paths::attach(&mut j, &found);
+    }
+    let name = a.baseline.display().to_string();
+    if let Some(md) = &a.markdown {
+        let m = render::gate::markdown(&j, &name, &limits, render::tests::SUMMARY_LIMIT);
+        emit(Some(md), m.as_bytes())?;
+    }
+    if let Some(x) = &a.junit_xml {
+        emit(Some(x), render::gate::junit_xml(&j).as_bytes())?;
+    }
+    let out = if a.json {
+        json(&serde_json::json!({
+            "baseline": name,
+            "passed": !j.failed(),
+            "failed_tests": j.failed_tests(),
+            "tests": j.tests,
+            "new_tests": j.new_tests,
+            "missing_tests": j.missing_tests,
+        }))?
+    } else {
+        render::gate::text(&j, &name, &limits).into_bytes()
+    };
+    emit(None, &out)?;
+    if a.update {
+        let b = Baseline::learn(&run, a.traces.len());
+        emit(Some(&a.baseline), &b.to_json()?)?;
+        return Ok(false);
+    }
+    Ok(j.failed())
+}

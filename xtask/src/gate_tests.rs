@@ -382,6 +382,63 @@ fn outputs(ctx: &Ctx, base: &Path, trace: &Path, t: &Truth) -> Result<(), String
     Ok(())
 }
 
+/// Bad input: one message naming the problem, exit 2, never a verdict.
+fn bad_input(ctx: &Ctx, base: &Path, trace: &Path) -> Result<(), String> {
+    let not_json = ctx.dir.join("not-a-baseline.json");
+    std::fs::write(&not_json, "{\"tests\": 3}").map_err(|e| e.to_string())?;
+    let missing = ctx.dir.join("no-such-baseline.json");
+    let cases: [(Vec<&std::ffi::OsStr>, &str); 5] = [
+        (
+            vec![missing.as_os_str(), trace.as_os_str()],
+            "no-such-baseline.json",
+        ),
+        (
+            vec![not_json.as_os_str(), trace.as_os_str()],
+            "not a jtrace baseline",
+        ),
+        (
+            vec![
+                base.as_os_str(),
+                trace.as_os_str(),
+                "--max-rise".as_ref(),
+                "time=5%".as_ref(),
+            ],
+            "calls, alloc, exceptions, monitors, lines",
+        ),
+        (
+            vec![
+                base.as_os_str(),
+                trace.as_os_str(),
+                "--only".as_ref(),
+                "NoSuchTest".as_ref(),
+            ],
+            "NoSuchTest",
+        ),
+        (
+            vec![base.as_os_str(), "no-such-trace.jtr".as_ref()],
+            "no-such-trace.jtr",
+        ),
+    ];
+    for (args, names) in cases {
+        let o = Command::new(&ctx.jtrace)
+            .arg("gate")
+            .arg("--baseline")
+            .args(&args)
+            .current_dir(&ctx.dir)
+            .output()
+            .map_err(|e| e.to_string())?;
+        let err = String::from_utf8_lossy(&o.stderr);
+        if o.status.code() != Some(2) || !err.contains(names) || !o.stdout.is_empty() {
+            return Err(format!(
+                "jtrace gate --baseline {args:?}: exit {:?}, stderr {:?}: expected exit 2 naming {names}",
+                o.status.code(),
+                util::clip(err.trim(), 200)
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The step.
 pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
     let missing: Vec<&str> = NEEDS
@@ -461,6 +518,41 @@ fn steps(ctx: &Ctx, tally: &mut Tally) -> Result<(), String> {
         });
         tally.report(r, &jdk, &format!("gate/unchanged-{name}"));
     }
+    // The same tests in six runs: not one count differed.
+    let all: Vec<PathBuf> = std::fs::read_dir(&ctx.dir)
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jtr"))
+        .collect();
+    let six = ctx.dir.join("six-runs.json");
+    let r = util::run_tool(
+        Command::new(&ctx.jtrace)
+            .arg("baseline")
+            .args(&all)
+            .arg("-o")
+            .arg(&six),
+        "jtrace baseline (six runs)",
+    )
+    .and_then(|()| {
+        let b: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&six).map_err(|e| e.to_string())?)
+                .map_err(|e| e.to_string())?;
+        let runs: Vec<u64> = b["tests"]
+            .as_object()
+            .map(|t| t.values().filter_map(|v| v["runs"].as_u64()).collect())
+            .unwrap_or_default();
+        if b["varying"] != 0 || runs.len() != 5 || runs.iter().any(|&n| n != 6) {
+            return Err(format!(
+                "a baseline of six runs: {} varying counts, runs per test {runs:?}; expected 0 \
+                 and 6 for each of 5",
+                b["varying"]
+            ));
+        }
+        Ok(())
+    });
+    tally.report(r, &jdk, "gate/six-runs-agree");
+    tally.report(bad_input(ctx, &base, &first), &jdk, "gate/bad-input");
     // Each regression alone.
     let mut time_misses = Vec::new();
     for reg in REGRESSIONS {

@@ -5,8 +5,12 @@
 //!
 //! A test's events are attributed as [`crate::model::testcase`] says (its thread and
 //! time); a caller is the frame below within the test's own frames (`-` for the test's
-//! first frame, whose caller is the test engine).
+//! first frame, whose caller is the test engine). What the test framework itself does
+//! (its methods' calls and lines, what its methods allocate, throw or block on) is not
+//! counted: its threads (surefire's command reader, Gradle's workers) run on their own
+//! schedule, and it is not the code under test.
 
+use crate::analysis::tests::is_framework;
 use crate::model::idmap::FastMap;
 use crate::model::testcase::Tests;
 use crate::model::NONE;
@@ -124,9 +128,20 @@ pub struct CountsAnalysis {
     tests: Tests,
     per_test: Vec<Tally>,
     outside: Tally,
+    /// Per method index: the test framework's ([`is_framework`]).
+    framework: FastMap<u32, bool>,
 }
 
 impl CountsAnalysis {
+    /// Whether method `m` is the test framework's (NONE: not).
+    fn framework(&mut self, s: &Symbols, m: u32) -> bool {
+        m != NONE
+            && *self
+                .framework
+                .entry(m)
+                .or_insert_with(|| is_framework(&s.method(m).key))
+    }
+
     /// The counts of the test an event on `thread` at `time` belongs to.
     fn tally(&mut self, thread: u32, time: u64) -> &mut Tally {
         let i = self.tests.at(thread, time);
@@ -237,7 +252,10 @@ fn name_into(o: &mut Observation, t: &Tally, s: &Symbols) {
 }
 
 impl Analysis for CountsAnalysis {
-    fn exit(&mut self, _s: &Symbols, t: u32, c: &Call, parents: &[Frame]) {
+    fn exit(&mut self, s: &Symbols, t: u32, c: &Call, parents: &[Frame]) {
+        if self.framework(s, c.method) {
+            return;
+        }
         let i = self.tests.at(t, c.start);
         let own = match i {
             Some(i) => self.tests.own_frames(i, parents),
@@ -249,12 +267,18 @@ impl Analysis for CountsAnalysis {
         *tally.callers.entry((caller, c.method)).or_default() += 1;
     }
 
-    fn alloc(&mut self, _s: &Symbols, t: u32, a: &Alloc, _stack: &[Frame]) {
+    fn alloc(&mut self, s: &Symbols, t: u32, a: &Alloc, _stack: &[Frame]) {
+        if self.framework(s, a.site) {
+            return;
+        }
         let tally = self.tally(t, a.time);
         *tally.alloc.entry((a.class, a.is_array)).or_default() += 1;
     }
 
-    fn exception(&mut self, _s: &Symbols, e: &Exception) {
+    fn exception(&mut self, s: &Symbols, e: &Exception) {
+        if self.framework(s, e.thrown_in) {
+            return;
+        }
         let tally = self.tally(e.thread, e.time);
         let k = match e.class {
             Some(c) => (c, true),
@@ -263,20 +287,25 @@ impl Analysis for CountsAnalysis {
         *tally.exceptions.entry(k).or_default() += 1;
     }
 
-    fn blocked(&mut self, _s: &Symbols, b: &Blocked) {
-        if b.kind != BlockKind::Contended {
+    fn blocked(&mut self, s: &Symbols, b: &Blocked) {
+        // A thread blocked with no traced frame (the JVM's reference handler) is not the
+        // code under test.
+        let Some(site) = b.site else { return };
+        if b.kind != BlockKind::Contended || self.framework(s, site) {
             return;
         }
         let tally = self.tally(b.thread, b.start);
-        let k = match (b.class, b.site) {
-            (Some(c), _) => (c, true),
-            (None, Some(m)) => (m, false),
-            (None, None) => (NONE, false),
+        let k = match b.class {
+            Some(c) => (c, true),
+            None => (site, false),
         };
         *tally.monitors.entry(k).or_default() += 1;
     }
 
-    fn line(&mut self, _s: &Symbols, t: u32, m: u32, _l: u32, time: u64, _st: &[Frame]) {
+    fn line(&mut self, s: &Symbols, t: u32, m: u32, _l: u32, time: u64, _st: &[Frame]) {
+        if self.framework(s, m) {
+            return;
+        }
         let tally = self.tally(t, time);
         *tally.lines.entry(m).or_default() += 1;
     }

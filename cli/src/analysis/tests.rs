@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 pub const SLOWEST: usize = 3;
 
 /// Packages of the test frameworks themselves: their frames enclose every test, so they
-/// are left out of a test's slowest calls (not out of its calls).
+/// are left out of a test's slowest calls (not out of its calls), and out of the gate's
+/// counts ([`super::counts`]: their background threads run on their own schedule).
 const FRAMEWORK: [&str; 5] = [
     "org.junit.",
     "junit.",
@@ -17,6 +18,11 @@ const FRAMEWORK: [&str; 5] = [
     "org.gradle.",
     "org.apache.tools.ant.",
 ];
+
+/// Whether a method or class (dotted name first) is the test framework's.
+pub fn is_framework(name: &str) -> bool {
+    FRAMEWORK.iter().any(|p| name.starts_with(p))
+}
 
 /// What one test did.
 #[derive(Debug, Clone, Default)]
@@ -65,7 +71,7 @@ impl Analysis for TestsAnalysis {
         let m = st.methods.entry(key.clone()).or_default();
         m.0 += 1;
         m.1 += c.self_ns;
-        let framework = FRAMEWORK.iter().any(|p| key.starts_with(p));
+        let framework = is_framework(key);
         if !framework
             && (st.slowest.len() < SLOWEST || c.incl > st.slowest.last().map_or(0, |x| x.0))
         {

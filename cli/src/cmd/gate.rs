@@ -109,6 +109,9 @@ fn judge_run(a: Args) -> Result<bool, String> {
     if !wanted.is_empty() {
         let mut found = paths::Found::new();
         for (t, first) in a.traces.iter().zip(&firsts) {
+            if first.is_none() && firsts.iter().any(Option::is_some) {
+                continue;
+            }
             let mut p = paths::PathsAnalysis::new(&wanted, first.as_deref());
             pass::run_quiet(t, Filter::default(), &mut p)?;
             paths::merge(&mut found, p.found);

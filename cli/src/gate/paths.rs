@@ -156,17 +156,14 @@ impl Analysis for PathsAnalysis<'_> {
         let Some((key, _)) = self.test(b.thread, b.start) else {
             return;
         };
-        let item = match (b.class, b.site) {
-            (Some(c), _) => stable_name(s.class_name(c)),
-            (None, Some(m)) => format!("in {}", self.name(s, m)),
-            (None, None) => format!("in {}", crate::analysis::counts::ENGINE),
+        let Some(site) = b.site else { return };
+        let item = match b.class {
+            Some(c) => stable_name(s.class_name(c)),
+            None => format!("in {}", self.name(s, site)),
         };
         let w = (key, Metric::Monitors, item);
         if self.wanted.contains(&w) {
-            let p = match b.site {
-                Some(m) => format!("blocked in {}", s.method(m).frame),
-                None => "blocked outside traced code".to_string(),
-            };
+            let p = format!("blocked in {}", s.method(site).frame);
             self.add(w, p);
         }
     }

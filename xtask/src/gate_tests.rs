@@ -139,11 +139,11 @@ impl Ctx {
         let o = Command::new(&self.jtrace)
             .args(["record", "-o"])
             .arg(&pattern)
-            .args(["include=shop.*", "alloc=exact", "--"])
+            // With alloc=exact, jtrace record turns C2's escape analysis off, so that
+            // allocation counts do not depend on when the JIT compiled what.
+            .args(["include=shop.*", "alloc=exact", "lines=on", "--"])
             .arg(self.jdk.java())
-            // Allocations the JIT's escape analysis removes are not reported: without
-            // it, alloc counts do not depend on when the JIT compiled what.
-            .args(["-XX:-DoEscapeAnalysis", "-jar", CONSOLE])
+            .args(["-jar", CONSOLE])
             .args(["--disable-banner", "--details=none", "-cp", &cp])
             .args(["--select-class", "shop.ShopTest"])
             .current_dir(&self.dir)
@@ -173,6 +173,8 @@ impl Ctx {
         Ok((trace.clone(), stdout))
     }
 
+    /// `jtrace gate` with `extra`, as text and again with `--json` (the two must agree
+    /// on the exit code).
     fn gate(&self, base: &Path, trace: &Path, extra: &[&str]) -> Result<Gated, String> {
         let o = Command::new(&self.jtrace)
             .arg("gate")
@@ -188,6 +190,7 @@ impl Ctx {
             .arg("--baseline")
             .arg(base)
             .arg(trace)
+            .args(extra)
             .arg("--json")
             .output()
             .map_err(|e| format!("cannot run jtrace gate --json: {e}"))?;
@@ -377,6 +380,43 @@ fn outputs(ctx: &Ctx, base: &Path, trace: &Path, t: &Truth) -> Result<(), String
         return Err(format!(
             "Markdown summary ({} bytes) does not name {label}",
             m.len()
+        ));
+    }
+    Ok(())
+}
+
+/// `--only` narrows the judgement to the tests it names; `--update` takes the run as the
+/// new baseline, which the same run then passes.
+fn only_and_update(ctx: &Ctx, base: &Path, trace: &Path, t: &Truth) -> Result<(), String> {
+    let other = if t.test == "totals" {
+        "parses"
+    } else {
+        "totals"
+    };
+    let g = ctx.gate(base, trace, &["--only", other])?;
+    if g.code != Some(0) || g.json["tests"].as_array().map_or(0, Vec::len) != 1 {
+        return Err(format!(
+            "--only {other}: exit {:?}, {} tests judged; expected 0 and 1",
+            g.code,
+            g.json["tests"].as_array().map_or(0, Vec::len)
+        ));
+    }
+    let g = ctx.gate(base, trace, &["--only", &t.test])?;
+    if g.code != Some(1) {
+        return Err(format!("--only {}: exit {:?}, expected 1", t.test, g.code));
+    }
+    let updated = ctx.dir.join("updated-baseline.json");
+    std::fs::copy(base, &updated).map_err(|e| e.to_string())?;
+    let g = ctx.gate(&updated, trace, &["--update"])?;
+    if g.code != Some(0) {
+        return Err(format!("--update: exit {:?}, expected 0", g.code));
+    }
+    let g = ctx.gate(&updated, trace, &[])?;
+    if g.code != Some(0) {
+        return Err(format!(
+            "the run against the baseline --update wrote: exit {:?}: {}",
+            g.code,
+            util::clip(&g.stdout, 300)
         ));
     }
     Ok(())
@@ -583,6 +623,7 @@ fn steps(ctx: &Ctx, tally: &mut Tally) -> Result<(), String> {
             regressed(&g, t)?;
             if reg == "n-plus-one" {
                 outputs(ctx, &base, &trace, t)?;
+                only_and_update(ctx, &base, &trace, t)?;
             }
             Ok(())
         });

@@ -22,8 +22,8 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), String> {
     super::common::writable(a.output.as_deref())?;
-    let (obs, _) = gate::observe(&a.traces)?;
-    let b = Baseline::learn(&obs, a.traces.len());
+    let run = gate::observe(&a.traces)?;
+    let b = Baseline::learn(&run.observations, run.traces());
     let tests = b
         .tests
         .keys()
@@ -37,7 +37,7 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     eprintln!(
         "jtrace: baseline of {tests} tests from {} traces; {} counts vary between runs",
-        a.traces.len(),
+        run.traces(),
         b.varying
     );
     emit(a.output.as_deref(), &b.to_json()?)

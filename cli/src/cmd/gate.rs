@@ -84,14 +84,14 @@ fn judge_run(a: Args) -> Result<bool, String> {
         writable(Some(&a.baseline))?;
     }
     let limits = a.max_rise.unwrap_or_default();
-    let (run, firsts) = gate::observe(&a.traces)?;
+    let run = gate::observe(&a.traces)?;
     let only = a.only.as_deref().map(Pattern::new);
     let choose = |key: &str, label: &str| {
         only.as_ref()
             .is_none_or(|p| p.matches(key) || p.matches(label))
     };
     let mut j = match &base {
-        Some(b) => judge::judge(b, &run, &limits, Some(&choose)),
+        Some(b) => judge::judge(b, &run.observations, &limits, Some(&choose)),
         None => judge::Judgement::default(),
     };
     j.new_fail = a.fail_on_new;
@@ -108,8 +108,8 @@ fn judge_run(a: Args) -> Result<bool, String> {
     let wanted = paths::wanted(&j);
     if !wanted.is_empty() {
         let mut found = paths::Found::new();
-        for (t, first) in a.traces.iter().zip(&firsts) {
-            if first.is_none() && firsts.iter().any(Option::is_some) {
+        for ((t, first), &kept) in a.traces.iter().zip(&run.firsts).zip(&run.kept) {
+            if !kept {
                 continue;
             }
             let mut p = paths::PathsAnalysis::new(&wanted, first.as_deref());
@@ -140,7 +140,7 @@ fn judge_run(a: Args) -> Result<bool, String> {
     };
     emit(None, &out)?;
     if a.update {
-        let b = Baseline::learn(&run, a.traces.len());
+        let b = Baseline::learn(&run.observations, run.traces());
         emit(Some(&a.baseline), &b.to_json()?)?;
         return Ok(false);
     }

@@ -11,12 +11,21 @@ use crate::model::filter::Filter;
 use crate::pass;
 use std::path::PathBuf;
 
-/// One run's observations: every test of every trace, and what ran outside tests; with
-/// each trace's first test class (its outside key, for the second pass; `None` for a
-/// trace left out). A trace that marks no tests (the build tool's own JVM beside the test
-/// JVMs) is left out, said on stderr, unless no trace marks tests: then each is a
+/// One run's traces as the gate sees them.
+pub struct Run {
+    /// Every test of every trace kept, and what ran outside tests.
+    pub observations: Vec<Observation>,
+    /// Per trace given, the class of its first test (its outside key, for the second
+    /// pass); `None` for a trace that marks no tests.
+    pub firsts: Vec<Option<String>>,
+    /// Whether each trace given is kept.
+    pub kept: Vec<bool>,
+}
+
+/// Reads a run's traces. A trace that marks no tests (the build tool's own JVM beside the
+/// test JVMs) is left out, said on stderr, unless no trace marks tests: then each is a
 /// program's whole run.
-pub fn observe(traces: &[PathBuf]) -> Result<(Vec<Observation>, Vec<Option<String>>), String> {
+pub fn observe(traces: &[PathBuf]) -> Result<Run, String> {
     let mut per_trace = Vec::new();
     for t in traces {
         let mut a = CountsAnalysis::default();
@@ -25,17 +34,29 @@ pub fn observe(traces: &[PathBuf]) -> Result<(Vec<Observation>, Vec<Option<Strin
         per_trace.push((first, a.into_observations(&s.model.syms, &s.file), s.file));
     }
     let any_tests = per_trace.iter().any(|(f, _, _)| f.is_some());
-    let mut out = Vec::new();
-    let mut firsts = Vec::new();
+    let mut run = Run {
+        observations: Vec::new(),
+        firsts: Vec::new(),
+        kept: Vec::new(),
+    };
     for (first, obs, file) in per_trace {
-        if any_tests && first.is_none() {
+        let keep = !any_tests || first.is_some();
+        if keep {
+            run.observations.extend(obs);
+        } else {
             eprintln!(
                 "jtrace: {file} marks no tests (a build tool's own JVM): left out of the gate"
             );
-        } else {
-            out.extend(obs);
         }
-        firsts.push(first);
+        run.firsts.push(first);
+        run.kept.push(keep);
     }
-    Ok((out, firsts))
+    Ok(run)
+}
+
+impl Run {
+    /// How many traces were kept.
+    pub fn traces(&self) -> usize {
+        self.kept.iter().filter(|&&k| k).count()
+    }
 }

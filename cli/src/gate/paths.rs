@@ -3,6 +3,7 @@
 
 use super::judge::Judgement;
 use crate::analysis::counts::{outside_key, stable_name, Metric};
+use crate::analysis::tests::is_framework;
 use crate::model::idmap::FastMap;
 use crate::model::testcase::Tests;
 use crate::model::{
@@ -69,7 +70,13 @@ impl<'a> PathsAnalysis<'a> {
             Some(i) => self.tests.own_frames(i, stack),
             None => stack,
         };
-        let mut parts: Vec<&str> = own
+        // The test framework's frames between the test's start and its method (JUnit's
+        // interceptors) say nothing about where the work came from.
+        let first = own
+            .iter()
+            .position(|f| !is_framework(&s.method(f.method).key))
+            .unwrap_or(own.len());
+        let mut parts: Vec<&str> = own[first..]
             .iter()
             .map(|f| s.method(f.method).frame.as_str())
             .collect();

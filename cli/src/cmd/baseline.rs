@@ -16,12 +16,11 @@ pub struct Args {
     #[arg(required = true)]
     pub traces: Vec<PathBuf>,
     /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
     pub output: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    super::common::writable(a.output.as_deref())?;
     let run = gate::observe(&a.traces)?;
     let b = Baseline::learn(&run.observations, run.traces());
     let tests = b

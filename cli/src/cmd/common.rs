@@ -3,7 +3,7 @@
 use crate::model::filter::{parse_duration, Filter, Pattern};
 use crate::model::names::{Inner, Names, Style};
 use std::io::{ErrorKind, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A duration with a unit (`10ms`).
 pub fn duration(s: &str) -> Result<u64, String> {
@@ -146,6 +146,27 @@ pub fn writable(path: Option<&Path>) -> Result<(), String> {
     Ok(())
 }
 
+/// `-o FILE` as the command line is parsed, so a path that cannot be written is refused
+/// before any trace is read ([`writable`]).
+pub fn out_file(s: &str) -> Result<PathBuf, String> {
+    let p = PathBuf::from(s);
+    writable(Some(&p))?;
+    Ok(p)
+}
+
+/// `-o FILE` whose extension chooses the format: one of `formats` (lower case, with the
+/// dot), else an error naming them (never a file in another format than its name says).
+pub fn out_format(s: &str, formats: &[&str]) -> Result<PathBuf, String> {
+    let lower = s.to_lowercase();
+    if !formats.iter().any(|f| lower.ends_with(f)) {
+        return Err(format!(
+            "the format is chosen by the extension; this command writes {}",
+            formats.join(", ")
+        ));
+    }
+    out_file(s)
+}
+
 /// An answer written as it is made (to FILE, or stdout), for answers too large to
 /// hold: `finish` flushes and says where it went, as [`emit`] does.
 pub struct Stream {
@@ -207,4 +228,23 @@ pub fn json<T: serde::Serialize>(v: &T) -> Result<Vec<u8>, String> {
     let mut s = serde_json::to_vec_pretty(v).map_err(|e| format!("JSON: {e}"))?;
     s.push(b'\n');
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_are_refused_before_any_read() {
+        let dir = std::env::temp_dir();
+        let ok = dir.join("jtrace-out-test.svg");
+        assert_eq!(out_format(ok.to_str().unwrap(), &[".svg"]), Ok(ok.clone()));
+        assert_eq!(out_format("X.SVG", &[".svg"]), Ok(PathBuf::from("X.SVG")));
+        let e = out_format("x.png", &[".svg", ".html"]).unwrap_err();
+        assert!(e.contains(".svg, .html"), "{e}");
+        let e = out_file("/no/such/dir/x.txt").unwrap_err();
+        assert!(e.contains("no directory /no/such/dir"), "{e}");
+        let e = out_file(dir.to_str().unwrap()).unwrap_err();
+        assert!(e.contains("is a directory"), "{e}");
+    }
 }

@@ -18,21 +18,18 @@ pub struct Args {
     #[arg(long, value_name = "DIR", required = true)]
     pub source_root: Vec<PathBuf>,
     /// The report: `.info` = lcov tracefile, `.xml` = JaCoCo XML
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", value_parser = coverage_file)]
     pub output: PathBuf,
 }
 
+/// A coverage report's file: `.info` (lcov) or `.xml` (JaCoCo XML).
+fn coverage_file(s: &str) -> Result<PathBuf, String> {
+    super::common::out_format(s, &[".info", ".xml"])
+}
+
 pub fn run(a: Args) -> Result<(), String> {
-    let name = a.output.to_string_lossy().to_string();
-    let lcov = if name.ends_with(".info") {
-        true
-    } else if name.ends_with(".xml") {
-        false
-    } else {
-        return Err(format!(
-            "-o {name}: the format is chosen by the extension: .info (lcov) or .xml (JaCoCo XML)"
-        ));
-    };
+    // `coverage_file` let through `.info` and `.xml` only.
+    let lcov = a.output.to_string_lossy().to_lowercase().ends_with(".info");
     for r in &a.source_root {
         if !r.is_dir() {
             return Err(format!("--source-root {}: not a directory", r.display()));

@@ -14,7 +14,7 @@ pub struct Args {
     /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
     pub trace: PathBuf,
     /// Output file: .svg, or .html for a page around the SVG
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", value_parser = flame_file)]
     pub output: PathBuf,
     #[command(flatten)]
     pub weight: Weight,
@@ -48,8 +48,13 @@ pub struct CollapsedArgs {
     #[command(flatten)]
     pub select: Select,
     /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
     pub output: Option<PathBuf>,
+}
+
+/// A flame graph's file: `.svg`, or `.html`/`.htm` for a page around it.
+fn flame_file(s: &str) -> Result<PathBuf, String> {
+    super::common::out_format(s, &[".svg", ".html", ".htm"])
 }
 
 /// Writes the folded stacks of a trace to `out`; the trace's name and the unit of the

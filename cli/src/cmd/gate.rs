@@ -48,10 +48,10 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Also write a Markdown summary to FILE (a GitHub step summary, a PR comment)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::common::out_file)]
     pub markdown: Option<PathBuf>,
     /// Also write JUnit XML to FILE: one test case per gated test, failing ones carrying what rose
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::common::out_file)]
     pub junit_xml: Option<PathBuf>,
 }
 
@@ -73,8 +73,6 @@ pub fn run(a: Args) -> ExitCode {
 
 /// Judges; `Ok(true)` when the gate fails.
 fn judge_run(a: Args) -> Result<bool, String> {
-    writable(a.markdown.as_deref())?;
-    writable(a.junit_xml.as_deref())?;
     let base = match Baseline::read(&a.baseline) {
         Ok(b) => Some(b),
         Err(_) if a.update && !a.baseline.exists() => None,

@@ -22,7 +22,7 @@ pub struct Args {
     pub trace: PathBuf,
     /// Output file: .json (trace-event JSON), or .pftrace (Perfetto's protobuf: TrackEvent
     /// with interned names, several times smaller)
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", value_parser = timeline_file)]
     pub output: PathBuf,
     #[command(flatten)]
     pub select: Select,
@@ -33,6 +33,11 @@ pub struct Args {
     /// Write the file even when it is over --max-size
     #[arg(long)]
     pub force: bool,
+}
+
+/// A timeline's file: JSON, or one of Perfetto's protobuf names ([`protobuf`]).
+fn timeline_file(s: &str) -> Result<PathBuf, String> {
+    super::common::out_format(s, &[".json", ".pftrace", ".perfetto-trace", ".pb"])
 }
 
 /// Whether `path` asks for Perfetto's protobuf format rather than JSON.

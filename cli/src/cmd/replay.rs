@@ -26,7 +26,7 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
     pub output: Option<PathBuf>,
 }
 

@@ -33,7 +33,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 30)]
     pub top: usize,
     /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
     pub output: Option<PathBuf>,
 }
 

@@ -1,7 +1,8 @@
 //! `cargo xtask test`, step gate: examples/gate (four JUnit 5 tests, four planted regressions) under `jtrace record`: a baseline from one run, five more runs (two idle, three beside a CPU load) that `jtrace gate` passes, and each regression switched on alone, which it fails, naming exactly the test, the item and the count the tests print, with the path through the test; every trace valid; the gate's JUnit XML and Markdown read back; what a 10% wall-time threshold would have said of the same runs, printed (docs/CI.md).
 //!
-//! The tests print `TRUTH|test|regression|item|extra`: switching `regression` on adds
-//! `extra` to `item` (a method's calls, a class's allocations or exceptions) in `test`.
+//! The tests print `TRUTH|test|regression|metric|item|extra`: switching `regression` on
+//! adds `extra` to `item`'s `metric` (a method's calls, a class's allocations or
+//! exceptions) in `test`.
 
 use crate::java::{self, Jdk};
 use crate::tally::Tally;
@@ -24,6 +25,7 @@ const TIME_RISE: f64 = 0.10;
 struct Truth {
     test: String,
     regression: String,
+    metric: String,
     item: String,
     extra: u64,
 }
@@ -32,12 +34,13 @@ fn truths(stdout: &str) -> Result<Vec<Truth>, String> {
     let mut out = Vec::new();
     for l in stdout.lines().filter_map(|l| l.strip_prefix("TRUTH|")) {
         let f: Vec<&str> = l.split('|').collect();
-        let [test, regression, item, extra] = f.as_slice() else {
+        let [test, regression, metric, item, extra] = f.as_slice() else {
             return Err(format!("bad TRUTH line {l:?}"));
         };
         out.push(Truth {
             test: test.to_string(),
             regression: regression.to_string(),
+            metric: metric.to_string(),
             item: item.to_string(),
             extra: extra
                 .trim()
@@ -306,10 +309,14 @@ fn regressed(g: &Gated, t: &Truth) -> Result<(), String> {
         ));
     }
     let rises = failed[0]["rises"].as_array().cloned().unwrap_or_default();
-    let Some(r) = rises.iter().find(|r| r["item"] == t.item.as_str()) else {
+    let Some(r) = rises
+        .iter()
+        .find(|r| r["item"] == t.item.as_str() && r["metric"] == t.metric.as_str())
+    else {
         return Err(format!(
-            "{}: {label}'s rises do not name {}: {}",
+            "{}: {label}'s rises do not name {} {}: {}",
             t.regression,
+            t.metric,
             t.item,
             util::clip(&g.stdout, 600)
         ));
@@ -318,8 +325,8 @@ fn regressed(g: &Gated, t: &Truth) -> Result<(), String> {
     let now = r["now"].as_u64().unwrap_or(0);
     if now.checked_sub(before) != Some(t.extra) {
         return Err(format!(
-            "{}: {} rose {before} -> {now}, the test says by {}",
-            t.regression, t.item, t.extra
+            "{}: {} {} rose {before} -> {now}, the test says by {}",
+            t.regression, t.metric, t.item, t.extra
         ));
     }
     let paths = r["paths"].as_array().cloned().unwrap_or_default();

@@ -11,16 +11,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The gate's example suite. Each test prints its own truth for the gate's check
- * (xtask/src/gate_tests.rs): `TRUTH|test|regression|item|extra`, the count the planted
- * regression of that name adds to that item (a method's calls, a class's allocations or
- * exceptions) when it is switched on.
+ * (xtask/src/gate_tests.rs): `TRUTH|test|regression|metric|item|extra`, the count the
+ * planted regression of that name adds to that item's metric (a method's calls, a
+ * class's allocations or exceptions) when it is switched on.
  */
 class ShopTest {
     static final int ITEMS = 500;
     static final int ORDERS = 40;
 
-    static void truth(String test, String regression, String item, long extra) {
-        System.out.println("TRUTH|" + test + "|" + regression + "|" + item + "|" + extra);
+    static void truth(String test, String regression, String metric, String item, long extra) {
+        System.out.println("TRUTH|" + test + "|" + regression + "|" + metric + "|" + item + "|" + extra);
     }
 
     static List<String> lines(int n) {
@@ -40,14 +40,14 @@ class ShopTest {
             expected += (100 + i % 7) * (1 + i % 3);
         }
         assertEquals(expected, new Cart(items).total());
-        truth("totals", "extra-call", "shop.Cart.discount(Lshop/Item;)J", items.size());
+        truth("totals", "extra-call", "calls", "shop.Cart.discount(Lshop/Item;)J", items.size());
     }
 
     @Test
     void parses() {
         List<Item> items = Parser.parse(lines(ITEMS));
         assertEquals(ITEMS, items.size());
-        truth("parses", "extra-alloc", "long[]", ITEMS);
+        truth("parses", "extra-alloc", "alloc", "long[]", ITEMS);
     }
 
     @Test
@@ -66,7 +66,7 @@ class ShopTest {
             sum += p;
         }
         assertEquals(50 * 100 + 49 * 50 / 2, sum);
-        truth("prices", "exceptions", "java.util.NoSuchElementException", unknown);
+        truth("prices", "exceptions", "exceptions", "java.util.NoSuchElementException", unknown);
     }
 
     @Test
@@ -77,7 +77,7 @@ class ShopTest {
             Map<Integer, List<Integer>> all = o.load();
             assertEquals(ORDERS, all.size());
             assertEquals(List.of(1, 2, 3), all.get(7));
-            truth("loadsOrders", "n-plus-one", "shop.Orders.query(Ljava/lang/String;I)Ljava/sql/ResultSet;", all.size());
+            truth("loadsOrders", "n-plus-one", "calls", "shop.Orders.query(Ljava/lang/String;I)Ljava/sql/ResultSet;", all.size());
         }
     }
 }

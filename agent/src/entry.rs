@@ -133,36 +133,78 @@ pub unsafe extern "system" fn Agent_OnAttach(
     guard(JNI_ERR, || {
         // SAFETY: the JVM passes a NUL-terminated option string or null.
         let opts = unsafe { c_string(options) };
-        // A control request reaches the loaded agent: it keeps using its own
-        // environment (a new one would have none of its capabilities).
-        let existing = state::try_agent().map(|a| a.jvmti);
         // SAFETY: `vm` is the JavaVM the JVM passed to us.
-        let Some(jvmti) = existing.or_else(|| unsafe { Jvmti::from_vm(vm) }) else {
-            eprintln!("jtrace: this JVM offers no JVMTI environment; not tracing");
-            return JNI_ERR;
-        };
-        crate::jvmti::set_vm(vm);
-        let Some(jni) = crate::jvmti::jni_of_current() else {
-            eprintln!("jtrace: attach: no JNI environment on the attaching thread; not tracing");
-            return JNI_ERR;
-        };
-        let (outcome, text) =
-            jni.with_local_frame(64, || lifecycle::attach(jvmti, jni, &opts, &ENTRIES));
-        // The attach protocol carries only the return code: the text goes to the
-        // file the client named (it created it); a failure is said on the JVM's
-        // stderr when there is no such file (jcmd), a success stays silent as before.
-        let reply_path = crate::control::parse(&opts).ok().and_then(|r| r.reply);
-        let delivered = reply_path.is_some_and(|p| crate::control::write_reply(&p, &text));
-        if !delivered && outcome != crate::control::Outcome::Ok {
-            eprintln!("{text}");
-        }
-        match outcome {
-            crate::control::Outcome::Ok => JNI_OK,
-            // Distinct codes: the client tells "refused" from "failed" without the text.
-            crate::control::Outcome::Refused => 1,
-            crate::control::Outcome::Error => JNI_ERR,
-        }
+        unsafe { attach_vm(vm, &opts) }
     })
+}
+
+/// `jtrace.agent.Loader.load(String)`: the `-javaagent:jtrace-agent.jar` way in. The jar's
+/// premain (or agentmain) has `System.load`ed this library and hands over its options;
+/// from here on it is an attach in the live phase, as `jtrace attach` makes.
+///
+/// # Safety
+/// Called by the JVM as a JNI native with this thread's JNIEnv.
+#[no_mangle]
+pub unsafe extern "system" fn Java_jtrace_agent_Loader_load(
+    env: *mut JNIEnv,
+    _cls: jclass,
+    options: jobject,
+) -> jint {
+    guard(JNI_ERR, || {
+        // The native's body: the handle cannot outlive it.
+        let callback = ();
+        // SAFETY: the JVM passes this thread's JNIEnv, used only inside the native.
+        let Some(jni) = (unsafe { Jni::from_raw(env, &callback) }) else {
+            return JNI_ERR;
+        };
+        let Some(vm) = jni.java_vm() else {
+            return JNI_ERR;
+        };
+        let opts = if options.is_null() {
+            String::new()
+        } else {
+            jni.string_utf(options).unwrap_or_default()
+        };
+        // SAFETY: `vm` is the JavaVM this thread runs in, valid for the process.
+        unsafe { attach_vm(vm, &opts) }
+    })
+}
+
+/// The agent loaded into a running JVM with `opts` (or a control request to the loaded
+/// one): `Agent_OnAttach`'s and the jar loader's body.
+///
+/// # Safety
+/// `vm` must be the JavaVM of the process, and the current thread attached to it.
+unsafe fn attach_vm(vm: *mut JavaVM, opts: &str) -> jint {
+    // A control request reaches the loaded agent: it keeps using its own
+    // environment (a new one would have none of its capabilities).
+    let existing = state::try_agent().map(|a| a.jvmti);
+    // SAFETY: the caller passes the process's JavaVM.
+    let Some(jvmti) = existing.or_else(|| unsafe { Jvmti::from_vm(vm) }) else {
+        eprintln!("jtrace: this JVM offers no JVMTI environment; not tracing");
+        return JNI_ERR;
+    };
+    crate::jvmti::set_vm(vm);
+    let Some(jni) = crate::jvmti::jni_of_current() else {
+        eprintln!("jtrace: attach: no JNI environment on the attaching thread; not tracing");
+        return JNI_ERR;
+    };
+    let (outcome, text) =
+        jni.with_local_frame(64, || lifecycle::attach(jvmti, jni, opts, &ENTRIES));
+    // The attach protocol carries only the return code: the text goes to the
+    // file the client named (it created it); a failure is said on the JVM's
+    // stderr when there is no such file (jcmd, the jar), a success stays silent.
+    let reply_path = crate::control::parse(opts).ok().and_then(|r| r.reply);
+    let delivered = reply_path.is_some_and(|p| crate::control::write_reply(&p, &text));
+    if !delivered && outcome != crate::control::Outcome::Ok {
+        eprintln!("{text}");
+    }
+    match outcome {
+        crate::control::Outcome::Ok => JNI_OK,
+        // Distinct codes: the client tells "refused" from "failed" without the text.
+        crate::control::Outcome::Refused => 1,
+        crate::control::Outcome::Error => JNI_ERR,
+    }
 }
 
 /// The library is being unloaded: make sure the document is closed.

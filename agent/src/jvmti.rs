@@ -678,6 +678,14 @@ impl<'a> Jni<'a> {
         false
     }
 
+    /// The JavaVM this thread runs in.
+    pub fn java_vm(self) -> Option<*mut crate::sys::jni::JavaVM> {
+        let mut vm: *mut crate::sys::jni::JavaVM = std::ptr::null_mut();
+        // SAFETY: plain JNI call on the current thread's env; it writes one pointer.
+        let rc = unsafe { ((**self.0).v1_1.GetJavaVM)(self.0, &mut vm) };
+        (rc == 0 && !vm.is_null()).then_some(vm)
+    }
+
     /// A Java string's contents (modified UTF-8 read as UTF-8, lossily); None for null.
     pub fn string_utf(self, s: jobject) -> Option<String> {
         if s.is_null() {

@@ -118,6 +118,7 @@ fn first_attach(
     entries: &'static Entries,
 ) -> Result<Reply, LoadError> {
     let began = std::time::Instant::now();
+    CAME_LIVE.store(true, std::sync::atomic::Ordering::Release);
     threads::set_vm_live();
     let mut options =
         options::parse(option_string).map_err(|e| LoadError(options::error_report(&e)))?;
@@ -304,8 +305,18 @@ fn enable_events(jvmti: Jvmti, options: &Options) -> Result<(), LoadError> {
     Ok(())
 }
 
+/// The agent came into a running JVM (`first_attach`), which did what VMInit does.
+static CAME_LIVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// VMInit: the VM is ready; give every live thread an id and mark the moment.
 pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
+    // The `-javaagent` jar's premain runs while HotSpot posts VMInit (the JPLIS agent
+    // calls it from its own VMInit callback), so an agent attached there is handed the
+    // same VMInit: its set-up is done already (a second tracker could not be defined,
+    // a second heap thread would collect twice).
+    if CAME_LIVE.load(std::sync::atomic::Ordering::Acquire) {
+        return;
+    }
     threads::set_vm_live();
     threads::register_all(jvmti, false);
     let options = &agent().options;

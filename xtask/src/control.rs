@@ -1,6 +1,7 @@
 //! `cargo xtask test`, step control: `jtrace attach/start/stop/status`, `start=off` with the `jtrace.Trace` switch, `delay=`/`duration=`, TPTP filter files, and every refusal, on each JDK (java-tests/control/).
 //!
-//! Also builds the Java API jar (`cargo xtask jar`: target/release/jtrace.jar).
+//! Also builds the jars (`cargo xtask jar`: target/release/jtrace.jar, jtrace-record.jar
+//! and jtrace-agent.jar).
 
 use crate::java::{self, Jdk};
 use crate::proc::Proc;
@@ -108,7 +109,78 @@ pub fn build_jar() -> Result<PathBuf, String> {
             .arg("java"),
         "jar jtrace-record.jar",
     )?;
+    build_agent_jar(&jdk, &classes, &release)?;
     Ok(jar)
+}
+
+/// target/release/jtrace-agent.jar: `-javaagent:` for Java developers. The loader
+/// (`jtrace.agent.Loader`, Premain-Class and Agent-Class), everything jtrace.jar has (the
+/// `jtrace.Trace` API, the JUnit listener), and libjtrace.so without its debug sections
+/// under `META-INF/native/linux-x86_64/` with its SHA-256 beside it (the loader extracts
+/// it once per content). `api_classes` are jtrace.jar's compiled classes.
+fn build_agent_jar(jdk: &Jdk, api_classes: &Path, release: &Path) -> Result<(), String> {
+    let root = util::root();
+    let lib = release.join("libjtrace.so");
+    if !lib.is_file() {
+        return Err(format!(
+            "{}: build the agent first (cargo build --release -p jtrace)",
+            lib.display()
+        ));
+    }
+    let dir = root.join("target/xtask/jtrace-agent");
+    java::javac(
+        jdk,
+        &dir,
+        &["--release", "11", "-cp", &api_classes.display().to_string()],
+        &[root.join("java-api/agent/jtrace/agent/Loader.java")],
+    )?;
+    util::run_tool(
+        Command::new("cp")
+            .arg("-r")
+            .arg(api_classes.join("."))
+            .arg(&dir),
+        "cp jtrace.jar's classes",
+    )?;
+    let native = dir.join("META-INF/native/linux-x86_64");
+    std::fs::create_dir_all(&native).map_err(|e| e.to_string())?;
+    let so = native.join("libjtrace.so");
+    util::run_tool(
+        Command::new("strip")
+            .arg("--strip-debug")
+            .arg("-o")
+            .arg(&so)
+            .arg(&lib),
+        "strip --strip-debug libjtrace.so",
+    )?;
+    let sum = Command::new("sha256sum")
+        .arg(&so)
+        .output()
+        .map_err(|e| format!("cannot run sha256sum: {e}"))?;
+    let sum = String::from_utf8_lossy(&sum.stdout);
+    let sum = sum.split_whitespace().next().unwrap_or_default();
+    if sum.len() != 64 {
+        return Err(format!("sha256sum of {}: {sum:?}", so.display()));
+    }
+    std::fs::write(native.join("libjtrace.so.sha256"), format!("{sum}\n"))
+        .map_err(|e| e.to_string())?;
+    let manifest = root.join("target/xtask/jtrace-agent.MF");
+    std::fs::write(
+        &manifest,
+        "Premain-Class: jtrace.agent.Loader\nAgent-Class: jtrace.agent.Loader\n",
+    )
+    .map_err(|e| e.to_string())?;
+    let jar = release.join("jtrace-agent.jar");
+    let _ = std::fs::remove_file(&jar);
+    util::run_tool(
+        Command::new(jdk.home.join("bin/jar"))
+            .arg("cfm")
+            .arg(&jar)
+            .arg(&manifest)
+            .arg("-C")
+            .arg(&dir)
+            .arg("."),
+        "jar jtrace-agent.jar",
+    )
 }
 
 /// What every case needs.

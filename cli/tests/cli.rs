@@ -199,14 +199,14 @@ fn bad_input_is_one_clear_line() {
     ok(&["report", "--thread", "work*", SMALL]);
     // --method selects report's, slow's and diff's rows; the views of every method
     // refuse it rather than ignore it.
-    let out = temp("method-refused.out");
-    let out = out.to_str().unwrap();
+    let (svg, json) = (temp("method-refused.svg"), temp("method-refused.json"));
+    let (svg, json) = (svg.to_str().unwrap(), json.to_str().unwrap());
     for view in [
         &["tree"][..],
         &["collapsed"],
-        &["flame", "-o", out],
+        &["flame", "-o", svg],
         &["replay"],
-        &["perfetto", "-o", out],
+        &["perfetto", "-o", json],
     ] {
         let args = [view, &["--method", "App.leaf", SMALL]].concat();
         fails(&args, "--method App.leaf");
@@ -217,6 +217,16 @@ fn bad_input_is_one_clear_line() {
         table.contains("App.leaf()") && !table.contains("App.work("),
         "{only}"
     );
+    // An output is refused before any read: an extension the view does not write, a
+    // missing directory (usage errors: exit 2).
+    let png = temp("flame.png");
+    let o = jtrace(&["flame", "-o", png.to_str().unwrap(), SMALL]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(".svg, .html, .htm"));
+    assert!(!png.exists());
+    let o = jtrace(&["report", "-o", "/no/such/dir/r.txt", SMALL]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no directory /no/such/dir"));
     // Usage errors are clap's: exit 2, the problem and a pointer to --help.
     let o = jtrace(&["slow", "--over", "10", SMALL]);
     assert_eq!(o.status.code(), Some(2));

@@ -12,13 +12,16 @@
 
 use crate::analysis::tests::is_framework;
 use crate::model::idmap::FastMap;
-use crate::model::testcase::Tests;
+use crate::model::testcase::{TestCase, Tests};
 use crate::model::NONE;
 use crate::model::{Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Symbols, Tag};
 use std::collections::BTreeMap;
 
 /// The kinds of count a baseline keeps, in the file's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Metric {
     Calls,
     Alloc,
@@ -52,6 +55,12 @@ impl Metric {
     }
 }
 
+impl std::fmt::Display for Metric {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// The caller named for a test's first frame (its caller is the test engine's).
 pub const ENGINE: &str = "-";
 
@@ -61,8 +70,8 @@ pub struct Observation {
     /// What identifies it across runs: the test's unique id, or [`outside_key`].
     pub key: String,
     pub label: String,
-    /// The test's class ("" outside tests).
-    pub class: String,
+    /// The test (None outside tests): its names, for `--only`.
+    pub case: Option<TestCase>,
     pub trace: String,
     pub duration: Option<u64>,
     /// Per metric: item (method, class) to count.
@@ -80,35 +89,57 @@ pub fn outside_key(first_class: Option<&str>) -> String {
     }
 }
 
-/// A name that is the same in every run: a hidden class's address and a lambda's
-/// counter (`Calc$$Lambda$14/0x0000000800c03000` → `Calc$$Lambda`) are the JVM's
-/// choice, not the program's.
+/// Classes the JVM or a library names with a counter or a random suffix, which differs
+/// between runs: the suffix right after each marker is dropped.
+const GENERATED: [&str; 9] = [
+    "$Proxy",
+    "GeneratedMethodAccessor",
+    "GeneratedConstructorAccessor",
+    "GeneratedSerializationConstructorAccessor",
+    "$MockitoMock$",
+    "$ByteBuddy$",
+    "$$EnhancerByCGLIB$$",
+    "$$FastClassByCGLIB$$",
+    "$HibernateProxy$",
+];
+
+/// A name that is the same in every run: a hidden class's address, a lambda's counter
+/// (`Calc$$Lambda$14/0x0000000800c03000` → `Calc$$Lambda`) and the suffixes of
+/// [`GENERATED`] classes (`$Proxy12` → `$Proxy`) are the JVM's or a library's choice,
+/// not the program's.
 pub fn stable_name(name: &str) -> String {
+    // `$$Lambda$14` (JDK 17; JDK 21+ has no counter).
+    let mut s = drop_after(name, "$$Lambda", |r| {
+        r.strip_prefix('$')
+            .map(|d| d.bytes().take_while(u8::is_ascii_digit).count())
+            .filter(|&n| n > 0)
+            .map_or(0, |n| n + 1)
+    });
+    // `/0x<hex>`: a hidden class's address.
+    while let Some(i) = s.find("/0x") {
+        let hex = s[i + 3..].bytes().take_while(u8::is_ascii_hexdigit).count();
+        s.replace_range(i..i + 3 + hex, "");
+    }
+    for m in GENERATED {
+        s = drop_after(&s, m, |r| {
+            r.bytes().take_while(u8::is_ascii_alphanumeric).count()
+        });
+    }
+    s
+}
+
+/// `name` without the `len(rest)` bytes after each `marker`.
+fn drop_after(name: &str, marker: &str, len: impl Fn(&str) -> usize) -> String {
     let mut out = String::with_capacity(name.len());
     let mut rest = name;
-    while let Some(i) = rest.find("$$Lambda") {
-        out.push_str(&rest[..i + "$$Lambda".len()]);
-        rest = &rest[i + "$$Lambda".len()..];
-        // `$14`, then `/0x...`.
-        if let Some(r) = rest.strip_prefix('$') {
-            let digits = r.bytes().take_while(u8::is_ascii_digit).count();
-            if digits > 0 {
-                rest = &r[digits..];
-            }
-        }
+    while let Some(i) = rest.find(marker) {
+        out.push_str(&rest[..i + marker.len()]);
+        rest = &rest[i + marker.len()..];
+        let n = len(rest).min(rest.len());
+        rest = &rest[n..];
     }
     out.push_str(rest);
-    // Any remaining hidden-class suffix `/0x<hex>`.
-    let mut s = String::with_capacity(out.len());
-    let mut rest = out.as_str();
-    while let Some(i) = rest.find("/0x") {
-        s.push_str(&rest[..i]);
-        let r = &rest[i + 3..];
-        let hex = r.bytes().take_while(u8::is_ascii_hexdigit).count();
-        rest = &r[hex..];
-    }
-    s.push_str(rest);
-    s
+    out
 }
 
 /// Counts while reading, by symbol index; named at the end.
@@ -135,11 +166,7 @@ pub struct CountsAnalysis {
 impl CountsAnalysis {
     /// Whether method `m` is the test framework's (NONE: not).
     fn framework(&mut self, s: &Symbols, m: u32) -> bool {
-        m != NONE
-            && *self
-                .framework
-                .entry(m)
-                .or_insert_with(|| is_framework(&s.method(m).key))
+        m != NONE && *self.framework.entry(m).or_insert_with(|| frameworks(s, m))
     }
 
     /// The counts of the test an event on `thread` at `time` belongs to.
@@ -177,7 +204,7 @@ impl CountsAnalysis {
             .map(|c| Observation {
                 key: c.key(),
                 label: c.label(),
-                class: c.class.clone(),
+                case: Some(c.clone()),
                 trace: trace.to_string(),
                 duration: c.duration(),
                 ..Default::default()
@@ -194,29 +221,39 @@ impl CountsAnalysis {
     }
 }
 
-fn method_name(s: &Symbols, m: u32) -> String {
+/// A method as the baseline names it (`-` for none: the test engine).
+pub fn method_name(s: &Symbols, m: u32) -> String {
     if m == NONE {
         return ENGINE.to_string();
     }
     stable_name(&s.method(m).key)
 }
 
-fn class_name(s: &Symbols, c: u32, array: bool) -> String {
-    let n = if c == NONE { "?" } else { s.class_name(c) };
-    let mut n = stable_name(n);
-    if array && !n.ends_with(']') {
-        n.push_str("[]");
-    }
-    n
+/// An allocated class as the baseline names it (`int[][]`, as every view spells it).
+pub fn alloc_name(s: &Symbols, class: u32, is_array: u8) -> String {
+    stable_name(&s.alloc_class(class, is_array))
 }
 
-/// `class` when known (`by_class`), else `at` the method's name.
-fn site_name(s: &Symbols, ix: u32, by_class: bool, prefix: &str) -> String {
-    if by_class {
-        class_name(s, ix, false)
-    } else {
-        format!("{prefix} {}", method_name(s, ix))
+/// An exception's item: its class when the trace names it (`alloc=exact`), else the
+/// method that threw it.
+pub fn exception_name(s: &Symbols, class: Option<u32>, thrown_in: u32) -> String {
+    match class {
+        Some(c) => alloc_name(s, c, 0),
+        None => format!("thrown in {}", method_name(s, thrown_in)),
     }
+}
+
+/// A contended monitor's item: its class when known, else the method that blocked.
+pub fn monitor_name(s: &Symbols, class: Option<u32>, site: u32) -> String {
+    match class {
+        Some(c) => alloc_name(s, c, 0),
+        None => format!("in {}", method_name(s, site)),
+    }
+}
+
+/// Whether method `m` is the test framework's (NONE: not): its work is not counted.
+pub fn frameworks(s: &Symbols, m: u32) -> bool {
+    m != NONE && is_framework(&s.method(m).key)
 }
 
 fn name_into(o: &mut Observation, t: &Tally, s: &Symbols) {
@@ -227,17 +264,23 @@ fn name_into(o: &mut Observation, t: &Tally, s: &Symbols) {
         put(Metric::Calls, method_name(s, m), n);
     }
     for (&(c, arr), &n) in &t.alloc {
-        put(Metric::Alloc, class_name(s, c, arr != 0), n);
+        put(Metric::Alloc, alloc_name(s, c, arr), n);
     }
     for (&(ix, by_class), &n) in &t.exceptions {
-        put(
-            Metric::Exceptions,
-            site_name(s, ix, by_class, "thrown in"),
-            n,
-        );
+        let name = if by_class {
+            exception_name(s, Some(ix), NONE)
+        } else {
+            exception_name(s, None, ix)
+        };
+        put(Metric::Exceptions, name, n);
     }
     for (&(ix, by_class), &n) in &t.monitors {
-        put(Metric::Monitors, site_name(s, ix, by_class, "in"), n);
+        let name = if by_class {
+            monitor_name(s, Some(ix), NONE)
+        } else {
+            monitor_name(s, None, ix)
+        };
+        put(Metric::Monitors, name, n);
     }
     for (&m, &n) in &t.lines {
         put(Metric::Lines, method_name(s, m), n);
@@ -253,7 +296,9 @@ fn name_into(o: &mut Observation, t: &Tally, s: &Symbols) {
 
 impl Analysis for CountsAnalysis {
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, parents: &[Frame]) {
-        if self.framework(s, c.method) {
+        // A call still open when the trace ended (a daemon thread inside a method at
+        // exit) is there or not by timing: not counted.
+        if c.open || self.framework(s, c.method) {
             return;
         }
         let i = self.tests.at(t, c.start);
@@ -291,7 +336,7 @@ impl Analysis for CountsAnalysis {
         // A thread blocked with no traced frame (the JVM's reference handler) is not the
         // code under test.
         let Some(site) = b.site else { return };
-        if b.kind != BlockKind::Contended || self.framework(s, site) {
+        if b.kind != BlockKind::Contended || b.open || self.framework(s, site) {
             return;
         }
         let tally = self.tally(b.thread, b.start);
@@ -333,6 +378,18 @@ mod tests {
         );
         assert_eq!(stable_name("example.Calc.fib(I)I"), "example.Calc.fib(I)I");
         assert_eq!(stable_name("a$$Lambda$"), "a$$Lambda$");
+        assert_eq!(
+            stable_name("com.sun.proxy.$Proxy12.run()V"),
+            "com.sun.proxy.$Proxy.run()V"
+        );
+        assert_eq!(
+            stable_name("jdk.internal.reflect.GeneratedMethodAccessor17.invoke"),
+            "jdk.internal.reflect.GeneratedMethodAccessor.invoke"
+        );
+        assert_eq!(
+            stable_name("a.Repo$MockitoMock$1234567.find(I)V"),
+            "a.Repo$MockitoMock$.find(I)V"
+        );
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), String> {
     let run = gate::observe(&a.traces)?;
-    let b = Baseline::learn(&run.observations, run.traces());
+    let b = Baseline::learn(&run.observations, run.kept(), &run.recorded());
     let tests = b
         .tests
         .keys()
@@ -36,7 +36,7 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     eprintln!(
         "jtrace: baseline of {tests} tests from {} traces; {} counts vary between runs",
-        run.traces(),
+        run.kept(),
         b.varying
     );
     emit(a.output.as_deref(), &b.to_json()?)

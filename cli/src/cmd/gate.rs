@@ -4,10 +4,12 @@
 //! gate could not judge (bad input).
 
 use super::common::{emit, json, writable};
+use crate::analysis::counts::Metric;
 use crate::gate::baseline::Baseline;
 use crate::gate::judge::{self, Limits};
 use crate::gate::{self, paths};
 use crate::model::filter::{Filter, Pattern};
+use crate::model::testcase::TestCase;
 use crate::{pass, render};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -81,38 +83,82 @@ fn judge_run(a: Args) -> Result<bool, String> {
     if a.update {
         writable(Some(&a.baseline))?;
     }
-    let limits = a.max_rise.unwrap_or_default();
+    let mut limits = a.max_rise.unwrap_or_default();
     let run = gate::observe(&a.traces)?;
+    let recorded = run.recorded();
+    if let Some(b) = &base {
+        for m in Metric::ALL {
+            let (before, now) = (b.recorded.contains(&m), recorded.contains(&m));
+            if before != now && limits.get(m).is_some() {
+                limits.skip(m);
+                eprintln!(
+                    "jtrace gate: {} not judged: {} recorded exactly, {} not (record both \
+                     with the same agent options: alloc=exact, lines=on)",
+                    m.name(),
+                    if before {
+                        "the baseline's traces"
+                    } else {
+                        "this run's traces"
+                    },
+                    if before {
+                        "this run's"
+                    } else {
+                        "the baseline's"
+                    }
+                );
+            }
+        }
+    }
     let only = a.only.as_deref().map(Pattern::new);
-    let choose = |key: &str, label: &str| {
-        only.as_ref()
-            .is_none_or(|p| p.matches(key) || p.matches(label))
+    let choose = |key: &str, label: &str, case: Option<&TestCase>| {
+        only.as_ref().is_none_or(|p| match case {
+            Some(c) => c.matches(p),
+            None => key == p.text() || label == p.text() || p.matches(label),
+        })
     };
+    let mut seen = std::collections::HashSet::new();
+    for o in &run.observations {
+        if !seen.insert(o.key.as_str()) {
+            eprintln!(
+                "jtrace gate: {} is in more than one trace of this run; each is judged",
+                o.label
+            );
+        }
+    }
     let mut j = match &base {
         Some(b) => judge::judge(b, &run.observations, &limits, Some(&choose)),
         None => judge::Judgement::default(),
     };
     j.new_fail = a.fail_on_new;
     j.missing_fail = a.fail_on_missing;
-    if j.tests.is_empty() && j.new_tests.is_empty() && base.is_some() {
+    let nothing = j.tests.is_empty() && j.new_tests.is_empty() && j.missing_tests.is_empty();
+    if nothing && base.is_some() {
         return Err(match &a.only {
-            Some(p) => {
-                format!("--only {p}: no test of the run has that name (jtrace tests lists them)")
-            }
+            Some(p) => format!(
+                "--only {p}: no test of the run or the baseline has that name (jtrace tests \
+                 lists them; * and ? make a pattern)"
+            ),
             None => "the traces hold nothing to judge".to_string(),
         });
     }
-    // Where the rises came from: a second pass, only when something rose.
+    // Where the rises came from: a second pass, only when something rose, only over the
+    // traces of the tests that failed.
     let wanted = paths::wanted(&j);
     if !wanted.is_empty() {
+        let failing: std::collections::HashSet<&str> = j
+            .tests
+            .iter()
+            .filter(|v| v.failed())
+            .map(|v| v.trace.as_str())
+            .collect();
         let mut found = paths::Found::new();
-        for ((t, first), &kept) in a.traces.iter().zip(&run.firsts).zip(&run.kept) {
-            if !kept {
+        for (t, tr) in a.traces.iter().zip(&run.traces) {
+            if !tr.kept || !failing.contains(t.to_string_lossy().as_ref()) {
                 continue;
             }
-            let mut p = paths::PathsAnalysis::new(&wanted, first.as_deref());
+            let mut p = paths::PathsAnalysis::new(&wanted, tr.first.as_deref(), found);
             pass::run_quiet(t, Filter::default(), &mut p)?;
-            paths::merge(&mut found, p.found);
+            found = p.found;
         }
         paths::attach(&mut j, &found);
     }
@@ -138,7 +184,21 @@ fn judge_run(a: Args) -> Result<bool, String> {
     };
     emit(None, &out)?;
     if a.update {
-        let b = Baseline::learn(&run.observations, run.traces());
+        let chosen: Vec<_> = run
+            .observations
+            .iter()
+            .filter(|o| choose(&o.key, &o.label, o.case.as_ref()))
+            .cloned()
+            .collect();
+        let fresh = Baseline::learn(&chosen, run.kept(), &recorded);
+        let (b, narrowed) = Baseline::update(base, fresh);
+        if narrowed > 0 {
+            eprintln!(
+                "jtrace gate: --update: {narrowed} counts learnt as ranges from several runs \
+                 are now this run's numbers (jtrace baseline over several runs learns them \
+                 again)"
+            );
+        }
         emit(Some(&a.baseline), &b.to_json()?)?;
         return Ok(false);
     }

@@ -148,6 +148,8 @@ pub struct Baseline {
     pub traces: usize,
     /// How many of its counts are ranges (they differed between runs).
     pub varying: usize,
+    /// The metrics its traces recorded exactly (the others are not in it and not judged).
+    pub recorded: Vec<Metric>,
     /// Per test, by its unique id.
     pub tests: BTreeMap<String, TestBase>,
 }
@@ -179,7 +181,7 @@ fn span_maps(runs: &[Option<&BTreeMap<String, u64>>]) -> Counts {
 
 impl Baseline {
     /// Learnt from every observation of every test (several runs of a test give ranges).
-    pub fn learn(observations: &[Observation], traces: usize) -> Baseline {
+    pub fn learn(observations: &[Observation], traces: usize, recorded: &[Metric]) -> Baseline {
         let mut groups: BTreeMap<&str, Vec<&Observation>> = BTreeMap::new();
         for o in observations {
             groups.entry(&o.key).or_default().push(o);
@@ -192,7 +194,7 @@ impl Baseline {
                 time_ns: span(runs.iter().filter_map(|o| o.duration)),
                 ..TestBase::default()
             };
-            for m in Metric::ALL {
+            for &m in recorded {
                 let maps: Vec<_> = runs.iter().map(|o| o.counts.get(&m)).collect();
                 *t.counts_mut(m) = span_maps(&maps);
             }
@@ -210,8 +212,30 @@ impl Baseline {
             written_by: format!("jtrace {}", env!("CARGO_PKG_VERSION")),
             traces,
             varying,
+            recorded: recorded.to_vec(),
             tests,
         }
+    }
+
+    /// `jtrace gate --update`: the tests `fresh` has replace the old ones, the others
+    /// stay as they were. Returns the baseline and how many counts learnt as ranges
+    /// from several runs are now one run's numbers.
+    pub fn update(old: Option<Baseline>, fresh: Baseline) -> (Baseline, usize) {
+        let Some(mut b) = old else {
+            return (fresh, 0);
+        };
+        let mut narrowed = 0;
+        for (k, t) in fresh.tests {
+            if let Some(before) = b.tests.get(&k) {
+                narrowed += before.varying().saturating_sub(t.varying());
+            }
+            b.tests.insert(k, t);
+        }
+        b.recorded = fresh.recorded;
+        b.traces = fresh.traces;
+        b.written_by = fresh.written_by;
+        b.varying = b.tests.values().map(TestBase::varying).sum();
+        (b, narrowed)
     }
 
     pub fn to_json(&self) -> Result<Vec<u8>, String> {
@@ -259,7 +283,7 @@ mod tests {
 
     #[test]
     fn one_run_is_exact_several_give_ranges() {
-        let b = Baseline::learn(&[obs("t", &[("a", 3), ("b", 5)])], 1);
+        let b = Baseline::learn(&[obs("t", &[("a", 3), ("b", 5)])], 1, &Metric::ALL);
         assert_eq!(b.tests["t"].calls["a"], Count::exact(3));
         assert_eq!(b.varying, 0);
         let b = Baseline::learn(
@@ -269,6 +293,7 @@ mod tests {
                 obs("t", &[("a", 3), ("b", 6)]),
             ],
             3,
+            &Metric::ALL,
         );
         let t = &b.tests["t"];
         assert_eq!(t.runs, 3);
@@ -287,11 +312,32 @@ mod tests {
                 obs("t", &[("a", 3), ("b", 7)]),
             ],
             2,
+            &Metric::ALL,
         );
         let json = String::from_utf8(b.to_json().unwrap()).unwrap();
         assert!(json.contains("\"a\": 3"), "{json}");
         assert!(json.contains("\"b\": [\n"), "{json}");
         let back: Baseline = serde_json::from_str(&json).unwrap();
         assert_eq!(back.tests["t"].calls["b"], Count { min: 5, max: 7 });
+        assert_eq!(back.recorded, Metric::ALL.to_vec());
+    }
+
+    #[test]
+    fn update_replaces_the_tests_it_has_and_keeps_the_others() {
+        let old = Baseline::learn(
+            &[
+                obs("t", &[("a", 3)]),
+                obs("t", &[("a", 5)]),
+                obs("u", &[("a", 1)]),
+            ],
+            2,
+            &Metric::ALL,
+        );
+        let fresh = Baseline::learn(&[obs("t", &[("a", 9)])], 1, &Metric::ALL);
+        let (b, narrowed) = Baseline::update(Some(old), fresh);
+        assert_eq!(b.tests["t"].calls["a"], Count::exact(9));
+        assert_eq!(b.tests["u"].calls["a"], Count::exact(1));
+        assert_eq!(narrowed, 1);
+        assert_eq!(b.varying, 0);
     }
 }

@@ -4,30 +4,34 @@
 
 use super::baseline::{Baseline, Count, TestBase};
 use crate::analysis::counts::{Metric, Observation};
+use crate::model::testcase::TestCase;
 use std::collections::BTreeMap;
 
-/// The allowed rise per metric, in percent of the baseline's highest count; `None`: the
-/// metric is not judged.
+/// The allowed rise per metric, in hundredths of a percent of the baseline's highest
+/// count (integers, so that a count exactly at its limit passes); `None`: the metric is
+/// not judged.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Limits([Option<f64>; 5]);
+pub struct Limits([Option<u64>; 5]);
 
 impl Default for Limits {
     /// Exact counts, no rise allowed; monitor contentions are not judged (they depend on
     /// how the threads were scheduled, which no run repeats).
     fn default() -> Limits {
-        let mut l = Limits([Some(0.0); 5]);
-        l.0[Limits::ix(Metric::Monitors)] = None;
+        let mut l = Limits([Some(0); 5]);
+        l.0[Metric::Monitors as usize] = None;
         l
     }
 }
 
 impl Limits {
-    fn ix(m: Metric) -> usize {
-        Metric::ALL.iter().position(|&x| x == m).unwrap_or(0)
+    /// The allowed rise in percent (None: not judged).
+    pub fn get(&self, m: Metric) -> Option<f64> {
+        self.0[m as usize].map(|bp| bp as f64 / 100.0)
     }
 
-    pub fn get(&self, m: Metric) -> Option<f64> {
-        self.0[Limits::ix(m)]
+    /// Leaves metric `m` unjudged.
+    pub fn skip(&mut self, m: Metric) {
+        self.0[m as usize] = None;
     }
 
     /// `calls=0%,alloc=5%,monitors=off`: metrics not named keep their default.
@@ -44,7 +48,7 @@ impl Limits {
             let m = Metric::parse(k.trim())
                 .ok_or_else(|| format!("--max-rise: unknown metric {k:?}; the metrics: {names}"))?;
             let v = v.trim();
-            l.0[Limits::ix(m)] = if v == "off" {
+            l.0[m as usize] = if v == "off" {
                 None
             } else {
                 let p: f64 = v
@@ -52,13 +56,13 @@ impl Limits {
                     .unwrap_or(v)
                     .parse()
                     .ok()
-                    .filter(|p: &f64| p.is_finite() && *p >= 0.0)
+                    .filter(|p: &f64| p.is_finite() && (0.0..=1e9).contains(p))
                     .ok_or_else(|| {
                         format!(
                             "--max-rise {item}: {v:?} is not a percentage (0%, 5%, 12.5%) or off"
                         )
                     })?;
-                Some(p)
+                Some((p * 100.0).round() as u64)
             };
         }
         Ok(l)
@@ -66,16 +70,19 @@ impl Limits {
 
     /// The highest count that passes, for a baseline count (None: not judged).
     pub fn limit(&self, m: Metric, base: Count) -> Option<u64> {
-        let pct = self.get(m)?;
-        let extra = (base.max as f64 * pct / 100.0).floor() as u64;
-        Some(base.max.saturating_add(extra))
+        let bp = self.0[m as usize]?;
+        let extra = u128::from(base.max) * u128::from(bp) / 10_000;
+        Some(
+            base.max
+                .saturating_add(u64::try_from(extra).unwrap_or(u64::MAX)),
+        )
     }
 }
 
 /// One count above its limit.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Rise {
-    pub metric: &'static str,
+    pub metric: Metric,
     /// The method or class.
     pub item: String,
     /// The baseline's count (absent from the baseline: 0).
@@ -153,7 +160,7 @@ fn judge_test(base: &TestBase, now: &Observation, limits: &Limits) -> Verdict {
                     Vec::new()
                 };
                 rises.push(Rise {
-                    metric: m.name(),
+                    metric: m,
                     item: item.clone(),
                     before: b,
                     now: n,
@@ -176,7 +183,7 @@ fn judge_test(base: &TestBase, now: &Observation, limits: &Limits) -> Verdict {
     Verdict {
         key: now.key.clone(),
         label: now.label.clone(),
-        class: now.class.clone(),
+        class: now.case.as_ref().map_or(String::new(), |c| c.class.clone()),
         trace: now.trace.clone(),
         rises,
         lower,
@@ -204,8 +211,8 @@ fn callers_that_rose(
     v
 }
 
-/// Chooses the tests gated by (unique id, label).
-pub type Only<'a> = &'a dyn Fn(&str, &str) -> bool;
+/// Chooses the tests gated by (unique id, label, the test when the run has it).
+pub type Only<'a> = &'a dyn Fn(&str, &str, Option<&TestCase>) -> bool;
 
 /// Every observation of this run against the baseline; `only` (when given) chooses the
 /// tests gated.
@@ -215,10 +222,14 @@ pub fn judge(
     limits: &Limits,
     only: Option<Only>,
 ) -> Judgement {
-    let chosen = |key: &str, label: &str| only.is_none_or(|f| f(key, label));
+    let chosen =
+        |key: &str, label: &str, case: Option<&TestCase>| only.is_none_or(|f| f(key, label, case));
     let mut j = Judgement::default();
     let mut seen = std::collections::BTreeSet::new();
-    for o in run.iter().filter(|o| chosen(&o.key, &o.label)) {
+    for o in run
+        .iter()
+        .filter(|o| chosen(&o.key, &o.label, o.case.as_ref()))
+    {
         seen.insert(o.key.as_str());
         match base.tests.get(&o.key) {
             Some(b) => j.tests.push(judge_test(b, o, limits)),
@@ -230,7 +241,7 @@ pub fn judge(
         }
     }
     for (k, t) in &base.tests {
-        if !seen.contains(k.as_str()) && chosen(k, &t.label) {
+        if !seen.contains(k.as_str()) && chosen(k, &t.label, None) {
             j.missing_tests.push(t.label.clone());
         }
     }
@@ -263,6 +274,9 @@ mod tests {
         assert_eq!(l.limit(Metric::Alloc, Count::exact(100)), Some(105));
         assert_eq!(l.limit(Metric::Calls, Count { min: 3, max: 9 }), Some(9));
         assert_eq!(l.limit(Metric::Monitors, Count::exact(1)), None);
+        // 0.57% of 10000 is 57 exactly (in floating point it floored to 56).
+        let l = Limits::parse("calls=0.57%").unwrap();
+        assert_eq!(l.limit(Metric::Calls, Count::exact(10_000)), Some(10_057));
         let l = Limits::parse("monitors=50%,calls=off").unwrap();
         assert_eq!(l.get(Metric::Monitors), Some(50.0));
         assert_eq!(l.get(Metric::Calls), None);
@@ -284,6 +298,7 @@ mod tests {
                 obs("u", &[("a", 1)]),
             ],
             2,
+            &Metric::ALL,
         );
         let l = Limits::default();
         let j = judge(&base, &[obs("t", &[("a", 10), ("b", 7)])], &l, None);
@@ -306,7 +321,7 @@ mod tests {
         let j = judge(&base, &[obs("v", &[("a", 1)])], &l, None);
         assert!(!j.failed());
         assert_eq!(j.new_tests, vec!["v".to_string()]);
-        let only = |k: &str, _: &str| k == "u";
+        let only = |k: &str, _: &str, _: Option<&TestCase>| k == "u";
         let j = judge(&base, &[obs("t", &[("a", 99)])], &l, Some(&only));
         assert!(j.tests.is_empty() && !j.failed());
     }

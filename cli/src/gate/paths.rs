@@ -1,19 +1,20 @@
 //! Where a rise came from: a second pass over a failing run's traces that collects, for
-//! each risen count, the call paths (within its test, merged) that reach it.
+//! each risen count, the call paths (within its test, merged) that reach it. Items are
+//! named and filtered as [`crate::analysis::counts`] counts them.
 
 use super::judge::Judgement;
-use crate::analysis::counts::{outside_key, stable_name, Metric};
-use crate::analysis::tests::is_framework;
+use crate::analysis::counts::{
+    alloc_name, exception_name, frameworks, method_name, monitor_name, outside_key, Metric,
+};
 use crate::model::idmap::FastMap;
 use crate::model::testcase::Tests;
-use crate::model::{
-    Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Symbols, Tag, NONE,
-};
+use crate::model::{Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Symbols, Tag};
 use std::collections::{HashMap, HashSet};
 
-/// Distinct paths kept per risen count (the rest are counted in the most frequent ones'
-/// total only).
-const KEPT: usize = 10_000;
+/// Distinct paths kept over all risen counts of a run: past it, only paths already
+/// kept are counted (a change that adds work to every test keeps the gate's memory
+/// bounded; the paths shown are then the most frequent of those kept first).
+const BUDGET: usize = 100_000;
 /// Frames a path shows at most: the first two and the last ones.
 const SHOWN: usize = 12;
 /// Paths shown per risen count.
@@ -21,6 +22,9 @@ pub const PATHS: usize = 3;
 
 /// (test key, metric, item).
 type Want = (String, Metric, String);
+
+/// Paths found per risen count, summed over traces.
+pub type Found = HashMap<Want, HashMap<String, u64>>;
 
 /// The second pass over one trace.
 pub struct PathsAnalysis<'a> {
@@ -30,12 +34,15 @@ pub struct PathsAnalysis<'a> {
     tests: Tests,
     keys: Vec<String>,
     names: FastMap<u32, String>,
+    /// Distinct paths kept so far, this trace's and those before it.
+    kept: usize,
     pub found: Found,
 }
 
 impl<'a> PathsAnalysis<'a> {
-    /// `first_class`: the class of the trace's first test (its outside key).
-    pub fn new(wanted: &'a HashSet<Want>, first_class: Option<&str>) -> Self {
+    /// `first_class`: the class of the trace's first test (its outside key); `found`:
+    /// the paths of the traces read before.
+    pub fn new(wanted: &'a HashSet<Want>, first_class: Option<&str>, found: Found) -> Self {
         PathsAnalysis {
             tests_wanted: wanted.iter().map(|w| w.0.as_str()).collect(),
             wanted,
@@ -43,7 +50,8 @@ impl<'a> PathsAnalysis<'a> {
             tests: Tests::default(),
             keys: Vec::new(),
             names: FastMap::default(),
-            found: HashMap::new(),
+            kept: found.values().map(HashMap::len).sum(),
+            found,
         }
     }
 
@@ -60,9 +68,7 @@ impl<'a> PathsAnalysis<'a> {
     }
 
     fn name(&mut self, s: &Symbols, m: u32) -> &str {
-        self.names
-            .entry(m)
-            .or_insert_with(|| stable_name(&s.method(m).key))
+        self.names.entry(m).or_insert_with(|| method_name(s, m))
     }
 
     fn path(&self, s: &Symbols, i: Option<usize>, stack: &[Frame], last: Option<&str>) -> String {
@@ -74,7 +80,7 @@ impl<'a> PathsAnalysis<'a> {
         // interceptors) say nothing about where the work came from.
         let first = own
             .iter()
-            .position(|f| !is_framework(&s.method(f.method).key))
+            .position(|f| !frameworks(s, f.method))
             .unwrap_or(own.len());
         let mut parts: Vec<&str> = own[first..]
             .iter()
@@ -94,40 +100,46 @@ impl<'a> PathsAnalysis<'a> {
 
     fn add(&mut self, w: Want, path: String) {
         let paths = self.found.entry(w).or_default();
-        if paths.len() < KEPT || paths.contains_key(&path) {
-            *paths.entry(path).or_default() += 1;
+        if let Some(n) = paths.get_mut(&path) {
+            *n += 1;
+        } else if self.kept < BUDGET {
+            paths.insert(path, 1);
+            self.kept += 1;
         }
     }
 }
 
 impl Analysis for PathsAnalysis<'_> {
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, parents: &[Frame]) {
+        if c.open {
+            return;
+        }
         let Some((key, i)) = self.test(t, c.start) else {
             return;
         };
         let name = self.name(s, c.method).to_string();
+        let mut path = None;
         for m in [Metric::Calls, Metric::Lines] {
             let w = (key.clone(), m, name.clone());
             if self.wanted.contains(&w) {
-                let p = self.path(s, i, parents, Some(&s.method(c.method).frame));
+                let p = path
+                    .get_or_insert_with(|| {
+                        self.path(s, i, parents, Some(&s.method(c.method).frame))
+                    })
+                    .clone();
                 self.add(w, p);
             }
         }
     }
 
     fn alloc(&mut self, s: &Symbols, t: u32, a: &Alloc, stack: &[Frame]) {
+        if frameworks(s, a.site) {
+            return;
+        }
         let Some((key, i)) = self.test(t, a.time) else {
             return;
         };
-        let mut class = stable_name(if a.class == NONE {
-            "?"
-        } else {
-            s.class_name(a.class)
-        });
-        if a.is_array != 0 && !class.ends_with(']') {
-            class.push_str("[]");
-        }
-        let w = (key, Metric::Alloc, class);
+        let w = (key, Metric::Alloc, alloc_name(s, a.class, a.is_array));
         if self.wanted.contains(&w) {
             let p = self.path(s, i, stack, Some(&format!("new {}", w.2)));
             self.add(w, p);
@@ -135,14 +147,17 @@ impl Analysis for PathsAnalysis<'_> {
     }
 
     fn exception(&mut self, s: &Symbols, e: &Exception) {
+        if frameworks(s, e.thrown_in) {
+            return;
+        }
         let Some((key, _)) = self.test(e.thread, e.time) else {
             return;
         };
-        let item = match e.class {
-            Some(c) => stable_name(s.class_name(c)),
-            None => format!("thrown in {}", self.name(s, e.thrown_in)),
-        };
-        let w = (key, Metric::Exceptions, item);
+        let w = (
+            key,
+            Metric::Exceptions,
+            exception_name(s, e.class, e.thrown_in),
+        );
         if self.wanted.contains(&w) {
             let caught = match e.caught_in {
                 Some(m) => s.method(m).frame.clone(),
@@ -157,18 +172,14 @@ impl Analysis for PathsAnalysis<'_> {
     }
 
     fn blocked(&mut self, s: &Symbols, b: &Blocked) {
-        if b.kind != BlockKind::Contended {
+        let Some(site) = b.site else { return };
+        if b.kind != BlockKind::Contended || b.open || frameworks(s, site) {
             return;
         }
         let Some((key, _)) = self.test(b.thread, b.start) else {
             return;
         };
-        let Some(site) = b.site else { return };
-        let item = match b.class {
-            Some(c) => stable_name(s.class_name(c)),
-            None => format!("in {}", self.name(s, site)),
-        };
-        let w = (key, Metric::Monitors, item);
+        let w = (key, Metric::Monitors, monitor_name(s, b.class, site));
         if self.wanted.contains(&w) {
             let p = format!("blocked in {}", s.method(site).frame);
             self.add(w, p);
@@ -189,32 +200,16 @@ pub fn wanted(j: &Judgement) -> HashSet<Want> {
         .flat_map(|v| {
             v.rises
                 .iter()
-                .filter_map(|r| Metric::parse(r.metric).map(|m| (v.key.clone(), m, r.item.clone())))
+                .map(|r| (v.key.clone(), r.metric, r.item.clone()))
         })
         .collect()
-}
-
-/// Paths found per risen count, summed over traces.
-pub type Found = HashMap<Want, HashMap<String, u64>>;
-
-/// Adds one trace's paths to those of the traces before it.
-pub fn merge(into: &mut Found, from: Found) {
-    for (w, paths) in from {
-        let to = into.entry(w).or_default();
-        for (p, n) in paths {
-            *to.entry(p).or_default() += n;
-        }
-    }
 }
 
 /// Puts the most frequent paths found into the judgement's rises.
 pub fn attach(j: &mut Judgement, found: &Found) {
     for v in &mut j.tests {
         for r in &mut v.rises {
-            let Some(m) = Metric::parse(r.metric) else {
-                continue;
-            };
-            if let Some(paths) = found.get(&(v.key.clone(), m, r.item.clone())) {
+            if let Some(paths) = found.get(&(v.key.clone(), r.metric, r.item.clone())) {
                 let mut p: Vec<(String, u64)> =
                     paths.iter().map(|(k, &n)| (k.clone(), n)).collect();
                 p.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));

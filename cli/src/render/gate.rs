@@ -3,6 +3,7 @@
 //! test, a failure carrying what rose) for the test views of Jenkins, GitLab and GitHub.
 
 use super::fmt;
+use super::tests::esc;
 use crate::analysis::counts::Metric;
 use crate::gate::baseline::Count;
 use crate::gate::judge::{Judgement, Limits, Rise, Verdict};
@@ -125,8 +126,9 @@ pub fn text(j: &Judgement, baseline: &str, l: &Limits) -> String {
     s
 }
 
+/// A Markdown table cell (a backtick too would end the code spans the cells use).
 fn md(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ").replace('`', "'")
+    super::tests::md_cell(s).replace('`', "'")
 }
 
 /// The step summary, cut (and said so) to stay under `limit` bytes.
@@ -190,12 +192,6 @@ pub fn markdown(j: &Judgement, baseline: &str, l: &Limits, limit: usize) -> Stri
         s.push_str(&p);
     }
     s
-}
-
-fn esc(s: &str) -> String {
-    let mut out = Vec::new();
-    trace::xml::escape_into(&mut out, s);
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// JUnit XML: one `testcase` per gated test (named by the test), a `failure` with what
@@ -283,7 +279,7 @@ mod tests {
             class: "T".into(),
             trace: "t.jtr".into(),
             rises: vec![Rise {
-                metric: "calls",
+                metric: Metric::Calls,
                 item: format!("example.Repo.find{i}(I)V"),
                 before: Count::exact(10),
                 now: 20,

@@ -48,7 +48,7 @@ pub fn text(rows: &[Row]) -> String {
 /// A changed test against the baseline: (label, calls before, calls after).
 pub type Change = (String, u64, u64);
 
-fn md_cell(s: &str) -> String {
+pub fn md_cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
@@ -138,7 +138,8 @@ pub fn markdown(
     s
 }
 
-fn esc(s: &str) -> String {
+/// XML text or attribute value.
+pub fn esc(s: &str) -> String {
     let mut out = Vec::new();
     trace::xml::escape_into(&mut out, s);
     String::from_utf8_lossy(&out).into_owned()

@@ -17,6 +17,7 @@ mod expect;
 mod gate_tests;
 mod hygiene;
 mod java;
+mod javaagent_tests;
 mod jdk;
 mod parquet_tests;
 mod proc;

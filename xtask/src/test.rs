@@ -201,6 +201,11 @@ pub fn run(args: &[String]) -> bool {
         crate::gate_tests::run(&mut tally, &agent, &jdks, &work);
         tally.lap("gate");
     }
+    // jtrace-agent.jar as -javaagent beside -agentpath (xtask/src/javaagent_tests.rs).
+    if only.is_empty() || only.iter().any(|o| o.as_str() == "javaagent") {
+        crate::javaagent_tests::run(&mut tally, &agent, &jdks, &work);
+        tally.lap("javaagent");
+    }
     // The rewriter over a fixed sample of the JDKs' and /usr/share/java's classes.
     if only.is_empty() {
         tally.report(crate::corpus::ci_sample(), "-", "corpus-sample");

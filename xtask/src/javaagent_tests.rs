@@ -1,0 +1,267 @@
+//! `cargo xtask test`, step javaagent: target/release/jtrace-agent.jar as `-javaagent:` on each JDK, beside `-agentpath:`: examples/gate's JUnit suite (H2 traced) prints the same, both traces are valid, the jar's own listener marks the same tests, and `jtrace gate` finds the `-javaagent` run's counts equal to the `-agentpath` run's; the library is extracted once per content (a second start reuses it, two JVMs starting at once into an empty directory both trace), and a directory it cannot use is one stderr line with the application running untraced.
+
+use crate::java::{self, Jdk};
+use crate::tally::Tally;
+use crate::util;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const CONSOLE: &str = "/usr/share/java/junit-platform-console-standalone.jar";
+const H2: &str = "/usr/share/java/h2.jar";
+
+struct Ctx<'a> {
+    jdk: &'a Jdk,
+    agent: &'a Path,
+    jtrace: PathBuf,
+    jar: PathBuf,
+    api: PathBuf,
+    classes: PathBuf,
+    dir: PathBuf,
+}
+
+impl Ctx<'_> {
+    /// The suite under `-agentpath:` (`jtrace.jar` on the class path for the listener),
+    /// under `-javaagent:` (the jar alone) with `extract` as its directory, or untraced.
+    fn run(&self, how: How, out: &str, extract: &Path) -> Result<Output, String> {
+        let trace = self.dir.join(out);
+        let mut cp = format!("{}:{H2}:{CONSOLE}", self.classes.display());
+        let mut c = match how {
+            How::Agentpath => {
+                cp.push(':');
+                cp.push_str(&self.api.display().to_string());
+                java::command(
+                    self.jdk,
+                    Some((self.agent, &format!("out={}", trace.display()))),
+                    true,
+                )
+            }
+            How::Javaagent => {
+                let mut c = java::command(self.jdk, None, true);
+                c.arg(format!("-Djtrace.extractPath={}", extract.display()))
+                    .arg(format!(
+                        "-javaagent:{}=out={}",
+                        self.jar.display(),
+                        trace.display()
+                    ));
+                c
+            }
+        };
+        c.args(["-cp", &cp, "org.junit.platform.console.ConsoleLauncher"])
+            .args(["--disable-banner", "--details=none"])
+            .args(["--select-class", "shop.ShopTest"])
+            .current_dir(&self.dir)
+            .output()
+            .map_err(|e| format!("cannot run java: {e}"))
+    }
+
+    fn jtrace(&self, args: &[&std::ffi::OsStr]) -> Result<Output, String> {
+        Command::new(&self.jtrace)
+            .args(args)
+            .output()
+            .map_err(|e| format!("cannot run jtrace: {e}"))
+    }
+}
+
+#[derive(Clone, Copy)]
+enum How {
+    Agentpath,
+    Javaagent,
+}
+
+fn ok(o: &Output, what: &str) -> Result<String, String> {
+    if o.status.success() {
+        Ok(String::from_utf8_lossy(&o.stdout).into_owned())
+    } else {
+        Err(format!(
+            "{what}: {}: {}",
+            o.status,
+            util::clip(String::from_utf8_lossy(&o.stderr).trim(), 400)
+        ))
+    }
+}
+
+/// The files under `dir` (recursively).
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Both ways, the same program, the same tests, the same counts.
+fn same_run(ctx: &Ctx) -> Result<(), String> {
+    let extract = ctx.dir.join("extract");
+    let a = ctx.run(How::Agentpath, "agentpath.jtr", &extract)?;
+    let a_out = ok(&a, "java -agentpath")?;
+    let b = ctx.run(How::Javaagent, "javaagent.jtr", &extract)?;
+    let b_out = ok(&b, "java -javaagent")?;
+    let b_err = String::from_utf8_lossy(&b.stderr);
+    if b_err.contains("jtrace: -javaagent:") || b_err.contains("not tracing") {
+        return Err(format!("-javaagent: {}", util::clip(b_err.trim(), 400)));
+    }
+    if a_out != b_out || a_out.matches("TRUTH|").count() != 4 {
+        return Err(format!(
+            "the program printed differently: {:?} and {:?}",
+            util::clip(&a_out, 300),
+            util::clip(&b_out, 300)
+        ));
+    }
+    let (ta, tb) = (ctx.dir.join("agentpath.jtr"), ctx.dir.join("javaagent.jtr"));
+    util::validate_jtr(&ctx.jtrace, &ta, &ctx.dir.join("agentpath.xml"))?;
+    util::validate_jtr(&ctx.jtrace, &tb, &ctx.dir.join("javaagent.xml"))?;
+    // The jar's listener marks the tests as jtrace.jar's does.
+    let tests = |t: &Path| -> Result<Vec<(String, String)>, String> {
+        let o = ctx.jtrace(&["tests".as_ref(), "--json".as_ref(), t.as_os_str()])?;
+        let v: serde_json::Value =
+            serde_json::from_str(&ok(&o, "jtrace tests --json")?).map_err(|e| e.to_string())?;
+        let mut rows: Vec<(String, String)> = v
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|t| {
+                (
+                    t["id"].as_str().unwrap_or("").to_string(),
+                    t["outcome"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        rows.sort();
+        Ok(rows)
+    };
+    let (ma, mb) = (tests(&ta)?, tests(&tb)?);
+    if ma != mb || ma.len() != 4 {
+        return Err(format!("tests marked: {ma:?} and {mb:?}"));
+    }
+    // Every count the gate judges is the same.
+    let base = ctx.dir.join("agentpath-baseline.json");
+    ok(
+        &ctx.jtrace(&[
+            "baseline".as_ref(),
+            ta.as_os_str(),
+            "-o".as_ref(),
+            base.as_os_str(),
+        ])?,
+        "jtrace baseline",
+    )?;
+    let g = ctx.jtrace(&[
+        "gate".as_ref(),
+        "--baseline".as_ref(),
+        base.as_os_str(),
+        tb.as_os_str(),
+        "--fail-on-new".as_ref(),
+        "--fail-on-missing".as_ref(),
+    ])?;
+    ok(
+        &g,
+        "jtrace gate: the -javaagent run against the -agentpath run",
+    )?;
+    // Extracted once: one library, kept as it was by a second start.
+    let libs: Vec<PathBuf> = files(&extract);
+    let [lib] = libs.as_slice() else {
+        return Err(format!("extracted: {libs:?}, expected one libjtrace.so"));
+    };
+    let before = std::fs::metadata(lib).and_then(|m| m.modified()).ok();
+    let again = ctx.run(How::Javaagent, "again.jtr", &extract)?;
+    ok(&again, "java -javaagent (second start)")?;
+    let after = std::fs::metadata(lib).and_then(|m| m.modified()).ok();
+    if before.is_none() || before != after || files(&extract).len() != 1 {
+        return Err("a second start wrote the library again".into());
+    }
+    Ok(())
+}
+
+/// Two JVMs starting at once into an empty directory: both extract or reuse, both trace.
+fn at_once(ctx: &Ctx) -> Result<(), String> {
+    let extract = ctx.dir.join("extract-race");
+    let _ = std::fs::remove_dir_all(&extract);
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| ctx.run(How::Javaagent, "race-a.jtr", &extract));
+        let b = s.spawn(|| ctx.run(How::Javaagent, "race-b.jtr", &extract));
+        (a.join(), b.join())
+    });
+    for (o, t) in [(a, "race-a"), (b, "race-b")] {
+        let o = o.map_err(|_| "a starter thread panicked".to_string())??;
+        ok(&o, t)?;
+        util::validate_jtr(
+            &ctx.jtrace,
+            &ctx.dir.join(format!("{t}.jtr")),
+            &ctx.dir.join(format!("{t}.xml")),
+        )?;
+    }
+    let libs = files(&extract);
+    if libs.len() != 1 || !libs[0].ends_with("libjtrace.so") {
+        return Err(format!("after two starts at once: {libs:?}"));
+    }
+    Ok(())
+}
+
+/// A directory it cannot use: one line on stderr, the application as without the agent.
+fn cannot_extract(ctx: &Ctx) -> Result<(), String> {
+    let file = ctx.dir.join("a-file");
+    std::fs::write(&file, "not a directory").map_err(|e| e.to_string())?;
+    let o = ctx.run(How::Javaagent, "never.jtr", &file.join("sub"))?;
+    let out = ok(&o, "java -javaagent with an unusable extract path")?;
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("jtrace")).collect();
+    if lines.len() != 1 || !lines[0].contains("runs untraced") {
+        return Err(format!("stderr: {}", util::clip(err.trim(), 300)));
+    }
+    if out.matches("TRUTH|").count() != 4 || ctx.dir.join("never.jtr").exists() {
+        return Err("the application did not run as without the agent".into());
+    }
+    Ok(())
+}
+
+/// The step, on every JDK.
+pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
+    let jar = match crate::control::build_jar() {
+        Ok(j) => j,
+        Err(e) => return tally.report(Err(e), "-", "javaagent"),
+    };
+    for p in [CONSOLE, H2] {
+        if !Path::new(p).exists() {
+            return tally.report(
+                Err(format!(
+                    "{p} is missing (apt-get install junit5 libh2-java)"
+                )),
+                "-",
+                "javaagent",
+            );
+        }
+    }
+    let root = util::root();
+    for jdk in jdks {
+        let dir = work.join(&jdk.name).join("javaagent");
+        let _ = std::fs::remove_dir_all(&dir);
+        let classes = dir.join("classes");
+        let sources: Vec<PathBuf> = files(&root.join("examples/gate/src"))
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "java"))
+            .collect();
+        if let Err(e) = java::javac(jdk, &classes, &["-cp", CONSOLE], &sources) {
+            tally.report(Err(e), &jdk.name, "javaagent");
+            continue;
+        }
+        let ctx = Ctx {
+            jdk,
+            agent,
+            jtrace: agent.with_file_name("jtrace"),
+            jar: agent.with_file_name("jtrace-agent.jar"),
+            api: jar.clone(),
+            classes,
+            dir,
+        };
+        tally.report(same_run(&ctx), &jdk.name, "javaagent/same-as-agentpath");
+        tally.report(at_once(&ctx), &jdk.name, "javaagent/two-jvms-at-once");
+        tally.report(cannot_extract(&ctx), &jdk.name, "javaagent/cannot-extract");
+    }
+}

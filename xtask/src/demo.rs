@@ -1,5 +1,5 @@
-//! `cargo xtask demo`: build the agent and the `jtrace` command, trace examples/Demo.java,
-//! validate the trace, and end with its `jtrace report`.
+//! `cargo xtask demo`: build the agent, the `jtrace` command and the jars, trace
+//! examples/Demo.java, validate the trace, and end with its `jtrace report`.
 
 use crate::{check, java, util};
 use std::process::Command;
@@ -9,6 +9,15 @@ pub fn run() -> bool {
     if let Err(e) = util::build_release() {
         eprintln!("demo: {e}");
         return false;
+    }
+    // Everything a user runs comes from this one command: the jars too (jtrace record,
+    // -javaagent, jtrace.Trace), or the one line that says what they need.
+    match crate::control::build_jar() {
+        Ok(_) => println!(
+            "built target/release/{{jtrace, libjtrace.so, jtrace-agent.jar, jtrace.jar, \
+             jtrace-record.jar}}"
+        ),
+        Err(e) => println!("the jars (jtrace record, -javaagent) were not built: {e}"),
     }
     let Some(jdk) = java::discover().into_iter().next() else {
         eprintln!(

@@ -160,15 +160,7 @@ impl Ctx {
                 util::clip(String::from_utf8_lossy(&o.stderr).trim(), 400)
             ));
         }
-        let traces: Vec<PathBuf> = std::fs::read_dir(&self.dir)
-            .map_err(|e| e.to_string())?
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                let n = p.file_name().unwrap_or_default().to_string_lossy();
-                n.starts_with(&format!("{name}-")) && n.ends_with(".jtr")
-            })
-            .collect();
+        let traces = util::traces_named(&self.dir, name)?;
         let [trace] = traces.as_slice() else {
             return Err(format!("{} traces of {name}, expected one", traces.len()));
         };

@@ -69,15 +69,7 @@ enum How {
 }
 
 fn ok(o: &Output, what: &str) -> Result<String, String> {
-    if o.status.success() {
-        Ok(String::from_utf8_lossy(&o.stdout).into_owned())
-    } else {
-        Err(format!(
-            "{what}: {}: {}",
-            o.status,
-            util::clip(String::from_utf8_lossy(&o.stderr).trim(), 400)
-        ))
-    }
+    util::stdout_of(o, what)
 }
 
 /// The files under `dir` (recursively).

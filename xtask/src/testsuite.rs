@@ -139,15 +139,7 @@ fn run_out(cmd: &mut Command, what: &str) -> Result<Output, String> {
 }
 
 fn ok(o: &Output, what: &str) -> Result<String, String> {
-    if o.status.success() {
-        Ok(String::from_utf8_lossy(&o.stdout).into_owned())
-    } else {
-        Err(format!(
-            "{what} failed ({}): {}",
-            o.status,
-            util::clip(String::from_utf8_lossy(&o.stderr).trim(), 400)
-        ))
-    }
+    util::stdout_of(o, what)
 }
 
 struct Ctx {
@@ -200,15 +192,7 @@ impl Ctx {
         {
             return Err("a JVM wrote \"Picked up JAVA_TOOL_OPTIONS\" on stdout".into());
         }
-        let traces: Vec<PathBuf> = std::fs::read_dir(&self.dir)
-            .map_err(|e| e.to_string())?
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                let n = p.file_name().unwrap_or_default().to_string_lossy();
-                n.starts_with(&format!("{name}-")) && n.ends_with(".jtr")
-            })
-            .collect();
+        let traces = util::traces_named(&self.dir, name)?;
         let [trace] = traces.as_slice() else {
             return Err(format!(
                 "{} traces of {name}, expected one: {}",

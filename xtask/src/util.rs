@@ -42,6 +42,35 @@ pub fn xmllint(trace: &Path) -> Result<(), String> {
     xmllint_with(trace, &[])
 }
 
+/// The `.jtr` files in `dir` whose names start with `NAME-` (what `jtrace record -o
+/// DIR/NAME-%p.jtr` wrote).
+pub fn traces_named(dir: &Path, name: &str) -> Result<Vec<PathBuf>, String> {
+    let prefix = format!("{name}-");
+    Ok(std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.file_name().unwrap_or_default().to_string_lossy();
+            n.starts_with(&prefix) && n.ends_with(".jtr")
+        })
+        .collect())
+}
+
+/// A command's stdout when it succeeded; `Err` names `what`, its status and the start
+/// of its stderr.
+pub fn stdout_of(o: &std::process::Output, what: &str) -> Result<String, String> {
+    if o.status.success() {
+        Ok(String::from_utf8_lossy(&o.stdout).into_owned())
+    } else {
+        Err(format!(
+            "{what} failed ({}): {}",
+            o.status,
+            clip(String::from_utf8_lossy(&o.stderr).trim(), 400)
+        ))
+    }
+}
+
 /// A `.jtr` trace rendered by `jtrace xml` to `xml`, then judged by xmllint against
 /// docs/trace.dtd and by tracecheck; `Err` names the first complaints.
 pub fn validate_jtr(jtrace: &Path, trace: &Path, xml: &Path) -> Result<(), String> {

@@ -80,6 +80,23 @@ pub struct Observation {
     pub callers: BTreeMap<String, BTreeMap<String, u64>>,
 }
 
+impl Observation {
+    /// An observation of test `key` with only these calls (unit tests of the gate).
+    #[cfg(test)]
+    pub fn with_calls(key: &str, calls: &[(&str, u64)]) -> Observation {
+        let mut o = Observation {
+            key: key.into(),
+            label: key.into(),
+            ..Default::default()
+        };
+        o.counts.insert(
+            Metric::Calls,
+            calls.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
+        );
+        o
+    }
+}
+
 /// The key of what ran outside tests in a trace whose first test is of `first_class`
 /// (one test JVM per first class: the same JVM across runs).
 pub fn outside_key(first_class: Option<&str>) -> String {

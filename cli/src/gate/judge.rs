@@ -253,16 +253,7 @@ mod tests {
     use super::*;
 
     fn obs(key: &str, calls: &[(&str, u64)]) -> Observation {
-        let mut o = Observation {
-            key: key.into(),
-            label: key.into(),
-            ..Default::default()
-        };
-        o.counts.insert(
-            Metric::Calls,
-            calls.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
-        );
-        o
+        Observation::with_calls(key, calls)
     }
 
     #[test]

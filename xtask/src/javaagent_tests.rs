@@ -1,10 +1,12 @@
-//! `cargo xtask test`, step javaagent: target/release/jtrace-agent.jar as `-javaagent:` on each JDK, beside `-agentpath:`: examples/gate's JUnit suite (H2 traced) prints the same, both traces are valid, the jar's own listener marks the same tests, and `jtrace gate` finds the `-javaagent` run's counts equal to the `-agentpath` run's; the library is extracted once per content (a second start reuses it, two JVMs starting at once into an empty directory both trace), and a directory it cannot use is one stderr line with the application running untraced.
+//! `cargo xtask test`, step javaagent: target/release/jtrace-agent.jar as `-javaagent:` on each JDK, beside `-agentpath:`: examples/gate's JUnit suite (H2 traced) prints the same, both traces are valid, the jar's own listener marks the same tests, and `jtrace gate` finds the `-javaagent` run's counts equal to the `-agentpath` run's; the library is extracted once per content (a second start reuses it, two JVMs starting at once into an empty directory both trace), a directory it cannot use is one stderr line with the application running untraced, and `start=off` with `jtrace status/start/stop` works on that JVM.
 
 use crate::java::{self, Jdk};
+use crate::proc::Proc;
 use crate::tally::Tally;
 use crate::util;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::Duration;
 
 const CONSOLE: &str = "/usr/share/java/junit-platform-console-standalone.jar";
 const H2: &str = "/usr/share/java/h2.jar";
@@ -213,6 +215,89 @@ fn cannot_extract(ctx: &Ctx) -> Result<(), String> {
     Ok(())
 }
 
+/// `start=off`, then `jtrace status`, `start` and `stop` on the `-javaagent` JVM, as on
+/// one started with `-agentpath` (java-tests/control/Busy.java).
+fn controlled(ctx: &Ctx) -> Result<(), String> {
+    let busy = ctx.dir.join("busy");
+    java::javac(
+        ctx.jdk,
+        &busy,
+        &[],
+        &[util::root().join("java-tests/control/Busy.java")],
+    )?;
+    let flag = ctx.dir.join("busy.flag");
+    let _ = std::fs::remove_file(&flag);
+    let pattern = ctx.dir.join("ctl-%n.jtr");
+    let mut c = java::command(ctx.jdk, None, true);
+    c.arg(format!(
+        "-Djtrace.extractPath={}",
+        ctx.dir.join("extract").display()
+    ))
+    .arg(format!(
+        "-javaagent:{}=out={},start=off",
+        ctx.jar.display(),
+        pattern.display()
+    ))
+    .arg("-cp")
+    .arg(&busy)
+    .arg("Busy")
+    .arg(&flag);
+    let p = Proc::spawn(c, &ctx.dir)?;
+    let r = (|| {
+        if !p.wait_line("ready", Duration::from_secs(60)) {
+            return Err("Busy never printed ready".to_string());
+        }
+        let pid = p.pid().to_string();
+        let status = ok(
+            &ctx.jtrace(&["status".as_ref(), pid.as_ref()])?,
+            "jtrace status",
+        )?;
+        if !status.contains("idle") {
+            return Err(format!("jtrace status: {status}"));
+        }
+        ok(
+            &ctx.jtrace(&["start".as_ref(), pid.as_ref()])?,
+            "jtrace start",
+        )?;
+        std::thread::sleep(Duration::from_millis(300));
+        ok(
+            &ctx.jtrace(&["stop".as_ref(), pid.as_ref()])?,
+            "jtrace stop",
+        )?;
+        Ok(())
+    })();
+    let _ = std::fs::write(&flag, "");
+    let done = p.finish(Duration::from_secs(60));
+    r?;
+    if done.code() != Some(0) || !done.stdout.contains("done true true") {
+        return Err(format!(
+            "Busy did not end as without the agent: exit {:?}: {}",
+            done.code(),
+            done.stderr_tail()
+        ));
+    }
+    let trace = ctx.dir.join("ctl-1.jtr");
+    util::validate_jtr(&ctx.jtrace, &trace, &ctx.dir.join("ctl-1.xml"))?;
+    let report = ok(
+        &ctx.jtrace(&[
+            "report".as_ref(),
+            "--json".as_ref(),
+            "--method".as_ref(),
+            "Busy.work".as_ref(),
+            trace.as_os_str(),
+        ])?,
+        "jtrace report",
+    )?;
+    let calls = serde_json::from_str::<serde_json::Value>(&report)
+        .ok()
+        .and_then(|v| v["methods"][0]["calls"].as_u64())
+        .unwrap_or(0);
+    if calls == 0 {
+        return Err("the trace jtrace start began holds no call of Busy.work".into());
+    }
+    Ok(())
+}
+
 /// The step, on every JDK.
 pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
     let jar = match crate::control::build_jar() {
@@ -254,6 +339,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         };
         tally.report(same_run(&ctx), &jdk.name, "javaagent/same-as-agentpath");
         tally.report(at_once(&ctx), &jdk.name, "javaagent/two-jvms-at-once");
+        tally.report(controlled(&ctx), &jdk.name, "javaagent/status-start-stop");
         tally.report(cannot_extract(&ctx), &jdk.name, "javaagent/cannot-extract");
     }
 }

@@ -271,7 +271,8 @@ fn flame_page(jtrace: &Path, run: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The answers compared between a run's XML and its `.jtr` (`-o` writes `out`).
+/// The answers compared between a run's XML and its `.jtr` (`-o` writes one of
+/// [`OUT_FILES`]).
 const SAME_ANSWERS: &[&[&str]] = &[
     &["report", "--json", "trace"],
     &["report", "--top", "50", "trace"],
@@ -284,8 +285,8 @@ const SAME_ANSWERS: &[&[&str]] = &[
     &["tree", "trace"],
     &["slow", "--over", "1ms", "trace"],
     &["slow", "--over", "1ms", "--json", "trace"],
-    &["flame", "trace", "-o", "out"],
-    &["perfetto", "trace", "-o", "out"],
+    &["flame", "trace", "-o", "out.svg"],
+    &["perfetto", "trace", "-o", "out.json"],
     &["perfetto", "trace", "-o", "out.pftrace"],
     &["diff", "trace", "after", "--json"],
     &["check", "trace"],
@@ -296,6 +297,9 @@ const SAME_ANSWERS: &[&[&str]] = &[
     &["graph", "CliWork.work", "trace"],
     &["graph", "CliWork.counted", "--json", "trace"],
 ];
+
+/// The files an answer's `-o` writes (each view names its format by the extension).
+pub(crate) const OUT_FILES: [&str; 4] = ["out", "out.svg", "out.json", "out.pftrace"];
 
 /// The `TRUTH` lines a program printed (also the parquet step's).
 pub fn truth(stdout: &Path) -> Result<Truth, String> {
@@ -677,7 +681,7 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
                     ));
                 }
                 let mut answer = out.stdout;
-                for name in ["out", "out.pftrace"] {
+                for name in OUT_FILES {
                     if let Ok(file) = std::fs::read(dir.join(name)) {
                         answer.extend_from_slice(&file);
                         let _ = std::fs::remove_file(dir.join(name));

@@ -8,7 +8,7 @@ use std::process::Command;
 const ANSWERS: &[&[&str]] = &[
     &["report", "--json"],
     &["tree"],
-    &["perfetto", "-o", "out"],
+    &["perfetto", "-o", "out.json"],
     &["replay", "--json"],
     &["collapsed"],
     &["slow", "--over", "100us", "--json"],
@@ -42,8 +42,8 @@ pub(crate) fn both_named(run: &Path, prefix: &str) -> Result<[PathBuf; 2], Strin
     Ok([dir("xml")?, dir("jtr")?])
 }
 
-/// Runs `jtrace ARGS` in `dir` with the read statistics on: stdout (and the file
-/// `out` it wrote), and the chunks read / listed / resumed wrong.
+/// Runs `jtrace ARGS` in `dir` with the read statistics on: stdout (and the file of
+/// `cli_tests::OUT_FILES` it wrote), and the chunks read / listed / resumed wrong.
 pub(crate) fn answer(
     jtrace: &Path,
     dir: &Path,
@@ -64,9 +64,11 @@ pub(crate) fn answer(
         ));
     }
     let mut answer = out.stdout;
-    if let Ok(file) = std::fs::read(dir.join("out")) {
-        answer.extend_from_slice(&file);
-        let _ = std::fs::remove_file(dir.join("out"));
+    for name in crate::cli_tests::OUT_FILES {
+        if let Ok(file) = std::fs::read(dir.join(name)) {
+            answer.extend_from_slice(&file);
+            let _ = std::fs::remove_file(dir.join(name));
+        }
     }
     // "jtrace: read: X of Y record chunks (Z replayed whole), W resumed wrong", one
     // line per pass (each worker's under `--jobs`): summed.

@@ -156,9 +156,11 @@ pub fn out_file(s: &str) -> Result<PathBuf, String> {
 
 /// `-o FILE` whose extension chooses the format: one of `formats` (lower case, with the
 /// dot), else an error naming them (never a file in another format than its name says).
+/// A device or pipe (`/dev/null`, `/dev/stdout`) takes the first format.
 pub fn out_format(s: &str, formats: &[&str]) -> Result<PathBuf, String> {
     let lower = s.to_lowercase();
-    if !formats.iter().any(|f| lower.ends_with(f)) {
+    let special = std::fs::metadata(s).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    if !special && !formats.iter().any(|f| lower.ends_with(f)) {
         return Err(format!(
             "the format is chosen by the extension; this command writes {}",
             formats.join(", ")
@@ -240,6 +242,10 @@ mod tests {
         let ok = dir.join("jtrace-out-test.svg");
         assert_eq!(out_format(ok.to_str().unwrap(), &[".svg"]), Ok(ok.clone()));
         assert_eq!(out_format("X.SVG", &[".svg"]), Ok(PathBuf::from("X.SVG")));
+        assert_eq!(
+            out_format("/dev/null", &[".svg"]),
+            Ok(PathBuf::from("/dev/null"))
+        );
         let e = out_format("x.png", &[".svg", ".html"]).unwrap_err();
         assert!(e.contains(".svg, .html"), "{e}");
         let e = out_file("/no/such/dir/x.txt").unwrap_err();

@@ -5,7 +5,9 @@
 //! (no agent, `.jtr`, `.xml`: `bench/javac.rs`); the disk's own write bandwidth at the
 //! XML traces' sizes (`bench/disk.rs`); the renderer on its own (`writer_bench`,
 //! callgrind, `jtrace xml` of the run's `.jtr` traces: `bench/renderer.rs`); `mvn test`
-//! with and without `jtrace record` (`bench/mvn_test.rs`; `--mvn-test` runs only it); the
+//! with and without `jtrace record` (`bench/mvn_test.rs`; `--mvn-test` runs only it);
+//! `-javaagent:jtrace-agent.jar` start-up beside `-agentpath` (`bench/javaagent.rs`;
+//! `--javaagent` runs only it); the
 //! Parquet export of a MooBench and a javac `.jtr` (`bench/parquet_export.rs`; `--parquet`
 //! runs only it); then one
 //! small program per event family (`bench/families.rs`; `--families` runs only these).
@@ -17,6 +19,7 @@
 mod cost;
 mod disk;
 mod families;
+mod javaagent;
 mod javac;
 mod jvm;
 mod moo;
@@ -46,7 +49,7 @@ const RUN_LIMIT: Duration = Duration::from_secs(900);
 /// MooBench's recursion depth: one outer iteration is this many traced calls.
 const DEPTH: u64 = 10;
 
-const USAGE: &str = "usage: cargo xtask bench [--quick] [--families | --cost | --mvn-test | --parquet] [--jdk PATH] [--moo-jdks PATH,PATH...] [--jdk-vthreads PATH] [--cells exit,idle,moo,h2,attach] [--runs N] [--moo-n N] [--moo-n-jvmti N] [--files N] [--writer-events N] [--callgrind-events N]";
+const USAGE: &str = "usage: cargo xtask bench [--quick] [--families | --cost | --mvn-test | --parquet | --javaagent] [--jdk PATH] [--moo-jdks PATH,PATH...] [--jdk-vthreads PATH] [--cells exit,idle,moo,h2,attach] [--runs N] [--moo-n N] [--moo-n-jvmti N] [--files N] [--writer-events N] [--callgrind-events N]";
 
 struct Config {
     quick: bool,
@@ -58,6 +61,8 @@ struct Config {
     cells: Vec<String>,
     /// Only `mvn test` with and without `jtrace record` (`bench/mvn_test.rs`).
     mvn_test_only: bool,
+    /// Only `-javaagent` start-up beside `-agentpath` (`bench/javaagent.rs`).
+    javaagent_only: bool,
     /// Only the Parquet export's cell (`bench/parquet_export.rs`).
     parquet_only: bool,
     /// javac's and the families' JDK; MooBench is compiled with its javac.
@@ -87,6 +92,7 @@ impl Config {
             cost_only: args.iter().any(|a| a == "--cost"),
             cells: Vec::new(),
             mvn_test_only: args.iter().any(|a| a == "--mvn-test"),
+            javaagent_only: args.iter().any(|a| a == "--javaagent"),
             parquet_only: args.iter().any(|a| a == "--parquet"),
             jdk: PathBuf::from(DEFAULT_JDK),
             moo_jdks: DEFAULT_MOO_JDKS.iter().map(PathBuf::from).collect(),
@@ -102,7 +108,7 @@ impl Config {
         while let Some(a) = it.next() {
             if matches!(
                 a.as_str(),
-                "--quick" | "--families" | "--cost" | "--mvn-test" | "--parquet"
+                "--quick" | "--families" | "--cost" | "--mvn-test" | "--parquet" | "--javaagent"
             ) {
                 continue;
             }
@@ -313,6 +319,11 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
         println!("{report}{t}");
         return Ok(!t.contains("FAILED"));
     }
+    if env.cfg.javaagent_only {
+        let t = javaagent::run(env);
+        println!("{report}{t}");
+        return Ok(!t.contains("FAILED"));
+    }
     if env.cfg.parquet_only {
         let t = parquet_export::run(env);
         println!("{report}{t}");
@@ -400,6 +411,10 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
         loads.push(("after mvn test", load_average()));
         ok &= !mvn.contains("FAILED");
         report.push_str(&mvn);
+        report.push('\n');
+        let ja = javaagent::run(env);
+        ok &= !ja.contains("FAILED");
+        report.push_str(&ja);
         report.push('\n');
         let moo_disk = disks
             .iter()

@@ -1,0 +1,141 @@
+//! What `-javaagent:jtrace-agent.jar` costs at start-up beside `-agentpath:libjtrace.so` (issue 41): a JVM that prints one line, with no agent, with the library, with the jar's library already extracted, with an empty extract directory (the first start), and with an empty Java agent (what any `-javaagent` costs: the JDK's `java.instrument`); the settings interleaved run by run, medians of wall and CPU.
+
+use super::{read_time, Env};
+use crate::java::{self, Jdk};
+use std::fmt::Write as _;
+use std::time::Instant;
+
+/// The settings: label and the JVM options (`{jar}`, `{lib}`, `{x}` extract dir,
+/// `{fresh}` a new extract dir per run, `{empty}` the empty agent's jar, `{out}` trace).
+const SETTINGS: [(&str, &[&str]); 5] = [
+    ("no agent", &[]),
+    ("-agentpath:libjtrace.so", &["-agentpath:{lib}=out={out}"]),
+    (
+        "-javaagent: (extracted)",
+        &["-Djtrace.extractPath={x}", "-javaagent:{jar}=out={out}"],
+    ),
+    (
+        "-javaagent: (first start)",
+        &["-Djtrace.extractPath={fresh}", "-javaagent:{jar}=out={out}"],
+    ),
+    ("-javaagent: of an empty premain", &["-javaagent:{empty}"]),
+];
+
+/// The cell's table (or why it could not run).
+pub fn run(env: &Env) -> String {
+    match measure(env) {
+        Ok(t) => t,
+        Err(e) => format!("-javaagent start-up: FAILED: {e}\n"),
+    }
+}
+
+fn median(v: &mut [f64]) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+fn measure(env: &Env) -> Result<String, String> {
+    let jar = crate::control::build_jar()?.with_file_name("jtrace-agent.jar");
+    let jdk = Jdk::at(&env.cfg.jdk);
+    let dir = env.work.join("javaagent");
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
+    std::fs::write(
+        src.join("Hello.java"),
+        "public class Hello { public static void main(String[] a) { System.out.println(\"hello\"); } }\n",
+    )
+    .map_err(|e| e.to_string())?;
+    std::fs::write(
+        src.join("Empty.java"),
+        "public class Empty { public static void premain(String a, java.lang.instrument.Instrumentation i) {} }\n",
+    )
+    .map_err(|e| e.to_string())?;
+    let classes = dir.join("classes");
+    java::javac(
+        &jdk,
+        &classes,
+        &[],
+        &[src.join("Hello.java"), src.join("Empty.java")],
+    )?;
+    let manifest = dir.join("empty.MF");
+    std::fs::write(&manifest, "Premain-Class: Empty\n").map_err(|e| e.to_string())?;
+    let empty = dir.join("empty.jar");
+    crate::util::run_tool(
+        std::process::Command::new(jdk.home.join("bin/jar"))
+            .arg("cfm")
+            .arg(&empty)
+            .arg(&manifest)
+            .arg("-C")
+            .arg(&classes)
+            .arg("Empty.class"),
+        "jar (the empty agent)",
+    )?;
+    let extracted = dir.join("extracted");
+    let runs = env.cfg.runs.max(10);
+    let mut wall: Vec<Vec<f64>> = vec![Vec::new(); SETTINGS.len()];
+    let mut cpu: Vec<Vec<f64>> = vec![Vec::new(); SETTINGS.len()];
+    for run in 0..=runs {
+        for (i, (_, opts)) in SETTINGS.iter().enumerate() {
+            let fresh = dir.join(format!("fresh-{run}"));
+            let out = dir.join("trace.jtr");
+            let subst = |o: &str| {
+                o.replace("{jar}", &jar.display().to_string())
+                    .replace("{lib}", &env.agent.display().to_string())
+                    .replace("{x}", &extracted.display().to_string())
+                    .replace("{fresh}", &fresh.display().to_string())
+                    .replace("{empty}", &empty.display().to_string())
+                    .replace("{out}", &out.display().to_string())
+            };
+            let time_file = dir.join("time");
+            let mut c = env.command(&jdk.java(), &time_file);
+            c.args(opts.iter().map(|o| subst(o)))
+                .arg("-cp")
+                .arg(&classes)
+                .arg("Hello");
+            let t0 = Instant::now();
+            let o = c.output().map_err(|e| format!("cannot run java: {e}"))?;
+            let w = t0.elapsed().as_secs_f64();
+            if !o.status.success() || String::from_utf8_lossy(&o.stdout).trim() != "hello" {
+                return Err(format!(
+                    "{}: {}",
+                    SETTINGS[i].0,
+                    super::failed_run(o.status, w, &String::from_utf8_lossy(&o.stderr))
+                ));
+            }
+            let _ = std::fs::remove_dir_all(&fresh);
+            // Run 0 warms the page cache and the extract directory.
+            if run > 0 {
+                wall[i].push(w);
+                if let (_, Some(c)) = read_time(&time_file) {
+                    cpu[i].push(c);
+                }
+            }
+        }
+    }
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "-javaagent start-up (Hello, {}), medians of {runs} interleaved runs",
+        jdk.name
+    );
+    let _ = writeln!(
+        t,
+        "  {:<34} {:>8} {:>8} {:>14}",
+        "JVM", "wall ms", "CPU ms", "vs -agentpath"
+    );
+    let base = median(&mut wall[1].clone());
+    for (i, (label, _)) in SETTINGS.iter().enumerate() {
+        let w = median(&mut wall[i]);
+        let c = median(&mut cpu[i]);
+        let _ = writeln!(
+            t,
+            "  {:<34} {:>8} {:>8} {:>14}",
+            label,
+            super::fmt_opt(w, |w| format!("{:.0}", w * 1e3)),
+            super::fmt_opt(c, |c| format!("{:.0}", c * 1e3)),
+            super::fmt_opt(w.zip(base), |(w, b)| format!("{:+.0} ms", (w - b) * 1e3)),
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(t)
+}

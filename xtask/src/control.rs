@@ -128,19 +128,7 @@ fn build_agent_jar(jdk: &Jdk, api_classes: &Path, release: &Path) -> Result<(), 
         ));
     }
     let dir = root.join("target/xtask/jtrace-agent");
-    java::javac(
-        jdk,
-        &dir,
-        &["--release", "11", "-cp", &api_classes.display().to_string()],
-        &[root.join("java-api/agent/jtrace/agent/Loader.java")],
-    )?;
-    util::run_tool(
-        Command::new("cp")
-            .arg("-r")
-            .arg(api_classes.join("."))
-            .arg(&dir),
-        "cp jtrace.jar's classes",
-    )?;
+    let _ = std::fs::remove_dir_all(&dir);
     let native = dir.join("META-INF/native/linux-x86_64");
     std::fs::create_dir_all(&native).map_err(|e| e.to_string())?;
     let so = native.join("libjtrace.so");
@@ -157,12 +145,56 @@ fn build_agent_jar(jdk: &Jdk, api_classes: &Path, release: &Path) -> Result<(), 
         .output()
         .map_err(|e| format!("cannot run sha256sum: {e}"))?;
     let sum = String::from_utf8_lossy(&sum.stdout);
-    let sum = sum.split_whitespace().next().unwrap_or_default();
+    let sum = sum
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string();
     if sum.len() != 64 {
         return Err(format!("sha256sum of {}: {sum:?}", so.display()));
     }
     std::fs::write(native.join("libjtrace.so.sha256"), format!("{sum}\n"))
         .map_err(|e| e.to_string())?;
+    // The checksum compiled into the loader, so that a start opens no resource but the
+    // library's when it extracts it.
+    let generated = root.join("target/xtask/jtrace-agent-src/jtrace/agent");
+    std::fs::create_dir_all(&generated).map_err(|e| e.to_string())?;
+    let built = generated.join("Built.java");
+    std::fs::write(
+        &built,
+        format!(
+            "// Written by cargo xtask jar: the library this jar carries.\n\
+             package jtrace.agent;\n\n\
+             final class Built {{\n    \
+             private Built() {{}}\n\n    \
+             static final String PLATFORM = \"linux-x86_64\";\n    \
+             static final String LIB_SHA256 = \"{sum}\";\n}}\n"
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    // Classes beside the native directory: javac empties its output, so it writes to
+    // its own and the classes are copied in.
+    let classes = root.join("target/xtask/jtrace-agent-classes");
+    // `-XDstringConcat=inline`: a concatenation as StringBuilder calls, not an
+    // invokedynamic whose first bootstrap costs a JVM start about 7 ms.
+    java::javac(
+        jdk,
+        &classes,
+        &[
+            "--release",
+            "11",
+            "-XDstringConcat=inline",
+            "-cp",
+            &api_classes.display().to_string(),
+        ],
+        &[root.join("java-api/agent/jtrace/agent/Loader.java"), built],
+    )?;
+    for from in [classes.as_path(), api_classes] {
+        util::run_tool(
+            Command::new("cp").arg("-r").arg(from.join(".")).arg(&dir),
+            "cp classes into the jar's tree",
+        )?;
+    }
     let manifest = root.join("target/xtask/jtrace-agent.MF");
     std::fs::write(
         &manifest,

@@ -53,7 +53,11 @@ public final class Loader {
         String where = platform();
         String dir = where == null ? null : "/META-INF/native/" + where + "/";
         try {
-            String sum = dir == null ? null : text(dir + "libjtrace.so.sha256");
+            // The build's own platform has its checksum compiled in (Built.java, written
+            // by cargo xtask jar): no resource to open on the way.
+            String sum = dir == null ? null
+                    : where.equals(Built.PLATFORM) ? Built.LIB_SHA256
+                    : text(dir + "libjtrace.so.sha256");
             if (sum == null) {
                 say("no native agent for " + System.getProperty("os.name") + " "
                         + System.getProperty("os.arch") + " in this jar (it has linux-x86_64)");
@@ -77,16 +81,40 @@ public final class Loader {
         }
     }
 
+    // No regular expressions on the way: the first one loads and compiles java.util.regex
+    // at the JVM's start.
+
+    /** Whether every character of {@code s} is one of {@code chars}. */
+    private static boolean only(String s, String chars) {
+        for (int i = 0; i < s.length(); i++) {
+            if (chars.indexOf(s.charAt(i)) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@code s} with every character but letters, digits, '.', '_' and '-' made '_'. */
+    private static String fileName(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean ok = c < 128 && (Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-');
+            b.append(ok ? c : '_');
+        }
+        return b.toString();
+    }
+
     /** The library at its content's path, written there first if it is not there yet. */
     private static Path extract(String resource, String sum) throws IOException {
-        if (!sum.matches("[0-9a-f]{64}")) {
+        if (sum.length() != 64 || !only(sum, "0123456789abcdef")) {
             throw new IOException("the jar's checksum of " + resource + " is malformed");
         }
         String base = System.getProperty("jtrace.extractPath");
         Path root = base != null && !base.isEmpty()
                 ? Paths.get(base)
                 : Paths.get(System.getProperty("java.io.tmpdir"),
-                        "jtrace-" + System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_"));
+                        "jtrace-" + fileName(System.getProperty("user.name", "user")));
         Path dir = root.resolve(sum);
         Path lib = dir.resolve("libjtrace.so");
         if (Files.isRegularFile(lib)) {

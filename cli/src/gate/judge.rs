@@ -178,8 +178,9 @@ fn judge_test(base: &TestBase, now: &Observation, limits: &Limits) -> Verdict {
             .filter(|(item, b)| current.get(*item).copied().unwrap_or(0) < b.min)
             .count();
     }
-    // The largest rise first.
-    rises.sort_by_key(|r| std::cmp::Reverse(r.now - r.before.max));
+    // Calls first (what a reviewer reads first: lines and allocations usually rise with
+    // them), then the largest rise.
+    rises.sort_by_key(|r| (r.metric, std::cmp::Reverse(r.now - r.before.max)));
     Verdict {
         key: now.key.clone(),
         label: now.label.clone(),

@@ -15,7 +15,7 @@ mod read;
 mod render;
 mod split;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// `jtrace --version` names the licence of the flame graph code it carries.
@@ -84,6 +84,10 @@ enum Command {
     /// Fail (exit 1) when a test's counts rose beyond the committed baseline, naming the
     /// methods and call paths that added the work (--markdown, --junit-xml, --json)
     Gate(cmd::gate::Args),
+    /// A completion script for bash, zsh, fish, elvish or PowerShell, on stdout
+    Completions(cmd::docs::CompletionsArgs),
+    /// Man pages (jtrace.1 and one per subcommand) into a directory
+    Man(cmd::docs::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -111,6 +115,8 @@ fn main() -> ExitCode {
         Command::Coverage(a) => cmd::coverage::run(a),
         Command::Baseline(a) => cmd::baseline::run(a),
         Command::Gate(a) => return cmd::gate::run(a),
+        Command::Completions(a) => cmd::docs::completions(Cli::command(), a),
+        Command::Man(a) => cmd::docs::man(Cli::command(), a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

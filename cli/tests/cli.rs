@@ -416,3 +416,52 @@ fn a_window_clips_collections() {
     assert_eq!(from["total_pause_ns"], 1_000_000);
     assert_eq!(from["max_pause_ns"], 1_000_000);
 }
+
+/// The completion script loads in bash and completes a subcommand and an option; the
+/// man pages (one per subcommand) render in `man`. Both come from the parser's own
+/// definitions, so a new subcommand appears in them by itself.
+#[test]
+fn completions_and_man_pages_are_the_parsers() {
+    let script = temp("jtrace.bash");
+    std::fs::write(&script, ok(&["completions", "bash"])).unwrap();
+    let complete = |words: &str| -> String {
+        let o = Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "source {}; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+                 _jtrace jtrace \"${{COMP_WORDS[-1]}}\" \"${{COMP_WORDS[-2]}}\"; \
+                 echo \"${{COMPREPLY[@]}}\"",
+                script.display()
+            ))
+            .output()
+            .expect("bash (the test needs it)");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    assert_eq!(complete("jtrace rep"), "report replay");
+    assert!(complete("jtrace gate --max").contains("--max-rise"));
+    let dir = temp("man1");
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = jtrace(&["man", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for page in ["jtrace", "jtrace-report", "jtrace-gate", "jtrace-baseline"] {
+        let o = Command::new("man")
+            .args(["-l", "-P", "cat"])
+            .arg(dir.join(format!("{page}.1")))
+            .env("MANWIDTH", "100")
+            .output()
+            .expect("man (the test needs it: apt-get install man-db)");
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success() && text.contains("SYNOPSIS"),
+            "{page}: {text}"
+        );
+    }
+    let report = Command::new("man")
+        .args(["-l", "-P", "cat"])
+        .arg(dir.join("jtrace-report.1"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&report.stdout).contains("--json"));
+    fails(&["man", "/no/such/dir"], "not a directory");
+}

@@ -6,6 +6,7 @@ mod check_feed;
 pub mod common;
 pub mod coverage;
 pub mod diff;
+pub mod docs;
 pub mod flame;
 pub mod gate;
 pub mod graph;

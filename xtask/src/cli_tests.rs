@@ -272,7 +272,7 @@ fn flame_page(jtrace: &Path, run: &Path) -> Result<(), String> {
 }
 
 /// The answers compared between a run's XML and its `.jtr` (`-o` writes one of
-/// [`OUT_FILES`]).
+/// `cli_windows::OUT_FILES`).
 const SAME_ANSWERS: &[&[&str]] = &[
     &["report", "--json", "trace"],
     &["report", "--top", "50", "trace"],
@@ -297,9 +297,6 @@ const SAME_ANSWERS: &[&[&str]] = &[
     &["graph", "CliWork.work", "trace"],
     &["graph", "CliWork.counted", "--json", "trace"],
 ];
-
-/// The files an answer's `-o` writes (each view names its format by the extension).
-pub(crate) const OUT_FILES: [&str; 4] = ["out", "out.svg", "out.json", "out.pftrace"];
 
 /// The `TRUTH` lines a program printed (also the parquet step's).
 pub fn truth(stdout: &Path) -> Result<Truth, String> {
@@ -681,7 +678,7 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
                     ));
                 }
                 let mut answer = out.stdout;
-                for name in OUT_FILES {
+                for name in crate::cli_windows::OUT_FILES {
                     if let Ok(file) = std::fs::read(dir.join(name)) {
                         answer.extend_from_slice(&file);
                         let _ = std::fs::remove_file(dir.join(name));

@@ -15,6 +15,10 @@ const ANSWERS: &[&[&str]] = &[
     &["report", "--json", "--thread", "window-worker-1"],
 ];
 
+/// The files an answer's `-o` writes (each view names its format by the extension; also
+/// the cli step's).
+pub(crate) const OUT_FILES: [&str; 4] = ["out", "out.svg", "out.json", "out.pftrace"];
+
 /// Windows as fractions of the trace's duration (None: no bound).
 const WINDOWS: &[(Option<f64>, Option<f64>)] = &[
     (Some(0.0), Some(0.1)),
@@ -43,7 +47,7 @@ pub(crate) fn both_named(run: &Path, prefix: &str) -> Result<[PathBuf; 2], Strin
 }
 
 /// Runs `jtrace ARGS` in `dir` with the read statistics on: stdout (and the file of
-/// `cli_tests::OUT_FILES` it wrote), and the chunks read / listed / resumed wrong.
+/// [`OUT_FILES`] it wrote), and the chunks read / listed / resumed wrong.
 pub(crate) fn answer(
     jtrace: &Path,
     dir: &Path,
@@ -64,7 +68,7 @@ pub(crate) fn answer(
         ));
     }
     let mut answer = out.stdout;
-    for name in crate::cli_tests::OUT_FILES {
+    for name in OUT_FILES {
         if let Ok(file) = std::fs::read(dir.join(name)) {
             answer.extend_from_slice(&file);
             let _ = std::fs::remove_file(dir.join(name));

@@ -10,10 +10,10 @@ use crate::util;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
-const CONSOLE: &str = "/usr/share/java/junit-platform-console-standalone.jar";
-const H2: &str = "/usr/share/java/h2.jar";
+pub(crate) const CONSOLE: &str = "/usr/share/java/junit-platform-console-standalone.jar";
+pub(crate) const H2: &str = "/usr/share/java/h2.jar";
 /// Debian's packages the step needs (`.ci/run` installs them).
-const NEEDS: [(&str, &str); 2] = [(CONSOLE, "junit5"), (H2, "libh2-java")];
+pub(crate) const NEEDS: [(&str, &str); 2] = [(CONSOLE, "junit5"), (H2, "libh2-java")];
 /// The planted regressions (`static final boolean NAME = false; // gate: NAME`).
 const REGRESSIONS: [&str; 4] = ["extra-call", "extra-alloc", "exceptions", "n-plus-one"];
 /// Runs judged without a change: idle, then beside a CPU load.
@@ -212,24 +212,18 @@ impl Ctx {
 
 /// Every `.java` under `dir`, as (path relative to `dir`, text).
 fn java_files(dir: &Path) -> Result<Vec<(PathBuf, String)>, String> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))? {
-            let p = e.map_err(|e| e.to_string())?.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "java") {
-                let text = std::fs::read_to_string(&p).map_err(|e| e.to_string())?;
-                let rel = p
-                    .strip_prefix(dir)
-                    .map_err(|e| e.to_string())?
-                    .to_path_buf();
-                out.push((rel, text));
-            }
-        }
-    }
-    Ok(out)
+    util::files_under(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "java"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let rel = p
+                .strip_prefix(dir)
+                .map_err(|e| e.to_string())?
+                .to_path_buf();
+            Ok((rel, text))
+        })
+        .collect()
 }
 
 /// The highest value of a baseline count in the gate's JSON (`5` or `[3, 5]`).
@@ -480,13 +474,7 @@ fn bad_input(ctx: &Ctx, base: &Path, trace: &Path) -> Result<(), String> {
 
 /// The step.
 pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
-    let missing: Vec<&str> = NEEDS
-        .iter()
-        .filter(|(p, _)| !Path::new(p).exists())
-        .map(|(_, pkg)| *pkg)
-        .collect();
-    if !missing.is_empty() {
-        let e = format!("missing: apt-get install {}", missing.join(" "));
+    if let Err(e) = util::needs(&NEEDS) {
         return tally.report(Err(e), "-", "gate");
     }
     let Some(jdk) = jdks.first().cloned() else {

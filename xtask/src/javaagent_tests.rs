@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-const CONSOLE: &str = "/usr/share/java/junit-platform-console-standalone.jar";
-const H2: &str = "/usr/share/java/h2.jar";
+use crate::gate_tests::{CONSOLE, H2};
 
 struct Ctx<'a> {
     jdk: &'a Jdk,
@@ -72,23 +71,6 @@ enum How {
 
 fn ok(o: &Output, what: &str) -> Result<String, String> {
     util::stdout_of(o, what)
-}
-
-/// The files under `dir` (recursively).
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out
 }
 
 /// Both ways, the same program, the same tests, the same counts.
@@ -159,7 +141,7 @@ fn same_run(ctx: &Ctx) -> Result<(), String> {
         "jtrace gate: the -javaagent run against the -agentpath run",
     )?;
     // Extracted once: one library, kept as it was by a second start.
-    let libs: Vec<PathBuf> = files(&extract);
+    let libs: Vec<PathBuf> = util::files_under(&extract);
     let [lib] = libs.as_slice() else {
         return Err(format!("extracted: {libs:?}, expected one libjtrace.so"));
     };
@@ -167,7 +149,7 @@ fn same_run(ctx: &Ctx) -> Result<(), String> {
     let again = ctx.run(How::Javaagent, "again.jtr", &extract)?;
     ok(&again, "java -javaagent (second start)")?;
     let after = std::fs::metadata(lib).and_then(|m| m.modified()).ok();
-    if before.is_none() || before != after || files(&extract).len() != 1 {
+    if before.is_none() || before != after || util::files_under(&extract).len() != 1 {
         return Err("a second start wrote the library again".into());
     }
     Ok(())
@@ -191,7 +173,7 @@ fn at_once(ctx: &Ctx) -> Result<(), String> {
             &ctx.dir.join(format!("{t}.xml")),
         )?;
     }
-    let libs = files(&extract);
+    let libs = util::files_under(&extract);
     if libs.len() != 1 || !libs[0].ends_with("libjtrace.so") {
         return Err(format!("after two starts at once: {libs:?}"));
     }
@@ -304,23 +286,15 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         Ok(j) => j,
         Err(e) => return tally.report(Err(e), "-", "javaagent"),
     };
-    for p in [CONSOLE, H2] {
-        if !Path::new(p).exists() {
-            return tally.report(
-                Err(format!(
-                    "{p} is missing (apt-get install junit5 libh2-java)"
-                )),
-                "-",
-                "javaagent",
-            );
-        }
+    if let Err(e) = util::needs(&crate::gate_tests::NEEDS) {
+        return tally.report(Err(e), "-", "javaagent");
     }
     let root = util::root();
     for jdk in jdks {
         let dir = work.join(&jdk.name).join("javaagent");
         let _ = std::fs::remove_dir_all(&dir);
         let classes = dir.join("classes");
-        let sources: Vec<PathBuf> = files(&root.join("examples/gate/src"))
+        let sources: Vec<PathBuf> = util::files_under(&root.join("examples/gate/src"))
             .into_iter()
             .filter(|p| p.extension().is_some_and(|x| x == "java"))
             .collect();

@@ -575,14 +575,7 @@ impl Ctx {
 }
 
 fn prepare(work: &Path, agent: &Path) -> Result<Ctx, String> {
-    let missing: Vec<&str> = NEEDS
-        .iter()
-        .filter(|(p, _)| !Path::new(p).exists())
-        .map(|(_, pkg)| *pkg)
-        .collect();
-    if !missing.is_empty() {
-        return Err(format!("missing: apt-get install {}", missing.join(" ")));
-    }
+    util::needs(&NEEDS)?;
     crate::control::build_jar()?;
     let jtrace = agent.with_file_name("jtrace");
     let dir = work.join("testsuite");

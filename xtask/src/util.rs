@@ -42,6 +42,39 @@ pub fn xmllint(trace: &Path) -> Result<(), String> {
     xmllint_with(trace, &[])
 }
 
+/// `Err` naming the Debian packages to install when any of `needs`' paths (path,
+/// package) is missing: a step never runs, or passes, without its real tools.
+pub fn needs(needs: &[(&str, &str)]) -> Result<(), String> {
+    let missing: Vec<&str> = needs
+        .iter()
+        .filter(|(p, _)| !Path::new(p).exists())
+        .map(|(_, pkg)| *pkg)
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("missing: apt-get install {}", missing.join(" ")))
+    }
+}
+
+/// Every file under `dir`, recursively (none when it cannot be read).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// The `.jtr` files in `dir` whose names start with `NAME-` (what `jtrace record -o
 /// DIR/NAME-%p.jtr` wrote).
 pub fn traces_named(dir: &Path, name: &str) -> Result<Vec<PathBuf>, String> {

@@ -283,21 +283,21 @@ fn name_into(o: &mut Observation, t: &Tally, s: &Symbols) {
     for (&(c, arr), &n) in &t.alloc {
         put(Metric::Alloc, alloc_name(s, c, arr), n);
     }
+    // Keyed (index, by_class): a class index when the trace named the class, else the
+    // method's.
     for (&(ix, by_class), &n) in &t.exceptions {
-        let name = if by_class {
-            exception_name(s, Some(ix), NONE)
-        } else {
-            exception_name(s, None, ix)
-        };
-        put(Metric::Exceptions, name, n);
+        put(
+            Metric::Exceptions,
+            exception_name(s, by_class.then_some(ix), ix),
+            n,
+        );
     }
     for (&(ix, by_class), &n) in &t.monitors {
-        let name = if by_class {
-            monitor_name(s, Some(ix), NONE)
-        } else {
-            monitor_name(s, None, ix)
-        };
-        put(Metric::Monitors, name, n);
+        put(
+            Metric::Monitors,
+            monitor_name(s, by_class.then_some(ix), ix),
+            n,
+        );
     }
     for (&m, &n) in &t.lines {
         put(Metric::Lines, method_name(s, m), n);

@@ -275,7 +275,7 @@ fn header(o: &Options, start_ns: u64) -> Header {
         process_start_ns: host::process_start_ns().unwrap_or(start_ns),
         agent_id: host::uuid(),
         agent_parameters: o.raw.clone(),
-        agent_version: env!("CARGO_PKG_VERSION").to_string(),
+        agent_version: trace::VERSION.to_string(),
         trace_id: host::uuid(),
         start_ns,
         options,
@@ -339,7 +339,7 @@ pub fn status() -> Reply {
         let a = agent();
         let mut s = format!(
             "jtrace {} loaded in pid {} (mode={})\n",
-            env!("CARGO_PKG_VERSION"),
+            trace::VERSION,
             std::process::id(),
             a.options.mode.as_str()
         );

@@ -297,9 +297,9 @@ pub fn wait_for_sink(r: &Running, out_path: &str) -> Option<Summary> {
     }
 }
 
-/// The one line on stderr when the trace is closed: where it went, how big it is, and
-/// anything dropped or repaired (async-profiler and JFR say where their output went
-/// too). The size is the file's, read back, so it is what the user will find.
+/// The one line on stderr when the trace is closed: where it went, how big it is,
+/// anything dropped or repaired, and which build wrote it (` (jtrace VERSION)`, last;
+/// async-profiler and JFR say where their output went too). The size is the file's, read back, so it is what the user will find.
 pub fn closing_line(
     out_path: &str,
     sum: &Summary,
@@ -344,5 +344,7 @@ pub fn closing_line(
     if let Some(e) = &sum.jtr_error {
         line.push_str(&format!(" (writing the .jtr records failed: {e})"));
     }
+    // Which build wrote it, last, so that the figures read as before.
+    line.push_str(&format!(" (jtrace {})", trace::VERSION));
     line
 }

@@ -18,16 +18,19 @@ mod split;
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
-/// `jtrace --version` names the licence of the flame graph code it carries.
-const VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    "\nflame graphs: inferno (CDDL-1.0), see LICENSES/inferno-CDDL-1.0.txt"
-);
+/// `jtrace --version`: the version with its commit, and the licence of the flame graph
+/// code it carries.
+fn version() -> String {
+    format!(
+        "{}\nflame graphs: inferno (CDDL-1.0), see LICENSES/inferno-CDDL-1.0.txt",
+        trace::VERSION
+    )
+}
 
 #[derive(Parser)]
 #[command(
     name = "jtrace",
-    version = VERSION,
+    version = version(),
     about = "Read, render and analyse jtrace traces",
     after_help = "Every subcommand reads .jtr, .xml, .xml.gz and .xml.zst traces. See docs/CLI.md."
 )]

@@ -334,7 +334,17 @@ fn help_everywhere() {
     ] {
         assert!(ok(&[sub, "--help"]).contains("Usage:"));
     }
-    assert!(ok(&["--version"]).contains("CDDL-1.0"));
+    let version = ok(&["--version"]);
+    assert!(version.contains("CDDL-1.0"), "{version}");
+    // The version carries the commit it was built from (semver build metadata).
+    let first = version.lines().next().unwrap_or_default();
+    let commit = first
+        .strip_prefix(concat!("jtrace ", env!("CARGO_PKG_VERSION"), "+"))
+        .unwrap_or_default();
+    assert!(
+        commit.len() >= 7 && commit.chars().all(|c| c.is_ascii_hexdigit()) || commit == "unknown",
+        "{first}"
+    );
     let _ = Path::new("");
 }
 

@@ -7,6 +7,11 @@
 
 #![forbid(unsafe_code)]
 
+/// jtrace's version and the commit it was built from, as semver build metadata
+/// (`0.1.0+1a2b3c4d5e6f`): `jtrace --version`, the agent's stderr line and `jtrace status`,
+/// the trace header's agent version, the files `jtrace` writes.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("JTRACE_COMMIT"));
+
 pub mod clock;
 pub mod compress;
 pub mod defs;

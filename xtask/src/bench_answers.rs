@@ -115,10 +115,7 @@ fn trace(jdk: &Path, agent: &Path, classes: &Path, out: &Path, reps: u32) -> Res
     if !o.status.success() {
         return Err(format!("java Rec failed: {}", util::clip(err.trim(), 300)));
     }
-    // `jtrace: trace written to PATH: N bytes, M events`
-    err.lines()
-        .find_map(|l| l.strip_suffix(" events")?.rsplit(' ').next()?.parse().ok())
-        .ok_or_else(|| format!("no closing line from the agent: {}", util::clip(&err, 300)))
+    util::closing_events(&err).ok_or_else(|| format!("no closing line from the agent: {}", util::clip(&err, 300)))
 }
 
 /// Reads `path` (from the page cache: a first read warms it), counting newlines with

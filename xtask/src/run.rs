@@ -4,7 +4,7 @@ use crate::cases::{Case, ExitExpect};
 use crate::expect;
 use crate::java::{self, Jdk};
 use crate::proc::{Done, Proc};
-use crate::util;
+use crate::util::{self, CLOSING};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
@@ -162,21 +162,26 @@ fn execute(job: &Job, trace: &Path) -> Result<Done, String> {
     }
 }
 
-/// How the agent's one line at close starts when the trace was written completely.
-const CLOSING: &str = "jtrace: trace written to ";
-
 /// The agent says once on stderr where the trace went: `jtrace: trace written to PATH:
 /// N bytes, M elements, K events[, drops and repairs]`. PATH must be the trace's absolute
 /// path, N its size and M the number of elements in it (start tags, one per line), K
-/// (event elements) at most M.
+/// (event elements) at most M; VERSION this build's.
 fn closing_line(stderr: &str, trace: &Path) -> Result<(), String> {
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with(CLOSING)).collect();
-    let [line] = lines[..] else {
+    let n = stderr.lines().filter(|l| l.starts_with(CLOSING)).count();
+    if n != 1 {
         return Err(format!(
-            "stderr has {} line(s) starting {CLOSING:?}, wanted exactly one",
-            lines.len()
+            "stderr has {n} line(s) starting {CLOSING:?}, wanted exactly one"
         ));
+    }
+    let Some((line, version)) = util::closing_line(stderr) else {
+        return Err(format!("the closing line does not end with (jtrace VERSION): {stderr:?}"));
     };
+    if version != trace::VERSION {
+        return Err(format!(
+            "the closing line names jtrace {version}, this build is {}",
+            trace::VERSION
+        ));
+    }
     let path = std::fs::canonicalize(trace).map_err(|e| format!("{}: {e}", trace.display()))?;
     let rest = line[CLOSING.len()..]
         .strip_prefix(&format!("{}: ", path.display()))

@@ -232,3 +232,38 @@ pub fn chromium_dump_dom(url: &str, profile: &Path) -> Result<std::process::Outp
     let _ = std::fs::remove_dir_all(profile);
     out
 }
+
+/// How the agent's one line at close starts when the trace was written completely.
+pub const CLOSING: &str = "jtrace: trace written to ";
+
+/// The agent's last closing line in `stderr`, `jtrace: trace written to PATH: N bytes[, M
+/// elements], K events[, drops and repairs] (jtrace VERSION)`, without the version: (the
+/// line, the version).
+pub fn closing_line(stderr: &str) -> Option<(&str, &str)> {
+    let line = stderr.lines().rev().find(|l| l.starts_with(CLOSING))?;
+    let (body, version) = line.rsplit_once(" (jtrace ")?;
+    Some((body, version.strip_suffix(')')?))
+}
+
+/// The events figure of the agent's last closing line in `stderr`.
+pub fn closing_events(stderr: &str) -> Option<u64> {
+    let (body, _) = closing_line(stderr)?;
+    body.split(", ")
+        .find_map(|f| f.strip_suffix(" events")?.rsplit(' ').next()?.parse().ok())
+}
+
+#[cfg(test)]
+mod closing_tests {
+    use super::*;
+
+    #[test]
+    fn closing_event_count() {
+        let err = "jtrace: finishing x: 5 MB\njtrace: trace written to /t/trace.xml: 2259 bytes, \
+                   2000071 elements, 2000008 events (jtrace 0.1.0+abc)\n";
+        assert_eq!(closing_events(err), Some(2000008));
+        let err = "jtrace: trace written to /t/t.jtr: 1265 bytes, 3 events, 1 exits inferred (jtrace 0.1.0+abc)";
+        assert_eq!(closing_events(err), Some(3));
+        assert_eq!(closing_line(err).map(|(_, v)| v), Some("0.1.0+abc"));
+        assert_eq!(closing_events("nothing"), None);
+    }
+}

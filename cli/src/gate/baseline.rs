@@ -209,7 +209,7 @@ impl Baseline {
         let varying = tests.values().map(TestBase::varying).sum();
         Baseline {
             jtrace_baseline: VERSION,
-            written_by: format!("jtrace {}", env!("CARGO_PKG_VERSION")),
+            written_by: format!("jtrace {}", trace::VERSION),
             traces,
             varying,
             recorded: recorded.to_vec(),

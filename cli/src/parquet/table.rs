@@ -170,7 +170,7 @@ pub fn properties(spec: &[Column]) -> Result<WriterProperties, String> {
         .set_compression(Compression::ZSTD(level))
         .set_statistics_enabled(EnabledStatistics::Chunk)
         .set_max_row_group_row_count(Some(GROUP_ROWS))
-        .set_created_by(format!("jtrace {}", env!("CARGO_PKG_VERSION")));
+        .set_created_by(format!("jtrace {}", trace::VERSION));
     for c in spec {
         let path = ColumnPath::from(c.name);
         match c.enc {

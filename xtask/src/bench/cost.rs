@@ -673,13 +673,7 @@ fn h2_run(c: &Ctx, jvm: &[String], kind: &str, rows: u32, queries: u32) -> Resul
             String::from_utf8_lossy(&client.stderr)
         ));
     };
-    let events = err
-        .lines()
-        .rev()
-        .find(|l| l.starts_with("jtrace: trace written to"))
-        .and_then(|l| l.strip_suffix(" events"))
-        .and_then(|l| l.rsplit([' ', ',']).next())
-        .and_then(|v| v.parse().ok());
+    let events = crate::util::closing_events(&err);
     Ok(H2Run {
         qps: queries as f64 / (q as f64 / 1e9),
         ips: rows as f64 / (ins as f64 / 1e9),

@@ -227,7 +227,7 @@ fn run_in(env: &Env, spec: &Spec, dir: &Path) -> Result<Sample, String> {
         .map_err(|e| format!("no trace {}: {e}", out.display()))?
         .len();
     if spec.tracer.agent_mode().is_some() {
-        s.events = agent_events(&stderr);
+        s.events = crate::util::closing_events(&stderr);
         if s.events.is_none() {
             s.notes.push("the agent reported no event count".into());
         }
@@ -254,17 +254,6 @@ fn run_in(env: &Env, spec: &Spec, dir: &Path) -> Result<Sample, String> {
         Tracer::None | Tracer::Jvmti => {}
     }
     Ok(s)
-}
-
-/// The count in the agent's last words, `jtrace: trace written to PATH: N bytes[, M
-/// elements], K events`.
-fn agent_events(stderr: &str) -> Option<u64> {
-    let line = stderr
-        .lines()
-        .rev()
-        .find(|l| l.starts_with("jtrace: trace written to"))?;
-    let before = line.strip_suffix(" events")?;
-    before.rsplit([' ', ',']).next()?.parse().ok()
 }
 
 /// Traced calls from an XML trace: the sum of its `methodCount` elements (one per method,
@@ -371,16 +360,3 @@ pub fn feature_version(jdk: &Path) -> Option<u32> {
     v.split(['.', '-', '+']).next()?.parse().ok()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn agent_event_count() {
-        let err = "jtrace: finishing x: 5 MB\njtrace: trace written to /t/trace.xml: 2259 bytes, 2000071 elements, 2000008 events\n";
-        assert_eq!(agent_events(err), Some(2000008));
-        let err = "jtrace: trace written to /t/trace.jtr: 1265 bytes, 3 events";
-        assert_eq!(agent_events(err), Some(3));
-        assert_eq!(agent_events("nothing"), None);
-    }
-}

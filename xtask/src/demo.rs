@@ -12,7 +12,7 @@ pub fn run() -> bool {
     }
     // Everything a user runs comes from this one command: the jars too (jtrace record,
     // -javaagent, jtrace.Trace), or the one line that says what they need.
-    match crate::control::build_jar() {
+    match crate::package::build_jar() {
         Ok(_) => println!(
             "built target/release/{{jtrace, libjtrace.so, jtrace-agent.jar, jtrace.jar, \
              jtrace-record.jar}}"

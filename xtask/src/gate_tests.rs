@@ -480,7 +480,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
     let Some(jdk) = jdks.first().cloned() else {
         return tally.report(Err("no JDK".into()), "-", "gate");
     };
-    if let Err(e) = crate::control::build_jar() {
+    if let Err(e) = crate::package::build_jar() {
         return tally.report(Err(e), "-", "gate");
     }
     let dir = work.join("gate");

@@ -282,7 +282,7 @@ fn controlled(ctx: &Ctx) -> Result<(), String> {
 
 /// The step, on every JDK.
 pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
-    let jar = match crate::control::build_jar() {
+    let jar = match crate::package::build_jar() {
         Ok(j) => j,
         Err(e) => return tally.report(Err(e), "-", "javaagent"),
     };

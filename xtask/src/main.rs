@@ -1,4 +1,4 @@
-//! xtask: project automation (`cargo xtask test`, `tidy`, `demo`, `check`, `bench`, `corpus`, `stress`, `realworld`); this file only dispatches.
+//! xtask: project automation (`cargo xtask test`, `tidy`, `demo`, `dist`, `jar`, `check`, `bench`, `corpus`, `stress`, `realworld`); this file only dispatches.
 
 mod bench;
 mod bench_answers;
@@ -13,12 +13,14 @@ mod control;
 mod corpus;
 mod demo;
 mod detach;
+mod dist_tests;
 mod expect;
 mod gate_tests;
 mod hygiene;
 mod java;
 mod javaagent_tests;
 mod jdk;
+mod package;
 mod parquet_tests;
 mod proc;
 mod realworld;
@@ -45,6 +47,8 @@ const USAGE: &str = "usage:
                                              real programs (Ant, Felix, Tomcat, JVM languages, javac...)
                                              with and without the agent: same output, valid traces
   cargo xtask jar                            build the Java API (jtrace.Trace) into target/release/jtrace.jar
+  cargo xtask dist                           the release archive: target/dist/jtrace-VERSION-linux-x86_64.tar.gz
+                                             (command, agent, jars, Maven and Gradle plugins, completions, man)
   cargo xtask demo                           build the agent, trace examples/Demo.java, summarise
   cargo xtask bench [--quick] [--families] [--jdk PATH] [--moo-jdks PATH,PATH]
                                              MooBench on JDK 17 and 25 (none, jvmti, .jtr, .xml, .xml.zst,
@@ -63,7 +67,7 @@ fn main() -> ExitCode {
         Some("bench-answers") => bench_answers::run_cmd(&args[1..]),
         Some("check") if args.len() == 2 => check::run(&args[1]),
         Some("demo") => demo::run(),
-        Some("jar") => match control::build_jar() {
+        Some("jar") => match package::build_jar() {
             Ok(j) => {
                 println!("built {}", j.display());
                 true
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
                 false
             }
         },
+        Some("dist") => package::run_dist(),
         Some("tidy") => tidy::run(),
         Some("corpus") => corpus::run(&args[1..]),
         Some("stress") => stress::run(&args[1..]),

@@ -206,6 +206,12 @@ pub fn run(args: &[String]) -> bool {
         crate::javaagent_tests::run(&mut tally, &agent, &jdks, &work);
         tally.lap("javaagent");
     }
+    // The release archive from the outside: unpacked with no toolchain, its plugins in
+    // Maven and Gradle (xtask/src/dist_tests.rs).
+    if only.is_empty() || only.iter().any(|o| o.as_str() == "dist") {
+        crate::dist_tests::run(&mut tally, &work);
+        tally.lap("dist");
+    }
     // The rewriter over a fixed sample of the JDKs' and /usr/share/java's classes.
     if only.is_empty() {
         tally.report(crate::corpus::ci_sample(), "-", "corpus-sample");

@@ -142,7 +142,7 @@ fn ok(o: &Output, what: &str) -> Result<String, String> {
     util::stdout_of(o, what)
 }
 
-struct Ctx {
+pub struct Ctx {
     jtrace: PathBuf,
     dir: PathBuf,
     project: PathBuf,
@@ -151,6 +151,17 @@ struct Ctx {
 }
 
 impl Ctx {
+    /// Checks made with `jtrace` (another build's, as the release archive's) on a copy of
+    /// examples/maven-junit at `project`, their files under `dir`.
+    pub fn new(jtrace: &Path, dir: &Path, project: &Path) -> Ctx {
+        Ctx {
+            jtrace: jtrace.to_path_buf(),
+            dir: dir.to_path_buf(),
+            project: project.to_path_buf(),
+            ant: dir.to_path_buf(),
+        }
+    }
+
     fn jtrace(&self, args: &[&str]) -> Result<String, String> {
         let o = run_out(Command::new(&self.jtrace).args(args), "jtrace")?;
         ok(&o, &format!("jtrace {}", args.join(" ")))
@@ -243,7 +254,7 @@ impl Ctx {
 
     /// The trace valid (xmllint against docs/trace.dtd, tracecheck); each test's outcome,
     /// calls and line counts as its TRUTH line says; totals outside tests 0.
-    fn check(&self, name: &str, trace: &Path, stdout: &str) -> Result<(), String> {
+    pub fn check(&self, name: &str, trace: &Path, stdout: &str) -> Result<(), String> {
         let truth = truths(stdout)?;
         let t = trace.to_str().unwrap_or_default();
         let xml = self.dir.join(format!("{name}.xml"));
@@ -576,7 +587,7 @@ impl Ctx {
 
 fn prepare(work: &Path, agent: &Path) -> Result<Ctx, String> {
     util::needs(&NEEDS)?;
-    crate::control::build_jar()?;
+    crate::package::build_jar()?;
     let jtrace = agent.with_file_name("jtrace");
     let dir = work.join("testsuite");
     let _ = std::fs::remove_dir_all(&dir);

@@ -267,3 +267,68 @@ mod closing_tests {
         assert_eq!(closing_events("nothing"), None);
     }
 }
+
+/// The date packages give their files, so that a build is repeatable: the last commit's
+/// (`git log -1`), or `SOURCE_DATE_EPOCH` when set (the reproducible-builds convention), else
+/// 2026-01-01: (seconds since the epoch, ISO 8601 as `jar --date` takes it).
+pub fn source_date() -> (u64, String) {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .or_else(|| {
+            let o = Command::new("git")
+                .args(["log", "-1", "--format=%ct"])
+                .current_dir(root())
+                .output()
+                .ok()?;
+            String::from_utf8_lossy(&o.stdout).trim().parse().ok()
+        })
+        .unwrap_or(1_767_225_600);
+    (secs, iso_utc(secs))
+}
+
+/// `secs` since the epoch as `YYYY-MM-DDTHH:MM:SSZ` (days to a civil date as in Howard
+/// Hinnant's `civil_from_days`).
+fn iso_utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod date_tests {
+    #[test]
+    fn iso_dates() {
+        assert_eq!(super::iso_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::iso_utc(1_767_225_600), "2026-01-01T00:00:00Z");
+        assert_eq!(super::iso_utc(951_782_400 + 3661), "2000-02-29T01:01:01Z");
+    }
+}
+
+/// The SHA-256 of a file, in hex (by `sha256sum`).
+pub fn sha256(path: &Path) -> Result<String, String> {
+    let o = Command::new("sha256sum")
+        .arg(path)
+        .output()
+        .map_err(|e| format!("cannot run sha256sum: {e}"))?;
+    let out = String::from_utf8_lossy(&o.stdout);
+    let sum = out.split_whitespace().next().unwrap_or_default();
+    if sum.len() != 64 {
+        return Err(format!("sha256sum {}: {out:?}", path.display()));
+    }
+    Ok(sum.to_string())
+}

@@ -60,11 +60,14 @@ const EXACT_ALLOC_FLAGS: [(&str, &str); 2] = [
     ("-XX:-OptimizeStringConcat", "OptimizeStringConcat"),
 ];
 
-/// The files shipped next to the `jtrace` command.
+/// A file shipped with the `jtrace` command: next to it (a build's target/release), or in
+/// the release archive's `lib/` beside its `bin/`.
 fn beside_self(name: &str) -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
-    let p = exe.parent()?.join(name);
-    p.exists().then_some(p)
+    let dir = exe.parent()?;
+    [dir.join(name), dir.join("../lib").join(name)]
+        .into_iter()
+        .find(|p| p.exists())
 }
 
 /// The agent's option string: `out=` first, then the user's items.
@@ -190,7 +193,7 @@ fn record(a: Args) -> Result<ExitCode, String> {
         Some(p) if p.is_file() => std::path::absolute(p).map_err(|e| e.to_string())?,
         Some(p) => return Err(format!("--agent {}: no such file", p.display())),
         None => beside_self("libjtrace.so")
-            .ok_or("libjtrace.so is not next to the jtrace command; give it with --agent PATH")?,
+            .ok_or("libjtrace.so is not next to the jtrace command nor in ../lib; give it with --agent PATH")?,
     };
     let (out, dir, glob) = out_pattern(&a.out)?;
     let mut options = agent_options(&out, &a.options)?;

@@ -35,7 +35,7 @@ fn median(v: &mut [f64]) -> Option<f64> {
 }
 
 fn measure(env: &Env) -> Result<String, String> {
-    let jar = crate::control::build_jar()?.with_file_name("jtrace-agent.jar");
+    let jar = crate::package::build_jar()?.with_file_name("jtrace-agent.jar");
     let jdk = Jdk::at(&env.cfg.jdk);
     let dir = env.work.join("javaagent");
     let src = dir.join("src");

@@ -47,7 +47,7 @@ fn measure(env: &Env) -> Result<String, String> {
         return Err("no /usr/bin/mvn (apt-get install maven libsurefire-java)".into());
     }
     // jtrace record finds libjtrace.so and the jars beside itself.
-    let jar = crate::control::build_jar()?;
+    let jar = crate::package::build_jar()?;
     for f in ["jtrace.jar", "jtrace-record.jar"] {
         std::fs::copy(jar.with_file_name(f), env.work.join(f))
             .map_err(|e| format!("copying {f}: {e}"))?;

@@ -1,0 +1,183 @@
+//! The jars (`cargo xtask jar`): target/release/jtrace.jar (the `jtrace.Trace` API and the JUnit listener), jtrace-record.jar (the Java agent `jtrace record` loads) and jtrace-agent.jar (`-javaagent:`), each with its entries in name order and one timestamp, so that the same inputs give the same bytes.
+
+use crate::java::{self, Jdk};
+use crate::util;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The Debian `junit5` jars the JUnit listener is compiled against (not shipped in jtrace.jar:
+/// the test run has its own).
+const JUNIT_JARS: [&str; 3] = [
+    "/usr/share/java/junit-platform-launcher.jar",
+    "/usr/share/java/junit-platform-engine.jar",
+    "/usr/share/java/junit-platform-commons.jar",
+];
+
+/// `cargo xtask jar`: compiles java-api/ into target/release/jtrace.jar (jtrace.Trace and
+/// the JUnit listener with its `ServiceLoader` registration) and target/release/jtrace-record.jar
+/// (the Java agent `jtrace record` loads), Java 11 bytecode, the oldest JDK the agent runs
+/// on. Uses the first JDK found.
+pub fn build_jar() -> Result<PathBuf, String> {
+    let root = util::root();
+    let jdk = crate::java::discover()
+        .into_iter()
+        .next()
+        .ok_or("no JDK under /usr/lib/jvm")?;
+    if let Some(missing) = JUNIT_JARS.iter().find(|j| !Path::new(j).exists()) {
+        return Err(format!(
+            "{missing} is missing: the JUnit listener is compiled against Debian's junit5 \
+             (apt-get install junit5)"
+        ));
+    }
+    let api = root.join("java-api");
+    let classes = root.join("target/xtask/jtrace-api");
+    let junit = JUNIT_JARS.join(":");
+    java::javac(
+        &jdk,
+        &classes,
+        &["--release", "11", "-cp", &junit],
+        &[
+            api.join("jtrace/Trace.java"),
+            api.join("jtrace/junit/Listener.java"),
+        ],
+    )?;
+    let services = "META-INF/services/org.junit.platform.launcher.TestExecutionListener";
+    std::fs::create_dir_all(classes.join("META-INF/services")).map_err(|e| e.to_string())?;
+    std::fs::copy(api.join(services), classes.join(services)).map_err(|e| e.to_string())?;
+    let release = root.join("target/release");
+    std::fs::create_dir_all(&release).map_err(|e| e.to_string())?;
+    let jar = release.join("jtrace.jar");
+    let _ = std::fs::remove_file(&jar);
+    make_jar(&jdk, &jar, None, &classes)?;
+    let rec = root.join("target/xtask/jtrace-record");
+    java::javac(
+        &jdk,
+        &rec,
+        &["--release", "11"],
+        &[
+            api.join("record/jtrace/record/Premain.java"),
+            api.join("record/jtrace/record/JUnitPatch.java"),
+            api.join("record/java/jtrace/TestMarks.java"),
+        ],
+    )?;
+    // java.jtrace.TestMarks is defined alone in the boot loader: a nested class or a
+    // lambda of it could not load there, and the patched JUnit code would fail.
+    if let Ok(rd) = std::fs::read_dir(rec.join("java/jtrace")) {
+        if let Some(e) = rd
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().contains('$'))
+        {
+            return Err(format!(
+                "java-api/record/java/jtrace/TestMarks.java compiled to {:?}: it must stay one class",
+                e.file_name()
+            ));
+        }
+    }
+    let manifest = root.join("target/xtask/jtrace-record.MF");
+    std::fs::write(&manifest, "Premain-Class: jtrace.record.Premain\n")
+        .map_err(|e| e.to_string())?;
+    make_jar(&jdk, &release.join("jtrace-record.jar"), Some(&manifest), &rec)?;
+    build_agent_jar(&jdk, &classes, &release)?;
+    Ok(jar)
+}
+
+/// target/release/jtrace-agent.jar: `-javaagent:` for Java developers. The loader
+/// (`jtrace.agent.Loader`, Premain-Class and Agent-Class), everything jtrace.jar has (the
+/// `jtrace.Trace` API, the JUnit listener), and libjtrace.so without its debug sections
+/// under `META-INF/native/linux-x86_64/` with its SHA-256 beside it (the loader extracts
+/// it once per content). `api_classes` are jtrace.jar's compiled classes.
+fn build_agent_jar(jdk: &Jdk, api_classes: &Path, release: &Path) -> Result<(), String> {
+    let root = util::root();
+    let lib = release.join("libjtrace.so");
+    if !lib.is_file() {
+        return Err(format!(
+            "{}: build the agent first (cargo build --release -p jtrace)",
+            lib.display()
+        ));
+    }
+    let dir = root.join("target/xtask/jtrace-agent");
+    let _ = std::fs::remove_dir_all(&dir);
+    let native = dir.join("META-INF/native/linux-x86_64");
+    std::fs::create_dir_all(&native).map_err(|e| e.to_string())?;
+    let so = native.join("libjtrace.so");
+    util::run_tool(
+        Command::new("strip")
+            .arg("--strip-debug")
+            .arg("-o")
+            .arg(&so)
+            .arg(&lib),
+        "strip --strip-debug libjtrace.so",
+    )?;
+    let sum = util::sha256(&so)?;
+    std::fs::write(native.join("libjtrace.so.sha256"), format!("{sum}\n"))
+        .map_err(|e| e.to_string())?;
+    // The checksum compiled into the loader, so that a start opens no resource but the
+    // library's when it extracts it.
+    let generated = root.join("target/xtask/jtrace-agent-src/jtrace/agent");
+    std::fs::create_dir_all(&generated).map_err(|e| e.to_string())?;
+    let built = generated.join("Built.java");
+    std::fs::write(
+        &built,
+        format!(
+            "// Written by cargo xtask jar: the library this jar carries.\n\
+             package jtrace.agent;\n\n\
+             final class Built {{\n    \
+             private Built() {{}}\n\n    \
+             static final String PLATFORM = \"linux-x86_64\";\n    \
+             static final String LIB_SHA256 = \"{sum}\";\n}}\n"
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    // Classes beside the native directory: javac empties its output, so it writes to
+    // its own and the classes are copied in.
+    let classes = root.join("target/xtask/jtrace-agent-classes");
+    // `-XDstringConcat=inline`: a concatenation as StringBuilder calls, not an
+    // invokedynamic whose first bootstrap costs a JVM start about 7 ms.
+    java::javac(
+        jdk,
+        &classes,
+        &[
+            "--release",
+            "11",
+            "-XDstringConcat=inline",
+            "-cp",
+            &api_classes.display().to_string(),
+        ],
+        &[root.join("java-api/agent/jtrace/agent/Loader.java"), built],
+    )?;
+    for from in [classes.as_path(), api_classes] {
+        util::run_tool(
+            Command::new("cp").arg("-r").arg(from.join(".")).arg(&dir),
+            "cp classes into the jar's tree",
+        )?;
+    }
+    let manifest = root.join("target/xtask/jtrace-agent.MF");
+    std::fs::write(
+        &manifest,
+        "Premain-Class: jtrace.agent.Loader\nAgent-Class: jtrace.agent.Loader\n",
+    )
+    .map_err(|e| e.to_string())?;
+    make_jar(jdk, &release.join("jtrace-agent.jar"), Some(&manifest), &dir)
+}
+
+/// `jar` of every file under `dir` (directory entries left out), names in byte order and
+/// every entry dated [`util::source_date`], so that the same files give the same bytes
+/// wherever they are built; `manifest` is its manifest.
+pub fn make_jar(jdk: &Jdk, jar: &Path, manifest: Option<&Path>, dir: &Path) -> Result<(), String> {
+    let _ = std::fs::remove_file(jar);
+    let files = util::files_under(dir);
+    let mut c = Command::new(jdk.home.join("bin/jar"));
+    c.arg("--create")
+        .arg("--file")
+        .arg(jar)
+        .arg(format!("--date={}", util::source_date().1));
+    if let Some(m) = manifest {
+        c.arg("--manifest").arg(m);
+    }
+    for f in &files {
+        let rel = f.strip_prefix(dir).map_err(|e| e.to_string())?;
+        c.arg("-C").arg(dir).arg(rel);
+    }
+    util::run_tool(&mut c, &format!("jar {}", jar.display()))
+}
+

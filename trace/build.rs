@@ -22,12 +22,16 @@ fn main() {
         Ok(c) if !c.is_empty() => c,
         _ => {
             // Rebuilt when HEAD moves: HEAD itself, the branch it names, packed refs.
+            // (Only files that exist: cargo reruns the script, and rebuilds every crate
+            // above this one, whenever a named file is missing.)
             if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
                 let dir = PathBuf::from(dir);
-                println!("cargo:rerun-if-changed={}", dir.join("HEAD").display());
-                println!("cargo:rerun-if-changed={}", dir.join("packed-refs").display());
+                let mut watched = vec![dir.join("HEAD"), dir.join("packed-refs")];
                 if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
-                    println!("cargo:rerun-if-changed={}", dir.join(r).display());
+                    watched.push(dir.join(r));
+                }
+                for p in watched.iter().filter(|p| p.is_file()) {
+                    println!("cargo:rerun-if-changed={}", p.display());
                 }
             }
             git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".to_string())

@@ -41,7 +41,16 @@ impl Ctx {
             .env("HOME", &self.home)
             .env("LANG", "C.UTF-8")
             .env("TMPDIR", self.dir.join("tmp"))
-            .env("MAVEN_OPTS", format!("-Djava.io.tmpdir={}", self.dir.join("tmp").display()));
+            // Java takes its home from the password file, not HOME.
+            .env(
+                "MAVEN_OPTS",
+                format!(
+                    "-Duser.home={} -Djava.io.tmpdir={}",
+                    self.home.display(),
+                    self.dir.join("tmp").display()
+                ),
+            )
+            .env("GRADLE_OPTS", format!("-Duser.home={}", self.home.display()));
         c
     }
 
@@ -141,6 +150,12 @@ fn glibc(ctx: &Ctx) -> Result<String, String> {
     Ok(said.join(", "))
 }
 
+/// `v` in a fixed order (the report lists methods and callers by time).
+fn sorted(mut v: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
+    v.sort_by_key(|x| x.to_string());
+    v
+}
+
 /// The answers on a trace that do not depend on time or scheduling: calls per method and
 /// per caller, exits by exception, exceptions thrown and caught where.
 fn exact_answers(report: &serde_json::Value) -> serde_json::Value {
@@ -155,6 +170,7 @@ fn exact_answers(report: &serde_json::Value) -> serde_json::Value {
                 .flatten()
                 .map(|c| serde_json::json!([c["jvm"], c["calls"]]))
                 .collect();
+            let callers = sorted(callers);
             serde_json::json!([m["jvm"], m["calls"], m["exception_exits"], m["open"], callers])
         })
         .collect();
@@ -166,8 +182,8 @@ fn exact_answers(report: &serde_json::Value) -> serde_json::Value {
         .collect();
     serde_json::json!({
         "calls": report["trace"]["calls"],
-        "methods": methods,
-        "exceptions": exceptions,
+        "methods": sorted(methods),
+        "exceptions": sorted(exceptions),
     })
 }
 
@@ -331,8 +347,21 @@ fn maven_plugin(ctx: &Ctx, settings: &Path) -> Result<String, String> {
         let tail: Vec<&str> = out.lines().filter(|l| l.contains("ERROR")).take(8).collect();
         return Err(format!("mvn verify failed: {}", tail.join(" | ")));
     }
-    let dir = project.join("target/jtrace");
-    let traces: Vec<PathBuf> = util::files_under(&dir)
+    plugin_report(ctx, "maven-plugin", &project, &project.join("target/jtrace"), &out)
+}
+
+/// What a plugin left in `dir`: one trace (one test JVM) whose tests and counts are as the
+/// tests computed them (`stdout` has their TRUTH lines; `sources` holds
+/// examples/maven-junit's src/main/java); beside it the report's files, its lcov the same
+/// as `jtrace coverage`'s of that trace, its JaCoCo XML well-formed.
+fn plugin_report(
+    ctx: &Ctx,
+    name: &str,
+    sources: &Path,
+    dir: &Path,
+    stdout: &str,
+) -> Result<String, String> {
+    let traces: Vec<PathBuf> = util::files_under(dir)
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "jtr"))
         .collect();
@@ -341,19 +370,18 @@ fn maven_plugin(ctx: &Ctx, settings: &Path) -> Result<String, String> {
     };
     for f in ["tests.txt", "tests.md", "tests.json", "coverage.info", "jacoco.xml"] {
         if std::fs::metadata(dir.join(f)).map_or(0, |m| m.len()) == 0 {
-            return Err(format!("the report goal wrote no {f}"));
+            return Err(format!("the plugin's report wrote no {f}"));
         }
     }
     let html = trace.with_extension("html");
     if !html.is_file() {
         return Err(format!("no {}", html.display()));
     }
-    let check = testsuite::Ctx::new(&ctx.jtrace(), &ctx.dir, &project);
-    check.check("plugin", trace, &out)?;
-    // The plugin's lcov is jtrace coverage's of the same trace (check wrote plugin.info).
+    testsuite::Ctx::new(&ctx.jtrace(), &ctx.dir, sources).check(name, trace, stdout)?;
+    // The plugin's lcov is jtrace coverage's of the same trace (check wrote NAME.info).
     let ours = std::fs::read_to_string(dir.join("coverage.info")).map_err(|e| e.to_string())?;
-    let theirs =
-        std::fs::read_to_string(ctx.dir.join("plugin.info")).map_err(|e| e.to_string())?;
+    let theirs = std::fs::read_to_string(ctx.dir.join(format!("{name}.info")))
+        .map_err(|e| e.to_string())?;
     if ours != theirs {
         return Err("the plugin's coverage.info differs from jtrace coverage's".into());
     }
@@ -361,7 +389,43 @@ fn maven_plugin(ctx: &Ctx, settings: &Path) -> Result<String, String> {
         Command::new("xmllint").arg("--noout").arg(dir.join("jacoco.xml")),
         "xmllint jacoco.xml",
     )?;
-    Ok("6 tests, coverage and report under target/jtrace/".into())
+    Ok(format!("{}: tests, coverage and report", dir.display()))
+}
+
+/// examples/gradle-plugin (examples/junit4's tests with the plugin as the only addition,
+/// `plugins { id 'io.jtrace' version '0.1.0' }` from mavenLocal()): `gradle --offline test`
+/// leaves the trace and jtraceTestReport's files under build/jtrace/test/. One test fails
+/// on purpose, so Gradle exits 1, after the report (which finalizes the test task).
+fn gradle_plugin(ctx: &Ctx) -> Result<String, String> {
+    let root = util::root().join("examples");
+    let base = ctx.dir.join("gradle");
+    std::fs::create_dir_all(&base).map_err(|e| e.to_string())?;
+    for e in ["gradle-plugin", "junit4", "maven-junit"] {
+        copy_dir(&root.join(e), &base.join(e))?;
+    }
+    let project = base.join("gradle-plugin");
+    let o = output(
+        ctx.clean("gradle")
+            .args(["--offline", "--no-daemon", "test"])
+            .env("GRADLE_USER_HOME", ctx.home.join(".gradle"))
+            .current_dir(&project),
+        "gradle test",
+    )?;
+    let out = text(&o);
+    if o.status.code() != Some(1) || !out.contains("There were failing tests") {
+        return Err(format!(
+            "gradle test: exit {:?}, expected 1 (one test fails on purpose): {}",
+            o.status.code(),
+            util::clip(&out, 800)
+        ));
+    }
+    plugin_report(
+        ctx,
+        "gradle-plugin",
+        &base.join("maven-junit"),
+        &project.join("build/jtrace/test"),
+        &out,
+    )
 }
 
 /// The bash completion the archive carries loads and completes a subcommand.
@@ -411,4 +475,5 @@ pub fn run(tally: &mut Tally, work: &Path) {
     };
     tally.report(Ok(()), "-", "dist/install-maven-plugin");
     tally.report(maven_plugin(&ctx, &settings).map(|_| ()), "-", "dist/maven-plugin");
+    tally.report(gradle_plugin(&ctx).map(|_| ()), "-", "dist/gradle-plugin");
 }

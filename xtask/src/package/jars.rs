@@ -77,7 +77,7 @@ pub fn build_jar() -> Result<PathBuf, String> {
     std::fs::write(&manifest, "Premain-Class: jtrace.record.Premain\n")
         .map_err(|e| e.to_string())?;
     make_jar(&jdk, &release.join("jtrace-record.jar"), Some(&manifest), &rec)?;
-    build_agent_jar(&jdk, &classes, &release)?;
+    build_agent_jar(&jdk, &[&classes, &rec], &release)?;
     Ok(jar)
 }
 
@@ -85,8 +85,9 @@ pub fn build_jar() -> Result<PathBuf, String> {
 /// (`jtrace.agent.Loader`, Premain-Class and Agent-Class), everything jtrace.jar has (the
 /// `jtrace.Trace` API, the JUnit listener), and libjtrace.so without its debug sections
 /// under `META-INF/native/linux-x86_64/` with its SHA-256 beside it (the loader extracts
-/// it once per content). `api_classes` are jtrace.jar's compiled classes.
-fn build_agent_jar(jdk: &Jdk, api_classes: &Path, release: &Path) -> Result<(), String> {
+/// it once per content), and jtrace-record.jar's classes, with which the loader marks JUnit 3
+/// and 4 tests. `carried` are jtrace.jar's and jtrace-record.jar's compiled classes.
+fn build_agent_jar(jdk: &Jdk, carried: &[&Path], release: &Path) -> Result<(), String> {
     let root = util::root();
     let lib = release.join("libjtrace.so");
     if !lib.is_file() {
@@ -141,11 +142,13 @@ fn build_agent_jar(jdk: &Jdk, api_classes: &Path, release: &Path) -> Result<(), 
             "11",
             "-XDstringConcat=inline",
             "-cp",
-            &api_classes.display().to_string(),
+            &std::env::join_paths(carried)
+                .map_err(|e| e.to_string())?
+                .to_string_lossy(),
         ],
         &[root.join("java-api/agent/jtrace/agent/Loader.java"), built],
     )?;
-    for from in [classes.as_path(), api_classes] {
+    for from in std::iter::once(classes.as_path()).chain(carried.iter().copied()) {
         util::run_tool(
             Command::new("cp").arg("-r").arg(from.join(".")).arg(&dir),
             "cp classes into the jar's tree",

@@ -19,6 +19,10 @@ pub const MAVEN_PACKAGES: [&str; 3] = [
 /// Where Debian's Gradle keeps the jars the Gradle plugin is compiled against.
 const GRADLE_LIB: &str = "/usr/share/gradle/lib";
 
+/// What Gradle's API refers to beyond its own jars (`Project` and `DefaultTask` name Groovy's
+/// `Closure` and SLF4J's `Logger`), from Debian's groovy and libslf4j-java, which gradle needs.
+const GRADLE_API_DEPS: [&str; 2] = ["/usr/share/java/groovy.jar", "/usr/share/java/slf4j-api.jar"];
+
 /// The files the plugins carry (`jtrace/carried/` in their jars): the agent jar, the
 /// command for this platform, and their SHA-256 (`SHA256SUMS`, read by `Carried.java`).
 fn stage_carried(resources: &Path, agent_jar: &Path, command: &Path) -> Result<(), String> {
@@ -132,6 +136,7 @@ pub fn gradle(
              (apt-get install gradle)"
         ));
     }
+    api.extend(GRADLE_API_DEPS.iter().map(PathBuf::from));
     let cp = std::env::join_paths(&api).map_err(|e| e.to_string())?;
     let mut sources = java_files(&src.join("common"));
     sources.extend(java_files(&src.join("gradle")));
@@ -161,9 +166,10 @@ pub fn gradle_marker(version: &str) -> String {
 }
 
 fn pom_text(artifact: &str, version: &str, depends: Option<(&str, &str)>) -> String {
+    // A marker is a pom alone (Gradle looks for a jar otherwise).
     let deps = depends.map_or(String::new(), |(a, v)| {
         format!(
-            "  <dependencies>\n    <dependency>\n      <groupId>{GROUP}</groupId>\n      \
+            "  <packaging>pom</packaging>\n  <dependencies>\n    <dependency>\n      <groupId>{GROUP}</groupId>\n      \
              <artifactId>{a}</artifactId>\n      <version>{v}</version>\n    </dependency>\n  \
              </dependencies>\n"
         )

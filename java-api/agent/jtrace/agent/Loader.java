@@ -32,11 +32,11 @@ public final class Loader {
     private static native int load(String options);
 
     public static void premain(String options, Instrumentation inst) {
-        start(options);
+        start(options, inst);
     }
 
     public static void agentmain(String options, Instrumentation inst) {
-        start(options);
+        start(options, inst);
     }
 
     /** The platform directory of this JVM's library, or null when the jar has none. */
@@ -49,7 +49,7 @@ public final class Loader {
         return o == null || a == null ? null : o + "-" + a;
     }
 
-    private static void start(String options) {
+    private static void start(String options, Instrumentation inst) {
         String where = platform();
         String dir = where == null ? null : "/META-INF/native/" + where + "/";
         try {
@@ -66,6 +66,11 @@ public final class Loader {
             Path lib = extract(dir + "libjtrace.so", sum.trim());
             System.load(lib.toString());
             load(options == null ? "" : options);
+            // Tests run by JUnit 3 and 4 (Gradle's and surefire's JUnit 4 runners, Ant's
+            // <junit>) marked as under jtrace record; the Platform's listener is in this jar.
+            if (inst != null) {
+                jtrace.record.Premain.markJUnit(inst);
+            }
         } catch (IOException | RuntimeException | LinkageError e) {
             say(e.toString());
         }

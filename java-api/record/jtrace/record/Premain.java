@@ -53,6 +53,15 @@ public final class Premain {
         }
     }
 
+    /**
+     * What {@code -javaagent:jtrace-agent.jar} does once its library is loaded: marks the tests
+     * JUnit 3's {@code TestResult} and JUnit 4's {@code RunNotifier} report (the JUnit Platform's
+     * listener is in that jar, which is on the class path).
+     */
+    public static void markJUnit(Instrumentation inst) {
+        markJUnit(inst, null);
+    }
+
     private static boolean visible(String name) {
         try {
             Class.forName(name, false, ClassLoader.getSystemClassLoader());

@@ -17,6 +17,11 @@ import java.util.function.Consumer;
  * against a committed baseline ({@code jtrace gate}).
  */
 public final class Answers {
+    /** The files the report and the gate write beside the traces, but the HTML per trace. */
+    static final String[] OUTPUTS = {
+        "tests.txt", "tests.md", "tests.json", "coverage.info", "jacoco.xml", "gate.md", "gate.xml",
+    };
+
     private final Carried carried;
     private final File dir;
     private final Consumer<String> log;

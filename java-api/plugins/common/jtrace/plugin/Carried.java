@@ -84,12 +84,13 @@ public final class Carried {
         return String.join(", ", out);
     }
 
-    /**
-     * The JVM argument that loads the agent: {@code -javaagent:JAR=OPTIONS}, quoted for a
-     * command line that is split at spaces (surefire's argLine) when it holds one.
-     */
+    /** The JVM argument that loads the agent: {@code -javaagent:JAR=OPTIONS}. */
     public static String javaagent(Path jar, String options) {
-        String arg = "-javaagent:" + jar + (options.isEmpty() ? "" : "=" + options);
+        return "-javaagent:" + jar + (options.isEmpty() ? "" : "=" + options);
+    }
+
+    /** {@code arg} quoted for a command line split at spaces (surefire's argLine) when it holds one. */
+    public static String word(String arg) {
         return arg.indexOf(' ') >= 0 ? "\"" + arg + "\"" : arg;
     }
 
@@ -160,12 +161,19 @@ public final class Carried {
         return out;
     }
 
-    /** Removes the traces an earlier build left under {@code dir}: (how many). */
+    /**
+     * Removes the traces an earlier build left under {@code dir}, and what was made of them
+     * ({@link Answers#OUTPUTS}, {@code NAME.html} beside {@code NAME.jtr}): (how many traces).
+     */
     public static int clear(File dir) throws IOException {
         int n = 0;
         for (String t : traces(dir)) {
             Files.delete(Paths.get(t));
+            Files.deleteIfExists(Paths.get(t.substring(0, t.length() - ".jtr".length()) + ".html"));
             n++;
+        }
+        for (String out : Answers.OUTPUTS) {
+            Files.deleteIfExists(new File(dir, out).toPath());
         }
         return n;
     }

@@ -49,8 +49,8 @@ public class JtraceAgent implements Action<Task> {
                         old, dir);
             }
             File out = new File(dir.getAbsoluteFile(), "jtrace-%p.jtr");
-            String arg = "-javaagent:" + new Carried().agentJar() + "="
-                    + Carried.options(out.toPath(), options(extension));
+            String arg = Carried.javaagent(new Carried().agentJar(),
+                    Carried.options(out.toPath(), options(extension)));
             test.jvmArgs(arg);
             test.getLogger().info("jtrace: {} runs with {}", test.getPath(), arg);
         } catch (IOException e) {

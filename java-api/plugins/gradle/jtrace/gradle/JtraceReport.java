@@ -65,8 +65,10 @@ public class JtraceReport extends DefaultTask {
                 getLogger().info(line);
             }).report(roots);
             if (made.isEmpty()) {
-                for (String line : said) {
-                    getLogger().lifecycle(line);
+                if (!getLogger().isInfoEnabled()) {
+                    for (String line : said) {
+                        getLogger().lifecycle(line);
+                    }
                 }
                 return;
             }
@@ -74,15 +76,17 @@ public class JtraceReport extends DefaultTask {
             for (File f : made) {
                 names.add(f.getName());
             }
-            getLogger().lifecycle("jtrace: {} trace(s) of {} reported in {}: {}",
-                    Carried.traces(dir).size(), dir.getName(), dir, String.join(", ", names));
+            getLogger().lifecycle("jtrace: report of {} trace(s) in {}: {}",
+                    Carried.traces(dir).size(), dir, String.join(", ", names));
             if (!names.contains("coverage.info")) {
                 getLogger().lifecycle("jtrace: no coverage: no main source directory ({})",
                         roots.isEmpty() ? "is the java plugin applied?" : roots);
             }
         } catch (IOException e) {
-            for (String line : said) {
-                getLogger().error(line);
+            if (!getLogger().isInfoEnabled()) {
+                for (String line : said) {
+                    getLogger().error(line);
+                }
             }
             throw new GradleException("jtrace: " + e.getMessage(), e);
         }

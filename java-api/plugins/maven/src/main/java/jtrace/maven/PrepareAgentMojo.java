@@ -62,8 +62,8 @@ public class PrepareAgentMojo extends AbstractMojo {
             }
             File out = new File(directory.getAbsoluteFile(), "jtrace-%p.jtr");
             List<String> items = options == null ? new ArrayList<>() : options;
-            String arg = Carried.javaagent(new Carried().agentJar(),
-                    Carried.options(out.toPath(), items));
+            String arg = Carried.word(Carried.javaagent(new Carried().agentJar(),
+                    Carried.options(out.toPath(), items)));
             Properties props = project.getProperties();
             String before = props.getProperty(propertyName, "").trim();
             String value = before.isEmpty() ? arg : arg + " " + before;

@@ -428,6 +428,55 @@ fn gradle_plugin(ctx: &Ctx) -> Result<String, String> {
     )
 }
 
+/// The Maven plugin's gate goal on the traces `maven_plugin` left: `-Djtrace.gate.update`
+/// learns a baseline, the same traces then pass, and with one count of the baseline
+/// lowered (`Calc.fib`'s calls in one test) the build fails naming the rise.
+fn maven_gate(ctx: &Ctx, settings: &Path) -> Result<String, String> {
+    let project = ctx.dir.join("maven-plugin");
+    let goal = format!("io.jtrace:jtrace-maven-plugin:{}:gate", env!("CARGO_PKG_VERSION"));
+    let mvn = |extra: &[&str]| {
+        output(
+            ctx.clean("mvn")
+                .arg("-B")
+                .arg("-s")
+                .arg(settings)
+                .arg(&goal)
+                .args(extra)
+                .current_dir(&project),
+            "mvn jtrace:gate",
+        )
+    };
+    let learn = mvn(&["-Djtrace.gate.update=true"])?;
+    let baseline = project.join("jtrace-baseline.json");
+    if !learn.status.success() || !baseline.is_file() {
+        return Err(format!("gate -Djtrace.gate.update=true: {}", util::clip(&text(&learn), 600)));
+    }
+    let pass = mvn(&[])?;
+    if !pass.status.success() {
+        return Err(format!("gate on the traces it learned from failed: {}", util::clip(&text(&pass), 600)));
+    }
+    let json = std::fs::read_to_string(&baseline).map_err(|e| e.to_string())?;
+    let key = "\"example.Calc.fib(I)I\": ";
+    let at = json.find(key).ok_or("the baseline counts no calls of Calc.fib")? + key.len();
+    let end = at + json[at..].find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
+    let n: u64 = json[at..end].parse().map_err(|_| "no count after Calc.fib")?;
+    if n == 0 {
+        return Err("Calc.fib's first count is 0".into());
+    }
+    let lowered = format!("{}{}{}", &json[..at], n - 1, &json[end..]);
+    std::fs::write(&baseline, lowered).map_err(|e| e.to_string())?;
+    let fail = mvn(&[])?;
+    let said = text(&fail);
+    if fail.status.success() || !said.contains("counts rose") || !said.contains("Calc.fib") {
+        return Err(format!(
+            "a baseline with Calc.fib lowered to {} did not fail the build naming it: {}",
+            n - 1,
+            util::clip(&said, 800)
+        ));
+    }
+    Ok(format!("learned, passed, failed on Calc.fib {} > {}", n, n - 1))
+}
+
 /// The bash completion the archive carries loads and completes a subcommand.
 fn completion(ctx: &Ctx) -> Result<(), String> {
     let script = ctx.top.join("share/bash-completion/completions/jtrace");
@@ -474,6 +523,11 @@ pub fn run(tally: &mut Tally, work: &Path) {
         Err(e) => return tally.report(Err(e), "-", "dist/install-maven-plugin"),
     };
     tally.report(Ok(()), "-", "dist/install-maven-plugin");
-    tally.report(maven_plugin(&ctx, &settings).map(|_| ()), "-", "dist/maven-plugin");
+    let maven = maven_plugin(&ctx, &settings);
+    let ran = maven.is_ok();
+    tally.report(maven.map(|_| ()), "-", "dist/maven-plugin");
+    if ran {
+        tally.report(maven_gate(&ctx, &settings).map(|_| ()), "-", "dist/maven-plugin-gate");
+    }
     tally.report(gradle_plugin(&ctx).map(|_| ()), "-", "dist/gradle-plugin");
 }

@@ -115,7 +115,8 @@ fn trace(jdk: &Path, agent: &Path, classes: &Path, out: &Path, reps: u32) -> Res
     if !o.status.success() {
         return Err(format!("java Rec failed: {}", util::clip(err.trim(), 300)));
     }
-    util::closing_events(&err).ok_or_else(|| format!("no closing line from the agent: {}", util::clip(&err, 300)))
+    util::closing_events(&err)
+        .ok_or_else(|| format!("no closing line from the agent: {}", util::clip(&err, 300)))
 }
 
 /// Reads `path` (from the page cache: a first read warms it), counting newlines with

@@ -50,7 +50,10 @@ impl Ctx {
                     self.dir.join("tmp").display()
                 ),
             )
-            .env("GRADLE_OPTS", format!("-Duser.home={}", self.home.display()));
+            .env(
+                "GRADLE_OPTS",
+                format!("-Duser.home={}", self.home.display()),
+            );
         c
     }
 
@@ -103,7 +106,11 @@ fn unpack(d: &package::Dist, dir: &Path) -> Result<Ctx, String> {
         std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     util::run_tool(
-        Command::new("tar").arg("-xzf").arg(&d.archive).arg("-C").arg(&into),
+        Command::new("tar")
+            .arg("-xzf")
+            .arg(&d.archive)
+            .arg("-C")
+            .arg(&into),
         "tar -xzf",
     )?;
     let names: Vec<String> = std::fs::read_dir(&into)
@@ -112,7 +119,10 @@ fn unpack(d: &package::Dist, dir: &Path) -> Result<Ctx, String> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     if names != [d.top.clone()] {
-        return Err(format!("the archive unpacks to {names:?}, not one {}", d.top));
+        return Err(format!(
+            "the archive unpacks to {names:?}, not one {}",
+            d.top
+        ));
     }
     Ok(Ctx {
         top: into.join(&d.top),
@@ -135,7 +145,10 @@ fn glibc(ctx: &Ctx) -> Result<String, String> {
             .filter_map(|w| w.strip_prefix("GLIBC_"))
             .filter_map(|v| {
                 let (a, b) = v.split_once('.')?;
-                Some((a.parse::<u32>().ok()?, b.split('.').next()?.parse::<u32>().ok()?))
+                Some((
+                    a.parse::<u32>().ok()?,
+                    b.split('.').next()?.parse::<u32>().ok()?,
+                ))
             })
             .max()
             .ok_or_else(|| format!("objdump -T {bin}: no GLIBC_ version"))?;
@@ -171,14 +184,28 @@ fn exact_answers(report: &serde_json::Value) -> serde_json::Value {
                 .map(|c| serde_json::json!([c["jvm"], c["calls"]]))
                 .collect();
             let callers = sorted(callers);
-            serde_json::json!([m["jvm"], m["calls"], m["exception_exits"], m["open"], callers])
+            serde_json::json!([
+                m["jvm"],
+                m["calls"],
+                m["exception_exits"],
+                m["open"],
+                callers
+            ])
         })
         .collect();
     let exceptions: Vec<serde_json::Value> = report["exceptions"]
         .as_array()
         .into_iter()
         .flatten()
-        .map(|e| serde_json::json!([e["class"], e["thrown"], e["caught"], e["thrown_in"], e["caught_in"]]))
+        .map(|e| {
+            serde_json::json!([
+                e["class"],
+                e["thrown"],
+                e["caught"],
+                e["thrown_in"],
+                e["caught_in"]
+            ])
+        })
         .collect();
     serde_json::json!({
         "calls": report["trace"]["calls"],
@@ -201,7 +228,10 @@ fn same_answers(ctx: &Ctx) -> Result<String, String> {
     for (name, arg) in [
         (
             "javaagent",
-            format!("-javaagent:{}", ctx.top.join("lib/jtrace-agent.jar").display()),
+            format!(
+                "-javaagent:{}",
+                ctx.top.join("lib/jtrace-agent.jar").display()
+            ),
         ),
         (
             "agentpath",
@@ -212,7 +242,10 @@ fn same_answers(ctx: &Ctx) -> Result<String, String> {
         let o = output(
             ctx.clean(&jdk.java().to_string_lossy())
                 .arg(format!("{arg}=out={}", trace.display()))
-                .arg(format!("-Djava.io.tmpdir={}", ctx.dir.join("tmp").display()))
+                .arg(format!(
+                    "-Djava.io.tmpdir={}",
+                    ctx.dir.join("tmp").display()
+                ))
                 .arg("-cp")
                 .arg(&classes)
                 .arg("Demo"),
@@ -223,7 +256,10 @@ fn same_answers(ctx: &Ctx) -> Result<String, String> {
         }
         util::validate_jtr(&ctx.jtrace(), &trace, &trace.with_extension("xml"))?;
         let r = output(
-            Command::new(ctx.jtrace()).arg("report").arg("--json").arg(&trace),
+            Command::new(ctx.jtrace())
+                .arg("report")
+                .arg("--json")
+                .arg(&trace),
             "jtrace report",
         )?;
         let v: serde_json::Value = serde_json::from_slice(&r.stdout)
@@ -258,7 +294,16 @@ fn record_mvn(ctx: &Ctx) -> Result<String, String> {
         ctx.clean(&ctx.jtrace().to_string_lossy())
             .args(["record", "--tests-only", "-o"])
             .arg(&pattern)
-            .args(["lines=on", "--", "mvn", "-o", "-q", "-s", "settings.xml", "test"])
+            .args([
+                "lines=on",
+                "--",
+                "mvn",
+                "-o",
+                "-q",
+                "-s",
+                "settings.xml",
+                "test",
+            ])
             .current_dir(&project),
         "jtrace record",
     )?;
@@ -307,7 +352,10 @@ fn install(ctx: &Ctx) -> Result<(), String> {
     )?;
     let said = text(&o);
     if !o.status.success() || !said.contains("installed io.jtrace:jtrace-maven-plugin") {
-        return Err(format!("install-maven-plugin.sh: {}", util::clip(&said, 400)));
+        return Err(format!(
+            "install-maven-plugin.sh: {}",
+            util::clip(&said, 400)
+        ));
     }
     let bad = output(
         ctx.clean(&ctx.top.join("install-maven-plugin.sh").to_string_lossy())
@@ -327,7 +375,10 @@ fn install(ctx: &Ctx) -> Result<(), String> {
 fn maven_plugin(ctx: &Ctx, settings: &Path) -> Result<String, String> {
     let project = ctx.dir.join("maven-plugin");
     std::fs::create_dir_all(&project).map_err(|e| e.to_string())?;
-    copy_dir(&util::root().join("examples/maven-junit/src"), &project.join("src"))?;
+    copy_dir(
+        &util::root().join("examples/maven-junit/src"),
+        &project.join("src"),
+    )?;
     std::fs::copy(
         util::root().join("examples/maven-plugin/pom.xml"),
         project.join("pom.xml"),
@@ -344,10 +395,20 @@ fn maven_plugin(ctx: &Ctx, settings: &Path) -> Result<String, String> {
     )?;
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     if !o.status.success() {
-        let tail: Vec<&str> = out.lines().filter(|l| l.contains("ERROR")).take(8).collect();
+        let tail: Vec<&str> = out
+            .lines()
+            .filter(|l| l.contains("ERROR"))
+            .take(8)
+            .collect();
         return Err(format!("mvn verify failed: {}", tail.join(" | ")));
     }
-    plugin_report(ctx, "maven-plugin", &project, &project.join("target/jtrace"), &out)
+    plugin_report(
+        ctx,
+        "maven-plugin",
+        &project,
+        &project.join("target/jtrace"),
+        &out,
+    )
 }
 
 /// What a plugin left in `dir`: one trace (one test JVM) whose tests and counts are as the
@@ -366,9 +427,19 @@ fn plugin_report(
         .filter(|p| p.extension().is_some_and(|e| e == "jtr"))
         .collect();
     let [trace] = traces.as_slice() else {
-        return Err(format!("{} traces under {}, expected one", traces.len(), dir.display()));
+        return Err(format!(
+            "{} traces under {}, expected one",
+            traces.len(),
+            dir.display()
+        ));
     };
-    for f in ["tests.txt", "tests.md", "tests.json", "coverage.info", "jacoco.xml"] {
+    for f in [
+        "tests.txt",
+        "tests.md",
+        "tests.json",
+        "coverage.info",
+        "jacoco.xml",
+    ] {
         if std::fs::metadata(dir.join(f)).map_or(0, |m| m.len()) == 0 {
             return Err(format!("the plugin's report wrote no {f}"));
         }
@@ -380,13 +451,15 @@ fn plugin_report(
     testsuite::Ctx::new(&ctx.jtrace(), &ctx.dir, sources).check(name, trace, stdout)?;
     // The plugin's lcov is jtrace coverage's of the same trace (check wrote NAME.info).
     let ours = std::fs::read_to_string(dir.join("coverage.info")).map_err(|e| e.to_string())?;
-    let theirs = std::fs::read_to_string(ctx.dir.join(format!("{name}.info")))
-        .map_err(|e| e.to_string())?;
+    let theirs =
+        std::fs::read_to_string(ctx.dir.join(format!("{name}.info"))).map_err(|e| e.to_string())?;
     if ours != theirs {
         return Err("the plugin's coverage.info differs from jtrace coverage's".into());
     }
     util::run_tool(
-        Command::new("xmllint").arg("--noout").arg(dir.join("jacoco.xml")),
+        Command::new("xmllint")
+            .arg("--noout")
+            .arg(dir.join("jacoco.xml")),
         "xmllint jacoco.xml",
     )?;
     Ok(format!("{}: tests, coverage and report", dir.display()))
@@ -433,7 +506,10 @@ fn gradle_plugin(ctx: &Ctx) -> Result<String, String> {
 /// lowered (`Calc.fib`'s calls in one test) the build fails naming the rise.
 fn maven_gate(ctx: &Ctx, settings: &Path) -> Result<String, String> {
     let project = ctx.dir.join("maven-plugin");
-    let goal = format!("io.jtrace:jtrace-maven-plugin:{}:gate", env!("CARGO_PKG_VERSION"));
+    let goal = format!(
+        "io.jtrace:jtrace-maven-plugin:{}:gate",
+        env!("CARGO_PKG_VERSION")
+    );
     let mvn = |extra: &[&str]| {
         output(
             ctx.clean("mvn")
@@ -449,17 +525,28 @@ fn maven_gate(ctx: &Ctx, settings: &Path) -> Result<String, String> {
     let learn = mvn(&["-Djtrace.gate.update=true"])?;
     let baseline = project.join("jtrace-baseline.json");
     if !learn.status.success() || !baseline.is_file() {
-        return Err(format!("gate -Djtrace.gate.update=true: {}", util::clip(&text(&learn), 600)));
+        return Err(format!(
+            "gate -Djtrace.gate.update=true: {}",
+            util::clip(&text(&learn), 600)
+        ));
     }
     let pass = mvn(&[])?;
     if !pass.status.success() {
-        return Err(format!("gate on the traces it learned from failed: {}", util::clip(&text(&pass), 600)));
+        return Err(format!(
+            "gate on the traces it learned from failed: {}",
+            util::clip(&text(&pass), 600)
+        ));
     }
     let json = std::fs::read_to_string(&baseline).map_err(|e| e.to_string())?;
     let key = "\"example.Calc.fib(I)I\": ";
-    let at = json.find(key).ok_or("the baseline counts no calls of Calc.fib")? + key.len();
+    let at = json
+        .find(key)
+        .ok_or("the baseline counts no calls of Calc.fib")?
+        + key.len();
     let end = at + json[at..].find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
-    let n: u64 = json[at..end].parse().map_err(|_| "no count after Calc.fib")?;
+    let n: u64 = json[at..end]
+        .parse()
+        .map_err(|_| "no count after Calc.fib")?;
     if n == 0 {
         return Err("Calc.fib's first count is 0".into());
     }
@@ -474,7 +561,11 @@ fn maven_gate(ctx: &Ctx, settings: &Path) -> Result<String, String> {
             util::clip(&said, 800)
         ));
     }
-    Ok(format!("learned, passed, failed on Calc.fib {} > {}", n, n - 1))
+    Ok(format!(
+        "learned, passed, failed on Calc.fib {} > {}",
+        n,
+        n - 1
+    ))
 }
 
 /// The bash completion the archive carries loads and completes a subcommand.
@@ -490,7 +581,10 @@ fn completion(ctx: &Ctx) -> Result<(), String> {
     )?;
     let said = String::from_utf8_lossy(&o.stdout);
     if said.trim() != "report replay" {
-        return Err(format!("bash completed `jtrace rep` as {said:?}: {}", text(&o)));
+        return Err(format!(
+            "bash completed `jtrace rep` as {said:?}: {}",
+            text(&o)
+        ));
     }
     for page in ["jtrace.1", "jtrace-record.1", "jtrace-gate.1"] {
         if !ctx.top.join("share/man/man1").join(page).is_file() {
@@ -514,7 +608,11 @@ pub fn run(tally: &mut Tally, work: &Path) {
         Err(e) => return tally.report(Err(e), "-", "dist/unpack"),
     };
     tally.report(glibc(&ctx).map(|_| ()), "-", "dist/glibc");
-    tally.report(same_answers(&ctx).map(|_| ()), "-", "dist/javaagent-same-as-agentpath");
+    tally.report(
+        same_answers(&ctx).map(|_| ()),
+        "-",
+        "dist/javaagent-same-as-agentpath",
+    );
     tally.report(record_mvn(&ctx).map(|_| ()), "-", "dist/record-mvn-test");
     tally.report(completion(&ctx), "-", "dist/bash-completion-man");
     let plugins = install(&ctx).and_then(|()| settings(&ctx));
@@ -527,7 +625,11 @@ pub fn run(tally: &mut Tally, work: &Path) {
     let ran = maven.is_ok();
     tally.report(maven.map(|_| ()), "-", "dist/maven-plugin");
     if ran {
-        tally.report(maven_gate(&ctx, &settings).map(|_| ()), "-", "dist/maven-plugin-gate");
+        tally.report(
+            maven_gate(&ctx, &settings).map(|_| ()),
+            "-",
+            "dist/maven-plugin-gate",
+        );
     }
     tally.report(gradle_plugin(&ctx).map(|_| ()), "-", "dist/gradle-plugin");
 }

@@ -174,7 +174,9 @@ fn closing_line(stderr: &str, trace: &Path) -> Result<(), String> {
         ));
     }
     let Some((line, version)) = util::closing_line(stderr) else {
-        return Err(format!("the closing line does not end with (jtrace VERSION): {stderr:?}"));
+        return Err(format!(
+            "the closing line does not end with (jtrace VERSION): {stderr:?}"
+        ));
     };
     if version != trace::VERSION {
         return Err(format!(

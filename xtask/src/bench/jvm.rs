@@ -359,4 +359,3 @@ pub fn feature_version(jdk: &Path) -> Option<u32> {
     let v = v.strip_prefix("1.").unwrap_or(v);
     v.split(['.', '-', '+']).next()?.parse().ok()
 }
-

@@ -111,7 +111,10 @@ pub fn dist() -> Result<Dist, String> {
 
     let jtrace = tree.join("bin/jtrace");
     strip(&release.join("jtrace"), &jtrace)?;
-    strip(&release.join("libjtrace.so"), &tree.join("lib/libjtrace.so"))?;
+    strip(
+        &release.join("libjtrace.so"),
+        &tree.join("lib/libjtrace.so"),
+    )?;
     for jar in ["jtrace-agent.jar", "jtrace.jar", "jtrace-record.jar"] {
         copy(&release.join(jar), &tree.join("lib").join(jar))?;
     }
@@ -121,12 +124,24 @@ pub fn dist() -> Result<Dist, String> {
     let repo = tree.join("repo/io/jtrace");
     let maven = plugins::maven(&jdk, VERSION, &agent_jar, &jtrace)?;
     let dir = repo.join(format!("jtrace-maven-plugin/{VERSION}"));
-    copy(&maven.jar, &dir.join(format!("jtrace-maven-plugin-{VERSION}.jar")))?;
-    copy(&maven.pom, &dir.join(format!("jtrace-maven-plugin-{VERSION}.pom")))?;
+    copy(
+        &maven.jar,
+        &dir.join(format!("jtrace-maven-plugin-{VERSION}.jar")),
+    )?;
+    copy(
+        &maven.pom,
+        &dir.join(format!("jtrace-maven-plugin-{VERSION}.pom")),
+    )?;
     let gradle = plugins::gradle(&jdk, VERSION, &agent_jar, &jtrace)?;
     let dir = repo.join(format!("jtrace-gradle-plugin/{VERSION}"));
-    copy(&gradle.jar, &dir.join(format!("jtrace-gradle-plugin-{VERSION}.jar")))?;
-    copy(&gradle.pom, &dir.join(format!("jtrace-gradle-plugin-{VERSION}.pom")))?;
+    copy(
+        &gradle.jar,
+        &dir.join(format!("jtrace-gradle-plugin-{VERSION}.jar")),
+    )?;
+    copy(
+        &gradle.pom,
+        &dir.join(format!("jtrace-gradle-plugin-{VERSION}.pom")),
+    )?;
     let marker = repo.join(format!(
         "io.jtrace.gradle.plugin/{VERSION}/io.jtrace.gradle.plugin-{VERSION}.pom"
     ));
@@ -175,11 +190,8 @@ pub fn dist() -> Result<Dist, String> {
     let archive = out.join(format!("{top}.tar.gz"));
     pack(&out, &top, &archive)?;
     let sum = util::sha256(&archive)?;
-    std::fs::write(
-        out.join("SHA256SUMS"),
-        format!("{sum}  {top}.tar.gz\n"),
-    )
-    .map_err(|e| e.to_string())?;
+    std::fs::write(out.join("SHA256SUMS"), format!("{sum}  {top}.tar.gz\n"))
+        .map_err(|e| e.to_string())?;
     Ok(Dist { archive, top })
 }
 

@@ -76,7 +76,12 @@ pub fn build_jar() -> Result<PathBuf, String> {
     let manifest = root.join("target/xtask/jtrace-record.MF");
     std::fs::write(&manifest, "Premain-Class: jtrace.record.Premain\n")
         .map_err(|e| e.to_string())?;
-    make_jar(&jdk, &release.join("jtrace-record.jar"), Some(&manifest), &rec)?;
+    make_jar(
+        &jdk,
+        &release.join("jtrace-record.jar"),
+        Some(&manifest),
+        &rec,
+    )?;
     build_agent_jar(&jdk, &[&classes, &rec], &release)?;
     Ok(jar)
 }
@@ -160,7 +165,12 @@ fn build_agent_jar(jdk: &Jdk, carried: &[&Path], release: &Path) -> Result<(), S
         "Premain-Class: jtrace.agent.Loader\nAgent-Class: jtrace.agent.Loader\n",
     )
     .map_err(|e| e.to_string())?;
-    make_jar(jdk, &release.join("jtrace-agent.jar"), Some(&manifest), &dir)
+    make_jar(
+        jdk,
+        &release.join("jtrace-agent.jar"),
+        Some(&manifest),
+        &dir,
+    )
 }
 
 /// `jar` of every file under `dir` (directory entries left out), names in byte order and
@@ -183,4 +193,3 @@ pub fn make_jar(jdk: &Jdk, jar: &Path, manifest: Option<&Path>, dir: &Path) -> R
     }
     util::run_tool(&mut c, &format!("jar {}", jar.display()))
 }
-

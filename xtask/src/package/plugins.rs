@@ -21,7 +21,10 @@ const GRADLE_LIB: &str = "/usr/share/gradle/lib";
 
 /// What Gradle's API refers to beyond its own jars (`Project` and `DefaultTask` name Groovy's
 /// `Closure` and SLF4J's `Logger`), from Debian's groovy and libslf4j-java, which gradle needs.
-const GRADLE_API_DEPS: [&str; 2] = ["/usr/share/java/groovy.jar", "/usr/share/java/slf4j-api.jar"];
+const GRADLE_API_DEPS: [&str; 2] = [
+    "/usr/share/java/groovy.jar",
+    "/usr/share/java/slf4j-api.jar",
+];
 
 /// The files the plugins carry (`jtrace/carried/` in their jars): the agent jar, the
 /// command for this platform, and their SHA-256 (`SHA256SUMS`, read by `Carried.java`).
@@ -67,12 +70,7 @@ pub struct Built {
 /// `jtrace-maven-plugin-VERSION.jar` and its pom: java-api/plugins/maven/pom.xml with the
 /// version and the build date filled in, built by `mvn -o package` against Debian's
 /// repository (maven-plugin-plugin writes the descriptor from the mojos' annotations).
-pub fn maven(
-    jdk: &Jdk,
-    version: &str,
-    agent_jar: &Path,
-    command: &Path,
-) -> Result<Built, String> {
+pub fn maven(jdk: &Jdk, version: &str, agent_jar: &Path, command: &Path) -> Result<Built, String> {
     let root = util::root();
     let src = root.join("java-api/plugins");
     let stage = root.join("target/xtask/maven-plugin");
@@ -114,12 +112,7 @@ pub fn maven(
 
 /// `jtrace-gradle-plugin-VERSION.jar` (the plugin `io.jtrace`) and its pom, with no
 /// dependencies: Gradle supplies its own API.
-pub fn gradle(
-    jdk: &Jdk,
-    version: &str,
-    agent_jar: &Path,
-    command: &Path,
-) -> Result<Built, String> {
+pub fn gradle(jdk: &Jdk, version: &str, agent_jar: &Path, command: &Path) -> Result<Built, String> {
     let root = util::root();
     let src = root.join("java-api/plugins");
     let stage = root.join("target/xtask/gradle-plugin");
@@ -151,7 +144,8 @@ pub fn gradle(
     let jar = stage.join(format!("jtrace-gradle-plugin-{version}.jar"));
     make_jar(jdk, &jar, None, &tree)?;
     let pom = stage.join(format!("jtrace-gradle-plugin-{version}.pom"));
-    std::fs::write(&pom, pom_text("jtrace-gradle-plugin", version, None)).map_err(|e| e.to_string())?;
+    std::fs::write(&pom, pom_text("jtrace-gradle-plugin", version, None))
+        .map_err(|e| e.to_string())?;
     Ok(Built { jar, pom })
 }
 

@@ -1,4 +1,4 @@
-//! `cargo xtask demo`: build the agent, the `jtrace` command and the jars, trace
+//! `cargo xtask demo`: build the agent, the `jtrace` command, the jars and the release archive, trace
 //! examples/Demo.java, validate the trace, and end with its `jtrace report`.
 
 use crate::{check, java, util};
@@ -18,6 +18,11 @@ pub fn run() -> bool {
              jtrace-record.jar}}"
         ),
         Err(e) => println!("the jars (jtrace record, -javaagent) were not built: {e}"),
+    }
+    // And the release archive, with the Maven and Gradle plugins (docs/INSTALL.md).
+    match crate::package::dist() {
+        Ok(d) => println!("built {}", d.archive.display()),
+        Err(e) => println!("the release archive (Maven and Gradle plugins) was not built: {e}"),
     }
     let Some(jdk) = java::discover().into_iter().next() else {
         eprintln!(

@@ -29,7 +29,8 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 const PLATFORM: &str = "linux-x86_64";
 
 /// The docs the archive carries beside README.md and LICENSE.
-const DOCS: [&str; 9] = [
+const DOCS: [&str; 10] = [
+    "INSTALL.md",
     "CLI.md",
     "OPTIONS.md",
     "CI.md",

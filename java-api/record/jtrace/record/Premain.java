@@ -54,12 +54,17 @@ public final class Premain {
     }
 
     /**
-     * What {@code -javaagent:jtrace-agent.jar} does once its library is loaded: marks the tests
-     * JUnit 3's {@code TestResult} and JUnit 4's {@code RunNotifier} report (the JUnit Platform's
-     * listener is in that jar, which is on the class path).
+     * What {@code -javaagent:jtrace-agent.jar} does once its library is loaded: where JUnit 3 or
+     * 4 is on the class path, marks the tests its {@code TestResult} and {@code RunNotifier}
+     * report (the JUnit Platform's listener is in that jar, which is on the class path).
      */
     public static void markJUnit(Instrumentation inst) {
-        markJUnit(inst, null);
+        // Only where JUnit 3 or 4 is on the class path: elsewhere (a program, a server) the
+        // patch would cost a JVM's start about 20 ms for nothing.
+        if (ClassLoader.getSystemResource(JUnitPatch.TEST_RESULT + ".class") != null
+                || ClassLoader.getSystemResource(JUnitPatch.RUN_NOTIFIER + ".class") != null) {
+            markJUnit(inst, null);
+        }
     }
 
     private static boolean visible(String name) {

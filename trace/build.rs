@@ -24,14 +24,20 @@ fn main() {
             // Rebuilt when HEAD moves: HEAD itself, the branch it names, packed refs.
             // (Only files that exist: cargo reruns the script, and rebuilds every crate
             // above this one, whenever a named file is missing.)
-            if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-                let dir = PathBuf::from(dir);
-                let mut watched = vec![dir.join("HEAD"), dir.join("packed-refs")];
-                if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
-                    watched.push(dir.join(r));
-                }
-                for p in watched.iter().filter(|p| p.is_file()) {
-                    println!("cargo:rerun-if-changed={}", p.display());
+            // `--git-path` resolves each in a worktree too (refs live in the common dir).
+            // logs/HEAD grows on every commit, packed branch or not.
+            let mut names = vec![
+                "HEAD".to_string(),
+                "logs/HEAD".to_string(),
+                "packed-refs".to_string(),
+            ];
+            names.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+            for name in names {
+                if let Some(p) = git(&["rev-parse", "--git-path", &name]) {
+                    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(p);
+                    if p.is_file() {
+                        println!("cargo:rerun-if-changed={}", p.display());
+                    }
                 }
             }
             git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".to_string())

@@ -19,7 +19,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// `jtrace --version`: the version with its commit, and the licence of the flame graph
-/// code it carries.
+/// code it carries (`-V` and the man pages: the version alone).
 fn version() -> String {
     format!(
         "{}\nflame graphs: inferno (CDDL-1.0), see LICENSES/inferno-CDDL-1.0.txt",
@@ -30,7 +30,8 @@ fn version() -> String {
 #[derive(Parser)]
 #[command(
     name = "jtrace",
-    version = version(),
+    version = trace::VERSION,
+    long_version = version(),
     about = "Read, render and analyse jtrace traces",
     after_help = "Every subcommand reads .jtr, .xml, .xml.gz and .xml.zst traces. See docs/CLI.md."
 )]

@@ -454,6 +454,19 @@ fn completions_and_man_pages_are_the_parsers() {
     std::fs::create_dir_all(&dir).unwrap();
     let o = jtrace(&["man", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Each page's header names the version, on one line.
+    for page in ["jtrace", "jtrace-gate"] {
+        let roff = std::fs::read_to_string(dir.join(format!("{page}.1"))).unwrap();
+        let th = roff
+            .lines()
+            .find(|l| l.starts_with(".TH"))
+            .unwrap_or_default();
+        assert!(
+            th.contains(concat!(" ", env!("CARGO_PKG_VERSION"), "+"))
+                && th.trim_end().ends_with('"'),
+            "{page}: {th}"
+        );
+    }
     for page in ["jtrace", "jtrace-report", "jtrace-gate", "jtrace-baseline"] {
         let o = Command::new("man")
             .args(["-l", "-P", "cat"])

@@ -13,17 +13,18 @@ if [ $# -gt 1 ]; then
     echo "install-maven-plugin.sh: one argument at most, the local repository (default ~/.m2/repository)" >&2
     exit 2
 fi
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd -P)
 repo=${1:-${HOME:?HOME is not set; give the local repository}/.m2/repository}
 version=@VERSION@
 if [ ! -d "$here/repo/io/jtrace" ]; then
-    echo "install-maven-plugin.sh: $here/repo/io/jtrace is missing; run me from the unpacked archive" >&2
+    printf 'install-maven-plugin.sh: %s/repo/io/jtrace is missing; run me from the unpacked archive\n' "$here" >&2
     exit 2
 fi
-mkdir -p "$repo/io/jtrace" || { echo "install-maven-plugin.sh: cannot create $repo/io/jtrace" >&2; exit 2; }
+mkdir -p "$repo/io/jtrace" || { printf 'install-maven-plugin.sh: cannot create %s/io/jtrace\n' "$repo" >&2; exit 2; }
 cp -R "$here/repo/io/jtrace/." "$repo/io/jtrace/"
 now=$(date -u +%Y%m%d%H%M%S)
-# Each artifact's versions, so that a build may leave the version out.
+# Each artifact's versions, so that a build may leave the version out (this version is
+# named the latest; versions installed before are not listed).
 for artifact in jtrace-maven-plugin jtrace-gradle-plugin io.jtrace.gradle.plugin; do
     cat > "$repo/io/jtrace/$artifact/maven-metadata-local.xml" <<XML
 <?xml version="1.0" encoding="UTF-8"?>
@@ -54,4 +55,4 @@ cat > "$repo/io/jtrace/maven-metadata-local.xml" <<XML
   </plugins>
 </metadata>
 XML
-echo "installed io.jtrace:jtrace-maven-plugin:$version and io.jtrace:jtrace-gradle-plugin:$version into $repo"
+printf 'installed io.jtrace:jtrace-maven-plugin:%s and io.jtrace:jtrace-gradle-plugin:%s into %s\n' "$version" "$version" "$repo"

@@ -215,7 +215,8 @@ fn exact_answers(report: &serde_json::Value) -> serde_json::Value {
 }
 
 /// examples/Demo.java with the archive's `-javaagent:` jar and with its `-agentpath:`
-/// library: both traces valid, the same output, the same exact answers.
+/// library: both traces valid, the same output, the same exact answers; and with the jar
+/// alone, the default trace.
 fn same_answers(ctx: &Ctx) -> Result<String, String> {
     let jdk = java::discover()
         .into_iter()
@@ -273,6 +274,7 @@ fn same_answers(ctx: &Ctx) -> Result<String, String> {
     if stdout[0] != stdout[1] {
         return Err("Demo printed differently under -javaagent and -agentpath".into());
     }
+    default_out(ctx, &jdk, &classes)?;
     if answers[0] != answers[1] {
         return Err(format!(
             "jtrace report --json differs: -javaagent {} vs -agentpath {}",
@@ -281,6 +283,48 @@ fn same_answers(ctx: &Ctx) -> Result<String, String> {
         ));
     }
     Ok(format!("{} calls alike", answers[0]["calls"]))
+}
+
+/// `-javaagent:lib/jtrace-agent.jar` with no options: one valid `jtrace-PID.jtr` in the
+/// working directory (compact records by default), and nothing else.
+fn default_out(ctx: &Ctx, jdk: &java::Jdk, classes: &Path) -> Result<(), String> {
+    let cwd = ctx.dir.join("default-out");
+    std::fs::create_dir_all(&cwd).map_err(|e| e.to_string())?;
+    let o = output(
+        ctx.clean(&jdk.java().to_string_lossy())
+            .arg(format!(
+                "-javaagent:{}",
+                ctx.top.join("lib/jtrace-agent.jar").display()
+            ))
+            .arg(format!(
+                "-Djava.io.tmpdir={}",
+                ctx.dir.join("tmp").display()
+            ))
+            .arg("-cp")
+            .arg(classes)
+            .arg("Demo")
+            .current_dir(&cwd),
+        "java Demo",
+    )?;
+    if !o.status.success() {
+        return Err(format!(
+            "java -javaagent Demo: {}",
+            util::clip(&text(&o), 400)
+        ));
+    }
+    let files: Vec<PathBuf> = util::files_under(&cwd);
+    let [trace] = files.as_slice() else {
+        return Err(format!(
+            "the working directory holds {files:?}, wanted one trace"
+        ));
+    };
+    let name = trace.file_name().unwrap_or_default().to_string_lossy();
+    if !name.starts_with("jtrace-") || !name.ends_with(".jtr") {
+        return Err(format!(
+            "the default trace is {name}, wanted jtrace-PID.jtr"
+        ));
+    }
+    util::validate_jtr(&ctx.jtrace(), trace, &ctx.dir.join("default-out.xml"))
 }
 
 /// `bin/jtrace record -- mvn test` on examples/maven-junit: the record jars found in the

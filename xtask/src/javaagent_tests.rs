@@ -140,17 +140,87 @@ fn same_run(ctx: &Ctx) -> Result<(), String> {
         &g,
         "jtrace gate: the -javaagent run against the -agentpath run",
     )?;
-    // Extracted once: one library, kept as it was by a second start.
-    let libs: Vec<PathBuf> = util::files_under(&extract);
-    let [lib] = libs.as_slice() else {
-        return Err(format!("extracted: {libs:?}, expected one libjtrace.so"));
+    // Extracted once: the library and the listener's registration (the JUnit Platform
+    // is on the class path), kept as they were by a second start.
+    let files = extracted(&extract)?;
+    let stamps = |fs: &[PathBuf]| -> Vec<Option<std::time::SystemTime>> {
+        fs.iter()
+            .map(|f| std::fs::metadata(f).and_then(|m| m.modified()).ok())
+            .collect()
     };
-    let before = std::fs::metadata(lib).and_then(|m| m.modified()).ok();
+    let before = stamps(&files);
     let again = ctx.run(How::Javaagent, "again.jtr", &extract)?;
     ok(&again, "java -javaagent (second start)")?;
-    let after = std::fs::metadata(lib).and_then(|m| m.modified()).ok();
-    if before.is_none() || before != after || util::files_under(&extract).len() != 1 {
-        return Err("a second start wrote the library again".into());
+    if before.contains(&None) || extracted(&extract)? != files || stamps(&files) != before {
+        return Err("a second start wrote the library or the listener again".into());
+    }
+    Ok(())
+}
+
+/// What the loader extracted under `root`: exactly libjtrace.so and listener.jar, each in
+/// the directory of its content's checksum, the root private to this user.
+fn extracted(root: &Path) -> Result<Vec<PathBuf>, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let files = util::files_under(root);
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| {
+            f.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    if sorted != ["libjtrace.so", "listener.jar"] {
+        return Err(format!(
+            "extracted {names:?}, expected libjtrace.so and listener.jar"
+        ));
+    }
+    for f in &files {
+        let dir = f.parent().and_then(Path::file_name).unwrap_or_default();
+        if util::sha256(f)? != dir.to_string_lossy() {
+            return Err(format!(
+                "{} is not in the directory of its checksum",
+                f.display()
+            ));
+        }
+    }
+    let mode = std::fs::metadata(root)
+        .map_err(|e| e.to_string())?
+        .permissions()
+        .mode();
+    if mode & 0o022 != 0 {
+        return Err(format!(
+            "the extract root is mode {:o}: others may write it",
+            mode & 0o777
+        ));
+    }
+    Ok(files)
+}
+
+/// An extract directory other users may write is refused: one stderr line, the
+/// application runs untraced (another user could have put a library there first).
+fn shared_extract_dir(ctx: &Ctx) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let open = ctx.dir.join("extract-open");
+    let _ = std::fs::remove_dir_all(&open);
+    std::fs::create_dir_all(&open).map_err(|e| e.to_string())?;
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777))
+        .map_err(|e| e.to_string())?;
+    let o = ctx.run(How::Javaagent, "never-open.jtr", &open)?;
+    let out = ok(&o, "java -javaagent with a world-writable extract path")?;
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("jtrace")).collect();
+    if lines.len() != 1 || !lines[0].contains("other users") || !lines[0].contains("runs untraced")
+    {
+        return Err(format!("stderr: {}", util::clip(err.trim(), 300)));
+    }
+    if out.matches("TRUTH|").count() != 4 || !util::files_under(&open).is_empty() {
+        return Err(
+            "the application did not run as without the agent, or something was extracted".into(),
+        );
     }
     Ok(())
 }
@@ -173,11 +243,7 @@ fn at_once(ctx: &Ctx) -> Result<(), String> {
             &ctx.dir.join(format!("{t}.xml")),
         )?;
     }
-    let libs = util::files_under(&extract);
-    if libs.len() != 1 || !libs[0].ends_with("libjtrace.so") {
-        return Err(format!("after two starts at once: {libs:?}"));
-    }
-    Ok(())
+    extracted(&extract).map(|_| ())
 }
 
 /// A directory it cannot use: one line on stderr, the application as without the agent.
@@ -280,6 +346,71 @@ fn controlled(ctx: &Ctx) -> Result<(), String> {
     Ok(())
 }
 
+/// A program that runs the JUnit console launcher in a class loader of its own (as sbt and
+/// surefire's isolated loader do), under `-javaagent:`: the tests run and pass as without
+/// the agent. (A listener registration on the system class path, seen there through the
+/// parent, would name a class that cannot link and stop test discovery.)
+const ISOLATED: &str = r#"// Runs the JUnit console launcher in a child class loader.
+import java.io.File;
+import java.net.URL;
+import java.net.URLClassLoader;
+
+public class Isolated {
+    public static void main(String[] args) throws Exception {
+        URL[] urls = new URL[args.length - 1];
+        for (int i = 1; i < args.length; i++) {
+            urls[i - 1] = new File(args[i]).toURI().toURL();
+        }
+        ClassLoader child = new URLClassLoader(urls, ClassLoader.getSystemClassLoader());
+        Thread.currentThread().setContextClassLoader(child);
+        Class.forName("org.junit.platform.console.ConsoleLauncher", true, child)
+                .getMethod("main", String[].class)
+                .invoke(null, (Object) new String[] {"--disable-banner", "--details=none",
+                        "--select-class", args[0]});
+    }
+}
+"#;
+
+fn child_loader(ctx: &Ctx) -> Result<(), String> {
+    let src = ctx.dir.join("isolated-src");
+    std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
+    std::fs::write(src.join("Isolated.java"), ISOLATED).map_err(|e| e.to_string())?;
+    let classes = ctx.dir.join("isolated");
+    java::javac(ctx.jdk, &classes, &[], &[src.join("Isolated.java")])?;
+    let trace = ctx.dir.join("isolated.jtr");
+    let o = java::command(ctx.jdk, None, true)
+        .arg(format!(
+            "-Djtrace.extractPath={}",
+            ctx.dir.join("extract").display()
+        ))
+        .arg(format!(
+            "-javaagent:{}=out={}",
+            ctx.jar.display(),
+            trace.display()
+        ))
+        .arg("-cp")
+        .arg(&classes)
+        .args(["Isolated", "shop.ShopTest", CONSOLE, H2])
+        .arg(&ctx.classes)
+        .current_dir(&ctx.dir)
+        .output()
+        .map_err(|e| format!("cannot run java: {e}"))?;
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    if !o.status.success()
+        || out.matches("TRUTH|").count() != 4
+        || err.contains("ServiceConfigurationError")
+    {
+        return Err(format!(
+            "JUnit in a child loader under -javaagent: exit {:?}: {} {}",
+            o.status.code(),
+            util::clip(out.trim(), 300),
+            util::clip(err.trim(), 400)
+        ));
+    }
+    util::validate_jtr(&ctx.jtrace, &trace, &ctx.dir.join("isolated.xml"))
+}
+
 /// The step, on every JDK.
 pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
     let jar = match crate::package::build_jar() {
@@ -315,5 +446,15 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         tally.report(at_once(&ctx), &jdk.name, "javaagent/two-jvms-at-once");
         tally.report(controlled(&ctx), &jdk.name, "javaagent/status-start-stop");
         tally.report(cannot_extract(&ctx), &jdk.name, "javaagent/cannot-extract");
+        tally.report(
+            child_loader(&ctx),
+            &jdk.name,
+            "javaagent/junit-in-a-child-loader",
+        );
+        tally.report(
+            shared_extract_dir(&ctx),
+            &jdk.name,
+            "javaagent/shared-extract-dir-refused",
+        );
     }
 }

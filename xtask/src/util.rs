@@ -188,16 +188,23 @@ pub fn run_tool(cmd: &mut Command, what: &str) -> Result<(), String> {
         .output()
         .map_err(|e| format!("cannot run {what}: {e}"))?;
     if o.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what} failed: {}",
-            clip(
-                &String::from_utf8_lossy(&o.stderr).replace('\n', " | "),
-                300
-            )
-        ))
+        return Ok(());
     }
+    // Some tools (Maven) say what went wrong on stdout: its error lines, else its tail.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let errors: Vec<&str> = stdout.lines().filter(|l| l.contains("ERROR")).collect();
+    let said = if !o.stderr.is_empty() {
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    } else if !errors.is_empty() {
+        errors.join("\n")
+    } else {
+        let lines: Vec<&str> = stdout.lines().collect();
+        lines[lines.len().saturating_sub(10)..].join("\n")
+    };
+    Err(format!(
+        "{what} failed: {}",
+        clip(&said.replace('\n', " | "), 600)
+    ))
 }
 
 /// Headless Chromium's DOM of `url` after its scripts ran (`--dump-dom`), with console

@@ -38,6 +38,10 @@ pub fn man(cmd: clap::Command, a: ManArgs) -> Result<(), String> {
         let name = format!("jtrace-{}", sub.get_name());
         pages.push((name.clone(), sub.clone().name(name)));
     }
+    // Every page's header names the version (one line: `-V`'s, not `--version`'s).
+    let pages = pages
+        .into_iter()
+        .map(|(name, page)| (name, page.version(trace::VERSION)));
     for (name, page) in pages {
         let mut roff = Vec::new();
         clap_mangen::Man::new(page)

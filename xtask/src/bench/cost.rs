@@ -292,15 +292,15 @@ fn met(ok: bool) -> &'static str {
     }
 }
 
-/// Start to exit of `cost.Hello`: no agent, the agent with default options (XML),
-/// `start=off`, `.jtr`; the runs of the configurations interleaved so that load
+/// Start to exit of `cost.Hello`: no agent, the agent with default options (`.jtr`),
+/// `start=off`, XML; the runs of the configurations interleaved so that load
 /// changes hit them alike.
 fn exit_cell(c: &Ctx) -> Result<String, String> {
     let configs: [(&str, Option<&str>); 4] = [
         ("none", None),
-        ("default (.xml)", Some("")),
+        ("default (.jtr)", Some("")),
         ("start=off", Some("start=off")),
-        (".jtr", Some("out=trace.jtr")),
+        (".xml", Some("out=trace.xml")),
     ];
     let mut walls: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
     for _ in 0..c.sizes.exit_runs {

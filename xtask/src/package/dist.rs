@@ -29,8 +29,9 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 const PLATFORM: &str = "linux-x86_64";
 
 /// The docs the archive carries beside README.md and LICENSE.
-const DOCS: [&str; 10] = [
+const DOCS: [&str; 11] = [
     "INSTALL.md",
+    "ARCHITECTURE.md",
     "CLI.md",
     "OPTIONS.md",
     "CI.md",

@@ -13,6 +13,13 @@ const JUNIT_JARS: [&str; 3] = [
     "/usr/share/java/junit-platform-commons.jar",
 ];
 
+/// Extraction into a private directory per content, shared by the agent jar's loader and the
+/// plugins (which carry the agent jar and the command).
+pub const EXTRACT: &str = "java-api/agent/jtrace/agent/Extract.java";
+
+/// The JUnit Platform's registration of jtrace's listener (`ServiceLoader`).
+const SERVICES: &str = "META-INF/services/org.junit.platform.launcher.TestExecutionListener";
+
 /// `cargo xtask jar`: compiles java-api/ into target/release/jtrace.jar (jtrace.Trace and
 /// the JUnit listener with its `ServiceLoader` registration) and target/release/jtrace-record.jar
 /// (the Java agent `jtrace record` loads), Java 11 bytecode, the oldest JDK the agent runs
@@ -41,9 +48,8 @@ pub fn build_jar() -> Result<PathBuf, String> {
             api.join("jtrace/junit/Listener.java"),
         ],
     )?;
-    let services = "META-INF/services/org.junit.platform.launcher.TestExecutionListener";
     std::fs::create_dir_all(classes.join("META-INF/services")).map_err(|e| e.to_string())?;
-    std::fs::copy(api.join(services), classes.join(services)).map_err(|e| e.to_string())?;
+    std::fs::copy(api.join(SERVICES), classes.join(SERVICES)).map_err(|e| e.to_string())?;
     let release = root.join("target/release");
     std::fs::create_dir_all(&release).map_err(|e| e.to_string())?;
     let jar = release.join("jtrace.jar");
@@ -87,8 +93,9 @@ pub fn build_jar() -> Result<PathBuf, String> {
 }
 
 /// target/release/jtrace-agent.jar: `-javaagent:` for Java developers. The loader
-/// (`jtrace.agent.Loader`, Premain-Class and Agent-Class), everything jtrace.jar has (the
-/// `jtrace.Trace` API, the JUnit listener), and libjtrace.so without its debug sections
+/// (`jtrace.agent.Loader`, Premain-Class and Agent-Class), jtrace.jar's classes (the
+/// `jtrace.Trace` API, the JUnit listener, whose `ServiceLoader` entry is in a jar of its
+/// own inside, `META-INF/jtrace/listener.jar`), and libjtrace.so without its debug sections
 /// under `META-INF/native/linux-x86_64/` with its SHA-256 beside it (the loader extracts
 /// it once per content), and jtrace-record.jar's classes, with which the loader marks JUnit 3
 /// and 4 tests. `carried` are jtrace.jar's and jtrace-record.jar's compiled classes.
@@ -117,6 +124,21 @@ fn build_agent_jar(jdk: &Jdk, carried: &[&Path], release: &Path) -> Result<(), S
     let sum = util::sha256(&so)?;
     std::fs::write(native.join("libjtrace.so.sha256"), format!("{sum}\n"))
         .map_err(|e| e.to_string())?;
+    // The listener's registration alone, in a jar of its own the loader appends to the
+    // class path where the JUnit Platform is (registered everywhere, it would break test
+    // discovery where JUnit lives in another loader than the agent jar's).
+    let registration = root.join("target/xtask/jtrace-listener");
+    let _ = std::fs::remove_dir_all(&registration);
+    std::fs::create_dir_all(registration.join("META-INF/services")).map_err(|e| e.to_string())?;
+    std::fs::copy(
+        root.join("java-api").join(SERVICES),
+        registration.join(SERVICES),
+    )
+    .map_err(|e| e.to_string())?;
+    let listener = dir.join("META-INF/jtrace/listener.jar");
+    std::fs::create_dir_all(dir.join("META-INF/jtrace")).map_err(|e| e.to_string())?;
+    make_jar(jdk, &listener, None, &registration)?;
+    let listener_sum = util::sha256(&listener)?;
     // The checksum compiled into the loader, so that a start opens no resource but the
     // library's when it extracts it.
     let generated = root.join("target/xtask/jtrace-agent-src/jtrace/agent");
@@ -130,7 +152,8 @@ fn build_agent_jar(jdk: &Jdk, carried: &[&Path], release: &Path) -> Result<(), S
              final class Built {{\n    \
              private Built() {{}}\n\n    \
              static final String PLATFORM = \"linux-x86_64\";\n    \
-             static final String LIB_SHA256 = \"{sum}\";\n}}\n"
+             static final String LIB_SHA256 = \"{sum}\";\n    \
+             static final String LISTENER_SHA256 = \"{listener_sum}\";\n}}\n"
         ),
     )
     .map_err(|e| e.to_string())?;
@@ -151,7 +174,11 @@ fn build_agent_jar(jdk: &Jdk, carried: &[&Path], release: &Path) -> Result<(), S
                 .map_err(|e| e.to_string())?
                 .to_string_lossy(),
         ],
-        &[root.join("java-api/agent/jtrace/agent/Loader.java"), built],
+        &[
+            root.join("java-api/agent/jtrace/agent/Loader.java"),
+            root.join(EXTRACT),
+            built,
+        ],
     )?;
     for from in std::iter::once(classes.as_path()).chain(carried.iter().copied()) {
         util::run_tool(
@@ -159,6 +186,7 @@ fn build_agent_jar(jdk: &Jdk, carried: &[&Path], release: &Path) -> Result<(), S
             "cp classes into the jar's tree",
         )?;
     }
+    let _ = std::fs::remove_dir_all(dir.join("META-INF/services"));
     let manifest = root.join("target/xtask/jtrace-agent.MF");
     std::fs::write(
         &manifest,

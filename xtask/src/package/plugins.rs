@@ -1,6 +1,6 @@
 //! The build-tool plugins: `jtrace-maven-plugin`, built offline with Debian's Maven and plugin tools, and the Gradle plugin `io.jtrace`, compiled against Debian's Gradle; each carries the agent jar and the `jtrace` command (java-api/plugins/).
 
-use super::jars::make_jar;
+use super::jars::{make_jar, EXTRACT};
 use crate::java::Jdk;
 use crate::util;
 use std::path::{Path, PathBuf};
@@ -78,6 +78,9 @@ pub fn maven(jdk: &Jdk, version: &str, agent_jar: &Path, command: &Path) -> Resu
     let java = stage.join("src/main/java");
     copy_tree(&src.join("common"), &java)?;
     copy_tree(&src.join("maven/src/main/java"), &java)?;
+    let extract = java.join("jtrace/agent/Extract.java");
+    std::fs::create_dir_all(extract.parent().unwrap_or(&java)).map_err(|e| e.to_string())?;
+    std::fs::copy(root.join(EXTRACT), &extract).map_err(|e| e.to_string())?;
     stage_carried(&stage.join("src/main/resources"), agent_jar, command)?;
     let pom = std::fs::read_to_string(src.join("maven/pom.xml")).map_err(|e| e.to_string())?;
     let pom = pom
@@ -132,6 +135,7 @@ pub fn gradle(jdk: &Jdk, version: &str, agent_jar: &Path, command: &Path) -> Res
     api.extend(GRADLE_API_DEPS.iter().map(PathBuf::from));
     let cp = std::env::join_paths(&api).map_err(|e| e.to_string())?;
     let mut sources = java_files(&src.join("common"));
+    sources.push(root.join(EXTRACT));
     sources.extend(java_files(&src.join("gradle")));
     crate::java::javac(
         jdk,

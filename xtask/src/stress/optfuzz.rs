@@ -202,7 +202,13 @@ fn one(ctx: &Ctx, dir: &Path, opts: &str, counts: &mut Counts) -> Result<(), Str
             let [trace] = written.as_slice() else {
                 return Err(format!("{} files written, want one trace", written.len()));
             };
-            validate(trace)?;
+            // Without out= the trace is compact records: rendered, then judged.
+            if trace.extension().is_some_and(|e| e == "jtr") {
+                let xml = dir.with_extension("rendered.xml");
+                crate::util::validate_jtr(&ctx.agent.with_file_name("jtrace"), trace, &xml)?;
+            } else {
+                validate(trace)?;
+            }
             counts.traced += 1;
         }
         Err(errors) => {

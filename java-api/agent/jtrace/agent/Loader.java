@@ -5,11 +5,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
 import java.util.Locale;
+import java.util.jar.JarFile;
 
 /**
  * {@code -javaagent:jtrace-agent.jar[=OPTIONS]} (Premain-Class) and a dynamic load of the
@@ -60,84 +58,52 @@ public final class Loader {
                     : text(dir + "libjtrace.so.sha256");
             if (sum == null) {
                 say("no native agent for " + System.getProperty("os.name") + " "
-                        + System.getProperty("os.arch") + " in this jar (it has linux-x86_64)");
+                        + System.getProperty("os.arch") + " in this jar (it has linux-x86_64); "
+                        + "the application runs untraced");
                 return;
             }
-            Path lib = extract(dir + "libjtrace.so", sum.trim());
+            Path lib = Extract.extract(Loader.class, dir + "libjtrace.so", sum.trim(),
+                    "libjtrace.so", false);
             System.load(lib.toString());
             load(options == null ? "" : options);
-            // Tests run by JUnit 3 and 4 (Gradle's and surefire's JUnit 4 runners, Ant's
-            // <junit>) marked as under jtrace record; the Platform's listener is in this jar.
-            if (inst != null) {
-                jtrace.record.Premain.markJUnit(inst);
-            }
         } catch (IOException | RuntimeException | LinkageError e) {
-            say(e.toString());
+            say(e.toString() + "; the application runs untraced");
+            return;
+        }
+        if (inst != null) {
+            try {
+                markTests(inst);
+            } catch (IOException | RuntimeException | LinkageError e) {
+                say(e.toString() + "; tests are not marked in the trace");
+            }
         }
     }
 
+    /**
+     * Tests marked as under {@code jtrace record}: where the JUnit Platform launcher is on the
+     * class path, its listener registered (a jar holding only the {@code ServiceLoader} entry
+     * for the listener class, which is in this jar, appended to the class path: registered in
+     * a JVM whose JUnit lives in another loader, the entry would name a class that cannot link
+     * there and break test discovery); tests run by JUnit 3 and 4 (Gradle's and surefire's
+     * JUnit 4 runners, Ant's {@code <junit>}) through jtrace-record's patch.
+     */
+    private static void markTests(Instrumentation inst) throws IOException {
+        if (ClassLoader.getSystemResource("org/junit/platform/launcher/TestExecutionListener.class")
+                != null) {
+            Path listener = Extract.extract(Loader.class, "/META-INF/jtrace/listener.jar",
+                    Built.LISTENER_SHA256, "listener.jar", false);
+            inst.appendToSystemClassLoaderSearch(new JarFile(listener.toFile()));
+        }
+        jtrace.record.Premain.markJUnit(inst);
+    }
+
     private static void say(String what) {
-        System.err.println("jtrace: -javaagent: " + what + "; the application runs untraced");
+        System.err.println("jtrace: -javaagent: " + what);
     }
 
     private static String text(String resource) throws IOException {
         try (InputStream in = Loader.class.getResourceAsStream(resource)) {
             return in == null ? null : new String(in.readAllBytes(), StandardCharsets.US_ASCII);
         }
-    }
-
-    // No regular expressions on the way: the first one loads and compiles java.util.regex
-    // at the JVM's start.
-
-    /** Whether every character of {@code s} is one of {@code chars}. */
-    private static boolean only(String s, String chars) {
-        for (int i = 0; i < s.length(); i++) {
-            if (chars.indexOf(s.charAt(i)) < 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** {@code s} with every character but letters, digits, '.', '_' and '-' made '_'. */
-    private static String fileName(String s) {
-        StringBuilder b = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean ok = c < 128 && (Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-');
-            b.append(ok ? c : '_');
-        }
-        return b.toString();
-    }
-
-    /** The library at its content's path, written there first if it is not there yet. */
-    private static Path extract(String resource, String sum) throws IOException {
-        if (sum.length() != 64 || !only(sum, "0123456789abcdef")) {
-            throw new IOException("the jar's checksum of " + resource + " is malformed");
-        }
-        String base = System.getProperty("jtrace.extractPath");
-        Path root = base != null && !base.isEmpty()
-                ? Paths.get(base)
-                : Paths.get(System.getProperty("java.io.tmpdir"),
-                        "jtrace-" + fileName(System.getProperty("user.name", "user")));
-        Path dir = root.resolve(sum);
-        Path lib = dir.resolve("libjtrace.so");
-        if (Files.isRegularFile(lib)) {
-            return lib;
-        }
-        Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, "libjtrace", ".part");
-        try {
-            try (InputStream in = Loader.class.getResourceAsStream(resource)) {
-                if (in == null) {
-                    throw new IOException("the jar has no " + resource);
-                }
-                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
-            }
-            Files.move(tmp, lib, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
-        return lib;
     }
 }

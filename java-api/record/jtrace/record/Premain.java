@@ -56,7 +56,7 @@ public final class Premain {
     /**
      * What {@code -javaagent:jtrace-agent.jar} does once its library is loaded: where JUnit 3 or
      * 4 is on the class path, marks the tests its {@code TestResult} and {@code RunNotifier}
-     * report (the JUnit Platform's listener is in that jar, which is on the class path).
+     * report (the jar's loader registers the JUnit Platform's listener itself).
      */
     public static void markJUnit(Instrumentation inst) {
         // Only where JUnit 3 or 4 is on the class path: elsewhere (a program, a server) the

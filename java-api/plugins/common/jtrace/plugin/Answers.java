@@ -17,6 +17,9 @@ import java.util.function.Consumer;
  * against a committed baseline ({@code jtrace gate}).
  */
 public final class Answers {
+    /** What {@link #gate} returns when there is nothing to judge. */
+    public static final int NO_TRACES = -1;
+
     /** The files the report and the gate write beside the traces, but the HTML per trace. */
     static final String[] OUTPUTS = {
         "tests.txt", "tests.md", "tests.json", "coverage.info", "jacoco.xml", "gate.md", "gate.xml",
@@ -74,13 +77,15 @@ public final class Answers {
      * {@code jtrace gate --baseline BASELINE} on the traces, with {@code gate.md} and
      * {@code gate.xml} (JUnit XML) beside them; {@code update} learns or refreshes the
      * baseline instead ({@code jtrace baseline}, or {@code gate --update}). Returns the
-     * command's exit code: 0 passed, 1 a count rose, 2 an error.
+     * command's exit code: 0 passed, 1 a count rose, 2 an error; {@link #NO_TRACES} when there
+     * are no traces (tests skipped), said in the log.
      */
     public int gate(File baseline, List<String> options, boolean update) throws IOException {
         List<String> traces = Carried.traces(dir);
         if (traces.isEmpty()) {
-            log.accept("jtrace: no traces under " + dir + " to gate");
-            return 2;
+            log.accept("jtrace: no traces under " + dir + " to gate (tests skipped, or no "
+                    + "test JVM ran with the agent): the gate is skipped");
+            return NO_TRACES;
         }
         List<String> args = new ArrayList<>();
         if (update && !baseline.exists()) {

@@ -10,23 +10,22 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
+import jtrace.agent.Extract;
 
 /**
  * The files a jtrace build-tool plugin (Maven's, Gradle's) carries inside its own jar, under
  * {@code jtrace/carried/}: {@code jtrace-agent.jar} (the {@code -javaagent} jar, which carries
  * libjtrace.so) and {@code PLATFORM/jtrace} (the command that reads traces), listed with their
- * SHA-256 in {@code jtrace/carried/SHA256SUMS}. Each is extracted once per content into
- * {@code ${java.io.tmpdir}/jtrace-${user.name}/SHA256/NAME} (or under
- * {@code -Djtrace.extractPath=DIR}, as the agent jar's own loader does), written to a temporary
- * file and renamed into place, so that two builds at once never see a half-written file. The
- * plugin needs nothing on the machine but the JDK.
+ * SHA-256 in {@code jtrace/carried/SHA256SUMS}. Each is extracted once per content by
+ * {@link Extract}, as the agent jar's own loader extracts its library (a private directory per
+ * user, a temporary file renamed into place). The plugin needs nothing on the machine but the
+ * JDK.
  */
 public final class Carried {
     private static final String DIR = "/jtrace/carried/";
@@ -180,37 +179,11 @@ public final class Carried {
 
     private Path extract(String name, boolean executable) throws IOException {
         String sum = sums.get(name);
-        if (sum == null || sum.length() != 64) {
+        if (sum == null) {
             throw new IOException("this plugin jar carries no " + name);
         }
-        String base = System.getProperty("jtrace.extractPath");
-        Path root = base != null && !base.isEmpty()
-                ? Paths.get(base)
-                : Paths.get(System.getProperty("java.io.tmpdir"),
-                        "jtrace-" + System.getProperty("user.name", "user")
-                                .replaceAll("[^A-Za-z0-9._-]", "_"));
-        Path dir = root.resolve(sum);
-        Path file = dir.resolve(name.substring(name.lastIndexOf('/') + 1));
-        if (Files.isRegularFile(file) && (!executable || Files.isExecutable(file))) {
-            return file;
-        }
-        Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, "carried", ".part");
-        try {
-            try (InputStream in = Carried.class.getResourceAsStream(DIR + name)) {
-                if (in == null) {
-                    throw new IOException("this plugin jar carries no " + DIR + name);
-                }
-                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
-            }
-            if (executable && !tmp.toFile().setExecutable(true, false)) {
-                throw new IOException("cannot make " + tmp + " executable");
-            }
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
-        return file;
+        return Extract.extract(Carried.class, DIR + name, sum, name.substring(name.lastIndexOf('/') + 1),
+                executable);
     }
 
     private static String text(String resource) throws IOException {

@@ -49,7 +49,7 @@ public class JtraceExtension {
         this.baseline = baseline;
     }
 
-    /** Allowed rises ({@code calls=0%,allocs=1%}, or {@code off}; jtrace gate --max-rise). */
+    /** Allowed rises ({@code calls=0%,alloc=1%}, or {@code off}; jtrace gate --max-rise). */
     public String getMaxRise() {
         return maxRise;
     }

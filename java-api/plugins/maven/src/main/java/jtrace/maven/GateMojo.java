@@ -31,7 +31,7 @@ public class GateMojo extends AbstractMojo {
     @Parameter(property = "jtrace.baseline", defaultValue = "${project.basedir}/jtrace-baseline.json")
     private File baseline;
 
-    /** Allowed rises ({@code calls=0%,allocs=1%}, or {@code off}; jtrace gate --max-rise). */
+    /** Allowed rises ({@code calls=0%,alloc=1%}, or {@code off}; jtrace gate --max-rise). */
     @Parameter(property = "jtrace.gate.maxRise")
     private String maxRise;
 
@@ -78,6 +78,9 @@ public class GateMojo extends AbstractMojo {
                     .gate(baseline.getAbsoluteFile(), options, update);
         } catch (IOException e) {
             throw new MojoExecutionException("jtrace: " + e.getMessage(), e);
+        }
+        if (code == Answers.NO_TRACES) {
+            return;
         }
         if (code == 1) {
             throw new MojoFailureException("jtrace gate: counts rose beyond " + baseline

@@ -52,6 +52,14 @@ public class PrepareAgentMojo extends AbstractMojo {
             getLog().info("jtrace: skipped (jtrace.skip)");
             return;
         }
+        File dir = directory.getAbsoluteFile();
+        for (File shared : new File[] {new File(project.getBuild().getDirectory()), project.getBasedir()}) {
+            if (shared != null && dir.equals(shared.getAbsoluteFile())) {
+                throw new MojoExecutionException("jtrace: jtrace.directory " + dir + " is the project's "
+                        + "own; give jtrace a directory of its own (the default is target/jtrace): it "
+                        + "removes the traces and answers of earlier builds there");
+            }
+        }
         try {
             if (!directory.isDirectory() && !directory.mkdirs()) {
                 throw new IOException("cannot create " + directory);

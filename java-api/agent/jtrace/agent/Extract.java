@@ -1,0 +1,138 @@
+// A jar's resource extracted once per content into a directory only this user can write.
+package jtrace.agent;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
+
+/**
+ * Where the {@code -javaagent} jar puts its library (and the listener's registration), and the
+ * Maven and Gradle plugins the agent jar and the jtrace command they carry: under
+ * {@code ${java.io.tmpdir}/jtrace-${user.name}/} (or {@code -Djtrace.extractPath=DIR}), in a
+ * directory named by the content's SHA-256, written to a temporary file there and renamed into
+ * place, so that two JVMs or builds at once never see half a file and a later one reuses it.
+ *
+ * <p>What is found there is loaded or run without reading it again, so the directory must be
+ * this user's alone: it is created {@code rwx------}, and refused (an {@link IOException}
+ * naming it) when it is a symbolic link, is not owned by this process's user, or can be
+ * written by its group or others: on a shared {@code /tmp}, another user could otherwise
+ * put a library or a command there first. No regular expression on the way: the first one
+ * costs a JVM's start several milliseconds.
+ */
+public final class Extract {
+    private Extract() {}
+
+    /** The extraction root for this user, checked (created if missing). */
+    public static Path root() throws IOException {
+        String base = System.getProperty("jtrace.extractPath");
+        Path root = base != null && !base.isEmpty()
+                ? Paths.get(base)
+                : Paths.get(System.getProperty("java.io.tmpdir"),
+                        "jtrace-" + fileName(System.getProperty("user.name", "user")));
+        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+            try {
+                Files.createDirectories(root, PosixFilePermissions.asFileAttribute(
+                        PosixFilePermissions.fromString("rwx------")));
+            } catch (UnsupportedOperationException e) {
+                Files.createDirectories(root);
+            }
+        }
+        PosixFileAttributes a;
+        try {
+            a = Files.readAttributes(root, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (UnsupportedOperationException e) {
+            return root; // No POSIX permissions to check on this file system.
+        }
+        if (!a.isDirectory()) {
+            throw new IOException(root + " is not a directory");
+        }
+        if (a.permissions().contains(PosixFilePermission.GROUP_WRITE)
+                || a.permissions().contains(PosixFilePermission.OTHERS_WRITE)) {
+            throw new IOException(root + " can be written by other users (chmod go-w it, or "
+                    + "choose another with -Djtrace.extractPath=DIR)");
+        }
+        UserPrincipal me = self(root);
+        if (me != null && !me.equals(a.owner())) {
+            throw new IOException(root + " belongs to " + a.owner().getName() + ", not to "
+                    + me.getName() + " (choose another with -Djtrace.extractPath=DIR)");
+        }
+        return root;
+    }
+
+    /** This process's user: the owner of /proc/self, or of a file made in {@code dir}. */
+    private static UserPrincipal self(Path dir) throws IOException {
+        try {
+            return Files.getOwner(Paths.get("/proc/self"));
+        } catch (IOException | UnsupportedOperationException e) {
+            Path probe = Files.createTempFile(dir, "owner", ".probe");
+            try {
+                return Files.getOwner(probe);
+            } finally {
+                Files.deleteIfExists(probe);
+            }
+        }
+    }
+
+    /**
+     * {@code resource} of {@code owner}'s jar at {@code ROOT/SUM/name}, written there first if
+     * it is not there yet; made executable when asked.
+     */
+    public static Path extract(Class<?> owner, String resource, String sum, String name,
+            boolean executable) throws IOException {
+        if (sum.length() != 64 || !only(sum, "0123456789abcdef")) {
+            throw new IOException("the checksum of " + resource + " is malformed");
+        }
+        Path dir = root().resolve(sum);
+        Path file = dir.resolve(name);
+        if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+                && (!executable || Files.isExecutable(file))) {
+            return file;
+        }
+        Files.createDirectories(dir);
+        Path tmp = Files.createTempFile(dir, name, ".part");
+        try {
+            try (InputStream in = owner.getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IOException("the jar has no " + resource);
+                }
+                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+            }
+            if (executable && !tmp.toFile().setExecutable(true, true)) {
+                throw new IOException("cannot make " + tmp + " executable");
+            }
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+        return file;
+    }
+
+    /** Whether every character of {@code s} is one of {@code chars}. */
+    private static boolean only(String s, String chars) {
+        for (int i = 0; i < s.length(); i++) {
+            if (chars.indexOf(s.charAt(i)) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@code s} with every character but letters, digits, '.', '_' and '-' made '_'. */
+    private static String fileName(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean ok = c < 128 && (Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-');
+            b.append(ok ? c : '_');
+        }
+        return b.toString();
+    }
+}

@@ -12,6 +12,7 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
+import java.util.Locale;
 
 /**
  * Where the {@code -javaagent} jar puts its library (and the listener's registration), and the
@@ -29,6 +30,16 @@ import java.nio.file.attribute.UserPrincipal;
  */
 public final class Extract {
     private Extract() {}
+
+    /** This machine's platform directory ({@code linux-x86_64}), or null when jtrace has none. */
+    public static String platform() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        String o = os.startsWith("linux") ? "linux" : os.startsWith("mac") ? "macos" : null;
+        String a = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64"
+                : arch.equals("aarch64") || arch.equals("arm64") ? "aarch64" : null;
+        return o == null || a == null ? null : o + "-" + a;
+    }
 
     /** The extraction root for this user, checked (created if missing). */
     public static Path root() throws IOException {

@@ -6,7 +6,6 @@ import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.jar.JarFile;
 
 /**
@@ -37,18 +36,8 @@ public final class Loader {
         start(options, inst);
     }
 
-    /** The platform directory of this JVM's library, or null when the jar has none. */
-    static String platform() {
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        String o = os.startsWith("linux") ? "linux" : os.startsWith("mac") ? "macos" : null;
-        String a = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64"
-                : arch.equals("aarch64") || arch.equals("arm64") ? "aarch64" : null;
-        return o == null || a == null ? null : o + "-" + a;
-    }
-
     private static void start(String options, Instrumentation inst) {
-        String where = platform();
+        String where = Extract.platform();
         String dir = where == null ? null : "/META-INF/native/" + where + "/";
         try {
             // The build's own platform has its checksum compiled in (Built.java, written

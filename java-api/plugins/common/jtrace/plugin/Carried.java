@@ -13,7 +13,6 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 import jtrace.agent.Extract;
@@ -46,16 +45,6 @@ public final class Carried {
         }
     }
 
-    /** The platform directory of this machine ({@code linux-x86_64}), or null. */
-    public static String platform() {
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        String o = os.startsWith("linux") ? "linux" : os.startsWith("mac") ? "macos" : null;
-        String a = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64"
-                : arch.equals("aarch64") || arch.equals("arm64") ? "aarch64" : null;
-        return o == null || a == null ? null : o + "-" + a;
-    }
-
     /** The {@code -javaagent} jar, extracted. */
     public Path agentJar() throws IOException {
         return extract("jtrace-agent.jar", false);
@@ -63,7 +52,7 @@ public final class Carried {
 
     /** The jtrace command for this machine, extracted and executable. */
     public Path command() throws IOException {
-        String p = platform();
+        String p = Extract.platform();
         String name = p + "/jtrace";
         if (p == null || !sums.containsKey(name)) {
             throw new IOException("this plugin carries no jtrace command for "

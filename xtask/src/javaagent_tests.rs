@@ -209,18 +209,28 @@ fn shared_extract_dir(ctx: &Ctx) -> Result<(), String> {
     std::fs::create_dir_all(&open).map_err(|e| e.to_string())?;
     std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777))
         .map_err(|e| e.to_string())?;
-    let o = ctx.run(How::Javaagent, "never-open.jtr", &open)?;
-    let out = ok(&o, "java -javaagent with a world-writable extract path")?;
+    untraced(ctx, &open, "never-open.jtr", "other users")?;
+    if !util::files_under(&open).is_empty() {
+        return Err("something was extracted into a directory others may write".into());
+    }
+    Ok(())
+}
+
+/// `-javaagent:` with `extract` as its directory: one stderr line saying `says` and that
+/// the application runs untraced, the application's output as without the agent, no `out`.
+fn untraced(ctx: &Ctx, extract: &Path, out: &str, says: &str) -> Result<(), String> {
+    let o = ctx.run(How::Javaagent, out, extract)?;
+    let stdout = ok(
+        &o,
+        &format!("java -javaagent with extract path {}", extract.display()),
+    )?;
     let err = String::from_utf8_lossy(&o.stderr);
     let lines: Vec<&str> = err.lines().filter(|l| l.contains("jtrace")).collect();
-    if lines.len() != 1 || !lines[0].contains("other users") || !lines[0].contains("runs untraced")
-    {
+    if lines.len() != 1 || !lines[0].contains(says) || !lines[0].contains("runs untraced") {
         return Err(format!("stderr: {}", util::clip(err.trim(), 300)));
     }
-    if out.matches("TRUTH|").count() != 4 || !util::files_under(&open).is_empty() {
-        return Err(
-            "the application did not run as without the agent, or something was extracted".into(),
-        );
+    if stdout.matches("TRUTH|").count() != 4 || ctx.dir.join(out).exists() {
+        return Err("the application did not run as without the agent".into());
     }
     Ok(())
 }
@@ -250,17 +260,7 @@ fn at_once(ctx: &Ctx) -> Result<(), String> {
 fn cannot_extract(ctx: &Ctx) -> Result<(), String> {
     let file = ctx.dir.join("a-file");
     std::fs::write(&file, "not a directory").map_err(|e| e.to_string())?;
-    let o = ctx.run(How::Javaagent, "never.jtr", &file.join("sub"))?;
-    let out = ok(&o, "java -javaagent with an unusable extract path")?;
-    let err = String::from_utf8_lossy(&o.stderr);
-    let lines: Vec<&str> = err.lines().filter(|l| l.contains("jtrace")).collect();
-    if lines.len() != 1 || !lines[0].contains("runs untraced") {
-        return Err(format!("stderr: {}", util::clip(err.trim(), 300)));
-    }
-    if out.matches("TRUTH|").count() != 4 || ctx.dir.join("never.jtr").exists() {
-        return Err("the application did not run as without the agent".into());
-    }
-    Ok(())
+    untraced(ctx, &file.join("sub"), "never.jtr", "jtrace")
 }
 
 /// `start=off`, then `jtrace status`, `start` and `stop` on the `-javaagent` JVM, as on

@@ -124,26 +124,20 @@ pub fn dist() -> Result<Dist, String> {
 
     // The plugins carry the archive's own agent jar and command.
     let repo = tree.join("repo/io/jtrace");
-    let maven = plugins::maven(&jdk, VERSION, &agent_jar, &jtrace)?;
-    let dir = repo.join(format!("jtrace-maven-plugin/{VERSION}"));
-    copy(
-        &maven.jar,
-        &dir.join(format!("jtrace-maven-plugin-{VERSION}.jar")),
-    )?;
-    copy(
-        &maven.pom,
-        &dir.join(format!("jtrace-maven-plugin-{VERSION}.pom")),
-    )?;
-    let gradle = plugins::gradle(&jdk, VERSION, &agent_jar, &jtrace)?;
-    let dir = repo.join(format!("jtrace-gradle-plugin/{VERSION}"));
-    copy(
-        &gradle.jar,
-        &dir.join(format!("jtrace-gradle-plugin-{VERSION}.jar")),
-    )?;
-    copy(
-        &gradle.pom,
-        &dir.join(format!("jtrace-gradle-plugin-{VERSION}.pom")),
-    )?;
+    for (artifact, built) in [
+        (
+            "jtrace-maven-plugin",
+            plugins::maven(&jdk, VERSION, &agent_jar, &jtrace)?,
+        ),
+        (
+            "jtrace-gradle-plugin",
+            plugins::gradle(&jdk, VERSION, &agent_jar, &jtrace)?,
+        ),
+    ] {
+        let dir = repo.join(format!("{artifact}/{VERSION}"));
+        copy(&built.jar, &dir.join(format!("{artifact}-{VERSION}.jar")))?;
+        copy(&built.pom, &dir.join(format!("{artifact}-{VERSION}.pom")))?;
+    }
     let marker = repo.join(format!(
         "io.jtrace.gradle.plugin/{VERSION}/io.jtrace.gradle.plugin-{VERSION}.pom"
     ));

@@ -18,6 +18,15 @@
 //! and Folly). Without membarrier both sides use sequentially consistent atomics
 //! (an `xchg` per record on x86). Steals are what keeps each allocation ahead of the
 //! free that the GC will report for it.
+//!
+//! In a process that already has threads (a live-phase load: `jtrace attach`, the
+//! `-javaagent` jar) registering for membarrier waits out an RCU grace period (8 to
+//! 22 ms here), so it is done on a thread of its own while recording starts with the
+//! symmetric protocol. The switch is made under SEIZING, which every stealer and
+//! stopper holds while it works, and the owners' symmetric path also honours `steal`:
+//! so a stealer that reads the symmetric mode finds every owner symmetric, and one
+//! that reads the asymmetric mode is correct with owners of either kind (an `xchg`
+//! is a full fence, as the owner side of the asymmetric fence needs).
 
 use crate::jvmti::Jvmti;
 use crate::sys::jvmti::jthread;
@@ -67,9 +76,27 @@ pub struct ThreadBuf {
 // by `close_current` on the owning thread. These never overlap.
 unsafe impl Sync for ThreadBuf {}
 
-/// Chooses the cheap owner-side protocol if the kernel offers membarrier(2).
-pub fn init() {
+/// Chooses the cheap owner-side protocol if the kernel offers membarrier(2): at once
+/// at `Agent_OnLoad` (one thread: the registration is free), on a thread of its own
+/// in a live-phase load (see the module docs).
+pub fn init(live: bool) {
+    if !live {
+        register_asymmetric();
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("jtrace-membarrier".into())
+        .spawn(|| {
+            // Panic-safe: a panic here would only leave the symmetric protocol.
+            let _ = std::panic::catch_unwind(register_asymmetric);
+        });
+    // Without the thread the symmetric protocol stays: correct, a little slower.
+    drop(spawned);
+}
+
+fn register_asymmetric() {
     if crate::sys::os::membarrier_register() {
+        let _one = SEIZING.lock();
         ASYMMETRIC.store(true, Ordering::SeqCst);
     }
 }
@@ -267,8 +294,19 @@ impl ThreadBuf {
                 }
             }
         } else {
-            while self.busy.swap(true, Ordering::SeqCst) {
-                std::hint::spin_loop();
+            loop {
+                while self.busy.swap(true, Ordering::SeqCst) {
+                    std::hint::spin_loop();
+                }
+                // A stealer that read the asymmetric mode (switched on while this
+                // owner was symmetric) takes the chunk by `steal`, not by `busy`.
+                if !self.steal.load(Ordering::SeqCst) {
+                    return;
+                }
+                self.busy.store(false, Ordering::Release);
+                while self.steal.load(Ordering::Acquire) {
+                    std::hint::spin_loop();
+                }
             }
         }
     }

@@ -14,7 +14,7 @@ static ONE_TEST: Mutex<()> = Mutex::new(());
 /// Opens a sink and starts recording; the handle yields what reached the sink, per
 /// thread, once the sink is removed.
 fn record() -> std::thread::JoinHandle<HashMap<u32, Vec<u8>>> {
-    init();
+    init(false);
     let (tx, rx) = sync_channel::<Msg>(QUEUE);
     crate::state::set_current(Some(Arc::new(crate::state::Current::new(tx))));
     resume();
@@ -38,7 +38,33 @@ fn record() -> std::thread::JoinHandle<HashMap<u32, Vec<u8>>> {
 #[test]
 fn steals_keep_each_threads_records_in_order() {
     let _one = ONE_TEST.lock();
+    steals_in_order(false);
+}
+
+/// A live-phase load registers for membarrier while owners already write: owners of
+/// both protocols meet stealers of both, and no record is lost, doubled or reordered.
+#[test]
+fn steals_keep_records_in_order_while_the_protocol_switches() {
+    let _one = ONE_TEST.lock();
+    steals_in_order(true);
+    assert!(
+        ASYMMETRIC.load(Ordering::SeqCst) || !crate::sys::os::membarrier_register(),
+        "the switch to the asymmetric protocol was not made"
+    );
+}
+
+fn steals_in_order(switch: bool) {
     let collector = record();
+    let switcher = switch.then(|| {
+        {
+            let _seizing = SEIZING.lock();
+            ASYMMETRIC.store(false, Ordering::SeqCst);
+        }
+        std::thread::spawn(|| {
+            std::thread::sleep(Duration::from_millis(5));
+            register_asymmetric();
+        })
+    });
     const RECORDS: u32 = 20_000;
     let done = Arc::new(AtomicBool::new(false));
     let stealer = {
@@ -70,6 +96,9 @@ fn steals_keep_each_threads_records_in_order() {
     let tids: Vec<u32> = producers.into_iter().map(|p| p.join().unwrap()).collect();
     done.store(true, Ordering::Relaxed);
     stealer.join().unwrap();
+    if let Some(s) = switcher {
+        s.join().unwrap();
+    }
     crate::state::set_current(None);
     let per = collector.join().unwrap();
     for tid in tids {
@@ -168,4 +197,37 @@ fn records_left_by_a_stop_that_gave_up_never_reach_the_next_trace() {
         got.get(&3000).map(Vec::as_slice),
         Some(&id_tick(TAG_ENTRY, 3, 3)[..])
     );
+}
+
+/// An owner on the symmetric protocol stays out of a buffer whose `steal` is set (a
+/// stealer that read the asymmetric mode relies on `steal`, not on `busy`).
+#[test]
+fn a_symmetric_owner_waits_for_a_steal() {
+    let _one = ONE_TEST.lock();
+    let collector = record();
+    {
+        let _seizing = SEIZING.lock();
+        ASYMMETRIC.store(false, Ordering::SeqCst);
+    }
+    let b = register(3000);
+    b.steal.store(true, Ordering::SeqCst);
+    let wrote = Arc::new(AtomicBool::new(false));
+    let owner = {
+        let wrote = Arc::clone(&wrote);
+        std::thread::spawn(move || {
+            adopt(b);
+            assert!(b.write(&id_tick(TAG_ENTRY, 1, 1)));
+            wrote.store(true, Ordering::SeqCst);
+            b.flush();
+        })
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    let early = wrote.load(Ordering::SeqCst);
+    b.steal.store(false, Ordering::SeqCst);
+    owner.join().unwrap();
+    register_asymmetric();
+    crate::state::set_current(None);
+    let per = collector.join().unwrap();
+    assert!(!early, "the owner wrote while a steal held its buffer");
+    assert_eq!(per.get(&3000).map(Vec::len), Some(RECORD));
 }

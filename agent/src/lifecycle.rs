@@ -26,7 +26,7 @@ pub fn load(jvmti: Jvmti, option_string: &str, entries: &'static Entries) -> Res
         std::process::exit(0);
     }
     recording::read_filter_file(&mut options).map_err(LoadError)?;
-    start(jvmti, options, entries)?;
+    start(jvmti, options, entries, false)?;
     if agent().options.start == StartMode::On && agent().options.delay_ms == 0 {
         let (outcome, text) = recording::begin(&agent().options, None);
         if outcome != Outcome::Ok {
@@ -135,7 +135,7 @@ fn first_attach(
         ));
     }
     recording::read_filter_file(&mut options).map_err(LoadError)?;
-    start(jvmti, options, entries)?;
+    start(jvmti, options, entries, true)?;
     let o = &agent().options;
     let mut reply = if o.start == StartMode::On && o.delay_ms == 0 {
         // The sink is created before any event is enabled: if the file cannot be
@@ -156,7 +156,7 @@ fn first_attach(
         if o.gc {
             crate::events::memory::start_heap_thread();
         }
-        if crate::events::tracker::install(jvmti, jni, recording::tracing()) {
+        if crate::events::tracker::install(jni, recording::tracing()) {
             retransformed = crate::events::tracker::retransform_loaded(jvmti, jni);
         }
         if o.alloc == AllocMode::Exact {
@@ -175,9 +175,14 @@ fn first_attach(
 }
 
 /// Everything common to load and attach: capabilities, the agent, (not yet) events.
-fn start(jvmti: Jvmti, options: Options, entries: &'static Entries) -> Result<(), LoadError> {
+fn start(
+    jvmti: Jvmti,
+    options: Options,
+    entries: &'static Entries,
+    live: bool,
+) -> Result<(), LoadError> {
     clock::init();
-    buffer::init();
+    buffer::init(live);
     crate::events::objects::set_class_lookup(crate::events::classes::class_tag);
     let version = jvmti.version().unwrap_or(0);
     if version < raw::JVMTI_VERSION_11 {
@@ -330,7 +335,9 @@ pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
         crate::events::memory::start_heap_thread();
     }
     if agent().options.mode == Mode::Bci {
-        crate::events::tracker::install(jvmti, jni, recording::tracing());
+        if crate::events::tracker::install(jni, recording::tracing()) {
+            crate::events::tracker::retransform_early(jvmti, jni);
+        }
     } else if options.waits {
         crate::events::tracker::define_early_waits(jvmti, jni);
     }
@@ -351,6 +358,7 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
     if !state::finish() {
         return;
     }
+    clock::hurry();
     let tid = if thread.is_null() {
         None
     } else {

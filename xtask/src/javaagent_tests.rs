@@ -1,4 +1,4 @@
-//! `cargo xtask test`, step javaagent: target/release/jtrace-agent.jar as `-javaagent:` on each JDK, beside `-agentpath:`: examples/gate's JUnit suite (H2 traced) prints the same, both traces are valid, the jar's own listener marks the same tests, and `jtrace gate` finds the `-javaagent` run's counts equal to the `-agentpath` run's; the library is extracted once per content (a second start reuses it, two JVMs starting at once into an empty directory both trace), a directory it cannot use is one stderr line with the application running untraced, and `start=off` with `jtrace status/start/stop` works on that JVM.
+//! `cargo xtask test`, step javaagent: target/release/jtrace-agent.jar as `-javaagent:` on each JDK, beside `-agentpath:`: examples/gate's JUnit suite (H2 traced) prints the same, both traces are valid, the jar's own listener marks the same tests (and looks for JUnit only where the JVM may run tests, or where told to), and `jtrace gate` finds the `-javaagent` run's counts equal to the `-agentpath` run's; the library is extracted once per content (a second start reuses it, two JVMs starting at once into an empty directory both trace), a directory it cannot use is one stderr line with the application running untraced, and `start=off` with `jtrace status/start/stop` works on that JVM.
 
 use crate::java::{self, Jdk};
 use crate::proc::Proc;
@@ -55,6 +55,26 @@ impl Ctx<'_> {
             .map_err(|e| format!("cannot run java: {e}"))
     }
 
+    /// The tests a trace marks, as (id, outcome), sorted.
+    fn marked(&self, trace: &Path) -> Result<Vec<(String, String)>, String> {
+        let o = self.jtrace(&["tests".as_ref(), "--json".as_ref(), trace.as_os_str()])?;
+        let v: serde_json::Value =
+            serde_json::from_str(&ok(&o, "jtrace tests --json")?).map_err(|e| e.to_string())?;
+        let mut rows: Vec<(String, String)> = v
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|t| {
+                (
+                    t["id"].as_str().unwrap_or("").to_string(),
+                    t["outcome"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        rows.sort();
+        Ok(rows)
+    }
+
     fn jtrace(&self, args: &[&std::ffi::OsStr]) -> Result<Output, String> {
         Command::new(&self.jtrace)
             .args(args)
@@ -95,25 +115,7 @@ fn same_run(ctx: &Ctx) -> Result<(), String> {
     util::validate_jtr(&ctx.jtrace, &ta, &ctx.dir.join("agentpath.xml"))?;
     util::validate_jtr(&ctx.jtrace, &tb, &ctx.dir.join("javaagent.xml"))?;
     // The jar's listener marks the tests as jtrace.jar's does.
-    let tests = |t: &Path| -> Result<Vec<(String, String)>, String> {
-        let o = ctx.jtrace(&["tests".as_ref(), "--json".as_ref(), t.as_os_str()])?;
-        let v: serde_json::Value =
-            serde_json::from_str(&ok(&o, "jtrace tests --json")?).map_err(|e| e.to_string())?;
-        let mut rows: Vec<(String, String)> = v
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|t| {
-                (
-                    t["id"].as_str().unwrap_or("").to_string(),
-                    t["outcome"].as_str().unwrap_or("").to_string(),
-                )
-            })
-            .collect();
-        rows.sort();
-        Ok(rows)
-    };
-    let (ma, mb) = (tests(&ta)?, tests(&tb)?);
+    let (ma, mb) = (ctx.marked(&ta)?, ctx.marked(&tb)?);
     if ma != mb || ma.len() != 4 {
         return Err(format!("tests marked: {ma:?} and {mb:?}"));
     }
@@ -411,6 +413,83 @@ fn child_loader(ctx: &Ctx) -> Result<(), String> {
     util::validate_jtr(&ctx.jtrace, &trace, &ctx.dir.join("isolated.xml"))
 }
 
+/// A test runner whose main class and class path name no JUnit (the console launcher
+/// copied under another name, started by a main of ours).
+const PLAIN_RUNNER: &str = r#"
+public class Run {
+    public static void main(String[] args) throws Throwable {
+        Class.forName("org.junit.platform.console.ConsoleLauncher")
+                .getMethod("main", String[].class)
+                .invoke(null, (Object) args);
+    }
+}
+"#;
+
+/// The loader looks for JUnit only where the JVM may run tests (a class path entry or
+/// the main class names JUnit, surefire or Gradle): a runner named otherwise runs its
+/// tests unmarked, and marked with `-Djtrace.tests=on`.
+fn looks_for_tests(ctx: &Ctx) -> Result<(), String> {
+    let src = ctx.dir.join("plain-src");
+    std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
+    std::fs::write(src.join("Run.java"), PLAIN_RUNNER).map_err(|e| e.to_string())?;
+    let runner = ctx.dir.join("plain");
+    java::javac(ctx.jdk, &runner, &[], &[src.join("Run.java")])?;
+    let launcher = ctx.dir.join("plain-launcher.jar");
+    std::fs::copy(CONSOLE, &launcher).map_err(|e| format!("{CONSOLE}: {e}"))?;
+    let cp = [runner.as_path(), &ctx.classes, Path::new(H2), &launcher]
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+    for (look, want) in [(None, 0), (Some("on"), 4)] {
+        let name = format!("plain-{}", look.unwrap_or("default"));
+        let trace = ctx.dir.join(format!("{name}.jtr"));
+        let mut c = java::command(ctx.jdk, None, true);
+        c.arg(format!(
+            "-Djtrace.extractPath={}",
+            ctx.dir.join("extract").display()
+        ));
+        if let Some(l) = look {
+            c.arg(format!("-Djtrace.tests={l}"));
+        }
+        let o = c
+            .arg(format!(
+                "-javaagent:{}=out={}",
+                ctx.jar.display(),
+                trace.display()
+            ))
+            .args(["-cp", &cp, "Run", "--disable-banner", "--details=none"])
+            .args(["--select-class", "shop.ShopTest"])
+            .current_dir(&ctx.dir)
+            .output()
+            .map_err(|e| format!("cannot run java: {e}"))?;
+        let out = ok(&o, &format!("java -javaagent ({name})"))?;
+        if out.matches("TRUTH|").count() != 4 {
+            return Err(format!("{name}: {}", util::clip(out.trim(), 300)));
+        }
+        util::validate_jtr(&ctx.jtrace, &trace, &ctx.dir.join(format!("{name}.xml")))?;
+        if want == 0 {
+            let o = ctx.jtrace(&["tests".as_ref(), trace.as_os_str()])?;
+            let err = String::from_utf8_lossy(&o.stderr);
+            if o.status.success() || !err.contains("no tests marked") {
+                return Err(format!(
+                    "{name}: tests were marked: {}",
+                    util::clip(&String::from_utf8_lossy(&o.stdout), 300)
+                ));
+            }
+            continue;
+        }
+        let marked = ctx.marked(&trace)?;
+        if marked.len() != want {
+            return Err(format!(
+                "{name}: {} tests marked, expected {want}: {marked:?}",
+                marked.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The step, on every JDK.
 pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
     let jar = match crate::package::build_jar() {
@@ -450,6 +529,11 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
             child_loader(&ctx),
             &jdk.name,
             "javaagent/junit-in-a-child-loader",
+        );
+        tally.report(
+            looks_for_tests(&ctx),
+            &jdk.name,
+            "javaagent/looks-for-tests-where-they-may-run",
         );
         tally.report(
             shared_extract_dir(&ctx),

@@ -98,10 +98,11 @@ fn ask(jvmti: Jvmti, jni: Jni, loader: jobject, tracker: &GlobalRef) -> bool {
 /// The tracker's module (the boot loader's unnamed module).
 static TRACKER_MODULE: OnceLock<GlobalRef> = OnceLock::new();
 
-/// Defines the tracker, binds its natives, sets its switch to `tracing` and rewrites the traced classes that loaded
-/// before it existed. Returns false (and says why, once) if any step fails: the run
+/// Defines the tracker, binds its natives and sets its switch to `tracing` (the
+/// classes that loaded before it existed are the caller's: `retransform_early` at VM
+/// init, `retransform_loaded` at attach, each one VM operation). Returns false (and says why, once) if any step fails: the run
 /// then continues untraced rather than risk the application.
-pub fn install(jvmti: Jvmti, jni: Jni, tracing: bool) -> bool {
+pub fn install(jni: Jni, tracing: bool) -> bool {
     let count_idle = agent().options.counts_all;
     let slots = count_idle.then(crate::idle_counts::slots);
     let bytes = classfile::gated_tracker_class(TRACKER, slots);
@@ -154,7 +155,6 @@ pub fn install(jvmti: Jvmti, jni: Jni, tracing: bool) -> bool {
     }
     jni.delete_local(class);
     agent().set_tracker_ready();
-    retransform_early(jvmti, jni);
     true
 }
 
@@ -227,10 +227,15 @@ pub fn grant_access(jvmti: Jvmti, jni: Jni, klass: crate::sys::jni::jclass) {
 }
 
 /// After attach: rewrites every loaded class the filters select (each gets its
-/// definitions then, from its load hook). Returns how many were rewritten.
+/// definitions then, from its load hook), those whose load hook ran before the tracker
+/// was ready among them, in one VM operation per batch. Returns how many were rewritten.
 pub fn retransform_loaded(jvmti: Jvmti, jni: Jni) -> usize {
+    let early: HashSet<String> = take_early()
+        .into_iter()
+        .map(|n| n.replace('/', "."))
+        .collect();
     let f = crate::state::filters();
-    retransform_where(jvmti, jni, |name| f.is_traced(name))
+    retransform_where(jvmti, jni, |name| f.is_traced(name) || early.contains(name))
 }
 
 /// A trace starts with other filters: rewrites every loaded class that either the
@@ -342,7 +347,7 @@ pub fn note_early(name: &str) {
 /// leave out) that loaded before the load hook could see them (in the primordial
 /// phase: `Thread`, `LockSupport`): these get their identity and
 /// definitions now, as at attach, and probes on those methods alone.
-fn retransform_early(jvmti: Jvmti, jni: Jni) {
+pub fn retransform_early(jvmti: Jvmti, jni: Jni) {
     let early: HashSet<String> = take_early()
         .into_iter()
         .map(|n| n.replace('/', "."))

@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.jar.JarFile;
 
 /**
@@ -59,7 +60,7 @@ public final class Loader {
             say(e.toString() + "; the application runs untraced");
             return;
         }
-        if (inst != null) {
+        if (inst != null && mayRunTests()) {
             try {
                 markTests(inst);
             } catch (IOException | RuntimeException | LinkageError e) {
@@ -84,6 +85,24 @@ public final class Loader {
             inst.appendToSystemClassLoaderSearch(new JarFile(listener.toFile()));
         }
         jtrace.record.Premain.markJUnit(inst);
+    }
+
+    /**
+     * Whether this JVM may run JUnit tests, so that the class path is worth searching for
+     * JUnit (the first search of the system class loader's resources costs a JVM's start 4 to
+     * 8 ms: it reads the run-time image): where a class path entry or the main class names
+     * JUnit, surefire or Gradle (their forked test JVMs, JUnit's console launcher, the IDEs'
+     * and Ant's and Bazel's runners all do), or {@code -Djtrace.tests=on} says so
+     * ({@code -Djtrace.tests=off}: never).
+     */
+    static boolean mayRunTests() {
+        String forced = System.getProperty("jtrace.tests");
+        if (forced != null && !forced.isEmpty()) {
+            return !forced.equals("off");
+        }
+        String seen = (System.getProperty("java.class.path", "") + " "
+                + System.getProperty("sun.java.command", "")).toLowerCase(Locale.ROOT);
+        return seen.contains("junit") || seen.contains("surefire") || seen.contains("gradle");
     }
 
     private static void say(String what) {

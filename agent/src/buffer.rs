@@ -21,8 +21,10 @@
 //!
 //! In a process that already has threads (a live-phase load: `jtrace attach`, the
 //! `-javaagent` jar) registering for membarrier waits out an RCU grace period (8 to
-//! 22 ms here), so it is done on a thread of its own while recording starts with the
-//! symmetric protocol. The switch is made under SEIZING, which every stealer and
+//! 22 ms here), and a process cannot exit while one of its threads waits in the
+//! kernel: so it is done on a thread of its own, and only once the program has run
+//! `REGISTER_AFTER` (a short program never needs it, and its exit never waits for
+//! it), while recording starts with the symmetric protocol. The switch is made under SEIZING, which every stealer and
 //! stopper holds while it works, and the owners' symmetric path also honours `steal`:
 //! so a stealer that reads the symmetric mode finds every owner symmetric, and one
 //! that reads the asymmetric mode is correct with owners of either kind (an `xchg`
@@ -50,6 +52,8 @@ const POOL_MAX: usize = 64;
 static STOPPING: AtomicBool = AtomicBool::new(false);
 /// membarrier(2) is registered: owners may take `busy` without a locked instruction.
 static ASYMMETRIC: AtomicBool = AtomicBool::new(false);
+/// How long a live-phase load runs on the symmetric protocol before it registers.
+const REGISTER_AFTER: Duration = Duration::from_millis(100);
 /// One stopper/stealer at a time.
 static SEIZING: Mutex<()> = Mutex::new(());
 static THREADS: Mutex<Vec<&'static ThreadBuf>> = Mutex::new(Vec::new());
@@ -78,7 +82,8 @@ unsafe impl Sync for ThreadBuf {}
 
 /// Chooses the cheap owner-side protocol if the kernel offers membarrier(2): at once
 /// at `Agent_OnLoad` (one thread: the registration is free), on a thread of its own
-/// in a live-phase load (see the module docs).
+/// in a live-phase load, and only once the program has run `REGISTER_AFTER` (see the
+/// module docs).
 pub fn init(live: bool) {
     if !live {
         register_asymmetric();
@@ -87,6 +92,9 @@ pub fn init(live: bool) {
     let spawned = std::thread::Builder::new()
         .name("jtrace-membarrier".into())
         .spawn(|| {
+            if crate::exiting::wait(REGISTER_AFTER) {
+                return;
+            }
             // Panic-safe: a panic here would only leave the symmetric protocol.
             let _ = std::panic::catch_unwind(register_asymmetric);
         });

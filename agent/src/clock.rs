@@ -8,7 +8,7 @@
 
 use crate::sys::os::{clock_ns, rdtsc, CLOCK_MONOTONIC, CLOCK_REALTIME};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 pub use trace::clock::Converter;
 
@@ -24,43 +24,6 @@ struct Anchor {
 
 /// How long the TSC rate is measured before the first conversion.
 const CALIBRATION: Duration = Duration::from_millis(25);
-
-/// The JVM is exiting: a calibration still in its window ends now (see `hurry`).
-static EXITING: Hurry = Hurry {
-    hurried: Mutex::new(false),
-    wake: Condvar::new(),
-};
-
-/// A wait that a `hurry` ends early, for good.
-struct Hurry {
-    hurried: Mutex<bool>,
-    wake: Condvar,
-}
-
-impl Hurry {
-    fn hurry(&self) {
-        if let Ok(mut h) = self.hurried.lock() {
-            *h = true;
-        }
-        self.wake.notify_all();
-    }
-
-    fn wait(&self, most: Duration) {
-        if let Ok(h) = self.hurried.lock() {
-            let _ = self.wake.wait_timeout_while(h, most, |h| !*h);
-        }
-    }
-}
-
-/// Ends a calibration window still running, for good: the JVM is exiting. The rate
-/// is then measured over less than the window, but every event of the trace lies in
-/// that shorter span (or just after it), and a timestamp's error is its distance from
-/// the anchor times the rate's relative error: at most the reading jitter either way.
-/// So a short program's exit does not wait out the window (a `-javaagent` load comes
-/// late in a short program's life).
-pub fn hurry() {
-    EXITING.hurry();
-}
 
 /// Current Unix time in nanoseconds (for the few elements not stamped on the hot path).
 pub fn real_ns() -> u64 {
@@ -116,7 +79,12 @@ pub fn calibrate() -> Converter {
     }
     let elapsed = clock_ns(CLOCK_MONOTONIC).saturating_sub(a.mono_ns);
     if let Some(rest) = (CALIBRATION.as_nanos() as u64).checked_sub(elapsed) {
-        EXITING.wait(Duration::from_nanos(rest));
+        // VM death ends the window: the rate is then measured over less, but every
+        // event of the trace lies in that shorter span (or just after it), and a
+        // timestamp's error is its distance from the anchor times the rate's relative
+        // error: at most the reading jitter. So a short program's exit (a `-javaagent`
+        // load comes late in it) does not wait out the window.
+        crate::exiting::wait(Duration::from_nanos(rest));
     }
     let t = rdtsc();
     let m = clock_ns(CLOCK_MONOTONIC);
@@ -132,35 +100,6 @@ pub fn calibrate() -> Converter {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_hurry_ends_the_wait_and_every_later_one() {
-        let h = Hurry {
-            hurried: Mutex::new(false),
-            wake: Condvar::new(),
-        };
-        let t = std::time::Instant::now();
-        h.wait(Duration::from_millis(30));
-        assert!(t.elapsed() >= Duration::from_millis(30));
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                std::thread::sleep(Duration::from_millis(20));
-                h.hurry();
-            });
-            let t = std::time::Instant::now();
-            h.wait(Duration::from_secs(30));
-            assert!(
-                t.elapsed() < Duration::from_secs(10),
-                "the hurry did not end the wait"
-            );
-        });
-        let t = std::time::Instant::now();
-        h.wait(Duration::from_secs(30));
-        assert!(
-            t.elapsed() < Duration::from_secs(10),
-            "a later wait was not hurried"
-        );
-    }
 
     #[test]
     fn conversion_is_monotonic_and_close_to_real_time() {

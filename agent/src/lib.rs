@@ -16,6 +16,7 @@ mod control;
 mod counts;
 mod entry;
 mod events;
+mod exiting;
 mod host;
 mod idle_counts;
 mod ids;

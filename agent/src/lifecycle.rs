@@ -358,7 +358,7 @@ pub fn vm_death(jvmti: Jvmti, thread: jthread) {
     if !state::finish() {
         return;
     }
-    clock::hurry();
+    crate::exiting::begin();
     let tid = if thread.is_null() {
         None
     } else {

@@ -1,18 +1,28 @@
 // A jar's resource extracted once per content into a directory only this user can write.
 package jtrace.agent;
 
+import java.io.File;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
+import java.security.CodeSource;
 import java.util.Locale;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 
 /**
  * Where the {@code -javaagent} jar puts its library (and the listener's registration), and the
@@ -108,13 +118,32 @@ public final class Extract {
             return file;
         }
         Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, name, ".part");
+        // Not Files.createTempFile: its name comes from a SecureRandom, whose providers
+        // cost a JVM's first start about 13 ms. A name of this process's clock, created
+        // only if new, is as safe here: the directory is this user's alone.
+        Path tmp = null;
+        OutputStream out = null;
+        for (int i = 0; out == null; i++) {
+            tmp = dir.resolve(name + "." + System.nanoTime() + "." + i + ".part");
+            try {
+                out = Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW,
+                        StandardOpenOption.WRITE);
+            } catch (FileAlreadyExistsException e) {
+                if (i >= 100) {
+                    throw e;
+                }
+            }
+        }
         try {
-            try (InputStream in = owner.getResourceAsStream(resource)) {
+            try (OutputStream o = out; InputStream in = open(owner, resource)) {
                 if (in == null) {
                     throw new IOException("the jar has no " + resource);
                 }
-                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+                // Large writes: the library is megabytes, read whole at a first start.
+                byte[] buffer = new byte[1 << 18];
+                for (int n; (n = in.read(buffer)) > 0; ) {
+                    o.write(buffer, 0, n);
+                }
             }
             if (executable && !tmp.toFile().setExecutable(true, true)) {
                 throw new IOException("cannot make " + tmp + " executable");
@@ -124,6 +153,40 @@ public final class Extract {
             Files.deleteIfExists(tmp);
         }
         return file;
+    }
+
+    /**
+     * {@code resource} of {@code owner}'s jar, read from the jar file itself where the class
+     * came from one (a resource URL's connection costs a first start about 4 ms), else
+     * through the class's loader; null if there is no such resource.
+     */
+    private static InputStream open(Class<?> owner, String resource) throws IOException {
+        try {
+            CodeSource source = owner.getProtectionDomain().getCodeSource();
+            URL at = source == null ? null : source.getLocation();
+            if (at != null && at.getProtocol().equals("file") && at.getPath().endsWith(".jar")
+                    && resource.startsWith("/")) {
+                ZipFile jar = new ZipFile(new File(at.toURI()));
+                ZipEntry entry = jar.getEntry(resource.substring(1));
+                if (entry == null) {
+                    jar.close();
+                    return null;
+                }
+                return new FilterInputStream(jar.getInputStream(entry)) {
+                    @Override
+                    public void close() throws IOException {
+                        try {
+                            super.close();
+                        } finally {
+                            jar.close();
+                        }
+                    }
+                };
+            }
+        } catch (URISyntaxException | IllegalArgumentException | SecurityException e) {
+            // Not a plain file: the loader reads it.
+        }
+        return owner.getResourceAsStream(resource);
     }
 
     /** Whether every character of {@code s} is one of {@code chars}. */

@@ -258,6 +258,54 @@ fn at_once(ctx: &Ctx) -> Result<(), String> {
     extracted(&extract).map(|_| ())
 }
 
+/// JDK 24+ with `--illegal-native-access=deny` (JEP 472's future default): one line on
+/// stderr naming `--enable-native-access`, the application as without the agent; with
+/// `--enable-native-access=ALL-UNNAMED`, traced and without the JDK's warning.
+fn native_access(ctx: &Ctx) -> Result<(), String> {
+    for (flag, traced) in [
+        ("--illegal-native-access=deny", false),
+        ("--enable-native-access=ALL-UNNAMED", true),
+    ] {
+        let trace = ctx.dir.join(format!("native-access-{traced}.jtr"));
+        let o = java::command(ctx.jdk, None, true)
+            .arg(flag)
+            .arg(format!(
+                "-Djtrace.extractPath={}",
+                ctx.dir.join("extract").display()
+            ))
+            .arg(format!(
+                "-javaagent:{}=out={}",
+                ctx.jar.display(),
+                trace.display()
+            ))
+            .args(["-cp", &format!("{}:{H2}:{CONSOLE}", ctx.classes.display())])
+            .arg("org.junit.platform.console.ConsoleLauncher")
+            .args(["--disable-banner", "--details=none"])
+            .args(["--select-class", "shop.ShopTest"])
+            .current_dir(&ctx.dir)
+            .output()
+            .map_err(|e| format!("cannot run java: {e}"))?;
+        let out = ok(&o, &format!("java {flag} -javaagent"))?;
+        let err = String::from_utf8_lossy(&o.stderr);
+        if out.matches("TRUTH|").count() != 4 || err.contains("WARNING: A restricted method") {
+            return Err(format!("{flag}: {}", util::clip(err.trim(), 400)));
+        }
+        if traced {
+            util::validate_jtr(&ctx.jtrace, &trace, &ctx.dir.join("native-access.xml"))?;
+        } else {
+            let lines: Vec<&str> = err.lines().filter(|l| l.contains("jtrace")).collect();
+            if lines.len() != 1
+                || !lines[0].contains("--enable-native-access=ALL-UNNAMED")
+                || !lines[0].contains("runs untraced")
+                || trace.exists()
+            {
+                return Err(format!("{flag}: {}", util::clip(err.trim(), 400)));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A directory it cannot use: one line on stderr, the application as without the agent.
 fn cannot_extract(ctx: &Ctx) -> Result<(), String> {
     let file = ctx.dir.join("a-file");
@@ -530,6 +578,9 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
             &jdk.name,
             "javaagent/junit-in-a-child-loader",
         );
+        if jdk.feature >= 24 {
+            tally.report(native_access(&ctx), &jdk.name, "javaagent/native-access");
+        }
         tally.report(
             looks_for_tests(&ctx),
             &jdk.name,

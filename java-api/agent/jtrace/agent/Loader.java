@@ -56,6 +56,12 @@ public final class Loader {
                     "libjtrace.so", false);
             System.load(lib.toString());
             load(options == null ? "" : options);
+        } catch (IllegalCallerException e) {
+            // JDK 24+ with --illegal-native-access=deny (JEP 472; a later JDK's default).
+            say("this JVM refuses System.load from the class path (" + e.getMessage()
+                    + "): add --enable-native-access=ALL-UNNAMED, or trace with "
+                    + "-agentpath:libjtrace.so; the application runs untraced");
+            return;
         } catch (IOException | RuntimeException | LinkageError e) {
             say(e.toString() + "; the application runs untraced");
             return;

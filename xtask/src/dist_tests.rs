@@ -8,9 +8,9 @@ use crate::util;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The newest glibc symbol version the binaries may need: glibc 2.34 (Debian 12, Ubuntu
-/// 22.04, RHEL 9), as docs/INSTALL.md says.
-pub const GLIBC: (u32, u32) = (2, 34);
+// The newest glibc symbol version the binaries may need: the one they are built for, as
+// docs/INSTALL.md says.
+use crate::package::GLIBC;
 
 /// What the step needs from Debian beyond the testsuite step's.
 const NEEDS: [(&str, &str); 4] = [

@@ -1,6 +1,8 @@
 //! `cargo xtask dist`: the release archive `target/dist/jtrace-VERSION-linux-x86_64.tar.gz` and its `SHA256SUMS`, the same bytes from the same inputs.
 //!
-//! The archive holds `bin/jtrace`; `lib/` (libjtrace.so, jtrace-agent.jar for
+//! Its binaries are linked by Zig against glibc 2.28's symbol versions (`cargo zigbuild`,
+//! RHEL 8's glibc); the host's release build serves everything else. The archive holds
+//! `bin/jtrace`; `lib/` (libjtrace.so, jtrace-agent.jar for
 //! `-javaagent:`, jtrace.jar and jtrace-record.jar for `jtrace record`); `repo/`, a Maven
 //! repository with the Maven plugin, the Gradle plugin and its marker, which
 //! `install-maven-plugin.sh [LOCAL_REPOSITORY]` copies into a local repository; shell
@@ -95,15 +97,47 @@ fn generated(jtrace: &Path, args: &[&str], to: Option<&Path>) -> Result<(), Stri
     }
 }
 
+/// The glibc the archive's binaries are built for (docs/INSTALL.md): 2.28, RHEL 8's
+/// (Debian 10, Ubuntu 20.04 and every later one have newer).
+pub const GLIBC: (u32, u32) = (2, 28);
+
+/// The archive's binaries, linked by Zig against glibc [`GLIBC`]'s symbol versions
+/// (`cargo zigbuild`): this machine's own toolchain would tie them to its glibc. Without
+/// debug information, which the archive strips anyway. Returns their directory.
+fn build_portable() -> Result<PathBuf, String> {
+    let target = format!("x86_64-unknown-linux-gnu.{}.{}", GLIBC.0, GLIBC.1);
+    let probe = util::cargo().args(["zigbuild", "--help"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        return Err(format!(
+            "the archive is built for glibc {}.{} with cargo-zigbuild and Zig, not found here: \
+             python3 -m pip install ziglang && cargo install --locked cargo-zigbuild \
+             (.ci/run installs both)",
+            GLIBC.0, GLIBC.1
+        ));
+    }
+    let mut c = util::cargo();
+    c.args(["zigbuild", "--release", "--quiet", "--target", &target])
+        .args(["-p", "jtrace", "-p", "jtrace-cli"])
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false");
+    util::status(
+        &mut c,
+        &format!("cargo zigbuild --release --target {target}"),
+    )?;
+    Ok(util::root().join("target/x86_64-unknown-linux-gnu/release"))
+}
+
 /// Builds everything and packs the archive.
 pub fn dist() -> Result<Dist, String> {
     let root = util::root();
     util::build_release()?;
     jars::build_jar()?;
+    let portable = build_portable()?;
     let jdk = java::discover()
         .into_iter()
         .next()
         .ok_or("no JDK under /usr/lib/jvm")?;
+    // The agent jar carries the portable library; jtrace.jar and jtrace-record.jar are Java.
+    jars::build_agent_jar_for(&jdk, &portable)?;
     let release = root.join("target/release");
     let top = format!("jtrace-{VERSION}-{PLATFORM}");
     let out = root.join("target/dist");
@@ -112,12 +146,16 @@ pub fn dist() -> Result<Dist, String> {
     mkdir(&tree)?;
 
     let jtrace = tree.join("bin/jtrace");
-    strip(&release.join("jtrace"), &jtrace)?;
+    strip(&portable.join("jtrace"), &jtrace)?;
     strip(
-        &release.join("libjtrace.so"),
+        &portable.join("libjtrace.so"),
         &tree.join("lib/libjtrace.so"),
     )?;
-    for jar in ["jtrace-agent.jar", "jtrace.jar", "jtrace-record.jar"] {
+    copy(
+        &portable.join("jtrace-agent.jar"),
+        &tree.join("lib/jtrace-agent.jar"),
+    )?;
+    for jar in ["jtrace.jar", "jtrace-record.jar"] {
         copy(&release.join(jar), &tree.join("lib").join(jar))?;
     }
     let agent_jar = tree.join("lib/jtrace-agent.jar");

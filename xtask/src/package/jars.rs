@@ -92,6 +92,16 @@ pub fn build_jar() -> Result<PathBuf, String> {
     Ok(jar)
 }
 
+/// `dir`/jtrace-agent.jar carrying `dir`/libjtrace.so (the release archive's, built for
+/// an older glibc), from the classes [`build_jar`] compiled.
+pub fn build_agent_jar_for(jdk: &Jdk, dir: &Path) -> Result<PathBuf, String> {
+    let root = util::root();
+    let classes = root.join("target/xtask/jtrace-api");
+    let rec = root.join("target/xtask/jtrace-record");
+    build_agent_jar(jdk, &[&classes, &rec], dir)?;
+    Ok(dir.join("jtrace-agent.jar"))
+}
+
 /// target/release/jtrace-agent.jar: `-javaagent:` for Java developers. The loader
 /// (`jtrace.agent.Loader`, Premain-Class and Agent-Class), jtrace.jar's classes (the
 /// `jtrace.Trace` API, the JUnit listener, whose `ServiceLoader` entry is in a jar of its

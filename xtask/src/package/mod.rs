@@ -4,5 +4,5 @@ mod dist;
 mod jars;
 mod plugins;
 
-pub use dist::{dist, run as run_dist, Dist};
+pub use dist::{dist, run as run_dist, Dist, GLIBC};
 pub use jars::build_jar;

@@ -11,16 +11,15 @@ import java.net.URL;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.nio.file.attribute.UserPrincipal;
 import java.security.CodeSource;
 import java.util.Locale;
+import java.util.Map;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
@@ -58,44 +57,62 @@ public final class Extract {
                 ? Paths.get(base)
                 : Paths.get(System.getProperty("java.io.tmpdir"),
                         "jtrace-" + fileName(System.getProperty("user.name", "user")));
-        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
-            try {
-                Files.createDirectories(root, PosixFilePermissions.asFileAttribute(
-                        PosixFilePermissions.fromString("rwx------")));
-            } catch (UnsupportedOperationException e) {
-                Files.createDirectories(root);
-            }
-        }
-        PosixFileAttributes a;
+        // Numeric ids and mode bits: a user name lookup (NSS: LDAP, sssd) can take far
+        // longer than a JVM's start should.
+        Map<String, Object> a;
         try {
-            a = Files.readAttributes(root, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            a = unix(root);
+            if (a == null) {
+                try {
+                    Files.createDirectories(root, PosixFilePermissions.asFileAttribute(
+                            PosixFilePermissions.fromString("rwx------")));
+                } catch (FileAlreadyExistsException e) {
+                    // Made at the same moment by another JVM: checked below as any.
+                }
+                a = unix(root);
+                if (a == null) {
+                    throw new IOException(root + " vanished as it was made");
+                }
+            }
         } catch (UnsupportedOperationException e) {
-            return root; // No POSIX permissions to check on this file system.
+            Files.createDirectories(root);
+            return root; // No POSIX owner and mode to check on this file system.
         }
-        if (!a.isDirectory()) {
+        int mode = (Integer) a.get("mode");
+        if ((mode & 0170000) != 0040000) {
             throw new IOException(root + " is not a directory");
         }
-        if (a.permissions().contains(PosixFilePermission.GROUP_WRITE)
-                || a.permissions().contains(PosixFilePermission.OTHERS_WRITE)) {
+        if ((mode & 0022) != 0) {
             throw new IOException(root + " can be written by other users (chmod go-w it, or "
                     + "choose another with -Djtrace.extractPath=DIR)");
         }
-        UserPrincipal me = self(root);
-        if (me != null && !me.equals(a.owner())) {
-            throw new IOException(root + " belongs to " + a.owner().getName() + ", not to "
-                    + me.getName() + " (choose another with -Djtrace.extractPath=DIR)");
+        int owner = (Integer) a.get("uid");
+        int me = self(root);
+        if (owner != me) {
+            throw new IOException(root + " belongs to user id " + owner + ", not to " + me
+                    + " (choose another with -Djtrace.extractPath=DIR)");
         }
         return root;
     }
 
-    /** This process's user: the owner of /proc/self, or of a file made in {@code dir}. */
-    private static UserPrincipal self(Path dir) throws IOException {
+    /** {@code path}'s Unix mode and owner, not following a link; null if it is missing. */
+    private static Map<String, Object> unix(Path path) throws IOException {
         try {
-            return Files.getOwner(Paths.get("/proc/self"));
+            return Files.readAttributes(path, "unix:mode,uid", LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    /** This process's user id: the owner of /proc/self, or of a file made in {@code dir}. */
+    private static int self(Path dir) throws IOException {
+        try {
+            return (Integer) Files.getAttribute(Paths.get("/proc/self"), "unix:uid");
         } catch (IOException | UnsupportedOperationException e) {
             Path probe = Files.createTempFile(dir, "owner", ".probe");
             try {
-                return Files.getOwner(probe);
+                return (Integer) Files.getAttribute(probe, "unix:uid",
+                        LinkOption.NOFOLLOW_LINKS);
             } finally {
                 Files.deleteIfExists(probe);
             }

@@ -90,10 +90,7 @@ pub struct Naming {
 
 impl Naming {
     pub fn names(&self) -> Names {
-        Names {
-            style: self.names,
-            inner: self.inner,
-        }
+        Names::new(self.names, self.inner)
     }
 }
 

@@ -29,6 +29,13 @@ pub enum Inner {
 pub struct Names {
     pub style: Style,
     pub inner: Inner,
+    /// The method's own class in full whatever the style (see [`Names::qualified`]).
+    qualify: bool,
+}
+
+/// The simple name a class goes by in the short style (`a.b.Outer$Inner` → `Outer$Inner`).
+pub fn simple(dotted: &str) -> &str {
+    dotted.rsplit('.').next().unwrap_or(dotted)
 }
 
 /// TPTP spells `<init>`/`<clinit>` as `-init-`/`-clinit-`; javap and the JVM use the former.
@@ -47,6 +54,14 @@ pub fn jvm(class: &str, name: &str, descriptor: &str) -> String {
 }
 
 impl Names {
+    pub fn new(style: Style, inner: Inner) -> Names {
+        Names {
+            style,
+            inner,
+            qualify: false,
+        }
+    }
+
     /// A class name (dotted, as the trace writes it) in this style.
     pub fn class(&self, dotted: &str) -> String {
         let mut out = String::with_capacity(dotted.len());
@@ -58,7 +73,7 @@ impl Names {
     /// include=* traces define tens of thousands of methods).
     fn class_into(&self, dotted: &str, out: &mut String) {
         let base = match self.style {
-            Style::Short => dotted.rsplit('.').next().unwrap_or(dotted),
+            Style::Short => simple(dotted),
             Style::Full | Style::Jvm => dotted,
         };
         if self.style == Style::Jvm || self.inner == Inner::Dollar {
@@ -79,6 +94,16 @@ impl Names {
         out.push_str(&base[from..]);
     }
 
+    /// These names with the method's class written in full (`a.Block.run(int)`), for a
+    /// class whose simple name another class of the trace shares; its parameters keep
+    /// this style.
+    pub fn qualified(&self) -> Names {
+        Names {
+            qualify: true,
+            ..*self
+        }
+    }
+
     /// `Class.method` without its parameters (`Demo.Worker.<init>`; `a/b/C.<init>` in
     /// the JVM's form): a frame of a tree or flame graph.
     pub fn frame(&self, class: &str, name: &str) -> String {
@@ -90,10 +115,17 @@ impl Names {
         out
     }
 
-    /// The method's class in this style, `/`-separated in the JVM's form.
+    /// The method's class in this style (in full where [`Names::qualified`]),
+    /// `/`-separated in the JVM's form.
     fn owner_into(&self, class: &str, out: &mut String) {
         if self.style == Style::Jvm {
             out.extend(class.chars().map(|c| if c == '.' { '/' } else { c }));
+        } else if self.qualify && self.style == Style::Short {
+            Names {
+                style: Style::Full,
+                ..*self
+            }
+            .class_into(class, out);
         } else {
             self.class_into(class, out);
         }
@@ -202,18 +234,12 @@ mod tests {
             "C.m(long[][], List, boolean)"
         );
         assert_eq!(n.method("C$1", "run", "()V"), "C$1.run()");
-        let full = Names {
-            style: Style::Full,
-            inner: Inner::Dollar,
-        };
+        let full = Names::new(Style::Full, Inner::Dollar);
         assert_eq!(
             full.method("a.b.C$D", "-clinit-", "(Ljava/lang/String;)V"),
             "a.b.C$D.<clinit>(java.lang.String)"
         );
-        let jvm = Names {
-            style: Style::Jvm,
-            inner: Inner::Dot,
-        };
+        let jvm = Names::new(Style::Jvm, Inner::Dot);
         assert_eq!(
             jvm.method("a.b.C$D", "-init-", "(I)V"),
             "a/b/C$D.<init>(I)V"

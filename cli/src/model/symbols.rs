@@ -1,7 +1,7 @@
 //! Names: threads, classes and methods as their definitions arrive, by dense index.
 
 use super::idmap::{FastMap, IdMap};
-use super::names::Names;
+use super::names::{self, Names};
 use crate::read::Fact;
 
 pub const NONE: u32 = u32::MAX;
@@ -146,6 +146,9 @@ pub struct Symbols {
     pub trace: TraceFacts,
     /// `Class.method` -> the first method index of that name (for overloads).
     by_short: FastMap<String, u32>,
+    /// A class's simple name -> the first class of that name, and whether another
+    /// class shares it (then their methods name their class in full).
+    by_simple: FastMap<String, (String, bool)>,
     /// By class index (shorter than `classes` when the trace gave none).
     pub class_extra: Vec<ClassExtra>,
     /// How methods and classes are named for people (`--names`, `--inner`); set
@@ -166,6 +169,7 @@ impl Default for Symbols {
             method_ids: IdMap::default(),
             trace: TraceFacts::default(),
             by_short: FastMap::default(),
+            by_simple: FastMap::default(),
             class_extra: Vec::new(),
             names: Names::default(),
         }
@@ -192,6 +196,47 @@ impl Symbols {
                 self.class_ids.insert(id, self.classes.len() as u32);
                 self.classes.push(name.to_string());
             }
+        }
+        let simple = names::simple(name);
+        match self.by_simple.get_mut(simple) {
+            None => {
+                self.by_simple
+                    .insert(simple.to_string(), (name.to_string(), false));
+            }
+            Some((first, shared)) if !*shared && first != name => {
+                // Two classes, one simple name (`a.Block`, `b.Block`): from now on
+                // both name their class in full, the methods already defined too.
+                *shared = true;
+                let simple = simple.to_string();
+                for i in 0..self.methods.len() {
+                    let m = &self.methods[i];
+                    if names::simple(&m.class) == simple {
+                        let again = MethodInfo::new(
+                            self.names.qualified(),
+                            &m.class,
+                            &m.name,
+                            &m.signature,
+                        );
+                        let m = &mut self.methods[i];
+                        let overloaded = m.frame == m.readable;
+                        m.readable = again.readable;
+                        m.frame = if overloaded {
+                            m.readable.clone()
+                        } else {
+                            again.frame
+                        };
+                    }
+                }
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// The names a method of `class` is given: in full where its simple name is shared.
+    fn names_for(&self, class: &str) -> Names {
+        match self.by_simple.get(names::simple(class)) {
+            Some((_, true)) => self.names.qualified(),
+            _ => self.names,
         }
     }
 
@@ -230,7 +275,7 @@ impl Symbols {
         } else {
             self.class_name(class_ix)
         };
-        let mut info = MethodInfo::new(self.names, class, name, signature);
+        let mut info = MethodInfo::new(self.names_for(class), class, name, signature);
         if let Some(e) = self
             .class(class_id)
             .and_then(|c| self.class_extra.get(c as usize))
@@ -413,6 +458,35 @@ mod tests {
 
     /// One naming everywhere: rows, frames and sites of a nested class's constructor
     /// read as Java writes them, overloads keep their parameters in frames.
+    /// Two classes of one simple name name their class in full in every view, methods
+    /// defined before the second class arrived too; other classes stay short.
+    #[test]
+    fn classes_sharing_a_simple_name_are_told_apart() {
+        let mut s = Symbols::default();
+        s.add_class(1, "a.Block");
+        s.add_class(2, "c.Other");
+        s.add_method(1, 1, "run", "(I)I");
+        s.add_method(2, 1, "run", "(J)J");
+        s.add_method(3, 2, "go", "()V");
+        assert_eq!(s.method(0).readable, "Block.run(int)");
+        s.add_class(3, "b.Block");
+        s.add_method(4, 3, "run", "(I)I");
+        let names: Vec<(&str, &str)> = s
+            .methods
+            .iter()
+            .map(|m| (m.readable.as_str(), m.frame.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("a.Block.run(int)", "a.Block.run(int)"),
+                ("a.Block.run(long)", "a.Block.run(long)"),
+                ("Other.go()", "Other.go"),
+                ("b.Block.run(int)", "b.Block.run"),
+            ]
+        );
+    }
+
     #[test]
     fn readable_frames_and_sites() {
         let mut s = Symbols::default();

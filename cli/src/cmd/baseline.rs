@@ -21,6 +21,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
+    super::common::form(a.output.as_deref(), super::common::Form::Json, &[])?;
     let run = gate::observe(&a.traces)?;
     let b = Baseline::learn(&run.observations, run.kept(), &run.recorded());
     let tests = b

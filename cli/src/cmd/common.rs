@@ -166,6 +166,108 @@ pub fn out_format(s: &str, formats: &[&str]) -> Result<PathBuf, String> {
     out_file(s)
 }
 
+/// What an answer is written as, where `-o FILE`'s extension may choose it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    Text,
+    Json,
+    Html,
+    Markdown,
+    JunitXml,
+    /// Collapsed stacks (`stack;frames weight` lines).
+    Collapsed,
+}
+
+impl Form {
+    /// The extensions that name it (lower case, with the dot).
+    fn extensions(self) -> &'static [&'static str] {
+        match self {
+            Form::Text => &[".txt", ".text"],
+            Form::Json => &[".json"],
+            Form::Html => &[".html", ".htm"],
+            Form::Markdown => &[".md", ".markdown"],
+            Form::JunitXml => &[".xml"],
+            Form::Collapsed => &[".folded", ".collapsed", ".txt"],
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Form::Text => "text",
+            Form::Json => "JSON",
+            Form::Html => "HTML",
+            Form::Markdown => "Markdown",
+            Form::JunitXml => "JUnit XML",
+            Form::Collapsed => "collapsed stacks",
+        }
+    }
+
+    fn flag(self) -> &'static str {
+        match self {
+            Form::Json => "--json",
+            Form::Html => "--html",
+            Form::Markdown => "--markdown",
+            Form::JunitXml => "--junit-xml",
+            Form::Text | Form::Collapsed => "",
+        }
+    }
+}
+
+/// The form an answer is written in, decided before any trace is read: the one a flag
+/// asks for (`flags`: each form the command writes besides `default`, and whether its
+/// flag was given), else the one `-o FILE`'s extension names (`-o report.json` writes
+/// JSON), else `default`. An extension naming a form the command does not write, or
+/// another than a flag asks for, is an error naming those that work (never a file in
+/// another format than its name says); a name without an extension, or a device
+/// (`/dev/null`), takes the flags' form.
+pub fn form(output: Option<&Path>, default: Form, flags: &[(Form, bool)]) -> Result<Form, String> {
+    let asked = flags.iter().find(|(_, on)| *on).map(|(f, _)| *f);
+    let Some(path) = output else {
+        return Ok(asked.unwrap_or(default));
+    };
+    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    if special || !name.contains('.') {
+        return Ok(asked.unwrap_or(default));
+    }
+    let offered: Vec<Form> = std::iter::once(default)
+        .chain(flags.iter().map(|(f, _)| *f))
+        .collect();
+    let named = |f: &Form| f.extensions().iter().any(|e| name.ends_with(e));
+    // The flag's form first: `.txt` names text and collapsed stacks alike.
+    let by_name = asked
+        .filter(named)
+        .or_else(|| offered.iter().copied().find(named));
+    match (by_name, asked) {
+        (Some(n), Some(a)) if n != a => Err(format!(
+            "{}: the name says {} but {} asks for {}",
+            path.display(),
+            n.name(),
+            a.flag(),
+            a.name()
+        )),
+        (Some(n), _) => Ok(n),
+        (None, _) => Err(format!(
+            "{}: the format is chosen by the extension or a flag; this command writes {}",
+            path.display(),
+            offered
+                .iter()
+                .map(|f| {
+                    let ext = f.extensions().join(", ");
+                    match (f.flag(), *f == default) {
+                        (_, true) => format!("{} ({ext}, or no extension)", f.name()),
+                        (flag, false) => format!("{} ({ext}, {flag})", f.name()),
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        )),
+    }
+}
+
 /// An answer written as it is made (to FILE, or stdout), for answers too large to
 /// hold: `finish` flushes and says where it went, as [`emit`] does.
 pub struct Stream {
@@ -249,5 +351,40 @@ mod tests {
         assert!(e.contains("no directory /no/such/dir"), "{e}");
         let e = out_file(dir.to_str().unwrap()).unwrap_err();
         assert!(e.contains("is a directory"), "{e}");
+    }
+
+    #[test]
+    fn the_output_names_its_form_or_is_refused() {
+        let report = |o: Option<&str>, json: bool, html: bool| {
+            form(
+                o.map(Path::new),
+                Form::Text,
+                &[(Form::Json, json), (Form::Html, html)],
+            )
+        };
+        assert_eq!(report(None, false, false), Ok(Form::Text));
+        assert_eq!(report(None, true, false), Ok(Form::Json));
+        assert_eq!(report(Some("r.json"), false, false), Ok(Form::Json));
+        assert_eq!(report(Some("R.HTM"), false, false), Ok(Form::Html));
+        assert_eq!(report(Some("r.txt"), false, false), Ok(Form::Text));
+        assert_eq!(report(Some("report"), true, false), Ok(Form::Json));
+        assert_eq!(report(Some("/dev/null"), false, true), Ok(Form::Html));
+        let e = report(Some("r.png"), false, false).unwrap_err();
+        assert!(
+            e.contains("text (.txt, .text, or no extension)")
+                && e.contains("JSON (.json, --json)")
+                && e.contains("HTML (.html, .htm, --html)"),
+            "{e}"
+        );
+        let e = report(Some("r.html"), true, false).unwrap_err();
+        assert!(
+            e.contains("the name says HTML but --json asks for JSON"),
+            "{e}"
+        );
+        // `.txt` names collapsed stacks where those are the default.
+        assert_eq!(
+            form(Some(Path::new("s.txt")), Form::Collapsed, &[]),
+            Ok(Form::Collapsed)
+        );
     }
 }

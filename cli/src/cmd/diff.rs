@@ -36,7 +36,12 @@ pub struct Args {
     pub min_self: u64,
 }
 
-pub fn run(a: Args) -> Result<(), String> {
+pub fn run(mut a: Args) -> Result<(), String> {
+    a.json = super::common::form(
+        a.output.as_deref(),
+        super::common::Form::Text,
+        &[(super::common::Form::Json, a.json)],
+    )? == super::common::Form::Json;
     if a.by_test {
         let out = crate::render::tests::by_test(
             &super::tests::collect(std::slice::from_ref(&a.before))?,

@@ -120,6 +120,7 @@ pub fn run(a: Args) -> Result<(), String> {
 }
 
 pub fn collapsed(a: CollapsedArgs) -> Result<(), String> {
+    super::common::form(a.output.as_deref(), super::common::Form::Collapsed, &[])?;
     let mut out = Stream::open(a.output.as_deref())?;
     let r = stacks(&a.trace, &a.weight, &a.select, false, &mut out);
     match r {

@@ -88,7 +88,12 @@ fn table(o: &mut String, rows: &[Node]) {
     render::text::table(o, &["calls", "total", "self", "frame"], &rows);
 }
 
-pub fn run(a: Args) -> Result<(), String> {
+pub fn run(mut a: Args) -> Result<(), String> {
+    a.json = super::common::form(
+        a.output.as_deref(),
+        super::common::Form::Text,
+        &[(super::common::Form::Json, a.json)],
+    )? == super::common::Form::Json;
     let mut g = Graph::new(Target::new(&a.target));
     let s = pass::run(
         &a.trace,

@@ -362,7 +362,12 @@ fn thread_name(s: &Symbols, t: u32) -> &str {
     s.threads.get(t as usize).map_or("?", |t| t.name.as_str())
 }
 
-pub fn run(a: Args) -> Result<(), String> {
+pub fn run(mut a: Args) -> Result<(), String> {
+    a.json = super::common::form(
+        a.output.as_deref(),
+        super::common::Form::Text,
+        &[(super::common::Form::Json, a.json)],
+    )? == super::common::Form::Json;
     let out = Stream::open(a.output.as_deref())?;
     let mut p = Printer {
         names: a.select.naming.names(),

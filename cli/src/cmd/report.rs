@@ -1,6 +1,6 @@
 //! `jtrace report`: the one-screen answer (text, `--json` or `--html`).
 
-use super::common::{emit, json, Select};
+use super::common::{emit, json, Form, Select};
 use crate::analysis::folded;
 use crate::analysis::report::Report;
 use crate::analysis::tree::CallTree;
@@ -33,7 +33,13 @@ pub struct Args {
     pub output: Option<PathBuf>,
 }
 
-pub fn run(a: Args) -> Result<(), String> {
+pub fn run(mut a: Args) -> Result<(), String> {
+    let form = super::common::form(
+        a.output.as_deref(),
+        Form::Text,
+        &[(Form::Json, a.json), (Form::Html, a.html)],
+    )?;
+    (a.json, a.html) = (form == Form::Json, form == Form::Html);
     let filter = a.select.filter()?;
     // The path tree only for the page's flame graph.
     let mut both = (

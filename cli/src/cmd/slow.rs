@@ -104,7 +104,12 @@ pub fn json_to(
     out.write_all(&b)
 }
 
-pub fn run(a: Args) -> Result<(), String> {
+pub fn run(mut a: Args) -> Result<(), String> {
+    a.json = super::common::form(
+        a.output.as_deref(),
+        super::common::Form::Text,
+        &[(super::common::Form::Json, a.json)],
+    )? == super::common::Form::Json;
     let filter = a.select.filter()?;
     let ok = |m: &str| filter.method_ok(m);
     let mut one = OnePass::new(a.over, filter.method.is_none(), &ok);

@@ -48,7 +48,22 @@ pub fn collect(traces: &[PathBuf]) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
-pub fn run(a: Args) -> Result<(), String> {
+pub fn run(mut a: Args) -> Result<(), String> {
+    use super::common::Form;
+    let form = super::common::form(
+        a.output.as_deref(),
+        Form::Text,
+        &[
+            (Form::Json, a.json),
+            (Form::Markdown, a.markdown),
+            (Form::JunitXml, a.junit_xml),
+        ],
+    )?;
+    (a.json, a.markdown, a.junit_xml) = (
+        form == Form::Json,
+        form == Form::Markdown,
+        form == Form::JunitXml,
+    );
     let rows = collect(&a.traces)?;
     if rows.is_empty() {
         return Err(format!(

@@ -24,6 +24,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
+    super::common::form(a.output.as_deref(), super::common::Form::Text, &[])?;
     let mut t = CallTree::default();
     let s = split::run(
         &a.trace,

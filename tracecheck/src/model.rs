@@ -69,6 +69,10 @@ pub(crate) struct Method {
 pub(crate) struct State {
     /// Sum over methodCount elements of count minus the method's entries.
     pub(crate) counts_outside: u64,
+    /// Entries deeper than stackDepth's range (written clamped), and the deepest: what
+    /// traceEnd must declare.
+    pub(crate) clamped_depths: u64,
+    pub(crate) deepest_depth: u64,
     pub(crate) violations: Vec<Violation>,
     pub(crate) phase: Phase,
     pub(crate) node_id: Option<String>,
@@ -106,6 +110,8 @@ impl State {
     pub(crate) fn new() -> State {
         State {
             counts_outside: 0,
+            clamped_depths: 0,
+            deepest_depth: 0,
             violations: Vec::new(),
             phase: Phase::Header(0),
             node_id: None,

@@ -3,8 +3,21 @@
 use tracecheck::{check_reader, Rule};
 
 /// A trace whose one thread nests `depth` entries of one method; `attr(d)` gives the
-/// stackDepth attribute text of the entry at depth d.
+/// stackDepth attribute text of the entry at depth d; traceEnd declares what was clamped.
 fn nested(depth: u64, attr: impl Fn(u64) -> String) -> String {
+    let clamped = depth.saturating_sub(32_767);
+    let declared = if clamped > 0 {
+        format!(
+            "<annotation name=\"clampedStackDepths\" value=\"{clamped}\"/>\n<annotation name=\"deepestStackDepth\" value=\"{depth}\"/>\n"
+        )
+    } else {
+        String::new()
+    };
+    nested_declaring(depth, attr, &declared)
+}
+
+/// [`nested`] with `declared` as traceEnd's children.
+fn nested_declaring(depth: u64, attr: impl Fn(u64) -> String, declared: &str) -> String {
     let mut s = String::from(
         r#"<?xml version="1.0" encoding="UTF-8"?>
 <TRACE>
@@ -30,7 +43,7 @@ fn nested(depth: u64, attr: impl Fn(u64) -> String) -> String {
     }
     s.push_str(&format!(
         r#"<threadEnd threadIdRef="1" time="1716203600.000000006"/>
-<traceEnd traceIdRef="t-1" time="1716203600.000000008"/>
+<traceEnd traceIdRef="t-1" time="1716203600.000000008">{declared}</traceEnd>
 <methodCount methodIdRef="1" count="{depth}"/>
 <agentDestroy agentIdRef="a-1" time="1716203600.000000009"/>
 </TRACE>
@@ -52,6 +65,32 @@ fn deep_frames_clamp_stack_depth() {
     // The depth comes from the nesting, not from the attribute.
     assert_eq!(s.max_depth, DEEP);
     assert_eq!(s.max_depth_of("D.rec"), DEEP);
+}
+
+/// A clamped depth is accepted only where traceEnd says how many and how deep.
+#[test]
+fn clamped_depths_must_be_declared() {
+    let clamp = |d: u64| exact(d.min(32_767));
+    for declared in [
+        String::new(),
+        "<annotation name=\"clampedStackDepths\" value=\"2\"/>\n<annotation name=\"deepestStackDepth\" value=\"32770\"/>\n".to_string(),
+        "<annotation name=\"clampedStackDepths\" value=\"3\"/>\n".to_string(),
+    ] {
+        let doc = nested_declaring(DEEP, clamp, &declared);
+        let v = check_reader(doc.as_bytes()).unwrap_err();
+        assert!(
+            v.iter().any(|v| v.rule == Rule::Nesting
+                && v.message.contains("3 methodEntry element(s) are deeper than 32767")),
+            "{declared}: {v:#?}"
+        );
+    }
+    // And a shallow trace may not declare any.
+    let doc = nested_declaring(
+        3,
+        exact,
+        "<annotation name=\"clampedStackDepths\" value=\"1\"/>\n<annotation name=\"deepestStackDepth\" value=\"40000\"/>\n",
+    );
+    assert!(check_reader(doc.as_bytes()).is_err());
 }
 
 #[test]

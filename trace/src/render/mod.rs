@@ -94,6 +94,10 @@ struct ThreadState {
     /// thread that calls System.exit gets its ThreadEnd just before VM death):
     /// its threadEnd is written at close, after runtimeShutdown.
     end_deferred: Option<u64>,
+    /// Entries deeper than `MAX_STACK_DEPTH` (written with that depth), and the
+    /// deepest: said in `traceEnd`.
+    clamped: u64,
+    deepest: u64,
 }
 
 /// How a frame is left (or, for Catch, where unwinding stops).
@@ -131,6 +135,10 @@ impl ThreadState {
             },
         });
         let depth = self.stack.len() as u64;
+        if depth > MAX_STACK_DEPTH {
+            self.clamped += 1;
+            self.deepest = self.deepest.max(depth);
+        }
         let pre = (&self.entry_prefix, &m.ids, &self.ticket_text);
         out.entry(tid, mid, self.next_ticket, depth, ns, pre);
     }
@@ -839,6 +847,13 @@ impl<O: Output> Renderer<O> {
             self.stats.method_counts.push((mid, own));
             counts.push((mid as usize, self.total_count(mid, own)));
         }
+        let clamped: u64 = self.threads.iter().map(|(_, s)| s.clamped).sum();
+        let deepest = self
+            .threads
+            .iter()
+            .map(|(_, s)| s.deepest)
+            .max()
+            .unwrap_or(0);
         let o = &mut self.out;
         o.open("traceEnd");
         o.str("traceIdRef", &self.header_trace_id);
@@ -857,12 +872,16 @@ impl<O: Output> Renderer<O> {
             ("uninstrumentedClasses", self.untraced.len() as u64),
         ]
         .into_iter()
-        // Only in a trace started while the JVM ran (jtrace stop/start, start=off,
-        // delay=): the counts of what happened outside it.
+        // Only where they happened: the counts of what happened outside a trace started
+        // while the JVM ran (jtrace stop/start, start=off, delay=), and of clamped depths.
         .chain(
             [
                 ("exitsOfEarlierFrames", self.stats.earlier_frame_exits),
                 ("invocationsOutsideTrace", self.outside_counts),
+                // Entries deeper than stackDepth's xsd:short range say 32767: how many,
+                // and the deepest depth the thread reached.
+                ("clampedStackDepths", clamped),
+                ("deepestStackDepth", deepest),
             ]
             .into_iter()
             .filter(|&(_, v)| v > 0),

@@ -60,6 +60,10 @@ impl State {
         }
         // The depth the nesting proves, whether or not the attribute could carry it.
         self.summary.max_depth = self.summary.max_depth.max(expected_depth);
+        if expected_depth > MAX_STACK_DEPTH {
+            self.clamped_depths += 1;
+            self.deepest_depth = self.deepest_depth.max(expected_depth);
+        }
         // One look-up of the method: its figures, and its class against classIdRef.
         let Some(m) = self.methods.get_mut(&method) else {
             return;

@@ -2,6 +2,7 @@
 
 use crate::attrs::Attrs;
 use crate::model::State;
+use crate::rules::calls::MAX_STACK_DEPTH;
 use crate::Rule;
 
 impl State {
@@ -70,6 +71,25 @@ impl State {
     }
 
     pub(crate) fn agent_destroy(&mut self, line: u64) {
+        // A clamped stackDepth is accepted only where traceEnd says how many entries
+        // were clamped and how deep the deepest went.
+        let said = |k: &str| self.summary.end_counts.get(k).copied();
+        let declared = (said("clampedStackDepths"), said("deepestStackDepth"));
+        let seen = (self.clamped_depths, self.deepest_depth);
+        let fine = match declared {
+            (None, None) => seen.0 == 0,
+            (c, d) => c.unwrap_or(0) == seen.0 && d.unwrap_or(0) == seen.1,
+        };
+        if !fine {
+            let msg = format!(
+                "{} methodEntry element(s) are deeper than {MAX_STACK_DEPTH} (the deepest at {}) and say {MAX_STACK_DEPTH}, but traceEnd declares clampedStackDepths={} and deepestStackDepth={}",
+                seen.0,
+                seen.1,
+                declared.0.map_or("(none)".to_string(), |v| v.to_string()),
+                declared.1.map_or("(none)".to_string(), |v| v.to_string()),
+            );
+            self.err(line, Rule::Nesting, msg);
+        }
         let declared = self
             .summary
             .end_counts

@@ -83,6 +83,20 @@ impl Ctx<'_> {
     }
 }
 
+/// `java` with `flags`, then the agent jar extracting into the step's directory and
+/// writing `out` (its options): what a `-javaagent` check adds its class path and main to.
+fn javaagent(ctx: &Ctx, flags: &[String], out: &str) -> Command {
+    let mut c = java::command(ctx.jdk, None, true);
+    c.args(flags)
+        .arg(format!(
+            "-Djtrace.extractPath={}",
+            ctx.dir.join("extract").display()
+        ))
+        .arg(format!("-javaagent:{}=out={out}", ctx.jar.display()))
+        .current_dir(&ctx.dir);
+    c
+}
+
 #[derive(Clone, Copy)]
 enum How {
     Agentpath,
@@ -267,22 +281,11 @@ fn native_access(ctx: &Ctx) -> Result<(), String> {
         ("--enable-native-access=ALL-UNNAMED", true),
     ] {
         let trace = ctx.dir.join(format!("native-access-{traced}.jtr"));
-        let o = java::command(ctx.jdk, None, true)
-            .arg(flag)
-            .arg(format!(
-                "-Djtrace.extractPath={}",
-                ctx.dir.join("extract").display()
-            ))
-            .arg(format!(
-                "-javaagent:{}=out={}",
-                ctx.jar.display(),
-                trace.display()
-            ))
+        let o = javaagent(ctx, &[flag.to_string()], &trace.display().to_string())
             .args(["-cp", &format!("{}:{H2}:{CONSOLE}", ctx.classes.display())])
             .arg("org.junit.platform.console.ConsoleLauncher")
             .args(["--disable-banner", "--details=none"])
             .args(["--select-class", "shop.ShopTest"])
-            .current_dir(&ctx.dir)
             .output()
             .map_err(|e| format!("cannot run java: {e}"))?;
         let out = ok(&o, &format!("java {flag} -javaagent"))?;
@@ -326,20 +329,8 @@ fn controlled(ctx: &Ctx) -> Result<(), String> {
     let flag = ctx.dir.join("busy.flag");
     let _ = std::fs::remove_file(&flag);
     let pattern = ctx.dir.join("ctl-%n.jtr");
-    let mut c = java::command(ctx.jdk, None, true);
-    c.arg(format!(
-        "-Djtrace.extractPath={}",
-        ctx.dir.join("extract").display()
-    ))
-    .arg(format!(
-        "-javaagent:{}=out={},start=off",
-        ctx.jar.display(),
-        pattern.display()
-    ))
-    .arg("-cp")
-    .arg(&busy)
-    .arg("Busy")
-    .arg(&flag);
+    let mut c = javaagent(ctx, &[], &format!("{},start=off", pattern.display()));
+    c.arg("-cp").arg(&busy).arg("Busy").arg(&flag);
     let p = Proc::spawn(c, &ctx.dir)?;
     let r = (|| {
         if !p.wait_line("ready", Duration::from_secs(60)) {
@@ -428,21 +419,11 @@ fn child_loader(ctx: &Ctx) -> Result<(), String> {
     let classes = ctx.dir.join("isolated");
     java::javac(ctx.jdk, &classes, &[], &[src.join("Isolated.java")])?;
     let trace = ctx.dir.join("isolated.jtr");
-    let o = java::command(ctx.jdk, None, true)
-        .arg(format!(
-            "-Djtrace.extractPath={}",
-            ctx.dir.join("extract").display()
-        ))
-        .arg(format!(
-            "-javaagent:{}=out={}",
-            ctx.jar.display(),
-            trace.display()
-        ))
+    let o = javaagent(ctx, &[], &trace.display().to_string())
         .arg("-cp")
         .arg(&classes)
         .args(["Isolated", "shop.ShopTest", CONSOLE, H2])
         .arg(&ctx.classes)
-        .current_dir(&ctx.dir)
         .output()
         .map_err(|e| format!("cannot run java: {e}"))?;
     let out = String::from_utf8_lossy(&o.stdout);
@@ -492,23 +473,13 @@ fn looks_for_tests(ctx: &Ctx) -> Result<(), String> {
     for (look, want) in [(None, 0), (Some("on"), 4)] {
         let name = format!("plain-{}", look.unwrap_or("default"));
         let trace = ctx.dir.join(format!("{name}.jtr"));
-        let mut c = java::command(ctx.jdk, None, true);
-        c.arg(format!(
-            "-Djtrace.extractPath={}",
-            ctx.dir.join("extract").display()
-        ));
-        if let Some(l) = look {
-            c.arg(format!("-Djtrace.tests={l}"));
-        }
-        let o = c
-            .arg(format!(
-                "-javaagent:{}=out={}",
-                ctx.jar.display(),
-                trace.display()
-            ))
+        let flags: Vec<String> = look
+            .map(|l| format!("-Djtrace.tests={l}"))
+            .into_iter()
+            .collect();
+        let o = javaagent(ctx, &flags, &trace.display().to_string())
             .args(["-cp", &cp, "Run", "--disable-banner", "--details=none"])
             .args(["--select-class", "shop.ShopTest"])
-            .current_dir(&ctx.dir)
             .output()
             .map_err(|e| format!("cannot run java: {e}"))?;
         let out = ok(&o, &format!("java -javaagent ({name})"))?;

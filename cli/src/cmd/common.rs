@@ -268,6 +268,12 @@ pub fn form(output: Option<&Path>, default: Form, flags: &[(Form, bool)]) -> Res
     }
 }
 
+/// [`form`] for a command that writes text or, with `--json` (`json`), JSON: whether
+/// it writes JSON.
+pub fn wants_json(output: Option<&Path>, json: bool) -> Result<bool, String> {
+    Ok(form(output, Form::Text, &[(Form::Json, json)])? == Form::Json)
+}
+
 /// An answer written as it is made (to FILE, or stdout), for answers too large to
 /// hold: `finish` flushes and says where it went, as [`emit`] does.
 pub struct Stream {

@@ -37,11 +37,7 @@ pub struct Args {
 }
 
 pub fn run(mut a: Args) -> Result<(), String> {
-    a.json = super::common::form(
-        a.output.as_deref(),
-        super::common::Form::Text,
-        &[(super::common::Form::Json, a.json)],
-    )? == super::common::Form::Json;
+    a.json = super::common::wants_json(a.output.as_deref(), a.json)?;
     if a.by_test {
         let out = crate::render::tests::by_test(
             &super::tests::collect(std::slice::from_ref(&a.before))?,

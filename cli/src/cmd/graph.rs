@@ -89,11 +89,7 @@ fn table(o: &mut String, rows: &[Node]) {
 }
 
 pub fn run(mut a: Args) -> Result<(), String> {
-    a.json = super::common::form(
-        a.output.as_deref(),
-        super::common::Form::Text,
-        &[(super::common::Form::Json, a.json)],
-    )? == super::common::Form::Json;
+    a.json = super::common::wants_json(a.output.as_deref(), a.json)?;
     let mut g = Graph::new(Target::new(&a.target));
     let s = pass::run(
         &a.trace,

@@ -112,11 +112,7 @@ struct Nothing;
 impl Analysis for Nothing {}
 
 pub fn run(mut a: Args) -> Result<(), String> {
-    a.json = super::common::form(
-        a.output.as_deref(),
-        super::common::Form::Text,
-        &[(super::common::Form::Json, a.json)],
-    )? == super::common::Form::Json;
+    a.json = super::common::wants_json(a.output.as_deref(), a.json)?;
     let mut d = InfoDoc::default();
     let mut counts = [0u64; KINDS.len()];
     // Entries by thread id, and the last thread's count apart (its calls come in runs).

@@ -363,11 +363,7 @@ fn thread_name(s: &Symbols, t: u32) -> &str {
 }
 
 pub fn run(mut a: Args) -> Result<(), String> {
-    a.json = super::common::form(
-        a.output.as_deref(),
-        super::common::Form::Text,
-        &[(super::common::Form::Json, a.json)],
-    )? == super::common::Form::Json;
+    a.json = super::common::wants_json(a.output.as_deref(), a.json)?;
     let out = Stream::open(a.output.as_deref())?;
     let mut p = Printer {
         names: a.select.naming.names(),

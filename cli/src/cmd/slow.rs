@@ -105,11 +105,7 @@ pub fn json_to(
 }
 
 pub fn run(mut a: Args) -> Result<(), String> {
-    a.json = super::common::form(
-        a.output.as_deref(),
-        super::common::Form::Text,
-        &[(super::common::Form::Json, a.json)],
-    )? == super::common::Form::Json;
+    a.json = super::common::wants_json(a.output.as_deref(), a.json)?;
     let filter = a.select.filter()?;
     let ok = |m: &str| filter.method_ok(m);
     let mut one = OnePass::new(a.over, filter.method.is_none(), &ok);

@@ -6,12 +6,18 @@ use std::process::Command;
 
 pub fn run() -> bool {
     let root = util::root();
+    // Said before each step: the first run compiles for several minutes.
+    println!(
+        "demo 1/4: building the agent and the jtrace command (cargo build --release; \
+         about 4 minutes on 2 cores the first time)"
+    );
     if let Err(e) = util::build_release() {
         eprintln!("demo: {e}");
         return false;
     }
     // Everything a user runs comes from this one command: the jars too (jtrace record,
     // -javaagent, jtrace.Trace), or the one line that says what they need.
+    println!("demo 2/4: building the jars (javac, jar)");
     match crate::package::build_jar() {
         Ok(_) => println!(
             "built target/release/{{jtrace, libjtrace.so, jtrace-agent.jar, jtrace.jar, \
@@ -20,6 +26,10 @@ pub fn run() -> bool {
         Err(e) => println!("the jars (jtrace record, -javaagent) were not built: {e}"),
     }
     // And the release archive, with the Maven and Gradle plugins (docs/INSTALL.md).
+    println!(
+        "demo 3/4: building the release archive (for glibc 2.28 with cargo zigbuild: about \
+         3 minutes the first time; the Maven and Gradle plugins)"
+    );
     match crate::package::dist() {
         Ok(d) => println!("built {}", d.archive.display()),
         Err(e) => println!("the release archive (Maven and Gradle plugins) was not built: {e}"),
@@ -32,6 +42,7 @@ pub fn run() -> bool {
         );
         return false;
     };
+    println!("demo 4/4: tracing examples/Demo.java and reading its trace");
     let dir = root.join("target/demo");
     if let Err(e) = java::compile_sources(&jdk, &dir, &[root.join("examples/Demo.java")]) {
         eprintln!("demo: {e}");

@@ -23,11 +23,12 @@ pub fn cargo() -> Command {
 /// packages of one build, so a build of a subset compiles shared crates again (minutes).
 pub const RELEASE_PACKAGES: [&str; 3] = ["jtrace", "jtrace-cli", "tracecheck"];
 
-/// `cargo build --release --quiet` of [`RELEASE_PACKAGES`]: the one release build of every
-/// task, so no task rebuilds what another has built.
+/// `cargo build --release` of [`RELEASE_PACKAGES`]: the one release build of every task,
+/// so no task rebuilds what another has built. Not quiet: the first build takes minutes,
+/// and cargo's progress says so.
 pub fn build_release() -> Result<(), String> {
     let mut c = cargo();
-    c.args(["build", "--release", "--quiet"]);
+    c.args(["build", "--release"]);
     for p in RELEASE_PACKAGES {
         c.args(["-p", p]);
     }

@@ -116,7 +116,7 @@ fn build_portable() -> Result<PathBuf, String> {
         ));
     }
     let mut c = util::cargo();
-    c.args(["zigbuild", "--release", "--quiet", "--target", &target])
+    c.args(["zigbuild", "--release", "--target", &target])
         .args(["-p", "jtrace", "-p", "jtrace-cli"])
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false");
     util::status(

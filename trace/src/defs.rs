@@ -97,6 +97,10 @@ pub enum Def {
     Object(ObjDef),
     /// A class that should have been traced but could not be rewritten: (name, why).
     Untraced(String, String),
+    /// A method of a traced class rewritten with less than asked: (class name,
+    /// `method(descriptor): why; what it kept`), e.g. its line probes dropped to stay
+    /// under the JVM's 64 KiB of code.
+    PartlyTraced(String, String),
     Thread(ThreadDef),
     Class(ClassDef),
     Method(MethodDef),

@@ -37,6 +37,10 @@
 //! | `EXPECT unloaded-count CLASS N`        | classUnload elements of classes named CLASS    |
 //! | `EXPECT per-def-calls KEY DEFS N`      | KEY has DEFS methodDefs, each with N entries   |
 //! | `EXPECT exit-code N`                   | the JVM's exit code                            |
+//! | `EXPECT end-count NAME N`              | traceEnd's annotation NAME (absent: 0)         |
+//! | `EXPECT end-note NAME TEXT...`         | a traceEnd annotation NAME whose value starts with TEXT |
+//!
+//! `EXPECT-BCI ...` lines are checked in mode=bci only (what rewriting classes decides).
 //!
 //! CLASS is a dotted class name (`java.lang.String`, `Outer$Inner`); for primitive arrays
 //! (isArray 4..11, which name no class) it is `-`. Line lists are comma-separated without
@@ -117,6 +121,35 @@ pub fn check_line(
         };
     }
     let s = summary.ok_or("no trace to compare with")?;
+    if let ["end-note", name, ..] = w.as_slice() {
+        // The value's text as the line gives it (words joined by one space).
+        let want = line
+            .split_once(name)
+            .map_or(String::new(), |(_, rest)| rest.trim_start().to_string());
+        return if s
+            .end_notes
+            .iter()
+            .any(|(n, v)| n == name && v.starts_with(&want))
+        {
+            Ok(())
+        } else {
+            Err(format!(
+                "end-note {name}: no traceEnd annotation starting {want:?} (has {:?})",
+                s.end_notes
+            ))
+        };
+    }
+    if let ["end-count", name, n] = w.as_slice() {
+        let want = num(n)?;
+        let got = s.end_counts.get(*name).copied().unwrap_or(0);
+        return if got == want {
+            Ok(())
+        } else {
+            Err(format!(
+                "end-count {name}: want {want}, traceEnd says {got}"
+            ))
+        };
+    }
     // Set-valued and relative kinds first.
     match w.as_slice() {
         ["alloc-lines", c, is_array, l] => {

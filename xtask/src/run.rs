@@ -297,6 +297,11 @@ pub fn run(job: &Job) -> Result<(), String> {
         in_jni_capacity_warning = false;
         if let Some(e) = line.strip_prefix("EXPECT ") {
             expects.push(e.to_string());
+        } else if let Some(e) = line.strip_prefix("EXPECT-BCI ") {
+            // Only where classes are rewritten (mode=bci).
+            if job.mode == "bci" {
+                expects.push(e.to_string());
+            }
         } else if line != "READY"
             && !job
                 .case

@@ -71,9 +71,18 @@ fn rewrite(
     let mut notes = Vec::new();
     match classfile::instrument_noting(bytes, &plan, &mut notes) {
         Ok(b) => {
-            // Degraded per method: the rest of the class is traced as usual.
-            for n in notes {
+            // Degraded per method: the rest of the class is traced as usual. Said on
+            // stderr and in the trace (traceEnd's partlyInstrumentedMethod).
+            for n in &notes {
                 log_once(&format!("class {dotted}, method {n}"));
+            }
+            if !notes.is_empty() {
+                crate::buffer::send_defs(
+                    notes
+                        .into_iter()
+                        .map(|n| Def::PartlyTraced(dotted.to_string(), n))
+                        .collect(),
+                );
             }
             Some(b)
         }

@@ -153,6 +153,8 @@ const DEF_THREAD_BEFORE_TRACE: u8 = 6;
 const DEF_OBJECT_OF_CLASS: u8 = 7;
 /// A tag the application wrote (version 3).
 const DEF_TAG: u8 = 8;
+/// A method traced with less than asked (`Def::PartlyTraced`).
+const DEF_PARTLY_TRACED: u8 = 9;
 
 pub fn encode_defs(out: &mut Vec<u8>, defs: &[Def]) {
     for d in defs {
@@ -171,6 +173,11 @@ pub fn encode_defs(out: &mut Vec<u8>, defs: &[Def]) {
                 out.push(DEF_UNTRACED);
                 put_str(out, name);
                 put_str(out, why);
+            }
+            Def::PartlyTraced(name, what) => {
+                out.push(DEF_PARTLY_TRACED);
+                put_str(out, name);
+                put_str(out, what);
             }
             Def::Thread(t) => {
                 // A thread alive before its trace started has its own kind, so that
@@ -257,6 +264,9 @@ pub fn decode_defs(c: &mut Cursor) -> WireResult<Vec<Def>> {
                 is_array: c.u32var("object isArray")?.min(u8::MAX as u32) as u8,
             }),
             DEF_UNTRACED => Def::Untraced(c.str("class name")?, c.str("reason")?),
+            DEF_PARTLY_TRACED => {
+                Def::PartlyTraced(c.str("class name")?, c.str("method and reason")?)
+            }
             kind @ (DEF_THREAD | DEF_THREAD_BEFORE_TRACE) => Def::Thread(ThreadDef {
                 before_trace: kind == DEF_THREAD_BEFORE_TRACE,
                 tid: c.u32var("thread id")?,

@@ -67,6 +67,10 @@ fn messages() -> Vec<Msg> {
             annotations: vec![("methodNames".into(), "a()V+b()V".into())],
         }),
         Def::Untraced("Odd".into(), "too big".into()),
+        Def::PartlyTraced(
+            "Big".into(),
+            "big(I)I: too large; traced without line probes".into(),
+        ),
     ];
     for mid in 1..=2 {
         d.push(Def::Method(MethodDef {

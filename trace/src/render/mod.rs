@@ -219,6 +219,8 @@ pub struct Renderer<O: Output> {
     exceptions: bool,
     /// Classes left untouched by the rewriter: (name, why).
     untraced: Vec<(String, String)>,
+    /// Methods of traced classes rewritten with less than asked: (class, what).
+    partly: Vec<(String, String)>,
     instrumented_classes: u64,
     /// Extra traceEnd annotations (e.g. `recordingCutShort` from a `.jtr` cut short).
     notes: Vec<(&'static str, u64)>,
@@ -274,6 +276,7 @@ impl<O: Output> Renderer<O> {
             gc_thread_id: header.gc_thread_id,
             exceptions: header.exceptions,
             untraced: Vec::new(),
+            partly: Vec::new(),
             instrumented_classes: 0,
             notes: Vec::new(),
             stats: Stats::default(),
@@ -388,6 +391,13 @@ impl<O: Output> Renderer<O> {
     fn def(&mut self, d: Def) {
         match d {
             Def::Untraced(name, why) => self.untraced.push((name, why)),
+            // Once per method, though a class retransformed (a trace started with other
+            // filters) is rewritten again.
+            Def::PartlyTraced(name, what) => {
+                if !self.partly.iter().any(|(n, w)| *n == name && *w == what) {
+                    self.partly.push((name, what));
+                }
+            }
             Def::Object(o) => self.obj_def(o),
             Def::Thread(t) => self.thread_def(t),
             Def::Class(c) => self.class_def(c),
@@ -882,6 +892,7 @@ impl<O: Output> Renderer<O> {
                 // and the deepest depth the thread reached.
                 ("clampedStackDepths", clamped),
                 ("deepestStackDepth", deepest),
+                ("partlyInstrumentedMethods", self.partly.len() as u64),
             ]
             .into_iter()
             .filter(|&(_, v)| v > 0),
@@ -897,6 +908,12 @@ impl<O: Output> Renderer<O> {
             o.open("annotation");
             o.str("name", "uninstrumentedClass");
             o.str("value", &format!("{}: {why}", names::class_name(name)));
+            o.close();
+        }
+        for (name, what) in &self.partly {
+            o.open("annotation");
+            o.str("name", "partlyInstrumentedMethod");
+            o.str("value", &format!("{}.{what}", names::class_name(name)));
             o.close();
         }
         o.end("traceEnd");

@@ -1,11 +1,10 @@
-//! One pass over one trace: open it, stream its events through the [`Model`] into an
+//! One pass over one opened trace: stream its events through the [`Model`] into an
 //! analysis, report the reader's warnings on stderr.
 
 use crate::model::filter::Filter;
 use crate::model::testcase::TestScope;
-use crate::model::{Analysis, Model, Part};
-use crate::read;
-use std::path::Path;
+use crate::model::{Analysis, Model};
+use crate::read::{self, Selection, Trace};
 
 /// What a pass leaves besides the analysis' own results.
 pub struct Pass {
@@ -46,7 +45,7 @@ impl Pass {
     }
 
     /// The read is over: the model finished into `a`, the read statistics said.
-    fn finished<A: Analysis>(
+    pub(crate) fn finished<A: Analysis>(
         file: String,
         mut model: Model,
         outcome: read::Outcome,
@@ -62,17 +61,17 @@ impl Pass {
     }
 }
 
-/// Reads `path` once into `a`. Warnings (a trace cut short, malformed elements, frames
+/// Reads `trace` once into `a`. Warnings (a trace cut short, malformed elements, frames
 /// left open) go to stderr, prefixed `jtrace: warning:`.
-pub fn run<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Pass, String> {
-    let s = run_quiet(path, filter, a)?;
+pub fn run<A: Analysis>(trace: &Trace, filter: Filter, a: &mut A) -> Result<Pass, String> {
+    let s = run_quiet(trace, filter, a)?;
     warn(&s);
     Ok(s)
 }
 
 /// The same pass without the warnings (a second pass over a file already reported).
-pub fn run_quiet<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<Pass, String> {
-    run_tapped(path, filter, a, |_| {})
+pub fn run_quiet<A: Analysis>(trace: &Trace, filter: Filter, a: &mut A) -> Result<Pass, String> {
+    run_tapped(trace, filter, a, |_| {})
 }
 
 /// A pass that also hands every event to `tap` before the model sees it (for answers
@@ -80,7 +79,7 @@ pub fn run_quiet<A: Analysis>(path: &Path, filter: Filter, a: &mut A) -> Result<
 /// what the chosen threads need). No warnings. With `--test`, the analysis
 /// sees only what the chosen tests did.
 pub fn run_tapped<A: Analysis>(
-    path: &Path,
+    trace: &Trace,
     filter: Filter,
     a: &mut A,
     tap: impl FnMut(&read::Event),
@@ -88,7 +87,7 @@ pub fn run_tapped<A: Analysis>(
     match filter.test.clone() {
         Some(p) => {
             let mut scope = TestScope::new(p.clone(), a);
-            let s = pass(path, filter, &mut scope, tap)?;
+            let s = pass(trace, filter, &mut scope, tap)?;
             match scope.counts() {
                 (0, _) => Err(format!(
                     "{}: --test: the trace marks no tests (record it with jtrace record, \
@@ -104,82 +103,50 @@ pub fn run_tapped<A: Analysis>(
                 _ => Ok(s),
             }
         }
-        None => pass(path, filter, a, tap),
+        None => pass(trace, filter, a, tap),
     }
     .and_then(Pass::threads_found)
 }
 
 fn pass<A: Analysis>(
-    path: &Path,
+    trace: &Trace,
     filter: Filter,
     a: &mut A,
     mut tap: impl FnMut(&read::Event),
 ) -> Result<Pass, String> {
-    let input = read::open(path)?;
-    let file = input.name.clone();
     // `--thread`: a `.jtr` replays only the chosen threads (and what they need of
     // the others); the model ignores the others' events anyway.
     let threads = filter.thread.clone();
-    let wanted = |name: &str| threads.as_ref().is_none_or(|p| p.matches(name));
-    let window = window(path, &filter);
+    let wanted = |_: u32, name: &str| threads.as_ref().is_none_or(|p| p.matches(name));
+    let sel = Selection {
+        threads: filter.thread.is_some().then_some(&wanted as &read::Wanted),
+        window: window(trace, &filter),
+        cut: None,
+    };
     let mut model = Model::new(filter);
-    let wanted = threads
-        .is_some()
-        .then_some(&wanted as &dyn Fn(&str) -> bool);
-    let outcome = read::read_threads(input, wanted, window, |ev| {
+    let outcome = trace.read(sel, None, |ev| {
         tap(ev);
         model.event(ev, a)
     })?;
-    Ok(Pass::finished(file, model, outcome, a))
-}
-
-/// One worker's pass over its share of a `.jtr` (see `crate::split`): the threads
-/// `part` gives it are replayed whole, the others only for what those need; `progress`
-/// is the bar the workers share. No warnings.
-pub fn run_part<A: Analysis>(
-    path: &Path,
-    filter: Filter,
-    part: Part,
-    a: &mut A,
-    progress: read::Progress,
-) -> Result<Pass, String> {
-    let input = read::open_with(path, Some(progress))?;
-    let file = input.name.clone();
-    let threads = filter.thread.clone();
-    let wanted = |tid: u32, name: &str| {
-        part.owns(tid as u64) && threads.as_ref().is_none_or(|p| p.matches(name))
-    };
-    let window = window(path, &filter);
-    let cut = part.cut.map(|c| trace::jtr::Cut {
-        tid: c.thread as u32,
-        at: c.at,
-        after: c.after,
-    });
-    let mut model = Model::part(filter, part.clone());
-    let sink = |ev: &read::Event| model.event(ev, a);
-    let outcome = match cut {
-        Some(cut) => read::read_cut(input, &wanted, cut, sink)?,
-        None => read::read_part(input, &wanted, window, sink)?,
-    };
-    Ok(Pass::finished(file, model, outcome, a))
+    Ok(Pass::finished(trace.name.clone(), model, outcome, a))
 }
 
 /// What of a `.jtr` with an index the read may confine itself to: the window; with
 /// `--test` and no `--from`, from the first chosen test's start on (nothing before it
 /// is any chosen test's), found from the file's test marks alone
 /// (`crate::model::testcase::first_start`), or from `--to` if that is earlier.
-fn window(path: &Path, filter: &Filter) -> read::Window {
+pub(crate) fn window(trace: &Trace, filter: &Filter) -> read::Window {
     let from = match &filter.test {
-        Some(p) if filter.from.is_none() => read::tags(path).and_then(|(start, tags)| {
-            let tags = tags.into_iter().map(|(t, ns)| {
+        Some(p) if filter.from.is_none() => trace.tags().and_then(|(start, tags)| {
+            let tags = tags.iter().map(|(t, ns)| {
                 let tag = crate::model::Tag {
-                    name: t.name,
-                    fields: t.fields,
-                    time: ns,
+                    name: t.name.clone(),
+                    fields: t.fields.clone(),
+                    time: *ns,
                 };
                 (t.tid, tag)
             });
-            let first = crate::model::testcase::first_start(tags, p)?.saturating_sub(start);
+            let first = crate::model::testcase::first_start(tags, p)?.saturating_sub(*start);
             // Not past `--to`: what is open there is the answer's too.
             Some(filter.to.map_or(first, |to| first.min(to)))
         }),

@@ -305,7 +305,7 @@ impl PathTree {
     }
 }
 
-impl crate::model::merge::Split for CallTree {
+impl crate::split::Split for CallTree {
     fn fresh(&self) -> Self {
         CallTree::default()
     }

@@ -16,7 +16,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let input = read::open(&a.trace)?;
+    let input = read::Trace::open(&a.trace)?.input(None)?;
     let name = input.name.clone();
     let compressed = input.compressed;
     let jtr = matches!(input.source, read::Source::Jtr(_));
@@ -114,7 +114,7 @@ mod tests {
     /// The verdict of the typed path (the replay into the checker) on `jtr`, and of
     /// tracecheck's XML reader on the same trace rendered as XML.
     fn both(jtr: &Path) -> (Checked, Checked) {
-        let (typed, _) = check(read::open(jtr).unwrap()).unwrap();
+        let (typed, _) = check(read::Trace::open(jtr).unwrap().input(None).unwrap()).unwrap();
         let mut xml = Vec::new();
         trace::jtr::to_xml(std::fs::File::open(jtr).unwrap(), &mut xml).unwrap();
         (typed, tracecheck::check_reader(&xml[..]))
@@ -179,7 +179,7 @@ mod tests {
         let bytes = std::fs::read(&src).unwrap();
         let out = std::env::temp_dir().join(format!("jtrace-check-cut-{}.jtr", std::process::id()));
         std::fs::write(&out, &bytes[..bytes.len() * 2 / 3]).unwrap();
-        let (checked, cut) = check(read::open(&out).unwrap()).unwrap();
+        let (checked, cut) = check(read::Trace::open(&out).unwrap().input(None).unwrap()).unwrap();
         assert!(cut.is_some());
         assert!(checked.is_ok(), "{checked:?}");
         let run = |prefix_ok| {

@@ -44,7 +44,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let mut lines_on = false;
     for t in &a.traces {
         let mut cov = Coverage::default();
-        let s = pass::run(t, Filter::default(), &mut cov)?;
+        let s = pass::run(&crate::read::Trace::open(t)?, Filter::default(), &mut cov)?;
         lines_on |=
             cov.outside.lines.len() + cov.per_test.iter().map(|c| c.lines.len()).sum::<usize>() > 0;
         model.add(&s.model.syms, cov, &s.file);

@@ -50,9 +50,17 @@ pub fn run(mut a: Args) -> Result<(), String> {
     }
     let filter = a.select.filter()?;
     let mut rb = Report::methods_only();
-    let sb = split::run(&a.before, filter.clone(), &mut rb)?;
+    let sb = split::run(
+        &crate::read::Trace::open(&a.before)?,
+        filter.clone(),
+        &mut rb,
+    )?;
     let mut ra = Report::methods_only();
-    let sa = split::run(&a.after, filter.clone(), &mut ra)?;
+    let sa = split::run(
+        &crate::read::Trace::open(&a.after)?,
+        filter.clone(),
+        &mut ra,
+    )?;
     let ok = |m: &str| filter.method_ok(m);
     let mut d = render::diff::doc(
         (&sb.file, &sb.model.syms, &rb),

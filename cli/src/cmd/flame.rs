@@ -68,7 +68,7 @@ fn stacks(
 ) -> Result<(String, &'static str), String> {
     let mut t = CallTree::default();
     let s = split::run(
-        trace,
+        &crate::read::Trace::open(trace)?,
         sel.every_method("flame and collapsed show every method")?,
         &mut t,
     )?;

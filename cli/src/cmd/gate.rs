@@ -157,7 +157,7 @@ fn judge_run(a: Args) -> Result<bool, String> {
                 continue;
             }
             let mut p = paths::PathsAnalysis::new(&wanted, tr.first.as_deref(), found);
-            pass::run_quiet(t, Filter::default(), &mut p)?;
+            pass::run_quiet(&crate::read::Trace::open(t)?, Filter::default(), &mut p)?;
             found = p.found;
         }
         paths::attach(&mut j, &found);

@@ -92,7 +92,7 @@ pub fn run(mut a: Args) -> Result<(), String> {
     a.json = super::common::wants_json(a.output.as_deref(), a.json)?;
     let mut g = Graph::new(Target::new(&a.target));
     let s = pass::run(
-        &a.trace,
+        &crate::read::Trace::open(&a.trace)?,
         a.select
             .every_method("graph takes its METHOD as an argument")?,
         &mut g,

@@ -118,43 +118,48 @@ pub fn run(mut a: Args) -> Result<(), String> {
     // Entries by thread id, and the last thread's count apart (its calls come in runs).
     let mut calls: FastMap<u64, u64> = FastMap::default();
     let mut last: Option<(u64, u64)> = None;
-    let s = pass::run_tapped(&a.trace, Filter::default(), &mut Nothing, |ev| {
-        if let Some(k) = kind(ev) {
-            counts[k] += 1;
-        }
-        match ev {
-            Event::Entry { thread, .. } => match &mut last {
-                Some((t, n)) if t == thread => *n += 1,
-                _ => {
-                    if let Some((t, n)) = last.replace((*thread, 1)) {
-                        *calls.entry(t).or_default() += n;
+    let s = pass::run_tapped(
+        &crate::read::Trace::open(&a.trace)?,
+        Filter::default(),
+        &mut Nothing,
+        |ev| {
+            if let Some(k) = kind(ev) {
+                counts[k] += 1;
+            }
+            match ev {
+                Event::Entry { thread, .. } => match &mut last {
+                    Some((t, n)) if t == thread => *n += 1,
+                    _ => {
+                        if let Some((t, n)) = last.replace((*thread, 1)) {
+                            *calls.entry(t).or_default() += n;
+                        }
                     }
+                },
+                Event::Process { pid, command } => {
+                    d.pid = Some(*pid);
+                    d.command = Some(command.to_string());
                 }
-            },
-            Event::Process { pid, command } => {
-                d.pid = Some(*pid);
-                d.command = Some(command.to_string());
-            }
-            Event::Agent {
-                parameters,
-                version,
-            } => {
-                d.agent_parameters = Some(parameters.to_string());
-                d.agent_version = Some(version.to_string());
-            }
-            Event::AgentOption { key, value } => {
-                d.options.insert(key.to_string(), value.to_string());
-            }
-            Event::Annotation { name, value } => {
-                let e = d.drops_and_repairs.entry(name.to_string()).or_default();
-                if !e.is_empty() {
-                    e.push_str("; ");
+                Event::Agent {
+                    parameters,
+                    version,
+                } => {
+                    d.agent_parameters = Some(parameters.to_string());
+                    d.agent_version = Some(version.to_string());
                 }
-                e.push_str(value);
+                Event::AgentOption { key, value } => {
+                    d.options.insert(key.to_string(), value.to_string());
+                }
+                Event::Annotation { name, value } => {
+                    let e = d.drops_and_repairs.entry(name.to_string()).or_default();
+                    if !e.is_empty() {
+                        e.push_str("; ");
+                    }
+                    e.push_str(value);
+                }
+                _ => {}
             }
-            _ => {}
-        }
-    })?;
+        },
+    )?;
     pass::warn(&s);
     if let Some((t, n)) = last {
         *calls.entry(t).or_default() += n;

@@ -5,6 +5,7 @@
 use super::common::Select;
 use crate::model::filter::Filter;
 use crate::pass::{self, Pass};
+use crate::read::Trace;
 use crate::render::fmt;
 use crate::render::perfetto::Perfetto;
 use crate::render::pftrace::Pftrace;
@@ -49,26 +50,27 @@ fn protobuf(path: &Path) -> bool {
 /// One pass writing the timeline (JSON or protobuf) to `out`: bytes and events
 /// written, and the pass. `loud`: the reader's warnings on stderr.
 fn pass<W: Write>(
+    trace: &Trace,
     a: &Args,
     filter: &Filter,
     out: W,
     loud: bool,
 ) -> Result<(u64, u64, Pass), String> {
     fn run<A: crate::model::Analysis>(
-        a: &Args,
+        trace: &Trace,
         f: &Filter,
         an: &mut A,
         loud: bool,
     ) -> Result<Pass, String> {
         if loud {
-            pass::run(&a.trace, f.clone(), an)
+            pass::run(trace, f.clone(), an)
         } else {
-            pass::run_quiet(&a.trace, f.clone(), an)
+            pass::run_quiet(trace, f.clone(), an)
         }
     }
     if protobuf(&a.output) {
         let mut p = Pftrace::new(out);
-        let s = run(a, filter, &mut p, loud)?;
+        let s = run(trace, filter, &mut p, loud)?;
         let events = p.events;
         let (bytes, _) = p
             .finish()
@@ -76,7 +78,7 @@ fn pass<W: Write>(
         Ok((bytes, events, s))
     } else {
         let mut p = Perfetto::new(out);
-        let s = run(a, filter, &mut p, loud)?;
+        let s = run(trace, filter, &mut p, loud)?;
         let events = p.events;
         let (bytes, _) = p
             .finish()
@@ -89,14 +91,19 @@ fn pass<W: Write>(
 /// trace's start (its end, ns) whose timeline fits `limit` (none: not even the first
 /// instants fit), from one pass that counts bytes without formatting
 /// (`render::timeline_size`).
-fn measure(a: &Args, filter: &Filter, limit: u64) -> Result<(u64, Option<u64>), String> {
+fn measure(
+    trace: &Trace,
+    a: &Args,
+    filter: &Filter,
+    limit: u64,
+) -> Result<(u64, Option<u64>), String> {
     let format = if protobuf(&a.output) {
         Format::Proto
     } else {
         Format::Json
     };
     let mut size = TimelineSize::new(format);
-    pass::run_quiet(&a.trace, filter.clone(), &mut size)?;
+    pass::run_quiet(trace, filter.clone(), &mut size)?;
     Ok((size.total(), size.window(limit)))
 }
 
@@ -112,13 +119,14 @@ fn too_large(a: &Args, limit: u64) -> String {
 pub fn run(a: Args) -> Result<(), String> {
     let mut filter = a.select.every_method("perfetto shows every method")?;
     let limit = (a.max_size.max(0.0) * (1u64 << 20) as f64) as u64;
-    let size = std::fs::metadata(&a.trace).map(|m| m.len()).unwrap_or(0);
+    let trace = Trace::open(&a.trace)?;
+    let size = trace.size();
     // The JSON is smaller than the XML it comes from (about 100 bytes per call against
     // 250), so only inputs larger than the limit (or compressed ones) can produce too
     // much: for those, a first pass measures the output exactly without writing it.
     let compressed = !a.trace.to_string_lossy().ends_with(".xml");
     if !a.force && (size > limit || compressed && size.saturating_mul(10) > limit) {
-        let (bytes, window) = measure(&a, &filter, limit)?;
+        let (bytes, window) = measure(&trace, &a, &filter, limit)?;
         if bytes > limit {
             // A window the user chose is theirs: say it is too large.
             if a.select.from.is_some() || a.select.to.is_some() {
@@ -154,7 +162,13 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let file = std::fs::File::create(&a.output)
         .map_err(|e| format!("{}: cannot create: {e}", a.output.display()))?;
-    let result = pass(&a, &filter, BufWriter::with_capacity(1 << 20, file), true);
+    let result = pass(
+        &trace,
+        &a,
+        &filter,
+        BufWriter::with_capacity(1 << 20, file),
+        true,
+    );
     match result {
         Ok((bytes, events, _)) => {
             eprintln!(

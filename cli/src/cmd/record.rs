@@ -322,7 +322,7 @@ fn describe(p: &Path) -> String {
     }
     let name = p.display();
     let cmdline = command_line(p).unwrap_or_else(|| "?".to_string());
-    let input = match crate::read::open(p) {
+    let input = match crate::read::Trace::open(p).and_then(|t| t.input(None)) {
         Ok(i) => i,
         Err(e) => return format!("{name}: {e}"),
     };
@@ -364,7 +364,12 @@ fn describe(p: &Path) -> String {
 /// The JVM's command line (`processCreate application_executable`), from the first
 /// bytes of the document.
 fn command_line(p: &Path) -> Option<String> {
-    let doc = crate::read::open(p).ok()?.into_xml().ok()?;
+    let doc = crate::read::Trace::open(p)
+        .ok()?
+        .input(None)
+        .ok()?
+        .into_xml()
+        .ok()?;
     let mut head = Vec::new();
     doc.reader.take(64 * 1024).read_to_end(&mut head).ok()?;
     let text = String::from_utf8_lossy(&head);

@@ -390,7 +390,7 @@ pub fn run(mut a: Args) -> Result<(), String> {
     };
     let mut r = Replay::new(show, |s: &Symbols, l: &Line| p.line(s, l));
     let s = pass::run(
-        &a.trace,
+        &crate::read::Trace::open(&a.trace)?,
         a.select.every_method("replay shows every method")?,
         &mut r,
     )?;

@@ -46,7 +46,11 @@ pub fn run(mut a: Args) -> Result<(), String> {
         Report::slowest_of(filter.method.clone()),
         a.html.then(CallTree::default),
     );
-    let s = split::run(&a.trace, filter.clone(), &mut both)?;
+    let s = split::run(
+        &crate::read::Trace::open(&a.trace)?,
+        filter.clone(),
+        &mut both,
+    )?;
     let (report, tree) = both;
     let ok = |m: &str| filter.method_ok(m);
     let out = if a.json {

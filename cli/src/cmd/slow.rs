@@ -109,7 +109,8 @@ pub fn run(mut a: Args) -> Result<(), String> {
     let filter = a.select.filter()?;
     let ok = |m: &str| filter.method_ok(m);
     let mut one = OnePass::new(a.over, filter.method.is_none(), &ok);
-    let s = split::run(&a.trace, filter.clone(), &mut one)?;
+    let trace = crate::read::Trace::open(&a.trace)?;
+    let s = split::run(&trace, filter.clone(), &mut one)?;
     let broken = one.broken;
     let found = std::mem::take(&mut one.found);
     let mut calls = match one.sorted() {
@@ -117,7 +118,7 @@ pub fn run(mut a: Args) -> Result<(), String> {
         // One pass could not hold the subtrees: a second collects them.
         None => {
             let mut c = Collector::new(found);
-            split::run_quiet(&a.trace, filter.clone(), &mut c)?;
+            split::run_quiet(&trace, filter.clone(), &mut c)?;
             c.sorted()
         }
     };
@@ -161,14 +162,19 @@ mod tests {
             ..Filter::default()
         };
         let mut one = OnePass::new(over, true, &ok).with_cap(cap);
-        let s = crate::split::run_quiet(path, filter.clone(), &mut one).unwrap();
+        let s = crate::split::run_quiet(
+            &crate::read::Trace::open(path).unwrap(),
+            filter.clone(),
+            &mut one,
+        )
+        .unwrap();
         let broken = one.broken;
         let found = std::mem::take(&mut one.found);
         let calls = match one.sorted() {
             Some(calls) => calls,
             None => {
                 let mut c = Collector::new(found);
-                run_quiet(path, filter, &mut c).unwrap();
+                run_quiet(&crate::read::Trace::open(path).unwrap(), filter, &mut c).unwrap();
                 c.sorted()
             }
         };
@@ -209,7 +215,12 @@ mod tests {
             let path = read::stored(name, "jtr");
             for over in [0, 1_000_000] {
                 let mut one = OnePass::new(over, true, &ok);
-                let s = run_quiet(&path, Filter::default(), &mut one).unwrap();
+                let s = run_quiet(
+                    &crate::read::Trace::open(&path).unwrap(),
+                    Filter::default(),
+                    &mut one,
+                )
+                .unwrap();
                 let calls = one.sorted().unwrap();
                 let syms = &s.model.syms;
                 for depth in [None, Some(0), Some(2)] {

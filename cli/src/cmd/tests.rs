@@ -42,7 +42,7 @@ pub fn collect(traces: &[PathBuf]) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
     for t in traces {
         let mut a = TestsAnalysis::default();
-        let s = pass::run(t, Filter::default(), &mut a)?;
+        let s = pass::run(&crate::read::Trace::open(t)?, Filter::default(), &mut a)?;
         rows.extend(a.into_rows(&s.file));
     }
     Ok(rows)

@@ -15,7 +15,7 @@ fn answer(path: &Path, thread: Option<&str>) -> (String, read::Outcome) {
         ..Filter::default()
     };
     let mut a = (Report::default(), CallTree::default());
-    let mut s = run_quiet(path, filter, &mut a).unwrap();
+    let mut s = run_quiet(&crate::read::Trace::open(path).unwrap(), filter, &mut a).unwrap();
     s.file = String::new();
     let doc = a.0.doc(&s, &|_| true, None);
     let mut out = serde_json::to_string_pretty(&doc).unwrap().into_bytes();
@@ -31,14 +31,18 @@ fn one_thread_of_a_jtr_answers_as_the_full_pass() {
     for &name in read::STORED {
         let (jtr, xml) = (read::stored(name, "jtr"), read::stored(name, "xml"));
         let mut whole = (Report::default(), CallTree::default());
-        let threads: Vec<String> = run_quiet(&xml, Filter::default(), &mut whole)
-            .unwrap()
-            .model
-            .syms
-            .threads
-            .iter()
-            .map(|t| t.name.clone())
-            .collect();
+        let threads: Vec<String> = run_quiet(
+            &crate::read::Trace::open(&xml).unwrap(),
+            Filter::default(),
+            &mut whole,
+        )
+        .unwrap()
+        .model
+        .syms
+        .threads
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
         let indexed = with_index(&jtr);
         let (all, o) = answer(&jtr, None);
         assert_eq!(o.chunks_skipped, 0, "{name}");

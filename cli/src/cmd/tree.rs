@@ -27,7 +27,7 @@ pub fn run(a: Args) -> Result<(), String> {
     super::common::form(a.output.as_deref(), super::common::Form::Text, &[])?;
     let mut t = CallTree::default();
     let s = split::run(
-        &a.trace,
+        &crate::read::Trace::open(&a.trace)?,
         a.select.every_method("tree shows every method")?,
         &mut t,
     )?;

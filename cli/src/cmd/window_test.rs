@@ -19,7 +19,7 @@ pub(crate) fn answer(path: &Path, filter: Filter) -> (String, read::Outcome) {
         ),
         Coverage::default(),
     );
-    let mut s = run_quiet(path, filter, &mut a).unwrap();
+    let mut s = run_quiet(&crate::read::Trace::open(path).unwrap(), filter, &mut a).unwrap();
     s.file = String::new();
     let (((report, tree), timeline), coverage) = a;
     let doc = report.doc(&s, &|_| true, None);
@@ -191,9 +191,16 @@ fn test_scopes_of_a_jtr_answer_as_the_full_pass() {
     for (name, records) in [("v3-tags", 3), ("v3-lines", 40)] {
         let xml = read::stored(name, "xml");
         let jtr = rechunked(&read::stored(name, "jtr"), records);
-        let (_, tags) = read::tags(&jtr).expect("an index with end states");
+        let (_, tags) = read::Trace::open(&jtr)
+            .unwrap()
+            .tags()
+            .cloned()
+            .expect("an index with end states");
         // As stored (no index): no seeking, read whole.
-        assert!(read::tags(&read::stored(name, "jtr")).is_none());
+        assert!(read::Trace::open(&read::stored(name, "jtr"))
+            .unwrap()
+            .tags()
+            .is_none());
         let mut tests: Vec<String> = tags
             .iter()
             .filter(|(t, _)| t.name == "test")
@@ -314,7 +321,7 @@ fn windows_keep_frames_around_what_happens_in_them() {
                     (Nesting::default(), Report::default()),
                     Perfetto::new(Vec::new()),
                 );
-                let s = run_quiet(&xml, f, &mut a).unwrap();
+                let s = run_quiet(&crate::read::Trace::open(&xml).unwrap(), f, &mut a).unwrap();
                 let ((nesting, report), timeline) = a;
                 let what = format!("{name} --from {from} --to {to:?}");
                 assert!(nesting.bad.is_empty(), "{what}: {:?}", nesting.bad);

@@ -61,7 +61,7 @@ pub fn observe(traces: &[PathBuf]) -> Result<Run, String> {
     let mut per_trace = Vec::new();
     for t in traces {
         let mut a = CountsAnalysis::default();
-        let s = pass::run(t, Filter::default(), &mut a)?;
+        let s = pass::run(&crate::read::Trace::open(t)?, Filter::default(), &mut a)?;
         if !s.outcome.complete {
             return Err(format!(
                 "{}: the trace is cut short (the JVM was killed or the disk filled): its \

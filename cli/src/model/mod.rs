@@ -9,7 +9,6 @@ pub mod cut;
 pub mod filter;
 pub mod hist;
 pub mod idmap;
-pub mod merge;
 pub mod names;
 pub mod symbols;
 pub mod testcase;

@@ -60,7 +60,11 @@ pub fn export(
     let file = |t: &str| tables.join(format!("{t}.parquet"));
     let fallback = id::from_file(trace);
     let mut ex = export::Export::new(&file, limit, trace_id, &fallback)?;
-    let s = pass::run(trace, Filter::default(), &mut ex)?;
+    let s = pass::run(
+        &crate::read::Trace::open(trace)?,
+        Filter::default(),
+        &mut ex,
+    )?;
     let done = ex.finish(&s.model, &s.file, s.outcome.complete, &file)?;
     let id = done.trace_id;
     id::check(&id)?;

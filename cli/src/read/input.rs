@@ -1,6 +1,6 @@
-//! Opening a trace: the one place that knows file kinds (`.xml`, `.xml.gz`, `.xml.zst`,
-//! `.jtr`) and turns a path into a [`Source`] (XML bytes, or `.jtr` records for the trace
-//! crate's replay) with progress reporting.
+//! A trace's bytes as a stream: the one place that knows file kinds (`.xml`, `.xml.gz`,
+//! `.xml.zst`, `.jtr`) and turns a file into a [`Source`] (XML bytes, or `.jtr` records)
+//! with progress reporting, or into an XML document.
 
 use super::progress::{Counting, Progress};
 use std::fs::File;
@@ -15,7 +15,7 @@ const BUF: usize = 1 << 20;
 pub enum Source {
     /// An XML document, decompressed.
     Xml(Box<dyn BufRead>),
-    /// A `.jtr` file (its magic checked), for `trace::jtr::replay`; seekable, so that
+    /// A `.jtr` file (its magic checked), for `trace::jtr::Opened::replay`; seekable, so that
     /// a reader with the file's index reads only what an answer needs.
     Jtr(Box<dyn ReadSeek + Send>),
 }
@@ -35,8 +35,8 @@ pub struct Input {
     _progress: Progress,
 }
 
-#[derive(Debug, PartialEq, Eq)]
-enum Kind {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
     Xml,
     Gzip,
     Zstd,
@@ -44,7 +44,7 @@ enum Kind {
 }
 
 /// The kind from the file name, else from the first bytes (`.jtr`, gzip and zstd magic).
-fn kind(path: &Path, head: &[u8]) -> Kind {
+pub(super) fn kind(path: &Path, head: &[u8]) -> Kind {
     let name = path.to_string_lossy();
     if name.ends_with(".jtr") || head.starts_with(&trace::jtr::MAGIC) {
         Kind::Jtr
@@ -57,32 +57,19 @@ fn kind(path: &Path, head: &[u8]) -> Kind {
     }
 }
 
-/// Opens `path` for reading as a jtrace trace; `Err` is one line naming the file.
-pub fn open(path: &Path) -> Result<Input, String> {
-    open_with(path, None)
-}
-
-/// [`open`], reporting on `progress` (a bar the workers of one answer share) if given.
-pub fn open_with(path: &Path, progress: Option<Progress>) -> Result<Input, String> {
-    let name = path.display().to_string();
-    let file = File::open(path).map_err(|e| format!("{name}: cannot open: {e}"))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("{name}: cannot read: {e}"))?;
-    if meta.is_dir() {
-        return Err(format!("{name}: is a directory, not a trace"));
-    }
-    let size = meta.len();
+/// The bytes of `file` (at its start, called `name` in messages), of kind `kind` and
+/// `size` bytes, as a stream, reporting on `progress` if given.
+pub(super) fn open(
+    name: &str,
+    file: File,
+    kind: Kind,
+    size: u64,
+    progress: Option<Progress>,
+) -> Result<Input, String> {
+    let name = name.to_string();
     let progress = progress.unwrap_or_else(|| Progress::new(size));
-    let mut raw = BufReader::with_capacity(BUF, Counting::new(file, progress.clone()));
-    let head = raw
-        .fill_buf()
-        .map_err(|e| format!("{name}: cannot read: {e}"))?
-        .to_vec();
-    if head.is_empty() {
-        return Err(format!("{name}: empty file, not a trace"));
-    }
-    let (source, compressed) = match kind(path, &head) {
+    let raw = BufReader::with_capacity(BUF, Counting::new(file, progress.clone()));
+    let (source, compressed) = match kind {
         Kind::Xml => (Source::Xml(Box::new(raw)), false),
         Kind::Gzip => (
             Source::Xml(Box::new(BufReader::with_capacity(
@@ -99,16 +86,9 @@ pub fn open_with(path: &Path, progress: Option<Progress>) -> Result<Input, Strin
                 true,
             )
         }
-        Kind::Jtr => {
-            if !head.starts_with(&trace::jtr::MAGIC) {
-                return Err(format!("{name}: not a jtrace .jtr file (no JTR header)"));
-            }
-            // Unbuffered: the reader takes whole blocks (64 KiB chunks) straight into
-            // its own buffer, one read each, instead of through a second copy.
-            let mut file = raw.into_inner();
-            std::io::Seek::rewind(&mut file).map_err(|e| format!("{name}: cannot read: {e}"))?;
-            (Source::Jtr(Box::new(file)), false)
-        }
+        // Unbuffered: the reader takes whole blocks (64 KiB chunks) straight into its
+        // own buffer, one read each, instead of through a second copy.
+        Kind::Jtr => (Source::Jtr(Box::new(raw.into_inner())), false),
     };
     Ok(Input {
         name,
@@ -213,6 +193,7 @@ impl Read for JtrXml {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::read::Trace;
 
     #[test]
     fn kinds_by_name_then_magic() {
@@ -228,7 +209,9 @@ mod tests {
     #[test]
     fn a_jtr_reads_as_the_agents_xml() {
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../trace/tests/data");
-        let mut doc = open(&data.join("v1-exceptions.jtr"))
+        let mut doc = Trace::open(&data.join("v1-exceptions.jtr"))
+            .unwrap()
+            .input(None)
             .unwrap()
             .into_xml()
             .unwrap();
@@ -239,6 +222,7 @@ mod tests {
 
     #[test]
     fn missing_empty_and_jtr_files_are_one_line_errors() {
+        let open = Trace::open;
         let dir = std::env::temp_dir().join(format!("jtrace-cli-input-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let e = open(&dir.join("nope.xml")).err().unwrap();

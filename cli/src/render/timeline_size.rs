@@ -336,12 +336,12 @@ mod tests {
         match format {
             Format::Json => {
                 let mut p = Perfetto::new(Vec::new());
-                run_quiet(path, f, &mut p).unwrap();
+                run_quiet(&crate::read::Trace::open(path).unwrap(), f, &mut p).unwrap();
                 p.finish().unwrap().0
             }
             Format::Proto => {
                 let mut p = Pftrace::new(Vec::new());
-                run_quiet(path, f, &mut p).unwrap();
+                run_quiet(&crate::read::Trace::open(path).unwrap(), f, &mut p).unwrap();
                 p.finish().unwrap().0
             }
         }
@@ -357,7 +357,12 @@ mod tests {
             for path in [read::stored(name, "xml"), jtr] {
                 for format in [Format::Json, Format::Proto] {
                     let mut size = TimelineSize::new(format);
-                    run_quiet(&path, Filter::default(), &mut size).unwrap();
+                    run_quiet(
+                        &crate::read::Trace::open(&path).unwrap(),
+                        Filter::default(),
+                        &mut size,
+                    )
+                    .unwrap();
                     let whole = written(&path, format, None);
                     assert_eq!(size.total(), whole, "{name} {format:?}");
                     let windows: Vec<_> = size.windows().collect();

@@ -9,14 +9,15 @@
 mod body;
 mod depth;
 pub mod index;
+mod select;
 mod window;
 mod wire;
 
-pub use window::{replay_cut, replay_window, resumable, Cut, Window};
+pub use select::{Opened, Selection, Tagged};
+pub use window::{resumable, Cut, Wanted, Window};
 
 use crate::clock::Converter;
 use crate::defs::Msg;
-use crate::event::{Event, EventOut};
 use crate::header::Header;
 use crate::render::{Output, Renderer, Stats};
 use body::*;
@@ -309,6 +310,21 @@ impl<R: Read> JtrReader<R> {
         Ok(me)
     }
 
+    /// A reader of a file already opened (`opened`), its bytes in `r` at the block
+    /// after the header.
+    fn resumed(r: R, opened: &Opened) -> Self {
+        JtrReader {
+            r,
+            header: opened.header.clone(),
+            conv: opened.conv,
+            version: opened.version,
+            offset: opened.body_at(),
+            body: Vec::new(),
+            ahead: Ahead::None,
+            cut_short: None,
+        }
+    }
+
     /// Reads the next whole block into `body`; None at the end of the data (a partial
     /// block at the end is the end, noted in `cut_short`).
     fn block(&mut self) -> Result<Option<u8>, JtrError> {
@@ -470,12 +486,12 @@ pub struct Rendered {
     /// Set when the file ended without its finish block: where and how.
     pub cut_short: Option<String>,
     /// Record chunks replayed whole, and those of threads not wanted
-    /// ([`replay_threads`]): skipped, or replayed for their allocations alone.
+    /// ([`Selection::threads`]): skipped, or replayed for their allocations alone.
     pub chunks_replayed: u64,
     pub chunks_skipped: u64,
     /// Of those skipped, the chunks the index let the reader seek past unread.
     pub chunks_unread: u64,
-    /// Threads of a window read ([`replay_window`]) whose stack, rebuilt at their
+    /// Threads of a window read ([`Selection::window`]) whose stack, rebuilt at their
     /// resume point, did not have the depth the index gives (should be 0).
     pub resumed_wrong: u64,
 }
@@ -489,17 +505,6 @@ pub fn to_xml<R: Read, W: Write>(jtr: R, xml: W) -> Result<Rendered, JtrError> {
     replay_into(r, out, &mut Threads::All, &mut |_, _| Ok(false)).map(|(rendered, _)| rendered)
 }
 
-/// Replays a `.jtr` stream as typed events (the elements of the document [`to_xml`]
-/// writes, in its order, with no XML in between), each handed to `f`; the header comes
-/// back too (`Rendered::stats` counts the records replayed and the elements).
-pub fn replay<R: Read>(jtr: R, f: impl FnMut(&Event)) -> Result<(Rendered, Header), JtrError> {
-    let r = JtrReader::open(jtr)?;
-    let header = r.header.clone();
-    let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
-    replay_into(r, out, &mut Threads::All, &mut |_, _| Ok(false))
-        .map(|(rendered, _)| (rendered, header))
-}
-
 /// Replays a `.jtr` stream into any [`Output`]: the elements of the document [`to_xml`]
 /// writes, in its order, each received as typed attributes (`jtrace check` feeds
 /// tracecheck's rules so, with no XML in between). The output comes back with what the
@@ -511,90 +516,17 @@ pub fn replay_to<R: Read, O: Output>(jtr: R, out: O) -> Result<(Rendered, O), Jt
         .map(|(rendered, renderer)| (rendered, renderer.into_output()))
 }
 
-/// [`replay`] for an answer about some threads only (`jtrace --thread`): the records of
-/// a thread whose name `wanted` refuses are not replayed, except its allocations (an
-/// object allocated there may be thrown or locked by a wanted thread, and names its
-/// class). Every event of a wanted thread, every definition and the VM's own records
-/// (GC, frees) come out exactly as [`replay`] gives them; of the other threads, the
-/// thread starts and allocations, and the ends the replay supplies at the close.
-pub fn replay_threads<'a, R: Read + Seek>(
-    jtr: R,
-    mut wanted: impl FnMut(&str) -> bool + 'a,
-    f: impl FnMut(&Event),
-) -> Result<(Rendered, Header), JtrError> {
-    replay_part(jtr, move |_, name| wanted(name), f)
-}
-
-/// [`replay_threads`] with threads chosen by their id and name (`wanted(tid, name)`):
-/// one part of a replay split over workers, each taking some threads (`jtrace --jobs`).
-pub fn replay_part<'a, R: Read + Seek>(
-    jtr: R,
-    wanted: impl FnMut(u32, &str) -> bool + 'a,
-    f: impl FnMut(&Event),
-) -> Result<(Rendered, Header), JtrError> {
-    replay_window(jtr, Window::default(), Some(Box::new(wanted)), f)
-}
-
-/// A tag of a `.jtr` (`jtrace.Trace.tag`, the JUnit listener's test marks): its
-/// definition and its time (Unix nanoseconds).
-pub type Tagged = (crate::defs::TagDef, u64);
-
-/// The tags of a `.jtr` whose index lets a reader resume its threads exactly
-/// ([`resumable`], with each chunk's end state), read from its definition blocks alone
-/// (every record chunk sought past), in file order, with the trace's start (Unix ns);
-/// None for a file without such an index (read it whole). Tags of threads never defined
-/// are left out, as the replay leaves them out.
-pub fn tags<R: Read + Seek>(jtr: R) -> Result<Option<(u64, Vec<Tagged>)>, JtrError> {
-    let mut r = JtrReader::open(jtr)?;
-    let index = r.index().unwrap_or_default();
-    let exact = index
-        .iter()
-        .all(|e| e.resume.is_some_and(|r| r.end_state.is_some()));
-    if !exact || !resumable(&index) {
-        return Ok(None);
-    }
-    let (start, conv) = (r.header.start_ns, r.conv);
-    let mut chunks = index.iter().peekable();
-    let (mut threads, mut tags) = (std::collections::HashSet::new(), Vec::new());
-    loop {
-        while chunks.next_if(|e| e.offset < r.offset).is_some() {}
-        if let Some(e) = chunks.next_if(|e| e.offset == r.offset) {
-            r.skip_block(e.len)?;
-            continue;
-        }
-        match r.next_msg()? {
-            Some(Msg::Defs(defs)) => {
-                for d in defs {
-                    match d {
-                        crate::defs::Def::Thread(t) => {
-                            threads.insert(t.tid);
-                        }
-                        crate::defs::Def::Tag(t) if threads.contains(&t.tid) => {
-                            let ns = conv.to_unix_ns(t.t);
-                            tags.push((t, ns));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            Some(Msg::Finish { .. }) | None => break,
-            Some(_) => {}
-        }
-    }
-    Ok(Some((start, tags)))
-}
-
-/// [`replay_threads`]' replay, from an opened reader and the file's index (empty:
-/// none).
+/// A replay of some threads (see [`Selection::threads`]), from an opened reader and
+/// the file's index (empty: none).
 fn replay_selected<R: Read + Seek, O: Output>(
     r: JtrReader<R>,
-    index: Vec<index::ChunkEntry>,
+    index: &[index::ChunkEntry],
     out: Renderer<O>,
     mut sel: Threads,
 ) -> Result<Rendered, JtrError> {
     // With the file's index, the chunks of threads not wanted that hold no allocation
     // are not even read.
-    let mut index = index.into_iter().peekable();
+    let mut index = index.iter().peekable();
     let mut unread = 0;
     let skip = &mut |r: &mut JtrReader<R>, sel: &Threads| {
         while index.next_if(|e| e.offset < r.offset).is_some() {}
@@ -614,20 +546,25 @@ fn replay_selected<R: Read + Seek, O: Output>(
     Ok(done)
 }
 
-/// Whether a thread's records are wanted, by its id and name.
-type Wanted<'a> = dyn FnMut(u32, &str) -> bool + 'a;
-
 /// Which threads' records a replay renders.
 enum Threads<'a> {
     All,
     /// By thread id: wanted or not (threads without a definition are kept).
     Some {
-        wanted: Box<Wanted<'a>>,
+        wanted: Wanted<'a>,
         keep: crate::idtable::IdTable<bool>,
     },
 }
 
-impl Threads<'_> {
+impl<'a> Threads<'a> {
+    /// The threads `wanted` accepts.
+    fn some(wanted: Wanted<'a>) -> Self {
+        Threads::Some {
+            wanted,
+            keep: Default::default(),
+        }
+    }
+
     /// Whether thread `tid`'s records are rendered.
     fn keeps(&self, tid: u32) -> bool {
         match self {
@@ -671,7 +608,7 @@ fn replay_into<R: Read, O: Output>(
                 out.handle_chunk(tid, data);
             }
             Some(Block::Chunk(tid, data)) => {
-                // A thread not wanted: its allocations alone (see `replay_threads`).
+                // A thread not wanted: its allocations alone (see `Selection::threads`).
                 skipped += 1;
                 allocs_only(&mut out, tid, data);
             }

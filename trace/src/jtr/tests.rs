@@ -370,12 +370,16 @@ fn the_index_lists_every_chunk_and_lets_a_reader_seek() {
     for name in ["main", "worker", "nobody"] {
         let events = |bytes: &[u8]| {
             let mut v = Vec::new();
-            let (done, _) = replay_threads(
-                std::io::Cursor::new(bytes),
-                |n| n.contains(name),
-                |e| v.push(format!("{e:?}")),
-            )
-            .unwrap();
+            let opened = Opened::read(std::io::Cursor::new(bytes)).unwrap();
+            let sel = Selection {
+                threads: Some(Box::new(|_, n: &str| n.contains(name))),
+                ..Selection::default()
+            };
+            let done = opened
+                .replay(std::io::Cursor::new(bytes), sel, |e| {
+                    v.push(format!("{e:?}"))
+                })
+                .unwrap();
             (v, done)
         };
         let (with, done) = events(&file);

@@ -10,11 +10,7 @@
 //! to that rule for windows; see docs/JTR_FORMAT.md, "5: index").
 
 use super::index::{ChunkEntry, Resume, LINES, PENDING};
-use super::{
-    allocs_only, message, rendered, replay_selected, Block, JtrError, JtrReader, Rendered, Threads,
-};
-use crate::event::{Event, EventOut};
-use crate::header::Header;
+use super::{allocs_only, message, rendered, Block, JtrError, JtrReader, Rendered, Threads};
 use crate::render::{Output, Renderer};
 use std::io::{Read, Seek};
 
@@ -56,14 +52,14 @@ struct Resumption {
 }
 
 /// Per index entry: what to do with it, and a resume before or after it.
-struct Plan {
+pub(super) struct Plan {
     acts: Vec<Act>,
     before: Vec<Option<Resumption>>,
     after: Vec<Option<Resumption>>,
 }
 
 /// The plan for `window` (absolute nanoseconds) over `index`; `ns` converts ticks.
-fn plan(index: &[ChunkEntry], (from, to): (u64, u64), ns: impl Fn(u64) -> u64) -> Plan {
+pub(super) fn plan(index: &[ChunkEntry], (from, to): (u64, u64), ns: impl Fn(u64) -> u64) -> Plan {
     let n = index.len();
     let mut p = Plan {
         acts: vec![Act::Skip; n],
@@ -187,7 +183,7 @@ pub struct Cut {
 }
 
 /// The plan for one part of `cut`.
-fn plan_cut(index: &[ChunkEntry], cut: Cut, ns: impl Fn(u64) -> u64) -> Plan {
+pub(super) fn plan_cut(index: &[ChunkEntry], cut: Cut, ns: impl Fn(u64) -> u64) -> Plan {
     let n = index.len();
     let mut p = Plan {
         acts: vec![Act::Whole; n],
@@ -207,78 +203,6 @@ fn plan_cut(index: &[ChunkEntry], cut: Cut, ns: impl Fn(u64) -> u64) -> Plan {
     p
 }
 
-/// The reader of `jtr`, its header and index (empty: none), and the replay's output
-/// of events to `f`.
-#[allow(clippy::type_complexity)]
-fn opened<R: Read + Seek, F: FnMut(&Event)>(
-    jtr: R,
-    f: F,
-) -> Result<(JtrReader<R>, Header, Vec<ChunkEntry>, Renderer<EventOut<F>>), JtrError> {
-    let mut r = JtrReader::open(jtr)?;
-    let header = r.header.clone();
-    let index = r.index().unwrap_or_default();
-    let out = Renderer::with_output(EventOut::new(f), &r.header, r.conv);
-    Ok((r, header, index, out))
-}
-
-/// Replays one part of `cut` (see [`Cut`]); `wanted` as for [`replay_window`], for the
-/// part after the cut. The file must have an index with resume points.
-pub fn replay_cut<'a, R: Read + Seek>(
-    jtr: R,
-    cut: Cut,
-    wanted: Option<Wanted<'a>>,
-    f: impl FnMut(&Event),
-) -> Result<(Rendered, Header), JtrError> {
-    let (r, header, index, out) = opened(jtr, f)?;
-    let sel = match (cut.after, wanted) {
-        (false, _) => Threads::Some {
-            wanted: Box::new(move |tid, _: &str| tid == cut.tid),
-            keep: Default::default(),
-        },
-        (true, Some(w)) => Threads::Some {
-            wanted: w,
-            keep: Default::default(),
-        },
-        (true, None) => Threads::All,
-    };
-    let conv = r.conv;
-    let p = plan_cut(&index, cut, |t| conv.to_unix_ns(t));
-    windowed(r, index, p, out, sel).map(|d| (d, header))
-}
-
-/// [`super::replay_threads`] (every thread when `wanted` is None) for the window
-/// `window`: with a file whose index has resume points, only the chunks the window
-/// needs are read (see the module's comment); without (or without a window), the
-/// whole file is replayed, the chunks of threads not wanted sought past.
-pub fn replay_window<'a, R: Read + Seek>(
-    jtr: R,
-    window: Window,
-    wanted: Option<Wanted<'a>>,
-    f: impl FnMut(&Event),
-) -> Result<(Rendered, Header), JtrError> {
-    let (r, header, index, out) = opened(jtr, f)?;
-    let sel = match wanted {
-        Some(w) => Threads::Some {
-            wanted: w,
-            keep: Default::default(),
-        },
-        None => Threads::All,
-    };
-    let usable = (window.from.is_some() || window.to.is_some()) && resumable(&index);
-    if !usable {
-        return replay_selected(r, index, out, sel).map(|d| (d, header));
-    }
-    let start = header.start_ns;
-    let abs = |d: Option<u64>, none: u64| d.map_or(none, |d| start.saturating_add(d));
-    let conv = r.conv;
-    let p = plan(
-        &index,
-        (abs(window.from, 0), abs(window.to, u64::MAX)),
-        |t| conv.to_unix_ns(t),
-    );
-    windowed(r, index, p, out, sel).map(|d| (d, header))
-}
-
 /// Whether a reader can resume threads exactly with `index`: it has resume points,
 /// and with line records, each chunk's end state (the last line of the frame it
 /// starts in).
@@ -293,9 +217,9 @@ pub fn resumable(index: &[ChunkEntry]) -> bool {
 }
 
 /// Replays `r` by plan `p`.
-fn windowed<R: Read + Seek, O: Output>(
+pub(super) fn windowed<R: Read + Seek, O: Output>(
     mut r: JtrReader<R>,
-    index: Vec<ChunkEntry>,
+    index: &[ChunkEntry],
     p: Plan,
     mut out: Renderer<O>,
     mut sel: Threads,

@@ -1,7 +1,7 @@
 //! Analyses whose figures add up over threads: what a pass split over workers
-//! (`crate::split`, `--jobs`) merges.
+//! (`--jobs`) merges.
 
-use super::Analysis;
+use crate::model::Analysis;
 
 /// An analysis whose figures add up over threads.
 pub trait Split: Analysis + Send + Sized {
@@ -12,7 +12,7 @@ pub trait Split: Analysis + Send + Sized {
     fn merge(&mut self, other: Self);
     /// Whether its figures come from each call's exit alone (with the frames below
     /// it), nothing kept per thread from entries: then one thread's calls may be cut
-    /// over two workers ([`super::cut`]).
+    /// over two workers (`crate::model::cut`).
     fn exits_alone(&self) -> bool {
         false
     }

@@ -3,47 +3,49 @@
 //! merge), and their models and analyses are merged into exactly what one pass gives.
 //! XML input, a file without an index (cut short), `--test` and one job: one pass.
 
+mod merge;
+
+pub use merge::Split;
+
 use crate::model::cut::{self, CutSide};
 use crate::model::filter::Filter;
 use crate::model::idmap::FastMap;
-pub use crate::model::merge::Split;
-use crate::model::Part;
+use crate::model::{Analysis, Model, Part};
 use crate::pass::{self, Pass};
-use crate::read;
-use std::path::Path;
+use crate::read::{self, Selection, Trace};
 use std::sync::Arc;
 
 /// [`pass::run`] on up to `filter.jobs` cores.
-pub fn run<A: Split>(path: &Path, filter: Filter, a: &mut A) -> Result<Pass, String> {
-    let s = run_quiet(path, filter, a)?;
+pub fn run<A: Split>(trace: &Trace, filter: Filter, a: &mut A) -> Result<Pass, String> {
+    let s = run_quiet(trace, filter, a)?;
     pass::warn(&s);
     Ok(s)
 }
 
 /// [`run`] without the warnings.
-pub fn run_quiet<A: Split>(path: &Path, filter: Filter, a: &mut A) -> Result<Pass, String> {
+pub fn run_quiet<A: Split>(trace: &Trace, filter: Filter, a: &mut A) -> Result<Pass, String> {
     let whole_read = filter.from.is_none() && filter.to.is_none();
     let plan = match (filter.jobs, &filter.test) {
         (jobs, None) if jobs > 1 => {
             let cut = (whole_read && a.exits_alone())
-                .then(|| cut_plan(path))
+                .then(|| cut_plan(trace))
                 .flatten();
             match cut {
                 Some((owner, sides)) => Some((2, owner, Some(sides))),
-                None => plan(path, jobs).map(|(w, o)| (w, o, None)),
+                None => plan(trace, jobs).map(|(w, o)| (w, o, None)),
             }
         }
         _ => None,
     };
     let Some((workers, owner, sides)) = plan else {
-        return pass::run_quiet(path, filter, a);
+        return pass::run_quiet(trace, filter, a);
     };
-    run_workers(path, filter, a, workers, owner, sides)
+    run_workers(trace, filter, a, workers, owner, sides)
 }
 
 /// The pass on `workers` workers, thread `owner`s and a thread cut by `sides`.
 fn run_workers<A: Split>(
-    path: &Path,
+    trace: &Trace,
     filter: Filter,
     a: &mut A,
     workers: u32,
@@ -51,8 +53,7 @@ fn run_workers<A: Split>(
     sides: Option<[CutSide; 2]>,
 ) -> Result<Pass, String> {
     // One bar for the pass, over the file: the workers' reads add up to it.
-    let size = std::fs::metadata(path).map_or(0, |m| m.len());
-    let bar = read::Progress::new(size);
+    let bar = read::Progress::new(trace.size());
     let results: Vec<Result<(Pass, A), String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|worker| {
@@ -65,7 +66,7 @@ fn run_workers<A: Split>(
                 let filter = filter.clone();
                 let bar = bar.clone();
                 scope.spawn(move || {
-                    pass::run_part(path, filter, part, &mut mine, bar).map(|p| (p, mine))
+                    worker_pass(trace, filter, part, &mut mine, bar).map(|p| (p, mine))
                 })
             })
             .collect();
@@ -86,7 +87,7 @@ fn run_workers<A: Split>(
         if !whole.model.merge(pass.model) {
             // The workers named something differently (ids used before their
             // definition): one pass gives the answer.
-            return pass::run_quiet(path, filter, a);
+            return pass::run_quiet(trace, filter, a);
         }
         merged.merge(an);
     }
@@ -96,12 +97,40 @@ fn run_workers<A: Split>(
                 cut::join(&whole.model.syms, t, tail, head, &mut merged)
             }
             // A cut thread not resumed as the index says: one pass.
-            _ => return pass::run_quiet(path, filter, a),
+            _ => return pass::run_quiet(trace, filter, a),
         }
     }
     whole.model.whole();
     *a = merged;
     whole.threads_found()
+}
+
+/// One worker's pass over its share of a `.jtr`: the threads `part` gives it are
+/// replayed whole, the others only for what those need; `progress` is the bar the
+/// workers share. No warnings.
+fn worker_pass<A: Analysis>(
+    trace: &Trace,
+    filter: Filter,
+    part: Part,
+    a: &mut A,
+    progress: read::Progress,
+) -> Result<Pass, String> {
+    let threads = filter.thread.clone();
+    let wanted = |tid: u32, name: &str| {
+        part.owns(tid as u64) && threads.as_ref().is_none_or(|p| p.matches(name))
+    };
+    let sel = Selection {
+        threads: Some(&wanted),
+        window: pass::window(trace, &filter),
+        cut: part.cut.map(|c| read::Cut {
+            tid: c.thread as u32,
+            at: c.at,
+            after: c.after,
+        }),
+    };
+    let mut model = Model::part(filter, part.clone());
+    let outcome = trace.read(sel, Some(progress), |ev| model.event(ev, a))?;
+    Ok(Pass::finished(trace.name.clone(), model, outcome, a))
 }
 
 /// Per thread id its worker, and the two sides of a cut thread.
@@ -112,9 +141,9 @@ type Cut = (Arc<FastMap<u64, u32>>, [CutSide; 2]);
 /// reads the thread's records before the cut, worker 1 those after it and every other
 /// thread. None when no thread holds most, or the file has no index with resume
 /// points (with line records: and end states, which keep the frames' last lines).
-fn cut_plan(path: &Path) -> Option<Cut> {
-    let index = read::index(path)?;
-    if !trace::jtr::resumable(&index) {
+fn cut_plan(trace: &Trace) -> Option<Cut> {
+    let index = trace.index()?;
+    if !trace.resumable() {
         return None;
     }
     let mut sizes: FastMap<u32, u64> = FastMap::default();
@@ -134,7 +163,7 @@ fn cut_plan(path: &Path) -> Option<Cut> {
         seen += (e.tid == tid) as u64 * e.len as u64;
         e.tid == tid && seen * 2 > total
     })?;
-    (half..index.len()).find_map(|at| cut_at(&index, &sizes, tid, at))
+    (half..index.len()).find_map(|at| cut_at(index, &sizes, tid, at))
 }
 
 /// The cut of thread `tid` before its chunk at index position `at`, if one can be
@@ -168,8 +197,8 @@ fn cut_at(
 /// The workers and, per thread id, its worker: threads by the bytes of their records,
 /// largest first, each to the worker with the fewest bytes so far. None when the file
 /// has no index or fewer than two threads to share.
-fn plan(path: &Path, jobs: usize) -> Option<(u32, Arc<FastMap<u64, u32>>)> {
-    let mut sizes = read::thread_sizes(path)?;
+fn plan(trace: &Trace, jobs: usize) -> Option<(u32, Arc<FastMap<u64, u32>>)> {
+    let mut sizes = trace.thread_sizes()?;
     sizes.retain(|&(tid, _)| tid != 0);
     let workers = jobs.min(sizes.len()).min(u32::MAX as usize) as u32;
     if workers < 2 {
@@ -192,6 +221,7 @@ mod tests {
     use crate::analysis::folded;
     use crate::analysis::report::Report;
     use crate::analysis::tree::CallTree;
+    use std::path::Path;
     use trace::jtr::{JtrReader, JtrWriter};
 
     /// A stored trace written again by the agent's writer, which adds the index.
@@ -216,7 +246,7 @@ mod tests {
             ..Filter::default()
         };
         let mut both = (Report::default(), Some(CallTree::default()));
-        let s = run_quiet(path, filter, &mut both).unwrap();
+        let s = run_quiet(&Trace::open(path).unwrap(), filter, &mut both).unwrap();
         let (report, tree) = both;
         let tree = tree.unwrap();
         let all = |_: &str| true;
@@ -240,15 +270,16 @@ mod tests {
         };
         let mut report = Report::default();
         let s = match sides {
-            None => run_quiet(path, filter, &mut report).unwrap(),
+            None => run_quiet(&Trace::open(path).unwrap(), filter, &mut report).unwrap(),
             Some((tid, at)) => {
-                let index = read::index(path).unwrap();
+                let trace = Trace::open(path).unwrap();
+                let index = trace.index().unwrap();
                 let mut sizes = FastMap::default();
                 for e in index.iter().filter(|e| e.tid != 0) {
                     *sizes.entry(e.tid).or_default() += e.len as u64;
                 }
-                let (owner, sides) = cut_at(&index, &sizes, tid, at).unwrap();
-                run_workers(path, filter, &mut report, 2, owner, Some(sides)).unwrap()
+                let (owner, sides) = cut_at(index, &sizes, tid, at).unwrap();
+                run_workers(&trace, filter, &mut report, 2, owner, Some(sides)).unwrap()
             }
         };
         let all = |_: &str| true;
@@ -285,13 +316,14 @@ mod tests {
         for name in read::STORED {
             let path = crate::cmd::window_test::rechunked(&read::stored(name, "jtr"), 5);
             let one = report(&path, 1, None);
-            let index = read::index(&path).unwrap();
+            let trace = Trace::open(&path).unwrap();
+            let index = trace.index().unwrap();
             let mut sizes = FastMap::default();
             for e in index.iter().filter(|e| e.tid != 0) {
                 *sizes.entry(e.tid).or_default() += e.len as u64;
             }
             for (at, e) in index.iter().enumerate() {
-                if e.tid != 0 && cut_at(&index, &sizes, e.tid, at).is_some() {
+                if e.tid != 0 && cut_at(index, &sizes, e.tid, at).is_some() {
                     cuts += 1;
                     let got = report(&path, 2, Some((e.tid, at)));
                     same(
@@ -320,15 +352,19 @@ mod tests {
         let mut split = 0;
         for name in read::STORED {
             let path = indexed(name, &dir);
-            assert!(read::thread_sizes(&path).is_some(), "{name}");
+            let trace = Trace::open(&path).unwrap();
+            assert!(trace.thread_sizes().is_some(), "{name}");
             // Traces with one thread of calls are read in one pass.
-            split += plan(&path, 2).is_some() as usize;
+            split += plan(&trace, 2).is_some() as usize;
             let one = answers(&path, 1);
             for jobs in [2, 3] {
                 assert_eq!(one, answers(&path, jobs), "{name} at {jobs} jobs");
             }
             // The stored file (no index) is read in one pass.
-            assert!(plan(&read::stored(name, "jtr"), 2).is_none(), "{name}");
+            assert!(
+                plan(&Trace::open(&read::stored(name, "jtr")).unwrap(), 2).is_none(),
+                "{name}"
+            );
         }
         assert!(split >= 4, "{split} traces split");
         let _ = std::fs::remove_dir_all(&dir);

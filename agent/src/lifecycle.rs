@@ -119,7 +119,7 @@ fn first_attach(
 ) -> Result<Reply, LoadError> {
     let began = std::time::Instant::now();
     CAME_LIVE.store(true, std::sync::atomic::Ordering::Release);
-    threads::set_vm_live();
+    threads::set_vm_initialized();
     let mut options =
         options::parse(option_string).map_err(|e| LoadError(options::error_report(&e)))?;
     if options.help {
@@ -322,7 +322,7 @@ pub fn vm_init(jvmti: Jvmti, jni: Jni, thread: jthread) {
     if CAME_LIVE.load(std::sync::atomic::Ordering::Acquire) {
         return;
     }
-    threads::set_vm_live();
+    threads::set_vm_initialized();
     threads::register_all(jvmti, false);
     let options = &agent().options;
     if options.mode == Mode::Jvmti && options.lines {

@@ -79,7 +79,7 @@ enum Command {
     /// Run a command (mvn test, gradle test, java -jar ...) with the agent in every JVM it starts
     Record(cmd::record::Args),
     /// The tests a trace marks: duration, calls, exceptions, slowest calls (--markdown, --junit-xml)
-    Tests(cmd::tests::Args),
+    Tests(cmd::testcases::Args),
     /// Line and method coverage with exact counts: lcov (.info) or JaCoCo XML (.xml)
     Coverage(cmd::coverage::Args),
     /// Each test's exact counts (calls, allocations, exceptions, monitors, lines) as a
@@ -115,7 +115,7 @@ fn main() -> ExitCode {
         Command::Info(a) => cmd::info::run(a),
         Command::Parquet(a) => cmd::parquet::run(a),
         Command::Record(a) => return cmd::record::run(a),
-        Command::Tests(a) => cmd::tests::run(a),
+        Command::Tests(a) => cmd::testcases::run(a),
         Command::Coverage(a) => cmd::coverage::run(a),
         Command::Baseline(a) => cmd::baseline::run(a),
         Command::Gate(a) => return cmd::gate::run(a),

@@ -10,7 +10,7 @@ use trace::record::{self, Rec, TAG_ENTRY, TAG_EXIT, TAG_EXIT_EXC};
 
 /// Writes an (entry | exit) record for method id `mid` on the current thread.
 #[inline(always)]
-pub fn record(jvmti: Jvmti, thread: jthread, tag: u8, mid: u32) {
+pub fn write_call(jvmti: Jvmti, thread: jthread, tag: u8, mid: u32) {
     let written = threads::current(jvmti, thread)
         .is_some_and(|b| b.write(&record::id_tick(tag, mid, clock::ticks())));
     if !written && tag == TAG_ENTRY {
@@ -24,7 +24,7 @@ pub fn jvmti_entry(jvmti: Jvmti, thread: jthread, method: jmethodID) {
     crate::events::exceptions::jvmti_entered();
     let mid = agent().method_table().get(method as usize);
     if mid != 0 {
-        record(jvmti, thread, TAG_ENTRY, mid);
+        write_call(jvmti, thread, TAG_ENTRY, mid);
     }
 }
 
@@ -41,7 +41,7 @@ pub fn jvmti_exit(jvmti: Jvmti, thread: jthread, method: jmethodID, by_exception
             b.write(record::id_obj_tick(TAG_EXIT_EXC, mid, obj, clock::ticks()).bytes());
         }
     } else {
-        record(jvmti, thread, TAG_EXIT, mid);
+        write_call(jvmti, thread, TAG_EXIT, mid);
     }
 }
 

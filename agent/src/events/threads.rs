@@ -52,34 +52,34 @@ fn mark_agent_thread() {
 static ATTACHED: Mutex<usize> = Mutex::new(0);
 static ATTACHED_CV: Condvar = Condvar::new();
 
-/// Whether the VM is live (VM init done, or attached to a running JVM): a thread may
-/// attach only then. A trace begun at load with `duration=` starts the timer thread
+/// Whether the VM is initialized (VM init done, or attached to a running JVM): a thread
+/// may attach only then. A trace begun at load with `duration=` starts the timer thread
 /// during Agent_OnLoad, and AttachCurrentThread before VM init crashes HotSpot
 /// (SIGSEGV in `ChunkPool::allocate`, JDK 17).
-static LIVE: Mutex<bool> = Mutex::new(false);
-static LIVE_CV: Condvar = Condvar::new();
+static INITIALIZED: Mutex<bool> = Mutex::new(false);
+static INITIALIZED_CV: Condvar = Condvar::new();
 
-/// The VM is live: agent threads waiting to attach may now.
-pub fn set_vm_live() {
-    if let Ok(mut l) = LIVE.lock() {
+/// The VM is initialized: agent threads waiting to attach may now.
+pub fn set_vm_initialized() {
+    if let Ok(mut l) = INITIALIZED.lock() {
         *l = true;
     }
-    LIVE_CV.notify_all();
+    INITIALIZED_CV.notify_all();
 }
 
-/// VM death has begun: threads still waiting for a live VM give up.
+/// VM death has begun: threads still waiting for an initialized VM give up.
 pub fn release_waiting() {
-    drop(LIVE.lock());
-    LIVE_CV.notify_all();
+    drop(INITIALIZED.lock());
+    INITIALIZED_CV.notify_all();
 }
 
-/// Waits until the VM is live; false if VM death came first.
-fn wait_for_live_vm() -> bool {
-    let Ok(l) = LIVE.lock() else {
+/// Waits until the VM is initialized; false if VM death came first.
+fn wait_for_initialized_vm() -> bool {
+    let Ok(l) = INITIALIZED.lock() else {
         return false;
     };
-    let l = LIVE_CV
-        .wait_while(l, |live| !*live && !crate::state::vm_dead())
+    let l = INITIALIZED_CV
+        .wait_while(l, |done| !*done && !crate::state::vm_dead())
         .unwrap_or_else(|e| e.into_inner());
     *l && !crate::state::vm_dead()
 }
@@ -102,8 +102,8 @@ pub fn spawn_attached(name: &'static CStr, body: impl FnOnce(Jni) + Send + 'stat
         .name(label.to_string())
         .spawn(move || {
             mark_agent_thread();
-            // Not before the VM is live, nor after VM death has begun.
-            if wait_for_live_vm() {
+            // Not before the VM is initialized, nor after VM death has begun.
+            if wait_for_initialized_vm() {
                 match crate::jvmti::attach_current_as_daemon(name) {
                     Some(jni) => {
                         body(jni);

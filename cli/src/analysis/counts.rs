@@ -10,7 +10,7 @@
 //! counted: its threads (surefire's command reader, Gradle's workers) run on their own
 //! schedule, and it is not the code under test.
 
-use crate::analysis::tests::is_framework;
+use crate::analysis::testcases::is_framework;
 use crate::model::idmap::FastMap;
 use crate::model::testcase::{TestCase, Tests};
 use crate::model::NONE;

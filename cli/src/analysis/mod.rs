@@ -7,5 +7,5 @@ pub mod graph;
 pub mod replay;
 pub mod report;
 pub mod slow;
-pub mod tests;
+pub mod testcases;
 pub mod tree;

@@ -39,9 +39,9 @@ pub struct Args {
 pub fn run(mut a: Args) -> Result<(), String> {
     a.json = super::common::wants_json(a.output.as_deref(), a.json)?;
     if a.by_test {
-        let out = crate::render::tests::by_test(
-            &super::tests::collect(std::slice::from_ref(&a.before))?,
-            &super::tests::collect(std::slice::from_ref(&a.after))?,
+        let out = crate::render::testcases::by_test(
+            &super::testcases::collect(std::slice::from_ref(&a.before))?,
+            &super::testcases::collect(std::slice::from_ref(&a.after))?,
             a.min_ratio,
             a.min_self,
             a.json,

@@ -164,7 +164,7 @@ fn judge_run(a: Args) -> Result<bool, String> {
     }
     let name = a.baseline.display().to_string();
     if let Some(md) = &a.markdown {
-        let m = render::gate::markdown(&j, &name, &limits, render::tests::SUMMARY_LIMIT);
+        let m = render::gate::markdown(&j, &name, &limits, render::testcases::SUMMARY_LIMIT);
         emit(Some(md), m.as_bytes())?;
     }
     if let Some(x) = &a.junit_xml {

@@ -17,7 +17,7 @@ pub mod record;
 pub mod replay;
 pub mod report;
 pub mod slow;
-pub mod tests;
+pub mod testcases;
 #[cfg(test)]
 mod threads_test;
 pub mod tree;

@@ -3,7 +3,7 @@
 //! test, a failure carrying what rose) for the test views of Jenkins, GitLab and GitHub.
 
 use super::fmt;
-use super::tests::esc;
+use super::testcases::esc;
 use crate::analysis::counts::Metric;
 use crate::gate::baseline::Count;
 use crate::gate::judge::{Judgement, Limits, Rise, Verdict};
@@ -128,7 +128,7 @@ pub fn text(j: &Judgement, baseline: &str, l: &Limits) -> String {
 
 /// A Markdown table cell (a backtick too would end the code spans the cells use).
 fn md(s: &str) -> String {
-    super::tests::md_cell(s).replace('`', "'")
+    super::testcases::md_cell(s).replace('`', "'")
 }
 
 /// The step summary, cut (and said so) to stay under `limit` bytes.

@@ -8,6 +8,6 @@ pub mod gate;
 pub mod html;
 pub mod perfetto;
 pub mod pftrace;
-pub mod tests;
+pub mod testcases;
 pub mod text;
 pub mod timeline_size;

@@ -3,11 +3,11 @@
 //! `--junit-xml` for a CI's test view); `--baseline` names what changed.
 
 use super::common::{emit, json};
-use crate::analysis::tests::TestsAnalysis;
+use crate::analysis::testcases::TestsAnalysis;
 use crate::model::filter::Filter;
 use crate::pass;
 use crate::render;
-use crate::render::tests::{Change, Row};
+use crate::render::testcases::{Change, Row};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -112,18 +112,18 @@ pub fn run(mut a: Args) -> Result<(), String> {
             .collect();
         json(&v)?
     } else if a.markdown {
-        render::tests::markdown(
+        render::testcases::markdown(
             &rows,
             changes.as_deref(),
             &new_exc,
             a.top,
-            render::tests::SUMMARY_LIMIT,
+            render::testcases::SUMMARY_LIMIT,
         )
         .into_bytes()
     } else if a.junit_xml {
-        render::tests::junit_xml(&rows).into_bytes()
+        render::testcases::junit_xml(&rows).into_bytes()
     } else {
-        let mut s = render::tests::text(&rows);
+        let mut s = render::testcases::text(&rows);
         if let Some(ch) = &changes {
             s.push_str(&format!(
                 "\n{} tests whose calls changed against the baseline\n",

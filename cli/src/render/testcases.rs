@@ -2,7 +2,7 @@
 //! and JUnit XML (one `testcase` per test, with the trace's figures as properties).
 
 use super::fmt;
-use crate::analysis::tests::TestStats;
+use crate::analysis::testcases::TestStats;
 use crate::model::testcase::TestCase;
 use std::fmt::Write;
 

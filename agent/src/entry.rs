@@ -109,7 +109,8 @@ pub unsafe extern "system" fn Agent_OnLoad(
             eprintln!("jtrace: this JVM offers no JVMTI 1.2 environment; not tracing");
             return JNI_ERR;
         };
-        crate::jvmti::set_vm(vm);
+        // SAFETY: `vm` is the JavaVM the JVM passed to us; it outlives the agent.
+        unsafe { crate::jvmti::set_vm(vm) };
         match lifecycle::load(jvmti, &opts, &ENTRIES) {
             Ok(()) => JNI_OK,
             Err(e) => {
@@ -184,7 +185,8 @@ unsafe fn attach_vm(vm: *mut JavaVM, opts: &str) -> jint {
         eprintln!("jtrace: this JVM offers no JVMTI environment; not tracing");
         return JNI_ERR;
     };
-    crate::jvmti::set_vm(vm);
+    // SAFETY: `vm` is the JavaVM the JVM passed to us; it outlives the agent.
+    unsafe { crate::jvmti::set_vm(vm) };
     let Some(jni) = crate::jvmti::jni_of_current() else {
         eprintln!("jtrace: attach: no JNI environment on the attaching thread; not tracing");
         return JNI_ERR;

@@ -530,7 +530,11 @@ static VM: std::sync::atomic::AtomicPtr<crate::sys::jni::JavaVM> =
     std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
 
 /// Remembers the JavaVM so that any attached thread can find its JNIEnv.
-pub fn set_vm(vm: *mut crate::sys::jni::JavaVM) {
+///
+/// # Safety
+/// `vm` is the JavaVM the JVM passed to `Agent_OnLoad`/`Agent_OnAttach`: it stays valid
+/// for the life of the process, and [`jni_of_current`] calls through it later.
+pub unsafe fn set_vm(vm: *mut crate::sys::jni::JavaVM) {
     VM.store(vm, std::sync::atomic::Ordering::Release);
 }
 

@@ -11,11 +11,12 @@ mod model;
 mod parquet;
 mod pass;
 mod pipe;
-mod read;
 mod render;
 mod split;
 
 use clap::{CommandFactory, Parser, Subcommand};
+// The reader is the crate's library (`lib.rs`), for the fuzz targets too.
+use jtrace_cli::read;
 use std::process::ExitCode;
 
 /// `jtrace --version`: the version with its commit, and the licence of the flame graph

@@ -43,9 +43,20 @@ pub struct Outcome {
     pub resumed_wrong: u64,
 }
 
+/// The events of an XML document already in memory (the fuzz targets' way in: no
+/// file).
+#[doc(hidden)]
+pub fn xml_events(bytes: &[u8], sink: impl FnMut(&Event)) -> Result<Outcome, String> {
+    xml::read(
+        "input",
+        Box::new(std::io::Cursor::new(bytes.to_vec())),
+        sink,
+    )
+}
+
 /// The stored traces of every `.jtr` version, each with the XML the agent wrote in
-/// the same run (`trace/tests/data`).
-#[cfg(test)]
+/// the same run (`trace/tests/data`), for the tests of every view.
+#[doc(hidden)]
 pub const STORED: &[&str] = &[
     "v1-exceptions",
     "v1-monitors",
@@ -57,7 +68,7 @@ pub const STORED: &[&str] = &[
 ];
 
 /// A stored trace's file: `ext` is `jtr` or `xml`.
-#[cfg(test)]
+#[doc(hidden)]
 pub fn stored(name: &str, ext: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../trace/tests/data")

@@ -351,8 +351,7 @@ impl<R: Read> JtrReader<R> {
             });
         }
         let len = len as usize;
-        self.body.resize(len + BLOCK_HEAD, 0);
-        let got = read_full(&mut self.r, &mut self.body)?;
+        let got = self.read_body(len + BLOCK_HEAD)?;
         if got < len {
             self.cut_short = Some(format!(
                 "the block at byte {} cut short ({got} of {len} bytes)",
@@ -372,6 +371,26 @@ impl<R: Read> JtrReader<R> {
         self.body.truncate(len);
         self.offset += (BLOCK_HEAD + len) as u64;
         Ok(Some(head[0]))
+    }
+
+    /// Reads up to `want` bytes into `body` (resized to what came); how many came. A
+    /// length up to `EAGER` is read into a buffer of that size at once (one read a
+    /// chunk); a larger one grows as its bytes arrive, so a damaged length field costs
+    /// what the file holds, not what it claims.
+    fn read_body(&mut self, want: usize) -> io::Result<usize> {
+        const EAGER: usize = 1 << 20;
+        let mut have = 0;
+        let mut step = want.min(EAGER);
+        loop {
+            self.body.resize(have + step, 0);
+            let got = read_full(&mut self.r, &mut self.body[have..])?;
+            have += got;
+            if got < step || have == want {
+                self.body.truncate(have);
+                return Ok(have);
+            }
+            step = (want - have).min(have);
+        }
     }
 
     /// The stream ends inside a block's header: the end, noted.

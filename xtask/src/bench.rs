@@ -176,9 +176,9 @@ pub struct Env {
 impl Env {
     /// `java` under `/usr/bin/time -f '%M %U %S' -o RSS_FILE` and `timeout` when they
     /// exist ([`read_time`] reads the file).
-    fn command(&self, java: &Path, rss_file: &Path) -> Command {
+    fn command(&self, java: crate::java::Run, rss_file: &Path) -> Command {
         if !self.time {
-            return Command::new(java);
+            return java.command();
         }
         let mut c = Command::new(GNU_TIME);
         c.arg("-f").arg("%M %U %S").arg("-o").arg(rss_file);
@@ -188,7 +188,7 @@ impl Env {
                 .arg("10")
                 .arg(RUN_LIMIT.as_secs().to_string());
         }
-        c.arg(java);
+        java.under(&mut c);
         c
     }
 }
@@ -249,7 +249,7 @@ pub fn run(args: &[String]) -> bool {
 
 fn bench(cfg: Config) -> Result<bool, String> {
     let javac = cfg.jdk.join("bin/javac");
-    if !cfg.jdk.join("bin/java").is_file() || !javac.is_file() {
+    if !crate::java::java_in(&cfg.jdk).is_file() || !javac.is_file() {
         return Err(format!("no java/javac in {}", cfg.jdk.display()));
     }
     eprintln!("bench: building the agent, jtrace and writer_bench (release)");
@@ -469,7 +469,7 @@ fn machine(jdk: &Path) -> String {
                 .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
         })
         .unwrap_or_else(|| "unknown CPU".into());
-    let version = Command::new(jdk.join("bin/java"))
+    let version = crate::java::Run::home(jdk)
         .arg("-version")
         .output()
         .ok()

@@ -100,17 +100,12 @@ fn timed(cmd: &mut Command, work: &Path) -> Result<Measured, String> {
 
 /// Traces `Rec REPS` into `out`; the events the agent reports.
 fn trace(jdk: &Path, agent: &Path, classes: &Path, out: &Path, reps: u32) -> Result<u64, String> {
-    let o = Command::new(jdk.join("bin/java"))
-        .arg(crate::java::agent_arg(
-            agent,
-            &format!("out={}", out.display()),
-        ))
-        .arg("-cp")
-        .arg(classes)
-        .arg("Rec")
+    let o = crate::java::Run::home(jdk)
+        .agent(agent, &format!("out={}", out.display()))
+        .class_path(classes)
+        .main("Rec")
         .arg(reps.to_string())
-        .output()
-        .map_err(|e| format!("cannot run java: {e}"))?;
+        .output()?;
     let err = String::from_utf8_lossy(&o.stderr);
     if !o.status.success() {
         return Err(format!("java Rec failed: {}", util::clip(err.trim(), 300)));

@@ -6,30 +6,19 @@
 //! and what the agent adds is the growth with it minus the growth without it.
 
 use crate::util;
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
 
 const DEFAULT_JDK: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
 
 /// (RSS before, RSS after) in KiB, from the program's one output line.
-fn run(
-    java: &PathBuf,
-    classes: &PathBuf,
-    agent: Option<String>,
-    n: u64,
-) -> Result<(u64, u64), String> {
-    let mut cmd = Command::new(java);
-    if let Some(a) = agent {
-        cmd.arg(a);
-    }
-    let out = cmd
+fn run(jdk: &Path, classes: &Path, agent: Option<String>, n: u64) -> Result<(u64, u64), String> {
+    let out = crate::java::Run::home(jdk)
+        .args(agent)
         .arg("-Xmx512m")
-        .arg("-cp")
-        .arg(classes)
-        .arg("LoaderChurn")
+        .class_path(classes)
+        .main("LoaderChurn")
         .arg(n.to_string())
-        .output()
-        .map_err(|e| format!("cannot run java: {e}"))?;
+        .output()?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         return Err(format!(
@@ -73,15 +62,14 @@ pub fn run_cmd(args: &[String]) -> bool {
         eprintln!("bench-loaders: javac failed: {e}");
         return false;
     }
-    let java = jdk.join("bin/java");
     let trace = work.join("trace.xml");
     println!(
         "{n} class loaders, {} (RSS after collections)",
         jdk.display()
     );
-    let plain = run(&java, &classes, None, n);
+    let plain = run(&jdk, &classes, None, n);
     let traced = run(
-        &java,
+        &jdk,
         &classes,
         Some(crate::java::agent_arg(
             &agent,

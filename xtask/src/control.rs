@@ -24,11 +24,11 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn java(&self, agent_options: Option<&str>, main: &[&str]) -> Command {
-        let mut c = java::command(self.jdk, agent_options.map(|o| (self.agent, o)), false);
-        c.arg("-cp")
-            .arg(format!("{}:{}", self.classes.display(), self.jar.display()))
-            .args(main);
-        c
+        java::Run::new(self.jdk)
+            .agent_if(self.agent, agent_options)
+            .class_path(format!("{}:{}", self.classes.display(), self.jar.display()))
+            .args(main)
+            .command()
     }
 
     /// Runs `jtrace ARGS` from `cwd`: (exit code, stdout + stderr).

@@ -345,11 +345,10 @@ impl Verdict {
 fn java(jdk: &Jdk, args: &[String]) -> Verdict {
     let t = Instant::now();
     let mut v = Verdict::default();
-    let out = match Command::new(jdk.java()).args(args).output() {
+    let out = match java::Run::new(jdk).args(args).output() {
         Ok(o) => o,
         Err(e) => {
-            v.broken
-                .push(format!("cannot run {}: {e}", jdk.java().display()));
+            v.broken.push(e);
             return v;
         }
     };
@@ -654,10 +653,7 @@ fn jar_corpus(
         args.push(path_str(p));
         args.push(path_str(&orig.join(stem)));
     }
-    let out = Command::new(jdk.java())
-        .args(&args)
-        .output()
-        .map_err(|e| format!("cannot run java: {e}"))?;
+    let out = java::Run::new(jdk).args(&args).output()?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         return Err(format!(

@@ -52,11 +52,10 @@ pub fn run() -> bool {
     let agent = root.join("target/release/libjtrace.so");
     let agent_arg = java::agent_arg(&agent, &format!("out={}", trace.display()));
     println!("$ java {agent_arg} -cp {} Demo", dir.display());
-    let ran = Command::new(jdk.java())
+    let ran = java::Run::new(&jdk)
         .arg(&agent_arg)
-        .arg("-cp")
-        .arg(&dir)
-        .arg("Demo")
+        .class_path(&dir)
+        .main("Demo")
         .status();
     if !ran.is_ok_and(|s| s.success()) {
         eprintln!("demo: the traced program failed");

@@ -10,10 +10,9 @@
 //! running, `gc=on` for the heap thread, `duration=` for the timer thread) they must
 //! be exactly those of the same program without it (the launcher's `DestroyJavaVM`).
 
-use crate::jdk::Jdk;
+use crate::java::{self, Jdk};
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 /// The tids attached and never detached, by the JVM's `os+thread` log.
 fn left_attached(log: &str) -> BTreeSet<u64> {
@@ -47,18 +46,13 @@ fn run(
 ) -> Result<(usize, usize, String), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let log = dir.join("threads.log");
-    let mut cmd = Command::new(jdk.java());
-    cmd.arg(format!("-Xlog:os+thread=info:file={}", log.display()));
-    if let Some(a) = &agent {
-        cmd.arg(a);
-    }
-    let o = cmd
-        .arg("-cp")
-        .arg(classes)
-        .arg("Hello")
-        .current_dir(dir)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", jdk.java().display()))?;
+    let o = java::Run::new(jdk)
+        .arg(format!("-Xlog:os+thread=info:file={}", log.display()))
+        .args(agent)
+        .class_path(classes)
+        .main("Hello")
+        .dir(dir)
+        .output()?;
     if !o.status.success() {
         return Err(format!(
             "Hello ended with {}: {}",
@@ -82,7 +76,7 @@ fn run(
 pub fn check(jdk: &Jdk, classes: &Path, agent: &Path, work: &Path) -> Result<(), String> {
     let (plain, plain_attaches, _) = run(jdk, classes, &work.join("plain"), None)?;
     let dir = work.join("agent");
-    let opts = crate::java::agent_arg(
+    let opts = java::agent_arg(
         agent,
         &format!("out={}/trace.jtr,gc=on,duration=60s", dir.display()),
     );

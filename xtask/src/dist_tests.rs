@@ -35,7 +35,11 @@ impl Ctx {
     /// A command with nothing of the build's environment: `PATH` of the system's
     /// directories only, a fresh `HOME`, temporary files under the step's directory.
     fn clean(&self, program: &str) -> Command {
-        let mut c = Command::new(program);
+        self.cleaned(Command::new(program))
+    }
+
+    /// `c` with the environment of [`Ctx::clean`] (a `java` command of [`java::Run`]).
+    fn cleaned(&self, mut c: Command) -> Command {
         c.env_clear()
             .env("PATH", "/usr/bin:/bin")
             .env("HOME", &self.home)
@@ -241,15 +245,17 @@ fn same_answers(ctx: &Ctx) -> Result<String, String> {
     ] {
         let trace = ctx.dir.join(format!("{name}.jtr"));
         let o = output(
-            ctx.clean(&jdk.java().to_string_lossy())
-                .arg(format!("{arg}=out={}", trace.display()))
-                .arg(format!(
-                    "-Djava.io.tmpdir={}",
-                    ctx.dir.join("tmp").display()
-                ))
-                .arg("-cp")
-                .arg(&classes)
-                .arg("Demo"),
+            &mut ctx.cleaned(
+                java::Run::new(&jdk)
+                    .arg(format!("{arg}=out={}", trace.display()))
+                    .arg(format!(
+                        "-Djava.io.tmpdir={}",
+                        ctx.dir.join("tmp").display()
+                    ))
+                    .class_path(&classes)
+                    .main("Demo")
+                    .command(),
+            ),
             "java Demo",
         )?;
         if !o.status.success() {
@@ -291,19 +297,18 @@ fn default_out(ctx: &Ctx, jdk: &java::Jdk, classes: &Path) -> Result<(), String>
     let cwd = ctx.dir.join("default-out");
     std::fs::create_dir_all(&cwd).map_err(|e| e.to_string())?;
     let o = output(
-        ctx.clean(&jdk.java().to_string_lossy())
-            .arg(format!(
-                "-javaagent:{}",
-                ctx.top.join("lib/jtrace-agent.jar").display()
-            ))
-            .arg(format!(
-                "-Djava.io.tmpdir={}",
-                ctx.dir.join("tmp").display()
-            ))
-            .arg("-cp")
-            .arg(classes)
-            .arg("Demo")
-            .current_dir(&cwd),
+        &mut ctx.cleaned(
+            java::Run::new(jdk)
+                .javaagent(&ctx.top.join("lib/jtrace-agent.jar"), "")
+                .arg(format!(
+                    "-Djava.io.tmpdir={}",
+                    ctx.dir.join("tmp").display()
+                ))
+                .class_path(classes)
+                .main("Demo")
+                .dir(&cwd)
+                .command(),
+        ),
         "java Demo",
     )?;
     if !o.status.success() {

@@ -139,17 +139,19 @@ impl Ctx {
     fn record(&self, classes: &Path, name: &str) -> Result<(PathBuf, String), String> {
         let pattern = self.dir.join(format!("{name}-%p.jtr"));
         let cp = format!("{}:{H2}", classes.display());
-        let o = Command::new(&self.jtrace)
-            .args(["record", "-o"])
-            .arg(&pattern)
-            // With alloc=exact, jtrace record turns C2's escape analysis off, so that
-            // allocation counts do not depend on when the JIT compiled what.
-            .args(["include=shop.*", "alloc=exact", "lines=on", "--"])
-            .arg(self.jdk.java())
-            .args(["-jar", CONSOLE])
+        let o = java::Run::new(&self.jdk)
+            .jar(CONSOLE)
             .args(["--disable-banner", "--details=none", "-cp", &cp])
             .args(["--select-class", "shop.ShopTest"])
-            .current_dir(&self.dir)
+            .dir(&self.dir)
+            .under(
+                Command::new(&self.jtrace)
+                    .args(["record", "-o"])
+                    .arg(&pattern)
+                    // With alloc=exact, jtrace record turns C2's escape analysis off, so
+                    // that allocation counts do not depend on when the JIT compiled what.
+                    .args(["include=shop.*", "alloc=exact", "lines=on", "--"]),
+            )
             .output()
             .map_err(|e| format!("cannot run jtrace record: {e}"))?;
         let stdout = String::from_utf8_lossy(&o.stdout).into_owned();

@@ -200,17 +200,16 @@ fn run_jvm(
     agent: Option<&str>,
     arg: &str,
 ) -> Result<Outcome, String> {
-    let mut cmd = Command::new(jdk.java());
-    cmd.arg("-XX:-UsePerfData")
-        .arg(format!("-Djava.io.tmpdir={}", dirs.tmp.display()));
-    if let Some(a) = agent {
-        cmd.arg(a);
-    }
-    cmd.arg("-cp").arg(classes).arg("Hygiene");
-    if !arg.is_empty() {
-        cmd.arg(arg);
-    }
-    cmd.env("HOME", &dirs.home).env("TMPDIR", &dirs.tmp);
+    let mut cmd = java::Run::new(jdk)
+        .arg("-XX:-UsePerfData")
+        .arg(format!("-Djava.io.tmpdir={}", dirs.tmp.display()))
+        .args(agent)
+        .class_path(classes)
+        .main("Hygiene")
+        .args((!arg.is_empty()).then_some(arg))
+        .env("HOME", &dirs.home)
+        .env("TMPDIR", &dirs.tmp)
+        .command();
     let filter = socket_trap();
     // SAFETY: the closure runs in the child between fork and exec and makes only
     // async-signal-safe system calls (umask, prctl) on memory prepared before the fork

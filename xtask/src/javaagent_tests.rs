@@ -1,7 +1,6 @@
 //! `cargo xtask test`, step javaagent: target/release/jtrace-agent.jar as `-javaagent:` on each JDK, beside `-agentpath:`: examples/gate's JUnit suite (H2 traced) prints the same, both traces are valid, the jar's own listener marks the same tests (and looks for JUnit only where the JVM may run tests, or where told to), and `jtrace gate` finds the `-javaagent` run's counts equal to the `-agentpath` run's; the library is extracted once per content (a second start reuses it, two JVMs starting at once into an empty directory both trace), a directory it cannot use is one stderr line with the application running untraced, and `start=off` with `jtrace status/start/stop` works on that JVM.
 
 use crate::java::{self, Jdk};
-use crate::proc::Proc;
 use crate::tally::Tally;
 use crate::util;
 use std::path::{Path, PathBuf};
@@ -26,33 +25,22 @@ impl Ctx<'_> {
     fn run(&self, how: How, out: &str, extract: &Path) -> Result<Output, String> {
         let trace = self.dir.join(out);
         let mut cp = format!("{}:{H2}:{CONSOLE}", self.classes.display());
-        let mut c = match how {
+        let run = java::Run::new(self.jdk).check_jni();
+        let run = match how {
             How::Agentpath => {
                 cp.push(':');
                 cp.push_str(&self.api.display().to_string());
-                java::command(
-                    self.jdk,
-                    Some((self.agent, &format!("out={}", trace.display()))),
-                    true,
-                )
+                run.agent(self.agent, &format!("out={}", trace.display()))
             }
-            How::Javaagent => {
-                let mut c = java::command(self.jdk, None, true);
-                c.arg(format!("-Djtrace.extractPath={}", extract.display()))
-                    .arg(format!(
-                        "-javaagent:{}=out={}",
-                        self.jar.display(),
-                        trace.display()
-                    ));
-                c
-            }
+            How::Javaagent => run
+                .arg(format!("-Djtrace.extractPath={}", extract.display()))
+                .javaagent(&self.jar, &format!("out={}", trace.display())),
         };
-        c.args(["-cp", &cp, "org.junit.platform.console.ConsoleLauncher"])
+        run.args(["-cp", &cp, "org.junit.platform.console.ConsoleLauncher"])
             .args(["--disable-banner", "--details=none"])
             .args(["--select-class", "shop.ShopTest"])
-            .current_dir(&self.dir)
+            .dir(&self.dir)
             .output()
-            .map_err(|e| format!("cannot run java: {e}"))
     }
 
     /// The tests a trace marks, as (id, outcome), sorted.
@@ -85,16 +73,16 @@ impl Ctx<'_> {
 
 /// `java` with `flags`, then the agent jar extracting into the step's directory and
 /// writing `out` (its options): what a `-javaagent` check adds its class path and main to.
-fn javaagent(ctx: &Ctx, flags: &[String], out: &str) -> Command {
-    let mut c = java::command(ctx.jdk, None, true);
-    c.args(flags)
+fn javaagent(ctx: &Ctx, flags: &[String], out: &str) -> java::Run {
+    java::Run::new(ctx.jdk)
+        .check_jni()
+        .args(flags)
         .arg(format!(
             "-Djtrace.extractPath={}",
             ctx.dir.join("extract").display()
         ))
-        .arg(format!("-javaagent:{}=out={out}", ctx.jar.display()))
-        .current_dir(&ctx.dir);
-    c
+        .javaagent(&ctx.jar, &format!("out={out}"))
+        .dir(&ctx.dir)
 }
 
 #[derive(Clone, Copy)]
@@ -286,8 +274,7 @@ fn native_access(ctx: &Ctx) -> Result<(), String> {
             .arg("org.junit.platform.console.ConsoleLauncher")
             .args(["--disable-banner", "--details=none"])
             .args(["--select-class", "shop.ShopTest"])
-            .output()
-            .map_err(|e| format!("cannot run java: {e}"))?;
+            .output()?;
         let out = ok(&o, &format!("java {flag} -javaagent"))?;
         let err = String::from_utf8_lossy(&o.stderr);
         if out.matches("TRUTH|").count() != 4 || err.contains("WARNING: A restricted method") {
@@ -329,9 +316,11 @@ fn controlled(ctx: &Ctx) -> Result<(), String> {
     let flag = ctx.dir.join("busy.flag");
     let _ = std::fs::remove_file(&flag);
     let pattern = ctx.dir.join("ctl-%n.jtr");
-    let mut c = javaagent(ctx, &[], &format!("{},start=off", pattern.display()));
-    c.arg("-cp").arg(&busy).arg("Busy").arg(&flag);
-    let p = Proc::spawn(c, &ctx.dir)?;
+    let p = javaagent(ctx, &[], &format!("{},start=off", pattern.display()))
+        .class_path(&busy)
+        .main("Busy")
+        .arg(&flag)
+        .spawn(&ctx.dir)?;
     let r = (|| {
         if !p.wait_line("ready", Duration::from_secs(60)) {
             return Err("Busy never printed ready".to_string());
@@ -424,8 +413,7 @@ fn child_loader(ctx: &Ctx) -> Result<(), String> {
         .arg(&classes)
         .args(["Isolated", "shop.ShopTest", CONSOLE, H2])
         .arg(&ctx.classes)
-        .output()
-        .map_err(|e| format!("cannot run java: {e}"))?;
+        .output()?;
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
     if !o.status.success()
@@ -480,8 +468,7 @@ fn looks_for_tests(ctx: &Ctx) -> Result<(), String> {
         let o = javaagent(ctx, &flags, &trace.display().to_string())
             .args(["-cp", &cp, "Run", "--disable-banner", "--details=none"])
             .args(["--select-class", "shop.ShopTest"])
-            .output()
-            .map_err(|e| format!("cannot run java: {e}"))?;
+            .output()?;
         let out = ok(&o, &format!("java -javaagent ({name})"))?;
         if out.matches("TRUTH|").count() != 4 {
             return Err(format!("{name}: {}", util::clip(out.trim(), 300)));

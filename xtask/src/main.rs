@@ -19,7 +19,6 @@ mod gate_tests;
 mod hygiene;
 mod java;
 mod javaagent_tests;
-mod jdk;
 mod package;
 mod parquet_tests;
 mod proc;

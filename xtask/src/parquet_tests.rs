@@ -11,7 +11,7 @@
 //! threads, and only those, must be `is_virtual`.
 
 use crate::cases;
-use crate::jdk::Jdk;
+use crate::java::Jdk;
 use crate::run::{self, Job};
 use crate::tally::Tally;
 use crate::util;

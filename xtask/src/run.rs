@@ -3,7 +3,7 @@
 use crate::cases::{Case, ExitExpect};
 use crate::expect;
 use crate::java::{self, Jdk};
-use crate::proc::{Done, Proc};
+use crate::proc::Done;
 use crate::util::{self, CLOSING};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -74,30 +74,27 @@ fn javaagent_jar(job: &Job, class: &str) -> Result<PathBuf, String> {
 
 fn execute(job: &Job, trace: &Path) -> Result<Done, String> {
     let opts = agent_options(job.case, job.mode, trace);
-    let mut cmd = java::command(job.jdk, None, true);
-    if job.mode == "bci" {
-        // Rewritten classes must pass the JVM's own verifier, all of them.
-        cmd.arg("-Xverify:all");
-    }
     let javaagent = match &job.case.javaagent {
         Some((class, first)) => Some((javaagent_jar(job, class)?, *first)),
         None => None,
     };
-    if let Some((jar, true)) = &javaagent {
-        cmd.arg(format!("-javaagent:{}", jar.display()));
-    }
-    if !job.case.attach {
-        cmd.arg(java::agent_arg(job.agent, &opts));
-    }
-    if let Some((jar, false)) = &javaagent {
-        cmd.arg(format!("-javaagent:{}", jar.display()));
-    }
-    cmd.args(&job.case.jvm_args)
+    // The test's own Java agent goes before or after ours, as the case says.
+    let javaagent_at = |first: bool| match &javaagent {
+        Some((jar, f)) if *f == first => Some(java::javaagent_arg(jar, "")),
+        _ => None,
+    };
+    let child = java::Run::new(job.jdk)
+        .check_jni()
+        // Rewritten classes must pass the JVM's own verifier, all of them.
+        .args((job.mode == "bci").then_some("-Xverify:all"))
+        .args(javaagent_at(true))
+        .args((!job.case.attach).then(|| java::agent_arg(job.agent, &opts)))
+        .args(javaagent_at(false))
+        .args(&job.case.jvm_args)
+        .class_path(job.classes)
+        .main(&job.case.name)
         .envs(job.case.env.iter().map(|(k, v)| (k, v)))
-        .arg("-cp")
-        .arg(job.classes)
-        .arg(&job.case.name);
-    let child = Proc::spawn(cmd, &job.dir)?;
+        .spawn(&job.dir)?;
     let started = Instant::now();
     let mut problem = None;
     if job.case.attach {

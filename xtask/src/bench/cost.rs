@@ -103,7 +103,7 @@ pub fn run(env: &Env) -> Report {
     };
     let load = || super::load_average();
     for jdk in &env.cfg.moo_jdks {
-        if !jdk.join("bin/java").is_file() {
+        if !crate::java::java_in(jdk).is_file() {
             let _ = writeln!(r.text, "  skipped {}: no bin/java", jdk.display());
             continue;
         }
@@ -165,8 +165,8 @@ impl Ctx<'_> {
         crate::java::agent_arg(&self.env.agent, opts)
     }
 
-    fn java(&self) -> PathBuf {
-        self.jdk.join("bin/java")
+    fn java(&self) -> crate::java::Run {
+        crate::java::Run::home(self.jdk)
     }
 
     /// A fresh scratch directory for one run.
@@ -181,14 +181,13 @@ impl Ctx<'_> {
     fn run(&self, jvm: &[String], cp: &str, main: &[&str]) -> Result<Run, String> {
         let dir = self.scratch()?;
         let start = Instant::now();
-        let o = Command::new(self.java())
+        let o = self
+            .java()
             .args(jvm)
-            .arg("-cp")
-            .arg(cp)
+            .class_path(cp)
             .args(main)
-            .current_dir(&dir)
-            .output()
-            .map_err(|e| format!("cannot run java: {e}"))?;
+            .dir(&dir)
+            .output()?;
         let wall = start.elapsed().as_secs_f64();
         let _ = std::fs::remove_dir_all(&dir);
         let run = Run {
@@ -635,21 +634,22 @@ fn h2_workload(
 fn h2_run(c: &Ctx, jvm: &[String], kind: &str, rows: u32, queries: u32) -> Result<H2Run, String> {
     let dir = c.scratch()?;
     let port = free_port()?;
-    let mut cmd = Command::new(c.java());
-    cmd.args(jvm)
+    let mut server = c
+        .java()
+        .args(jvm)
         .args(["-cp", H2_JAR, "org.h2.tools.Server", "-tcp", "-tcpPort"])
         .arg(port.to_string())
         .args(["-ifNotExists", "-baseDir"])
-        .arg(&dir);
-    let mut server = Proc::spawn(cmd, &dir).map_err(|e| format!("the H2 server: {e}"))?;
+        .arg(&dir)
+        .spawn(&dir)
+        .map_err(|e| format!("the H2 server: {e}"))?;
     if let Err(e) = wait_for_port(port, &mut server, Duration::from_secs(60)) {
         let err = stop_server(server);
         return Err(format!("{e}: {err}"));
     }
     let url = format!("jdbc:h2:tcp://127.0.0.1:{port}/mem:bench");
-    let client = Command::new(c.env.cfg.jdk.join("bin/java"))
-        .arg("-cp")
-        .arg(format!("{H2_JAR}:{}", c.cp()))
+    let client = crate::java::Run::home(&c.env.cfg.jdk)
+        .class_path(format!("{H2_JAR}:{}", c.cp()))
         .args([
             "cost.H2Client",
             &url,
@@ -658,7 +658,7 @@ fn h2_run(c: &Ctx, jvm: &[String], kind: &str, rows: u32, queries: u32) -> Resul
             kind,
         ])
         .output()
-        .map_err(|e| format!("cannot run the client: {e}"));
+        .map_err(|e| format!("the client: {e}"));
     // Read before the server stops (its threads are gone after).
     let cpu = ServerCpu::read(server.pid());
     let err = stop_server(server);
@@ -766,11 +766,12 @@ fn attach_cell(c: &Ctx) -> Result<String, String> {
     let port = free_port()?;
     let mut cp = vec![c.cp()];
     cp.extend(JETTY_JARS.iter().map(|s| s.to_string()));
-    let mut cmd = Command::new(c.java());
-    cmd.arg("-cp")
-        .arg(cp.join(":"))
-        .args(["cost.JettyServe", &port.to_string()]);
-    let server = Proc::spawn(cmd, &dir).map_err(|e| format!("Jetty: {e}"))?;
+    let server = c
+        .java()
+        .class_path(cp.join(":"))
+        .args(["cost.JettyServe", &port.to_string()])
+        .spawn(&dir)
+        .map_err(|e| format!("Jetty: {e}"))?;
     if !server.wait_line("ready", Duration::from_secs(60)) {
         let err = stop_server(server);
         return Err(format!("Jetty did not start: {err}"));

@@ -135,7 +135,7 @@ pub fn run(env: &Env) -> Vec<FamRow> {
     plain.sort();
     let vt_src: Vec<PathBuf> = sources.iter().filter(|p| vt(p)).cloned().collect();
     let compiled = compile(&env.cfg.jdk, &classes, &plain);
-    let vt_java = env.cfg.jdk_vthreads.join("bin/java");
+    let vt_java = crate::java::java_in(&env.cfg.jdk_vthreads);
     let compiled_vt = if env.cfg.jdk_vthreads.join("bin/javac").is_file() && vt_java.is_file() {
         compile(&env.cfg.jdk_vthreads, &classes_vt, &vt_src)
     } else {
@@ -145,10 +145,10 @@ pub fn run(env: &Env) -> Vec<FamRow> {
         ))
     };
     for f in &FAMILIES {
-        let (java, cp, ok) = if f.vthreads {
-            (vt_java.clone(), &classes_vt, &compiled_vt)
+        let (jdk, cp, ok) = if f.vthreads {
+            (&env.cfg.jdk_vthreads, &classes_vt, &compiled_vt)
         } else {
-            (env.cfg.jdk.join("bin/java"), &classes, &compiled)
+            (&env.cfg.jdk, &classes, &compiled)
         };
         let mut configs: Vec<(String, Option<String>)> = vec![("none".into(), None)];
         match f.key {
@@ -163,7 +163,7 @@ pub fn run(env: &Env) -> Vec<FamRow> {
         for (config, opt) in configs {
             let result = match ok {
                 Err(e) => Err(e.clone()),
-                Ok(()) => fam_measure(env, f, &java, cp, &config, opt.as_deref()),
+                Ok(()) => fam_measure(env, f, jdk, cp, &config, opt.as_deref()),
             };
             rows.push(FamRow {
                 family: f.name,
@@ -184,7 +184,7 @@ fn compile(jdk: &Path, out: &Path, sources: &[PathBuf]) -> Result<(), String> {
 fn fam_measure(
     env: &Env,
     f: &Family,
-    java: &Path,
+    jdk: &Path,
     cp: &Path,
     config: &str,
     opt: Option<&str>,
@@ -196,7 +196,7 @@ fn fam_measure(
             "bench: family {:<10} {:<13} run {i}/{}: ",
             f.name, config, env.cfg.runs
         );
-        let s = fam_once(env, f, java, cp, n, opt).inspect_err(|e| eprintln!("FAILED\n{e}"))?;
+        let s = fam_once(env, f, jdk, cp, n, opt).inspect_err(|e| eprintln!("FAILED\n{e}"))?;
         eprintln!(
             "loop {:.3} s, {} {}, wall {:.3} s, {} elements, trace {:.1} MB",
             s.loop_s,
@@ -216,7 +216,7 @@ fn fam_measure(
 fn fam_once(
     env: &Env,
     f: &Family,
-    java: &Path,
+    jdk: &Path,
     cp: &Path,
     n: u64,
     opt: Option<&str>,
@@ -226,23 +226,26 @@ fn fam_once(
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let trace = dir.join("trace.xml");
     let rss_file = dir.join("rss.txt");
-    let mut cmd = env.command(java, &rss_file);
-    cmd.args(f.jvm);
-    if let Some(o) = opt {
+    let options = opt.map(|o| {
         let sep = if o.is_empty() { "" } else { "," };
-        let options = format!("out={}{sep}{o}", trace.display());
-        cmd.arg(crate::java::agent_arg(&env.agent, &options));
-    }
-    cmd.arg("-cp")
-        .arg(cp)
-        .arg(format!("families.{}", f.class))
-        .arg(n.to_string())
-        .current_dir(&dir);
+        format!("out={}{sep}{o}", trace.display())
+    });
+    let mut cmd = env.command(
+        crate::java::Run::home(jdk)
+            .args(f.jvm)
+            .agent_if(&env.agent, options.as_deref())
+            .class_path(cp)
+            .main(format!("families.{}", f.class))
+            .arg(n.to_string())
+            .dir(&dir),
+        &rss_file,
+    );
     let start = Instant::now();
     let out = cmd.output();
     let wall = start.elapsed().as_secs_f64();
     let result = (|| {
-        let out = out.map_err(|e| format!("cannot start {}: {e}", java.display()))?;
+        let out =
+            out.map_err(|e| format!("cannot start {}: {e}", crate::java::java_in(jdk).display()))?;
         let stdout = String::from_utf8_lossy(&out.stdout);
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);

@@ -88,11 +88,13 @@ fn measure(env: &Env, jdk: &Jdk) -> Result<String, String> {
                     .replace("{out}", &out.display().to_string())
             };
             let time_file = dir.join("time");
-            let mut c = env.command(&jdk.java(), &time_file);
-            c.args(opts.iter().map(|o| subst(o)))
-                .arg("-cp")
-                .arg(&classes)
-                .arg("Hello");
+            let mut c = env.command(
+                crate::java::Run::new(jdk)
+                    .args(opts.iter().map(|o| subst(o)))
+                    .class_path(&classes)
+                    .main("Hello"),
+                &time_file,
+            );
             let t0 = Instant::now();
             let o = c.output().map_err(|e| format!("cannot run java: {e}"))?;
             let w = t0.elapsed().as_secs_f64();

@@ -181,27 +181,27 @@ pub fn run(env: &Env, spec: &Spec) -> Result<Sample, String> {
 }
 
 fn run_in(env: &Env, spec: &Spec, dir: &Path) -> Result<Sample, String> {
-    let java = spec.jdk.join("bin/java");
+    let java = crate::java::java_in(spec.jdk);
     let rss_file = dir.join("rss.txt");
-    let mut cmd = env.command(&java, &rss_file);
     let out = spec.tracer.out().map(|o| dir.join(o));
+    let mut run = crate::java::Run::home(spec.jdk);
     if let (Some(mode), Some(out)) = (spec.tracer.agent_mode(), &out) {
         let include = spec
             .include
             .map(|i| format!(",include={i}"))
             .unwrap_or_default();
         let options = format!("out={},mode={mode}{include}", out.display());
-        cmd.arg(crate::java::agent_arg(&env.agent, &options));
+        run = run.agent(&env.agent, &options);
     }
     if let (Tracer::Jfr, Some(out)) = (spec.tracer, &out) {
         // maxsize=0: no limit (JFR keeps only the last 250 MB by default).
-        cmd.arg(format!(
+        run = run.arg(format!(
             "-XX:StartFlightRecording:filename={},maxsize=0,settings={}",
             out.display(),
             env.jfc.display()
         ));
     }
-    cmd.args(&spec.program).current_dir(dir);
+    let mut cmd = env.command(run.args(&spec.program).dir(dir), &rss_file);
     let start = Instant::now();
     let o = cmd
         .output()

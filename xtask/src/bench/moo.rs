@@ -55,8 +55,11 @@ pub fn run(env: &Env) -> Vec<Jdk> {
     let mut out = Vec::new();
     for home in &env.cfg.moo_jdks {
         let version = jvm::feature_version(home);
-        let cells = if !home.join("bin/java").is_file() {
-            Err(format!("skipped: no {}", home.join("bin/java").display()))
+        let cells = if !crate::java::java_in(home).is_file() {
+            Err(format!(
+                "skipped: no {}",
+                crate::java::java_in(home).display()
+            ))
         } else if version.is_none_or(|v| v < 17) {
             Err(format!(
                 "skipped: not a JDK 17+ (version {:?} in its release file)",

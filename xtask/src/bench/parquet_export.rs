@@ -74,18 +74,13 @@ type Maker = fn(&Env) -> Made;
 fn moobench(env: &Env) -> Made {
     let n: u64 = if env.cfg.quick { 200_000 } else { 1_500_000 };
     let jtr = env.work.join("parquet-moo.jtr");
-    let o = Command::new(env.cfg.jdk.join("bin/java"))
-        .arg(crate::java::agent_arg(
-            &env.agent,
-            &format!("out={}", jtr.display()),
-        ))
-        .arg("-cp")
-        .arg(&env.classes)
-        .arg("moobench.MooBench")
+    let o = crate::java::Run::home(&env.cfg.jdk)
+        .agent(&env.agent, &format!("out={}", jtr.display()))
+        .class_path(&env.classes)
+        .main("moobench.MooBench")
         .arg(n.to_string())
         .arg(DEPTH.to_string())
-        .output()
-        .map_err(|e| format!("cannot run java: {e}"))?;
+        .output()?;
     if !o.status.success() {
         return Err(format!("MooBench failed: {}", o.status));
     }
@@ -127,19 +122,18 @@ fn javac(env: &Env) -> Made {
     let jtr = env.work.join("parquet-javac.jtr");
     let classes = env.work.join("parquet-javac-out");
     let _ = std::fs::remove_file(&jtr);
-    Command::new(env.cfg.jdk.join("bin/java"))
-        .arg(crate::java::agent_arg(
+    crate::java::Run::home(&env.cfg.jdk)
+        .agent(
             &env.agent,
             &format!("out={},include=com.sun.*", jtr.display()),
-        ))
+        )
         .arg("-m")
         .arg("jdk.compiler/com.sun.tools.javac.Main")
         .arg("-proc:none")
         .arg("-d")
         .arg(&classes)
         .arg(format!("@{}", argfile.display()))
-        .output()
-        .map_err(|e| format!("cannot run javac: {e}"))?;
+        .output()?;
     let _ = std::fs::remove_dir_all(&classes);
     if !jtr.exists() {
         return Err("javac wrote no trace".into());

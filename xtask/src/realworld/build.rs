@@ -2,6 +2,7 @@
 //! `AntClassLoader`) and Gradle (`--no-daemon build` with JUnit tests).
 
 use super::{exec, keep, Case, Ctx, Runner, Traced};
+use crate::java;
 use std::path::Path;
 use std::process::Command;
 
@@ -103,17 +104,15 @@ fn ant(ctx: &Ctx, traced: Option<&Traced>, target: &str) -> Command {
         }
         return c;
     }
-    let mut c = Command::new(ctx.java());
-    c.env_remove("CLASSPATH");
-    if let Some(t) = traced {
-        c.arg(t.arg("ant"));
-    }
-    c.arg("-classpath")
+    java::Run::new(ctx.jdk)
+        .env_remove("CLASSPATH")
+        .args(traced.map(|t| t.arg("ant")))
+        .arg("-classpath")
         .arg(format!("{ANT_HOME}/lib/ant-launcher.jar"))
         .arg(format!("-Dant.home={ANT_HOME}"))
         .arg(format!("-Dant.library.dir={ANT_HOME}/lib"))
-        .args(["org.apache.tools.ant.launch.Launcher", "-noinput", target]);
-    c
+        .args(["org.apache.tools.ant.launch.Launcher", "-noinput", target])
+        .command()
 }
 
 fn ant_all(ctx: &Ctx, _dir: &Path, traced: Option<&Traced>) -> Result<Command, String> {

@@ -4,6 +4,7 @@
 //! bundles; started in order, stopped in reverse.
 
 use super::{exec, keep, Case, Ctx, Runner, Traced};
+use crate::java;
 use std::path::Path;
 use std::process::Command;
 
@@ -70,11 +71,9 @@ fn prepare(ctx: &Ctx, dir: &Path) -> Result<(), String> {
 }
 
 fn command(ctx: &Ctx, _dir: &Path, traced: Option<&Traced>) -> Result<Command, String> {
-    let mut c = Command::new(ctx.java());
-    if let Some(t) = traced {
-        c.arg(t.arg("felix"));
-    }
-    c.args(["-cp", &format!("launcher:{FRAMEWORK}"), "FelixLauncher"]);
-    c.args(BUNDLES.iter().map(|b| format!("bundles/{b}.jar")));
-    Ok(c)
+    Ok(java::Run::new(ctx.jdk)
+        .args(traced.map(|t| t.arg("felix")))
+        .args(["-cp", &format!("launcher:{FRAMEWORK}"), "FelixLauncher"])
+        .args(BUNDLES.iter().map(|b| format!("bundles/{b}.jar")))
+        .command())
 }

@@ -3,6 +3,7 @@
 //! class loaders of their own).
 
 use super::{exec, keep, Case, Ctx, Runner, Traced};
+use crate::java;
 use std::path::Path;
 use std::process::Command;
 
@@ -122,12 +123,10 @@ fn clojure_input(ctx: &Ctx, dir: &Path) -> Result<(), String> {
 /// Debian's `clojure` script runs `java -cp clojure-1.11.jar clojure.main` with no way to
 /// pass JVM options, so the same command is run directly.
 fn clojure(ctx: &Ctx, traced: Option<&Traced>, name: &str) -> Command {
-    let mut c = Command::new(ctx.java());
-    if let Some(t) = traced {
-        c.arg(t.arg(name));
-    }
-    c.args(["-cp", &format!("{CLOJURE_JAR}:.:classes"), "clojure.main"]);
-    c
+    java::Run::new(ctx.jdk)
+        .args(traced.map(|t| t.arg(name)))
+        .args(["-cp", &format!("{CLOJURE_JAR}:.:classes"), "clojure.main"])
+        .command()
 }
 
 fn clojure_run(ctx: &Ctx, _: &Path, traced: Option<&Traced>) -> Result<Command, String> {

@@ -9,6 +9,7 @@
 
 use super::exec::{self, Captured};
 use super::{Case, Ctx, Runner, Traced};
+use crate::java;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::path::Path;
@@ -135,17 +136,16 @@ fn request(addr: SocketAddr, path: &str) -> Result<String, String> {
 /// (attaching the agent halfway if `attach`), closes the server's stdin so that it stops,
 /// and waits for it; on every path the server's process group is killed at the end.
 fn serve(ctx: &Ctx, dir: &Path, traced: Option<&Traced>, attach: bool) -> Result<Captured, String> {
-    let mut cmd = Command::new(ctx.java());
-    if let (Some(t), false) = (traced, attach) {
-        cmd.arg(t.arg("tomcat"));
-    }
-    cmd.args([
-        "-cp",
-        &format!("launcher:{}", classpath()),
-        "TomcatMain",
-        "webapp",
-    ])
-    .current_dir(dir);
+    let mut cmd = java::Run::new(ctx.jdk)
+        .args(traced.filter(|_| !attach).map(|t| t.arg("tomcat")))
+        .args([
+            "-cp",
+            &format!("launcher:{}", classpath()),
+            "TomcatMain",
+            "webapp",
+        ])
+        .dir(dir)
+        .command();
     let started = Instant::now();
     let mut child = exec::spawn(&mut cmd, Stdio::piped())?;
     let stdin = child.stdin.take();

@@ -5,8 +5,7 @@
 //! and exit normally, and the first trace must be valid with exact counts.
 
 use super::{validate, Ctx, Verdict};
-use crate::expect;
-use crate::proc::Proc;
+use crate::{expect, java};
 use std::process::Command;
 use std::time::Duration;
 
@@ -16,9 +15,11 @@ const QUICK_ATTACHES: usize = 6;
 const REFUSAL: &str = "jtrace: already loaded in this JVM";
 
 pub fn run(ctx: &Ctx) -> Verdict {
-    let mut cmd = Command::new(ctx.jdk.java());
-    cmd.arg("-cp").arg(ctx.classes).arg("StressAttachTarget");
-    let p = match Proc::spawn(cmd, &ctx.dir) {
+    let p = match java::Run::new(ctx.jdk)
+        .class_path(ctx.classes)
+        .main("StressAttachTarget")
+        .spawn(&ctx.dir)
+    {
         Ok(p) => p,
         Err(e) => return Verdict::Fail(e),
     };

@@ -13,7 +13,6 @@
 
 use super::{validate, Ctx, Verdict};
 use crate::java;
-use crate::proc::Proc;
 use jtrace::classfile::{instrument, parse_info, ProbePlan};
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -103,13 +102,13 @@ fn verdicts(stdout: &str) -> BTreeMap<usize, String> {
 
 fn verify(ctx: &Ctx, list: &Path, trace: Option<&Path>) -> Result<BTreeMap<usize, String>, String> {
     let options = trace.map(|t| format!("out={},lines=on", t.display()));
-    let mut cmd = java::command(ctx.jdk, options.as_deref().map(|o| (ctx.agent, o)), false);
-    cmd.args(["-Xverify:all", "-Xshare:off", "-XX:-UsePerfData"]);
-    cmd.arg("-cp")
-        .arg(ctx.classes)
-        .arg("StressVerifyMutants")
-        .arg(list);
-    let d = Proc::spawn(cmd, &ctx.dir)?.finish(Duration::from_secs(600));
+    let d = java::Run::new(ctx.jdk)
+        .agent_if(ctx.agent, options.as_deref())
+        .args(["-Xverify:all", "-Xshare:off", "-XX:-UsePerfData"])
+        .class_path(ctx.classes)
+        .main("StressVerifyMutants")
+        .arg(list)
+        .finish(&ctx.dir, Duration::from_secs(600))?;
     if d.timed_out || d.code() != Some(0) {
         return Err(format!(
             "{} run: exit {:?}; {}",

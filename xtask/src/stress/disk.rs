@@ -6,7 +6,6 @@
 
 use super::{harness, Ctx, Verdict};
 use crate::java;
-use crate::proc::Proc;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -56,9 +55,11 @@ pub fn run(ctx: &Ctx) -> Verdict {
     };
     let java = |agent: Option<&Path>| {
         let options = agent.map(|t| format!("out={}", t.display()));
-        let mut cmd = java::command(ctx.jdk, options.as_deref().map(|o| (ctx.agent, o)), false);
-        cmd.arg("-cp").arg(ctx.classes).arg("StressDisk");
-        Proc::spawn(cmd, &ctx.dir).map(|p| p.finish(case.timeout))
+        java::Run::new(ctx.jdk)
+            .agent_if(ctx.agent, options.as_deref())
+            .class_path(ctx.classes)
+            .main("StressDisk")
+            .finish(&ctx.dir, case.timeout)
     };
     let base = match java(None) {
         Ok(d) if d.code() == Some(0) => d,

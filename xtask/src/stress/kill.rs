@@ -7,7 +7,6 @@
 
 use super::{Ctx, Verdict};
 use crate::java;
-use crate::proc::Proc;
 use std::time::{Duration, Instant};
 
 /// Kill once the trace is at least this long (the writer flushes 1 MiB at a time).
@@ -17,9 +16,12 @@ pub fn run(ctx: &Ctx) -> Verdict {
     let trace = ctx.dir.join("trace.xml");
     let jtr = ctx.dir.join("trace.jtr");
     let options = format!("out={},jtr={}", trace.display(), jtr.display());
-    let mut cmd = java::command(ctx.jdk, Some((ctx.agent, &options)), false);
-    cmd.arg("-cp").arg(ctx.classes).arg("StressKill");
-    let p = match Proc::spawn(cmd, &ctx.dir) {
+    let p = match java::Run::new(ctx.jdk)
+        .agent(ctx.agent, &options)
+        .class_path(ctx.classes)
+        .main("StressKill")
+        .spawn(&ctx.dir)
+    {
         Ok(p) => p,
         Err(e) => return Verdict::Fail(e),
     };

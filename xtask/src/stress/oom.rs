@@ -5,9 +5,8 @@
 //! be valid with its EXPECT lines met.
 
 use super::{figure, harness, Ctx, Verdict};
-use crate::proc::Proc;
+use crate::java;
 use crate::run::{self, Job};
-use std::process::Command;
 
 /// The lines that do not depend on how full the heap got.
 fn own_lines(stdout: &str) -> Vec<&str> {
@@ -23,13 +22,13 @@ pub fn run(ctx: &Ctx) -> Verdict {
     if let Err(e) = std::fs::create_dir_all(&base_dir) {
         return Verdict::Fail(e.to_string());
     }
-    let mut cmd = Command::new(ctx.jdk.java());
-    cmd.args(&case.jvm_args)
-        .arg("-cp")
-        .arg(ctx.classes)
-        .arg("StressOom");
-    let base = match Proc::spawn(cmd, &base_dir) {
-        Ok(p) => p.finish(case.timeout),
+    let base = match java::Run::new(ctx.jdk)
+        .args(&case.jvm_args)
+        .class_path(ctx.classes)
+        .main("StressOom")
+        .finish(&base_dir, case.timeout)
+    {
+        Ok(d) => d,
         Err(e) => return Verdict::Fail(e),
     };
     let want = own_lines(&base.stdout);

@@ -11,7 +11,6 @@
 
 use super::{validate, Ctx, Verdict};
 use crate::java;
-use crate::proc::Proc;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
@@ -157,12 +156,12 @@ fn files(dir: &Path) -> Vec<std::path::PathBuf> {
 
 /// Runs one string; `Err` says what went wrong.
 fn one(ctx: &Ctx, dir: &Path, opts: &str, counts: &mut Counts) -> Result<(), String> {
-    let mut cmd = java::command(ctx.jdk, Some((ctx.agent, opts)), false);
-    cmd.arg("-XX:-UsePerfData")
-        .arg("-cp")
-        .arg(ctx.classes)
-        .arg("StressFuzzTarget");
-    let d = Proc::spawn(cmd, dir)?.finish(TIMEOUT);
+    let d = java::Run::new(ctx.jdk)
+        .agent(ctx.agent, opts)
+        .arg("-XX:-UsePerfData")
+        .class_path(ctx.classes)
+        .main("StressFuzzTarget")
+        .finish(dir, TIMEOUT)?;
     let crash_log = files(dir).into_iter().find(|p| {
         p.file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with("hs_err"))

@@ -141,7 +141,8 @@ pub fn javaagent_arg(jar: &Path, options: &str) -> String {
 /// One JVM to start: `JDK/bin/java` and its arguments, each in the order the builder
 /// was given them (what a step checks depends on that order: an agent before or after
 /// another, `-Xcheck:jni` first), with a working directory and environment. The one
-/// place in xtask that starts `java`.
+/// place in xtask that starts `java` (tidy holds every other file to it:
+/// `tidy::starts_java`).
 #[must_use]
 pub struct Run {
     java: PathBuf,

@@ -1,4 +1,4 @@
-//! `cargo xtask tidy` (and a step of `cargo xtask test`): the repository keeps its promises: a `//!` line opens every Rust file, `unsafe` only where allowed, docs/OPTIONS.md matches the option table, one release build shared by every task, and fmt, clippy and rustdoc are clean.
+//! `cargo xtask tidy` (and a step of `cargo xtask test`): the repository keeps its promises: a `//!` line opens every Rust file, `unsafe` only where allowed, docs/OPTIONS.md matches the option table, one release build shared by every task, one place that starts `java`, and fmt, clippy and rustdoc are clean.
 
 use crate::tally::Tally;
 use crate::util;
@@ -36,6 +36,41 @@ const RELEASE_BUILDS: &[&str] = &[
     "xtask/src/bench.rs",
     "xtask/src/tidy.rs",
 ];
+
+/// The one xtask file that starts `java`: `java::Run` builds every JVM's command line
+/// (the agent's spelling, the argument order a step relies on), so no other file does.
+const JAVA_LAUNCHER: &str = "xtask/src/java.rs";
+
+/// The line (from 1) where `text` starts `java` itself: a `Command::new(...)` whose
+/// program names a java launcher (`jdk.java()`, `java`, `&vt_java`, `java_bin`, but
+/// not `javac`, `javadoc`, `jtrace`), or spells the launcher's path as a string.
+/// Both needles are spelt in pieces so that this file's own text has neither.
+fn starts_java(text: &str) -> Option<usize> {
+    let line_of = |i: usize| text[..i].matches('\n').count() + 1;
+    let names_java = |arg: &str| {
+        arg.match_indices("java")
+            .any(|(i, _)| !arg[i + 4..].starts_with(|c: char| c.is_ascii_alphanumeric()))
+    };
+    let new = concat!("Command::", "new(");
+    let launched = text.match_indices(new).find_map(|(i, _)| {
+        let from = i + new.len();
+        let mut depth = 1;
+        let end = text[from..].char_indices().find_map(|(j, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(from + j)
+        })?;
+        names_java(&text[from..end]).then(|| line_of(i))
+    });
+    let spelt = text.find(concat!("\"bin/", "java\"")).map(line_of);
+    match (launched, spelt) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
 
 /// Whether `text` runs a release build of its own (`"build"` and `"--release"` given to
 /// cargo as arguments).
@@ -113,6 +148,13 @@ pub fn check_files(root: &Path) -> Vec<String> {
             bad.push(format!(
                 "{f}: runs its own `cargo build --release`; use util::build_release (one package set for every task)"
             ));
+        }
+        if f.starts_with("xtask/src/") && f != JAVA_LAUNCHER {
+            if let Some(n) = starts_java(&text) {
+                bad.push(format!(
+                    "{f}:{n}: starts `java` itself; build the command with java::Run (xtask/src/java.rs)"
+                ));
+            }
         }
         let allowed = UNSAFE_ALLOWED.iter().any(|a| f.starts_with(a));
         if !allowed {
@@ -423,6 +465,39 @@ mod tests {
             r#"javac(jdk, dir, &["--release", "17"])"#
         ));
         assert!(!own_release_build(r#"gradle(["build"])"#));
+    }
+
+    #[test]
+    fn a_java_started_outside_java_rs_is_found() {
+        let new = concat!("Command::", "new(");
+        for bad in [
+            "jdk.java())",
+            "&java)\n",
+            "\n        env.cfg.jdk.join(\"bin/java\"),\n    )",
+            "vt_java).arg(\"-cp\")",
+            "java_bin)",
+        ] {
+            assert_eq!(
+                starts_java(&format!("let c = {new}{bad};")),
+                Some(1),
+                "{bad}"
+            );
+        }
+        for good in [
+            "jdk.javac())",
+            "ctx.tool(\"javadoc\"))",
+            "&self.jtrace).arg(jdk.java())",
+            "GNU_TIME)",
+        ] {
+            assert_eq!(
+                starts_java(&format!("let c = {new}{good};")),
+                None,
+                "{good}"
+            );
+        }
+        let spelt = concat!("let j = home.join(\"bin/", "java\");");
+        assert_eq!(starts_java(&format!("// two\n{spelt}")), Some(2));
+        assert_eq!(starts_java("if !java::java_in(home).is_file() {}"), None);
     }
 
     #[test]

@@ -866,13 +866,7 @@ type TraceEnd = ((Option<u64>, Option<u64>), Vec<String>);
 /// From a trace's `traceEnd`: its counts and notes, read by tracecheck, which validates the trace on the
 /// way (`Err`: its first violations).
 fn trace_end(trace: &Path) -> Result<TraceEnd, String> {
-    let summary = tracecheck::check(trace).map_err(|v| {
-        v.iter()
-            .take(3)
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join("; ")
-    })?;
+    let summary = tracecheck::check(trace).map_err(|v| util::first_three(&v, 400))?;
     let count = |k: &str| summary.end_counts.get(k).copied();
     let untouched = summary
         .end_notes

@@ -231,20 +231,19 @@ pub fn check_line(
         ["each-thread-calls", prefix, key, n] => {
             let want = num(n)?;
             let by = s.entries_by_thread(prefix, key);
-            let bad: Vec<String> = by
+            let off: Vec<String> = by
                 .iter()
                 .filter(|(_, &got)| got != want)
-                .take(3)
                 .map(|(t, got)| format!("{t}: {got}"))
                 .collect();
-            return if bad.is_empty() {
+            return if off.is_empty() {
                 Ok(())
             } else {
                 Err(format!(
                     "each-thread-calls {prefix} {key}: program says {want} each, trace has {} of {} threads off (e.g. {})",
-                    by.values().filter(|&&g| g != want).count(),
+                    off.len(),
                     by.len(),
-                    bad.join(", ")
+                    crate::util::first_three(&off, 300)
                 ))
             };
         }

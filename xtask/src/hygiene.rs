@@ -333,18 +333,6 @@ pub fn run(jdk: &Jdk, mode: &str, classes: &Path, agent: &Path, work: &Path) -> 
         ));
     }
     util::xmllint(&trace).map_err(|e| format!("xmllint: {}", util::clip(&e, 300)))?;
-    tracecheck::check(&trace).map_err(|v| {
-        format!(
-            "tracecheck: {}",
-            util::clip(
-                &v.iter()
-                    .take(3)
-                    .map(|v| v.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" / "),
-                300
-            )
-        )
-    })?;
+    tracecheck::check(&trace).map_err(|v| format!("tracecheck: {}", util::first_three(&v, 300)))?;
     Ok(())
 }

@@ -335,11 +335,10 @@ pub fn run(job: &Job) -> Result<(), String> {
             }
             Ok(s) => Some(s),
             Err(v) => {
-                let first: Vec<String> = v.iter().take(3).map(|v| v.to_string()).collect();
                 return Err(format!(
                     "tracecheck: {} violation(s): {}",
                     v.len(),
-                    util::clip(&first.join(" / "), 400)
+                    util::first_three(&v, 400)
                 ));
             }
         }

@@ -117,16 +117,9 @@ pub fn validate_jtr(jtrace: &Path, trace: &Path, xml: &Path) -> Result<(), Strin
         "jtrace xml",
     )?;
     xmllint(xml)?;
-    tracecheck::check(xml).map(|_| ()).map_err(|v| {
-        format!(
-            "tracecheck: {}",
-            v.iter()
-                .take(3)
-                .map(|v| v.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
-        )
-    })
+    tracecheck::check(xml)
+        .map(|_| ())
+        .map_err(|v| format!("tracecheck: {}", first_three(&v, 400)))
 }
 
 /// The same check with `--stream`: the same DTD validation through xmllint's reader,
@@ -160,6 +153,14 @@ pub fn clip(s: &str, n: usize) -> String {
     } else {
         format!("{}...", s.chars().take(n).collect::<String>())
     }
+}
+
+/// The first three of `items` (a check's violations, a tool's complaints, the threads
+/// that are off) joined by ` / ` and cut to `n` characters: how a failure says what went
+/// wrong without pasting all of it.
+pub fn first_three<T: std::fmt::Display>(items: impl IntoIterator<Item = T>, n: usize) -> String {
+    let first: Vec<String> = items.into_iter().take(3).map(|i| i.to_string()).collect();
+    clip(&first.join(" / "), n)
 }
 
 /// `cargo ARGS`, as a result.

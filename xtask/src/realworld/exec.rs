@@ -344,12 +344,11 @@ pub fn validate(trace: &Path, tracecheck: &Path) -> Result<TraceFacts, String> {
     let out = checked.map_err(|e| format!("cannot run {}: {e}", tracecheck.display()))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        let first: Vec<&str> = err.lines().take(3).collect();
         return Err(format!(
             "tracecheck {}: {} violation(s): {}",
             trace.display(),
             err.lines().count(),
-            util::clip(&first.join(" / "), 400)
+            util::first_three(err.lines(), 400)
         ));
     }
     // "…: valid (…, N method entries, N elements)"

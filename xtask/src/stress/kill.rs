@@ -69,14 +69,7 @@ pub fn run(ctx: &Ctx) -> Verdict {
         }
         Err(v) => Verdict::Fail(format!(
             "not a readable prefix: {}",
-            crate::util::clip(
-                &v.iter()
-                    .take(3)
-                    .map(|v| v.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" / "),
-                300
-            )
+            crate::util::first_three(&v, 300)
         )),
     }
 }
@@ -91,16 +84,8 @@ fn jtr_renders(jtr: &std::path::Path) -> Result<u64, String> {
     if done.cut_short.is_none() {
         return Err("a killed JVM left a complete .jtr?".to_string());
     }
-    let s = tracecheck::check_reader(&xml[..]).map_err(|v| {
-        format!(
-            "rendered, not valid: {}",
-            v.iter()
-                .take(3)
-                .map(|v| v.to_string())
-                .collect::<Vec<_>>()
-                .join(" / ")
-        )
-    })?;
+    let s = tracecheck::check_reader(&xml[..])
+        .map_err(|v| format!("rendered, not valid: {}", crate::util::first_three(&v, 400)))?;
     if s.end_counts.get("recordingCutShort") != Some(&1) {
         return Err("the rendered document does not say recordingCutShort=1".to_string());
     }

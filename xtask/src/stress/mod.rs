@@ -247,11 +247,10 @@ pub fn figure(stdout: &str) -> Option<String> {
 pub fn validate(trace: &Path) -> Result<tracecheck::Summary, String> {
     util::xmllint(trace).map_err(|e| format!("xmllint: {}", util::clip(&e, 300)))?;
     tracecheck::check(trace).map_err(|v| {
-        let first: Vec<String> = v.iter().take(3).map(|v| v.to_string()).collect();
         format!(
             "tracecheck: {} violation(s): {}",
             v.len(),
-            util::clip(&first.join(" / "), 300)
+            util::first_three(&v, 300)
         )
     })
 }

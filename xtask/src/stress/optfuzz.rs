@@ -270,15 +270,7 @@ pub fn run(ctx: &Ctx) -> Verdict {
         Verdict::Fail(format!(
             "{} of {n} failed, e.g. {}",
             failures.len(),
-            crate::util::clip(
-                &failures
-                    .iter()
-                    .take(3)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join("; "),
-                500
-            )
+            crate::util::first_three(&failures, 500)
         ))
     }
 }

@@ -16,12 +16,14 @@
 //! these). What each number means: docs/BENCHMARKS.md. A cell that fails is reported
 //! with its error and the run goes on.
 
+pub mod answers;
 mod cost;
 mod disk;
 mod families;
 mod javaagent;
 mod javac;
 mod jvm;
+pub mod loaders;
 mod moo;
 mod mvn_test;
 mod parquet_export;
@@ -381,7 +383,7 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
             let _ = writeln!(report, "{line}");
         }
         report.push_str(&callgrind);
-        report.push_str(&crate::bench_answers::cell(
+        report.push_str(&answers::cell(
             &env.jtrace,
             &env.agent,
             &env.cfg.jdk,

@@ -1,33 +1,21 @@
 //! xtask: project automation (`cargo xtask test`, `tidy`, `demo`, `dist`, `jar`, `check`, `bench`, `corpus`, `stress`, `realworld`); this file only dispatches.
 
 mod bench;
-mod bench_answers;
-mod bench_loaders;
 mod cases;
 mod check;
-mod cli_cut;
-mod cli_tests;
-mod cli_windows;
 mod compare;
-mod control;
 mod corpus;
 mod demo;
-mod detach;
-mod dist_tests;
 mod expect;
-mod gate_tests;
-mod hygiene;
 mod java;
-mod javaagent_tests;
 mod package;
-mod parquet_tests;
 mod proc;
 mod realworld;
 mod run;
+mod steps;
 mod stress;
 mod tally;
 mod test;
-mod testsuite;
 mod tidy;
 mod util;
 
@@ -62,8 +50,8 @@ fn main() -> ExitCode {
     let ok = match args.first().map(String::as_str) {
         Some("test") => test::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
-        Some("bench-loaders") => bench_loaders::run_cmd(&args[1..]),
-        Some("bench-answers") => bench_answers::run_cmd(&args[1..]),
+        Some("bench-loaders") => bench::loaders::run_cmd(&args[1..]),
+        Some("bench-answers") => bench::answers::run_cmd(&args[1..]),
         Some("check") if args.len() == 2 => check::run(&args[1]),
         Some("demo") => demo::run(),
         Some("jar") => match package::build_jar() {

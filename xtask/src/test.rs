@@ -3,10 +3,10 @@
 
 use crate::cases::{self, Case};
 use crate::compare;
-use crate::hygiene;
 use crate::java::{self, Jdk};
 pub use crate::java::{compile_sources, PARALLEL};
 use crate::run::{self, Job};
+use crate::steps::hygiene;
 use crate::util::{self, status};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -154,7 +154,7 @@ pub fn run(args: &[String]) -> bool {
             }
         }
     }
-    // Hygiene: umask, no socket, no file but `out` (xtask/src/hygiene.rs).
+    // Hygiene: umask, no socket, no file but `out` (xtask/src/steps/hygiene.rs).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "hygiene") {
         tally.report(hygiene::check_imports(&agent), "-", "hygiene-imports");
         for (j, jdk) in jdks.iter().enumerate() {
@@ -165,51 +165,51 @@ pub fn run(args: &[String]) -> bool {
             }
         }
     }
-    // Exit: no agent thread left attached to the JVM (xtask/src/detach.rs).
+    // Exit: no agent thread left attached to the JVM (xtask/src/steps/detach.rs).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "detach") {
         for (j, jdk) in jdks.iter().enumerate() {
             let dir = work.join(&jdk.name).join("detach");
-            let r = crate::detach::check(jdk, &classes[j], &agent, &dir);
+            let r = crate::steps::detach::check(jdk, &classes[j], &agent, &dir);
             tally.report(r, &jdk.name, "detach");
         }
     }
     // Controlling a running JVM: jtrace attach/start/stop/status, start=off and the
-    // jtrace.Trace switch, delay/duration, filter files (xtask/src/control.rs).
+    // jtrace.Trace switch, delay/duration, filter files (xtask/src/steps/control.rs).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "control") {
-        crate::control::run(&mut tally, &agent, &jdks);
+        crate::steps::control::run(&mut tally, &agent, &jdks);
     }
     tally.lap("modes, hygiene, detach, control");
     // The `jtrace` command over traces of programs of known structure (java-tests/cli).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "cli") {
-        crate::cli_tests::run(&mut tally, &agent, &jdks, &work);
+        crate::steps::cli_tests::run(&mut tally, &agent, &jdks, &work);
         tally.lap("cli");
     }
-    // Traces as Parquet, queried by DuckDB and Spark (xtask/src/parquet_tests.rs).
+    // Traces as Parquet, queried by DuckDB and Spark (xtask/src/steps/parquet_tests.rs).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "parquet") {
-        crate::parquet_tests::run(&mut tally, &agent, &jdks, &work);
+        crate::steps::parquet_tests::run(&mut tally, &agent, &jdks, &work);
         tally.lap("parquet");
     }
     // Test suites under jtrace record: examples/maven-junit (Maven, JUnit console launcher),
     // examples/junit4 (Ant's <junit> forked and not, the vintage engine).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "testsuite") {
-        crate::testsuite::run(&mut tally, &agent, &work);
+        crate::steps::testsuite::run(&mut tally, &agent, &work);
         tally.lap("testsuite");
     }
     // The performance gate: examples/gate's exact counts against a baseline, unchanged
-    // runs idle and under load, planted regressions (xtask/src/gate_tests.rs).
+    // runs idle and under load, planted regressions (xtask/src/steps/gate_tests.rs).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "gate") {
-        crate::gate_tests::run(&mut tally, &agent, &jdks, &work);
+        crate::steps::gate_tests::run(&mut tally, &agent, &jdks, &work);
         tally.lap("gate");
     }
-    // jtrace-agent.jar as -javaagent beside -agentpath (xtask/src/javaagent_tests.rs).
+    // jtrace-agent.jar as -javaagent beside -agentpath (xtask/src/steps/javaagent_tests.rs).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "javaagent") {
-        crate::javaagent_tests::run(&mut tally, &agent, &jdks, &work);
+        crate::steps::javaagent_tests::run(&mut tally, &agent, &jdks, &work);
         tally.lap("javaagent");
     }
     // The release archive from the outside: unpacked with no toolchain, its plugins in
-    // Maven and Gradle (xtask/src/dist_tests.rs).
+    // Maven and Gradle (xtask/src/steps/dist_tests.rs).
     if only.is_empty() || only.iter().any(|o| o.as_str() == "dist") {
-        crate::dist_tests::run(&mut tally, &work);
+        crate::steps::dist_tests::run(&mut tally, &work);
         tally.lap("dist");
     }
     // The rewriter over a fixed sample of the JDKs' and /usr/share/java's classes.

@@ -257,7 +257,7 @@ fn trace_runs(
             job.dir.join("trace.xml")
         };
         let file = trace.to_string_lossy().into_owned();
-        let truth = crate::cli_tests::truth(&job.dir.join("stdout.txt"))?;
+        let truth = crate::steps::cli_tests::truth(&job.dir.join("stdout.txt"))?;
         let json = output(
             Command::new(jtrace).args(["report", "--json", &file]),
             "jtrace report --json",

@@ -165,17 +165,17 @@ const OWN_CHECKS: &[(&str, &str, RunCheck)] = &[
     (
         "CliWindows",
         "cli:--from/--to through the .jtr index, the same as the XML's full pass",
-        crate::cli_windows::same_windows,
+        crate::steps::cli_windows::same_windows,
     ),
     (
         "CliLineWindows",
         "cli:--from/--to through the .jtr index with line records, the same as the XML's full pass",
-        crate::cli_windows::same_windows,
+        crate::steps::cli_windows::same_windows,
     ),
     (
         "CliCut",
         "cli:report with one thread cut over two workers, the same as the XML's one pass",
-        crate::cli_cut::same_cut,
+        crate::steps::cli_cut::same_cut,
     ),
     (
         "CliPaths",
@@ -678,7 +678,7 @@ print(json.dumps({'slices': begins, 'errors': errors[:5], 'packets': len(t.packe
                     ));
                 }
                 let mut answer = out.stdout;
-                for name in crate::cli_windows::OUT_FILES {
+                for name in crate::steps::cli_windows::OUT_FILES {
                     if let Ok(file) = std::fs::read(dir.join(name)) {
                         answer.extend_from_slice(&file);
                         let _ = std::fs::remove_file(dir.join(name));

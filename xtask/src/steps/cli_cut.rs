@@ -1,6 +1,6 @@
 //! `cargo xtask test`, step cli: one thread's calls cut over two workers (CliCut: one thread recursing deep and throwing through many frames, in many record chunks): `report` on the fresh agent `.jtr` at 1, 2 and 3 jobs answers byte for byte as the one pass over the run's XML, and at 2 jobs two workers read it (counted with `JTRACE_READ_STATS`).
 
-use crate::cli_windows::{answer, both_named};
+use crate::steps::cli_windows::{answer, both_named};
 use std::path::Path;
 
 pub(crate) fn same_cut(jtrace: &Path, run: &Path) -> Result<(), String> {

@@ -2,8 +2,8 @@
 
 use crate::java;
 use crate::package;
+use crate::steps::testsuite;
 use crate::tally::Tally;
-use crate::testsuite;
 use crate::util;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use crate::gate_tests::{CONSOLE, H2};
+use crate::steps::gate_tests::{CONSOLE, H2};
 
 struct Ctx<'a> {
     jdk: &'a Jdk,
@@ -502,7 +502,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk], work: &Path) {
         Ok(j) => j,
         Err(e) => return tally.report(Err(e), "-", "javaagent"),
     };
-    if let Err(e) = util::needs(&crate::gate_tests::NEEDS) {
+    if let Err(e) = util::needs(&crate::steps::gate_tests::NEEDS) {
         return tally.report(Err(e), "-", "javaagent");
     }
     let root = util::root();

@@ -25,7 +25,9 @@ pub(crate) fn parse_time(s: &str) -> Option<u128> {
         }
         None => return None,
     };
-    Some(secs * 1_000_000_000 + u128::from(parse_u64(frac)?))
+    // Past u128 (39 digits of seconds): no time at all, not a wrapped one.
+    secs.checked_mul(1_000_000_000)?
+        .checked_add(u128::from(parse_u64(frac)?))
 }
 
 /// Decimal digits (no sign, no space) as a number; `None` if empty, not digits or
@@ -78,6 +80,18 @@ pub struct Call {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Seconds past what u128 nanoseconds hold are no time (found by the `check` fuzz
+    /// target: a multiplication that overflowed).
+    #[test]
+    fn a_time_past_u128_is_none() {
+        let huge = format!("{}.000000000", "9".repeat(39));
+        assert_eq!(parse_time(&huge), None);
+        assert_eq!(
+            parse_time("18446744073709551616.000000001"),
+            Some(18_446_744_073_709_551_616u128 * 1_000_000_000 + 1)
+        );
+    }
 
     #[test]
     fn numbers_and_times() {

@@ -383,7 +383,7 @@ pub(crate) unsafe extern "system" fn tracker_caught(
 
 /// `count0(id, thread, slot)`: an entry between traces (`counts=all`) that the
 /// tracker's per-thread counts could not take: counted here, and the thread given
-/// what it lacked (`idle_counts`).
+/// what it lacked (`counts::idle`).
 pub(crate) unsafe extern "system" fn tracker_count(
     env: *mut JNIEnv,
     _cls: jclass,
@@ -397,7 +397,7 @@ pub(crate) unsafe extern "system" fn tracker_count(
         let callback = ();
         // SAFETY: the JVM passes this thread's JNIEnv, used only inside the native.
         if let Some(jni) = unsafe { Jni::from_raw(env, &callback) } {
-            crate::idle_counts::claim(jni, state::agent().jvmti, mid as u32, thread, slot);
+            crate::counts::idle::claim(jni, state::agent().jvmti, mid as u32, thread, slot);
         }
     })
 }

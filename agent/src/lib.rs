@@ -18,7 +18,6 @@ mod entry;
 mod events;
 mod exiting;
 mod host;
-mod idle_counts;
 mod ids;
 mod jvm;
 mod jvmti;

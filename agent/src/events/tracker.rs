@@ -104,7 +104,7 @@ static TRACKER_MODULE: OnceLock<GlobalRef> = OnceLock::new();
 /// then continues untraced rather than risk the application.
 pub fn install(jni: Jni, tracing: bool) -> bool {
     let count_idle = agent().options.counts_all;
-    let slots = count_idle.then(crate::idle_counts::slots);
+    let slots = count_idle.then(crate::counts::idle::slots);
     let bytes = classfile::gated_tracker_class(TRACKER, slots);
     let name = std::ffi::CString::new(TRACKER).expect("no NUL in the tracker's name");
     let Some(class) = jni.define_class(&name, &bytes) else {
@@ -138,7 +138,7 @@ pub fn install(jni: Jni, tracing: bool) -> bool {
     if let Some(g) = jni.new_global(class) {
         let _ = TRACKER_CLASS.set(g);
     }
-    if count_idle && !crate::idle_counts::install(jni, class) {
+    if count_idle && !crate::counts::idle::install(jni, class) {
         // Its initialiser failed (or its tables cannot be found): a probe calling it
         // would throw into the application.
         log_once("cannot initialise the tracker's count tables; methods are not traced (mode=bci)");

@@ -10,6 +10,8 @@
 //! Tables are indexed by method id (dense from 1) in lazily allocated segments, so a
 //! lookup is two array indexes and no lock.
 
+pub mod idle;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
@@ -57,11 +59,11 @@ pub fn untraced_entry(mid: u32) {
 
 /// Every method's invocations outside the trace that is closing: counted between
 /// traces (by the agent, and per thread by the tracker's Java code with `counts=all`,
-/// `idle_counts`), plus the entries earlier traces counted (method id, count; zeros
+/// `idle`), plus the entries earlier traces counted (method id, count; zeros
 /// left out).
 pub fn base() -> Vec<(u32, u64)> {
     let java =
-        crate::state::try_agent().map_or_else(Vec::new, |a| crate::idle_counts::sum(a.jvmti));
+        crate::state::try_agent().map_or_else(Vec::new, |a| crate::counts::idle::sum(a.jvmti));
     let mut v = Vec::new();
     for (seg, (u, c)) in UNTRACED.iter().zip(CARRIED.iter()).enumerate() {
         let (u, c) = (u.get(), c.get());

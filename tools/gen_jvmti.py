@@ -2,13 +2,27 @@
 """Generate agent/src/sys/jvmti.rs (raw JVMTI bindings) from a JDK's jvmti.h.
 
 Usage: python3 tools/gen_jvmti.py /usr/lib/jvm/temurin-25-jdk-amd64/include/jvmti.h > agent/src/sys/jvmti.rs
+       python3 tools/gen_jvmti.py --check HEADER agent/src/sys/jvmti.rs
+           (what `cargo xtask tidy` runs: the file must be this script's output for HEADER,
+           as rustfmt formats it; exit status 1 with the first differing line if not)
 The newest JDK's header is a superset: slots added later are only called after a
 version check (GetVersionNumber), and reserved slots stay opaque pointers.
 """
+import io
 import re
+import subprocess
 import sys
 
-src = open(sys.argv[1]).read()
+CHECK = len(sys.argv) == 4 and sys.argv[1] == "--check"
+if CHECK:
+    HEADER, TARGET = sys.argv[2], sys.argv[3]
+    REAL_STDOUT, sys.stdout = sys.stdout, io.StringIO()
+elif len(sys.argv) == 2:
+    HEADER = sys.argv[1]
+else:
+    sys.exit("usage: gen_jvmti.py JVMTI_H > jvmti.rs | gen_jvmti.py --check JVMTI_H jvmti.rs")
+
+src = open(HEADER).read()
 
 BASE = {
     "void": "c_void", "char": "c_char", "unsigned char": "u8", "jint": "jint", "jlong": "jlong",
@@ -149,3 +163,17 @@ pub struct jvmtiClassDefinition {
     pub class_byte_count: jint,
     pub class_bytes: *const u8,
 }""")
+
+if CHECK:
+    generated = sys.stdout.getvalue()
+    sys.stdout = REAL_STDOUT
+    formatted = subprocess.run(
+        ["rustfmt", "--edition", "2021", "--emit", "stdout"],
+        input=generated, capture_output=True, text=True, check=True,
+    ).stdout
+    have = open(TARGET).read()
+    if formatted != have:
+        for n, (a, b) in enumerate(zip(formatted.splitlines(), have.splitlines()), 1):
+            if a != b:
+                sys.exit(f"{TARGET}:{n}: not what gen_jvmti.py makes of {HEADER}: {b!r}, expected {a!r}")
+        sys.exit(f"{TARGET}: not what gen_jvmti.py makes of {HEADER} (the lengths differ)")

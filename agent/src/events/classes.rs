@@ -294,7 +294,7 @@ fn bind(jvmti: Jvmti, jni: Jni, klass: jclass, p: &Pending) {
         map_methods(jvmti, klass, p);
     }
     if a.options.mode == Mode::Jvmti && a.options.lines {
-        remember_units(p);
+        identity::set_units(p.first_mid, &p.info);
     }
     if p.instrumented {
         tracker::grant_access(jvmti, jni, klass);
@@ -339,55 +339,17 @@ fn map_methods(jvmti: Jvmti, klass: jclass, p: &Pending) {
             }
         }
     }
-    if let Ok(mut c) = CLASS_METHODS.lock() {
-        c.get_or_insert_with(HashMap::new).insert(p.cid, mapped);
-    }
+    identity::set_jmethods(p.cid, mapped);
 }
-
-/// Start pcs of each traced method's executable units (mode=jvmti, lines=on).
-static UNIT_PCS: std::sync::RwLock<Option<HashMap<u32, Box<[u32]>>>> = std::sync::RwLock::new(None);
-
-/// The executable unit starting at bytecode index `pc` of method `mid`, if any.
-pub fn unit_at(mid: u32, pc: u32) -> Option<u32> {
-    let map = UNIT_PCS.read().ok()?;
-    let pcs = map.as_ref()?.get(&mid)?;
-    pcs.binary_search(&pc).ok().map(|u| u as u32)
-}
-
-fn remember_units(p: &Pending) {
-    if let Ok(mut map) = UNIT_PCS.write() {
-        let map = map.get_or_insert_with(HashMap::new);
-        for (i, m) in p.info.methods.iter().enumerate() {
-            if classfile::traceable(m) {
-                let pcs: Box<[u32]> = m.units.iter().map(|&(pc, _)| pc).collect();
-                map.insert(p.first_mid + i as u32, pcs);
-            }
-        }
-    }
-}
-
-/// jmethodIDs mapped per class, so that an unloaded class's ids can be forgotten.
-static CLASS_METHODS: Mutex<Option<HashMap<u32, Vec<usize>>>> = Mutex::new(None);
 
 /// The class is unloaded: its ids, jmethodIDs and line units are forgotten (nothing
 /// of it stays in the agent). Called from ObjectFree: no JNI.
 pub fn forget(cid: u32) {
     crate::live::class_unloaded(cid);
-    let mids = identity::remove_live(cid);
-    let ids = CLASS_METHODS
-        .lock()
-        .ok()
-        .and_then(|mut c| c.as_mut().and_then(|c| c.remove(&cid)));
-    if let (Some(ids), Some(a)) = (ids, crate::state::try_agent()) {
-        for m in ids {
+    let unloaded = identity::unload(cid);
+    if let (Some(u), Some(a)) = (unloaded, crate::state::try_agent()) {
+        for m in u.jmethods {
             a.method_table().remove(m);
-        }
-    }
-    if let (Some(mids), Ok(mut units)) = (mids, UNIT_PCS.write()) {
-        if let Some(units) = units.as_mut() {
-            for m in mids {
-                units.remove(&m);
-            }
         }
     }
 }

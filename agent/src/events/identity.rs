@@ -1,7 +1,8 @@
 //! Class identity: which ids a class has, from its load hook to its unloading. A class is the JVM's class (its loader and name), never its name alone.
 //!
-//! Two tables, both touched only at load, prepare, retransformation and unload, never
-//! on a call:
+//! The owner of a traced class's facts, from load to unload: its tables are touched only
+//! at load, prepare, retransformation and unload, never on a call, and [`unload`] forgets
+//! all of them at once:
 //!
 //! * **Pending**: a traced class between its load hook and its prepare event. The load
 //!   hook has no class object yet, only the defining loader and the name, so the entry
@@ -17,7 +18,12 @@
 //!   (jtrace's own attach, another agent, a debugger) finds the class's ids through the
 //!   tag, so the class keeps its class and method ids and nothing is defined twice.
 //!   Methods are matched by name and descriptor, not by position (a rewriter may
-//!   reorder them). The entry goes when the class's mirror is freed (class unload).
+//!   reorder them). The entry also keeps the jmethodIDs mapped to the class's methods
+//!   in the agent's method table (mode=jvmti, allocation sites), which [`unload`] hands
+//!   back to be removed there. The entry goes when the class's mirror is freed (class
+//!   unload).
+//! * **Units**: the start pcs of each traced method's executable units (mode=jvmti,
+//!   lines=on), by method id, for the single-step path ([`unit_at`]).
 
 use crate::classfile::ClassInfo;
 use crate::jvmti::Jni;
@@ -147,6 +153,8 @@ struct Live {
     first_mid: u32,
     /// `method_key` of each method, in the class-file order its ids were given in.
     methods: Box<[u64]>,
+    /// The jmethodIDs of its methods in the agent's method table.
+    jmethods: Vec<usize>,
 }
 
 static LIVE: Mutex<Option<HashMap<u32, Live>>> = Mutex::new(None);
@@ -166,8 +174,51 @@ pub fn add_live(cid: u32, first_mid: u32, info: &ClassInfo) {
         .map(|m| method_key(&m.name, &m.descriptor))
         .collect();
     if let Ok(mut live) = LIVE.lock() {
-        live.get_or_insert_with(HashMap::new)
-            .insert(cid, Live { first_mid, methods });
+        live.get_or_insert_with(HashMap::new).insert(
+            cid,
+            Live {
+                first_mid,
+                methods,
+                jmethods: Vec::new(),
+            },
+        );
+    }
+}
+
+/// The jmethodIDs of the live class `cid`'s methods that were put in the agent's method
+/// table (taken out of it when the class unloads).
+pub fn set_jmethods(cid: u32, jmethods: Vec<usize>) {
+    if let Some(l) = LIVE
+        .lock()
+        .ok()
+        .as_mut()
+        .and_then(|l| l.as_mut()?.get_mut(&cid))
+    {
+        l.jmethods = jmethods;
+    }
+}
+
+/// Start pcs of each traced method's executable units (mode=jvmti, lines=on).
+static UNITS: std::sync::RwLock<Option<HashMap<u32, Box<[u32]>>>> = std::sync::RwLock::new(None);
+
+/// The executable unit starting at bytecode index `pc` of method `mid`, if any.
+pub fn unit_at(mid: u32, pc: u32) -> Option<u32> {
+    let map = UNITS.read().ok()?;
+    let pcs = map.as_ref()?.get(&mid)?;
+    pcs.binary_search(&pc).ok().map(|u| u as u32)
+}
+
+/// Remembers the units of each traceable method of a class whose first method id is
+/// `first_mid`.
+pub fn set_units(first_mid: u32, info: &ClassInfo) {
+    if let Ok(mut map) = UNITS.write() {
+        let map = map.get_or_insert_with(HashMap::new);
+        for (i, m) in info.methods.iter().enumerate() {
+            if crate::classfile::traceable(m) {
+                let pcs: Box<[u32]> = m.units.iter().map(|&(pc, _)| pc).collect();
+                map.insert(first_mid + i as u32, pcs);
+            }
+        }
     }
 }
 
@@ -190,10 +241,31 @@ pub fn live_method_ids(cid: u32, info: &ClassInfo) -> Option<Vec<Option<u32>>> {
     )
 }
 
-/// The class is unloaded: forgets it. Returns its method id range, if it was live.
-pub fn remove_live(cid: u32) -> Option<std::ops::Range<u32>> {
+/// What an unloaded class leaves for others to forget.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Unloaded {
+    /// Its method ids.
+    pub mids: std::ops::Range<u32>,
+    /// Its jmethodIDs in the agent's method table.
+    pub jmethods: Vec<usize>,
+}
+
+/// The class `cid` is unloaded: every fact of it kept here is forgotten (its entry and
+/// its methods' units); None if it was not a live traced class.
+pub fn unload(cid: u32) -> Option<Unloaded> {
     let l = LIVE.lock().ok()?.as_mut()?.remove(&cid)?;
-    Some(l.first_mid..l.first_mid + l.methods.len() as u32)
+    let mids = l.first_mid..l.first_mid + l.methods.len() as u32;
+    if let Ok(mut units) = UNITS.write() {
+        if let Some(units) = units.as_mut() {
+            for m in mids.clone() {
+                units.remove(&m);
+            }
+        }
+    }
+    Some(Unloaded {
+        mids,
+        jmethods: l.jmethods,
+    })
 }
 
 #[cfg(test)]
@@ -216,9 +288,16 @@ mod tests {
         // A method the class never had is not traced under someone else's id.
         reordered.methods[0].name = "added".to_string();
         assert_eq!(live_method_ids(7_000_001, &reordered).unwrap()[0], None);
-        // Unloaded: forgotten, with its id range.
-        assert_eq!(remove_live(7_000_001), Some(500..500 + n));
+        // Unloaded: forgotten, with its id range and its jmethodIDs, units and all.
+        set_jmethods(7_000_001, vec![11, 12]);
+        set_units(500, &info);
+        let unloaded = unload(7_000_001).unwrap();
+        assert_eq!(unloaded.mids, 500..500 + n);
+        assert_eq!(unloaded.jmethods, [11, 12]);
         assert!(live_method_ids(7_000_001, &info).is_none());
-        assert_eq!(remove_live(7_000_001), None);
+        let units = UNITS.read().unwrap();
+        assert!((500..500 + n).all(|m| !units.as_ref().unwrap().contains_key(&m)));
+        drop(units);
+        assert_eq!(unload(7_000_001), None);
     }
 }

@@ -89,7 +89,7 @@ pub fn jvmti_step(jvmti: Jvmti, thread: jthread, method: jmethodID, location: i6
     if mid == 0 {
         return;
     }
-    if let Some(unit) = crate::events::classes::unit_at(mid, location as u32) {
+    if let Some(unit) = crate::events::identity::unit_at(mid, location as u32) {
         if let Some(b) = threads::current(jvmti, thread) {
             write_line(b, mid, unit);
         }

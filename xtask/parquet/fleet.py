@@ -1,6 +1,6 @@
 """Queries a fleet directory written by `jtrace parquet` with DuckDB or Spark, as they
 are: `FLEET/*/<table>.parquet`, no read options, no schema. Prints one JSON object of
-answers for xtask/src/parquet_tests.rs to compare with the programs' TRUTH lines and
+answers for xtask/src/steps/parquet_tests.rs to compare with the programs' TRUTH lines and
 `jtrace report`, with, per table, each file's `trace_id=<id>` directory and the trace_id
 values the engine read from it (they must be the one id).
 

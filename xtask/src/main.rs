@@ -1,4 +1,4 @@
-//! xtask: project automation (`cargo xtask test`, `tidy`, `demo`, `dist`, `jar`, `check`, `bench`, `corpus`, `stress`, `realworld`); this file only dispatches.
+//! xtask: project automation (`cargo xtask test`, `tidy`, `demo`, `dist`, `jar`, `check`, `bench`, `corpus`, `stress`, `realworld`, `fuzz`); this file only dispatches.
 
 mod bench;
 mod cases;
@@ -7,6 +7,8 @@ mod compare;
 mod corpus;
 mod demo;
 mod expect;
+mod fuzz;
+mod house;
 mod java;
 mod package;
 mod proc;
@@ -30,6 +32,8 @@ const USAGE: &str = "usage:
   cargo xtask corpus [--sample N]            rewrite every JDK/jar class, verify under -Xverify:all
   cargo xtask stress [--quick] [CASE...]     stress suite (threads, exits, OOM, loaders, full disk,
                                              SIGKILL, attaches, fuzzing) on every JDK >= 17
+  cargo xtask fuzz [--seconds=N] [TARGET...] the fuzz targets of fuzz/ (jtr, xml, check, options) from their kept
+                                             corpus, N s each (120); installs cargo-fuzz when missing
   cargo xtask realworld [--subset] [--jdk PATH] [--keep] [CASE...]
                                              real programs (Ant, Felix, Tomcat, JVM languages, javac...)
                                              with and without the agent: same output, valid traces
@@ -54,6 +58,7 @@ fn main() -> ExitCode {
         Some("bench-answers") => bench::answers::run_cmd(&args[1..]),
         Some("check") if args.len() == 2 => check::run(&args[1]),
         Some("demo") => demo::run(),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("jar") => match package::build_jar() {
             Ok(j) => {
                 println!("built {}", j.display());

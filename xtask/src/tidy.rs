@@ -379,6 +379,16 @@ pub fn run_into(tally: &mut Tally) {
         Err(bad.join("; "))
     };
     tally.report(files, "-", "tidy:files");
+    let house = crate::house::check(&root);
+    tally.report(
+        if house.is_empty() {
+            Ok(())
+        } else {
+            Err(house.join("; "))
+        },
+        "-",
+        "tidy:house",
+    );
     tally.report(
         tool(
             util::cargo().args(["fmt", "--all", "--check"]),

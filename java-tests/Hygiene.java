@@ -1,5 +1,5 @@
 // Work for every event family (threads, calls, exceptions, allocations, monitors, waits, a
-// collection), so that `cargo xtask test`'s hygiene step (xtask/src/hygiene.rs) sees the agent
+// collection), so that `cargo xtask test`'s hygiene step (xtask/src/steps/hygiene.rs) sees the agent
 // do everything it does while it checks that the trace honours the umask, that the agent opens
 // no socket, and that it creates or writes no file but `out`. As a test case of its own it
 // checks its counts. With the argument `socket` it opens a TCP socket: the hygiene step's proof

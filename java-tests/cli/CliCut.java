@@ -1,5 +1,5 @@
 // The program `cargo xtask test` traces to test one thread's calls cut over two workers
-// (xtask/src/cli_cut.rs): one thread makes every call, recursing deep and throwing
+// (xtask/src/steps/cli_cut.rs): one thread makes every call, recursing deep and throwing
 // exceptions that pass through many frames before a catch, in many record chunks, so
 // that the cut `report --jobs 2` makes falls inside deep stacks and open exceptions.
 // Prints EXPECT lines (exact call counts per method).

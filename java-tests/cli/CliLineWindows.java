@@ -1,5 +1,5 @@
 // The program `cargo xtask test` traces to test time windows read through the `.jtr`
-// index on a trace with line records (xtask/src/cli_tests.rs, `CliLineWindows`): the
+// index on a trace with line records (xtask/src/steps/cli_tests.rs, `CliLineWindows`): the
 // work of CliWindows (threads recursing, throwing and catching, waiting and contending,
 // in many record chunks) with lines=on, so that windows start inside frames that have
 // run lines (the index's end states give each one's last line).

@@ -1,5 +1,5 @@
 // The program `cargo xtask test` traces to test a large flame graph in `report --html`
-// (xtask/src/cli_tests.rs, `flame_page`): 16 methods calling each other three deep
+// (xtask/src/steps/cli_tests.rs, `flame_page`): 16 methods calling each other three deep
 // through `go`, 8,738 distinct call paths, each leaf spinning at least 100 us so every
 // path is wide enough to be drawn (inferno leaves out frames under 1/12,000 of the
 // whole: a leaf is about 1/4,500 of it, with room for a loaded machine's delays). Its

@@ -1,7 +1,7 @@
 // The program `cargo xtask test` traces (default filters: the JDK is not traced) to test
 // that the JDK's blocking methods are probed anyway (waits=on, the default) and that
 // `jtrace report` shows their time as waiting, apart from working
-// (xtask/src/cli_tests.rs). napper() sleeps, parker() parks on its own thread, busy()
+// (xtask/src/steps/cli_tests.rs). napper() sleeps, parker() parks on its own thread, busy()
 // computes. Thread.sleep(long, int) is Java on every JDK (sleep(long) is native on
 // JDK 17), so the sleeps are seen everywhere. Prints EXPECT lines (exact counts per
 // thread) and TRUTH lines (counts, and the sleeps' lower bound it measured itself).

@@ -1,5 +1,5 @@
 // The program `cargo xtask test` traces to test time windows read through the `.jtr`
-// index (xtask/src/cli_tests.rs, `windows`): several threads recursing, throwing and
+// index (xtask/src/steps/cli_tests.rs, `windows`): several threads recursing, throwing and
 // catching, waiting on and contending for monitors, long enough for many record chunks
 // per thread, so that windows start and end with frames, waits and exceptions open.
 // Prints EXPECT lines (exact call counts per method).

@@ -1,4 +1,4 @@
-// The program `cargo xtask test` traces to test the `jtrace` command (xtask/src/cli_tests.rs).
+// The program `cargo xtask test` traces to test the `jtrace` command (xtask/src/steps/cli_tests.rs).
 // Its structure is fixed: known call counts, sleeps, exceptions thrown and caught at a
 // known line, allocations at a known site, a lock held while another thread waits. It
 // prints what the command must find as TRUTH lines (times are lower bounds it measured

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The gate's example suite. Each test prints its own truth for the gate's check
- * (xtask/src/gate_tests.rs): `TRUTH|test|regression|metric|item|extra`, the count the
+ * (xtask/src/steps/gate_tests.rs): `TRUTH|test|regression|metric|item|extra`, the count the
  * planted regression of that name adds to that item's metric (a method's calls, a
  * class's allocations or exceptions) when it is switched on.
  */

@@ -247,7 +247,7 @@ pub fn folded(
                     // once, whatever its length.
                     value.clear();
                     value.push(' ');
-                    crate::render::fmt::push_u64(&mut value, v);
+                    value.push_str(itoa::Buffer::new().format(v));
                     value.push('\n');
                     out.write_all(&path)?;
                     out.write_all(name(c))?;

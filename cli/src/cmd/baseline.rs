@@ -40,5 +40,5 @@ pub fn run(a: Args) -> Result<(), String> {
         run.kept(),
         b.varying
     );
-    emit(a.output.as_deref(), &b.to_json()?)
+    emit(a.output.as_deref(), &super::common::json(&b)?)
 }

@@ -199,7 +199,7 @@ fn judge_run(a: Args) -> Result<bool, String> {
                  again)"
             );
         }
-        emit(Some(&a.baseline), &b.to_json()?)?;
+        emit(Some(&a.baseline), &super::common::json(&b)?)?;
         return Ok(false);
     }
     Ok(j.failed())

@@ -181,11 +181,6 @@ pub fn u64_len(v: u64) -> usize {
     v.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
-/// `v` in decimal, appended.
-pub fn push_u64(o: &mut String, v: u64) {
-    o.push_str(itoa::Buffer::new().format(v));
-}
-
 /// A byte count: `512 B`, `1.5 KiB`, `3.2 MiB`, `1.1 GiB`.
 pub fn bytes(v: u64) -> String {
     let f = v as f64;

@@ -8,8 +8,8 @@
 use crate::attrs::{get, Attrs, Call};
 use crate::model::{Phase, State};
 use crate::summary::Summary;
+use crate::violation::{Rule, Violation};
 use crate::vocab;
-use crate::{Rule, Violation};
 use std::borrow::Cow;
 
 /// Attributes `xmllint` requires (the `#REQUIRED` ones of docs/trace.dtd).

@@ -2,8 +2,8 @@
 
 use crate::attrs::{get, parse_u64, Attrs};
 use crate::summary::{AllocStats, MethodStats, Summary, ThreadInfo};
+use crate::violation::{Rule, Violation, MAX_VIOLATIONS};
 use crate::vocab;
-use crate::{Rule, Violation, MAX_VIOLATIONS};
 use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 
 pub(crate) use crate::idmap::IdMap;

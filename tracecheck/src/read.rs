@@ -8,7 +8,7 @@ use crate::checker::{AttrCheck, Checker};
 use crate::lines::LineCounter;
 use crate::model::State;
 use crate::summary::Summary;
-use crate::{Rule, Violation};
+use crate::violation::{Rule, Violation};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 use std::io::BufRead;

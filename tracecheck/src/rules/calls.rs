@@ -2,7 +2,7 @@
 
 use crate::attrs::{get, Attrs, Call};
 use crate::model::{Frame, State};
-use crate::Rule;
+use crate::violation::Rule;
 
 /// Largest `methodEntry@stackDepth` (traceEvents.xsd: `xsd:short`); deeper entries omit it.
 pub(crate) const MAX_STACK_DEPTH: u64 = i16::MAX as u64;

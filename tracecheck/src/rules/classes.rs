@@ -4,7 +4,7 @@ use crate::attrs::{get, Attrs};
 use crate::linetable;
 use crate::model::{Class, Method, State};
 use crate::summary::MethodStats;
-use crate::Rule;
+use crate::violation::Rule;
 
 impl State {
     pub(crate) fn class_def(&mut self, line: u64, attrs: &Attrs) {

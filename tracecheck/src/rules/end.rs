@@ -3,7 +3,7 @@
 use crate::attrs::Attrs;
 use crate::model::State;
 use crate::rules::calls::MAX_STACK_DEPTH;
-use crate::Rule;
+use crate::violation::Rule;
 
 impl State {
     pub(crate) fn method_count(&mut self, line: u64, attrs: &Attrs) {

@@ -2,7 +2,7 @@
 
 use crate::attrs::Attrs;
 use crate::model::State;
-use crate::Rule;
+use crate::violation::Rule;
 
 impl State {
     /// gcStart/gcFinish: brackets do not nest, a gcFinish closes one, heap figures agree.

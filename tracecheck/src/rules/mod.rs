@@ -16,7 +16,7 @@ mod threads;
 
 use crate::attrs::{get, parse_time, Attrs, Call};
 use crate::model::{Phase, State};
-use crate::Rule;
+use crate::violation::Rule;
 
 impl State {
     pub(crate) fn event(&mut self, line: u64, name: &'static str, attrs: &Attrs) {

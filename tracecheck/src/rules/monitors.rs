@@ -2,7 +2,7 @@
 
 use crate::attrs::{get, Attrs};
 use crate::model::State;
-use crate::Rule;
+use crate::violation::Rule;
 
 impl State {
     pub(crate) fn monitor(

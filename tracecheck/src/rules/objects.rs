@@ -3,7 +3,7 @@
 use crate::attrs::{get, Attrs};
 use crate::model::State;
 use crate::summary::AllocStats;
-use crate::Rule;
+use crate::violation::Rule;
 
 /// `objAlloc@isArray` codes of primitive arrays, and the name of their element class
 /// (TPTP's importer files an array allocation under its element class plus `[]`).

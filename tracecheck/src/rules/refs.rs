@@ -2,7 +2,7 @@
 
 use crate::attrs::{fmt_time, get, parse_i64, Attrs};
 use crate::model::State;
-use crate::Rule;
+use crate::violation::Rule;
 
 /// Elements that may carry `threadIdRef="0"` ("no Java thread"): the VM reports frees and
 /// unloads from its own threads. gcStart/gcFinish are not among them: they must name a

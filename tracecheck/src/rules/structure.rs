@@ -2,7 +2,7 @@
 
 use crate::attrs::{get, Attrs};
 use crate::model::{Phase, State};
-use crate::Rule;
+use crate::violation::Rule;
 
 /// The elements that must open a trace, in this order.
 pub(crate) const HEADER: [&str; 4] = ["node", "processCreate", "agentCreate", "traceStart"];

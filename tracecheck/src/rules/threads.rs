@@ -3,7 +3,7 @@
 use crate::attrs::{get, Attrs};
 use crate::model::{State, Thread};
 use crate::summary::ThreadInfo;
-use crate::Rule;
+use crate::violation::Rule;
 
 impl State {
     pub(crate) fn thread_start(&mut self, line: u64, attrs: &Attrs, time: Option<u128>) {

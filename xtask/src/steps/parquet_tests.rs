@@ -303,26 +303,14 @@ fn end_notes(jtrace: &Path, file: &str) -> Result<BTreeMap<String, i64>, String>
     } else {
         std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?
     };
-    let end = xml
-        .find("<traceEnd ")
-        .ok_or_else(|| format!("{file}: no traceEnd"))?;
-    let body = &xml[end..xml[end..]
-        .find("</traceEnd>")
-        .map_or(xml.len(), |e| end + e)];
-    let mut notes = BTreeMap::new();
-    for part in body.split("<annotation name=\"").skip(1) {
-        let Some((name, rest)) = part.split_once('"') else {
-            continue;
-        };
-        let value = rest
-            .split_once("value=\"")
-            .and_then(|(_, v)| v.split_once('"'))
-            .and_then(|(v, _)| v.parse().ok());
-        if let Some(v) = value {
-            notes.insert(name.to_string(), v);
-        }
-    }
-    Ok(notes)
+    // Read by tracecheck (which validates the document too), not by a string scan.
+    let summary = tracecheck::check_reader(xml.as_bytes())
+        .map_err(|v| format!("{file}: {}", util::first_three(&v, 300)))?;
+    Ok(summary
+        .end_counts
+        .into_iter()
+        .map(|(k, v)| (k, v as i64))
+        .collect())
 }
 
 /// The answers of one engine (xtask/parquet/fleet.py) as JSON.

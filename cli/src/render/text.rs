@@ -111,16 +111,15 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
         );
     }
 
-    heading(
+    section(
         &mut o,
         "Methods by working time (self time minus waiting: monitors, sleeps, parks, blocking I/O)",
-        d.methods.len(),
-        Some(totals.methods.len()),
-    );
-    let rows: Vec<Vec<String>> = d
-        .methods
-        .iter()
-        .map(|m| {
+        (&d.methods, Some(totals.methods.len())),
+        None,
+        &[
+            "calls", "total", "self", "wait", "mean", "p99", "max", "method",
+        ],
+        |m| {
             let mut name = m.method.clone();
             if m.open > 0 {
                 let _ = write!(name, " ({} open)", m.open);
@@ -139,26 +138,15 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
                 fmt::ns(m.max_ns),
                 name,
             ]
-        })
-        .collect();
-    table(
-        &mut o,
-        &[
-            "calls", "total", "self", "wait", "mean", "p99", "max", "method",
-        ],
-        &rows,
+        },
     );
-
-    heading(
+    section(
         &mut o,
         "Threads by time in traced code",
-        d.threads.len(),
-        Some(totals.threads.len()),
-    );
-    let rows: Vec<Vec<String>> = d
-        .threads
-        .iter()
-        .map(|th| {
+        (&d.threads, Some(totals.threads.len())),
+        None,
+        &["start", "lifetime", "calls", "traced", "thread"],
+        |th| {
             vec![
                 format!("+{}", fmt::ns(th.start_ns)),
                 match th.end_ns {
@@ -169,109 +157,69 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
                 fmt::ns(th.traced_ns),
                 th.name.clone(),
             ]
-        })
-        .collect();
-    table(
-        &mut o,
-        &["start", "lifetime", "calls", "traced", "thread"],
-        &rows,
+        },
     );
-
-    heading(
+    section(
         &mut o,
         "Allocations by bytes",
-        d.allocations.len(),
-        Some(totals.allocations.len()),
+        (&d.allocations, Some(totals.allocations.len())),
+        Some("none (trace with alloc=exact or alloc=sampled:N to see them)"),
+        &["count", "bytes", "class", "site"],
+        |a| {
+            vec![
+                a.count.to_string(),
+                fmt::bytes(a.bytes),
+                a.readable.clone(),
+                a.site.clone(),
+            ]
+        },
     );
-    if d.allocations.is_empty() {
-        o.push_str("  none (trace with alloc=exact or alloc=sampled:N to see them)\n");
-    } else {
-        let rows: Vec<Vec<String>> = d
-            .allocations
-            .iter()
-            .map(|a| {
-                vec![
-                    a.count.to_string(),
-                    fmt::bytes(a.bytes),
-                    a.readable.clone(),
-                    a.site.clone(),
-                ]
-            })
-            .collect();
-        table(&mut o, &["count", "bytes", "class", "site"], &rows);
-    }
-
-    heading(
+    section(
         &mut o,
         "Monitors",
-        d.monitors.len(),
-        Some(totals.monitors.len()),
+        (&d.monitors, Some(totals.monitors.len())),
+        Some("no contention, no waits"),
+        &[
+            "contended",
+            "blocked",
+            "longest",
+            "waits",
+            "waited",
+            "class",
+            "where",
+        ],
+        |m| {
+            vec![
+                m.contended.to_string(),
+                fmt::ns(m.blocked_ns),
+                fmt::ns(m.max_blocked_ns),
+                m.waits.to_string(),
+                fmt::ns(m.waited_ns),
+                m.readable.clone(),
+                m.site.clone(),
+            ]
+        },
     );
-    if d.monitors.is_empty() {
-        o.push_str("  no contention, no waits\n");
-    } else {
-        let rows: Vec<Vec<String>> = d
-            .monitors
-            .iter()
-            .map(|m| {
-                vec![
-                    m.contended.to_string(),
-                    fmt::ns(m.blocked_ns),
-                    fmt::ns(m.max_blocked_ns),
-                    m.waits.to_string(),
-                    fmt::ns(m.waited_ns),
-                    m.readable.clone(),
-                    m.site.clone(),
-                ]
-            })
-            .collect();
-        table(
-            &mut o,
-            &[
-                "contended",
-                "blocked",
-                "longest",
-                "waits",
-                "waited",
-                "class",
-                "where",
-            ],
-            &rows,
-        );
-    }
-
-    heading(
+    section(
         &mut o,
         "Exceptions",
-        d.exceptions.len(),
-        Some(totals.exceptions.len()),
+        (&d.exceptions, Some(totals.exceptions.len())),
+        Some("none"),
+        &["thrown", "caught", "class", "thrown in", "caught in"],
+        |e| {
+            vec![
+                e.thrown.to_string(),
+                e.caught.to_string(),
+                e.readable.clone(),
+                e.thrown_in.clone(),
+                if e.caught_in.is_empty() {
+                    "(not caught in traced code)".to_string()
+                } else {
+                    e.caught_in.clone()
+                },
+            ]
+        },
     );
-    if d.exceptions.is_empty() {
-        o.push_str("  none\n");
-    } else {
-        let rows: Vec<Vec<String>> = d
-            .exceptions
-            .iter()
-            .map(|e| {
-                vec![
-                    e.thrown.to_string(),
-                    e.caught.to_string(),
-                    e.readable.clone(),
-                    e.thrown_in.clone(),
-                    if e.caught_in.is_empty() {
-                        "(not caught in traced code)".to_string()
-                    } else {
-                        e.caught_in.clone()
-                    },
-                ]
-            })
-            .collect();
-        table(
-            &mut o,
-            &["thrown", "caught", "class", "thrown in", "caught in"],
-            &rows,
-        );
-    }
 
     let g = &d.gc;
     let _ = writeln!(
@@ -282,21 +230,41 @@ pub fn report(d: &ReportDoc, totals: &ReportDoc) -> String {
         fmt::ns(g.max_pause_ns)
     );
 
-    heading(&mut o, "Slowest calls", d.slowest.len(), None);
-    let rows: Vec<Vec<String>> = d
-        .slowest
-        .iter()
-        .map(|c| {
+    section(
+        &mut o,
+        "Slowest calls",
+        (&d.slowest, None),
+        None,
+        &["duration", "start", "thread", "method"],
+        |c| {
             vec![
                 fmt::ns(c.duration_ns),
                 format!("+{}", fmt::ns(c.start_ns)),
                 c.thread.clone(),
                 c.method.clone(),
             ]
-        })
-        .collect();
-    table(&mut o, &["duration", "start", "thread", "method"], &rows);
+        },
+    );
     o
+}
+
+/// One section of the report: its heading (rows shown, of how many), then the rows as a
+/// table, or `empty` (indented) when there are none and the section says so.
+fn section<T>(
+    o: &mut String,
+    title: &str,
+    (items, of): (&[T], Option<usize>),
+    empty: Option<&str>,
+    headers: &[&str],
+    row: impl Fn(&T) -> Vec<String>,
+) {
+    heading(o, title, items.len(), of);
+    match empty {
+        Some(note) if items.is_empty() => {
+            let _ = writeln!(o, "  {note}");
+        }
+        _ => table(o, headers, &items.iter().map(row).collect::<Vec<_>>()),
+    }
 }
 
 /// Rows of a path tree (calls, total, self and the indented frame name; `skip_root`

@@ -15,13 +15,12 @@ pub struct Args {
     /// tests give ranges for the counts that differ between them
     #[arg(required = true)]
     pub traces: Vec<PathBuf>,
-    /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: super::common::Out,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    super::common::form(a.output.as_deref(), super::common::Form::Json, &[])?;
+    super::common::form(a.out.output.as_deref(), super::common::Form::Json, &[])?;
     let run = gate::observe(&a.traces)?;
     let b = Baseline::learn(&run.observations, run.kept(), &run.recorded());
     let tests = b
@@ -40,5 +39,5 @@ pub fn run(a: Args) -> Result<(), String> {
         run.kept(),
         b.varying
     );
-    emit(a.output.as_deref(), &super::common::json(&b)?)
+    emit(a.out.output.as_deref(), &super::common::json(&b)?)
 }

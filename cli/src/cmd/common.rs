@@ -331,6 +331,14 @@ impl Write for Stream {
 }
 
 /// JSON with a trailing newline.
+/// Where a view writes: `-o FILE`, whose extension may name the form (see [`form`]).
+#[derive(clap::Args, Debug, Default)]
+pub struct Out {
+    /// Write to FILE instead of stdout
+    #[arg(short, long, value_name = "FILE", value_parser = out_file)]
+    pub output: Option<PathBuf>,
+}
+
 pub fn json<T: serde::Serialize>(v: &T) -> Result<Vec<u8>, String> {
     let mut s = serde_json::to_vec_pretty(v).map_err(|e| format!("JSON: {e}"))?;
     s.push(b'\n');

@@ -20,9 +20,8 @@ pub struct Args {
     /// One JSON object (schema in docs/CLI.md)
     #[arg(long)]
     pub json: bool,
-    /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: super::common::Out,
     /// Per test (traces of test runs, see jtrace tests): the tests whose calls or self
     /// times changed, and the methods that changed in each
     #[arg(long)]
@@ -37,7 +36,7 @@ pub struct Args {
 }
 
 pub fn run(mut a: Args) -> Result<(), String> {
-    a.json = super::common::wants_json(a.output.as_deref(), a.json)?;
+    a.json = super::common::wants_json(a.out.output.as_deref(), a.json)?;
     if a.by_test {
         let out = crate::render::testcases::by_test(
             &super::testcases::collect(std::slice::from_ref(&a.before))?,
@@ -46,7 +45,7 @@ pub fn run(mut a: Args) -> Result<(), String> {
             a.min_self,
             a.json,
         )?;
-        return emit(a.output.as_deref(), out.as_bytes());
+        return emit(a.out.output.as_deref(), out.as_bytes());
     }
     let filter = a.select.filter()?;
     let mut rb = Report::methods_only();
@@ -77,5 +76,5 @@ pub fn run(mut a: Args) -> Result<(), String> {
         d.methods.truncate(a.top.unwrap_or(30));
         render::diff::text(&d, all).into_bytes()
     };
-    emit(a.output.as_deref(), &out)
+    emit(a.out.output.as_deref(), &out)
 }

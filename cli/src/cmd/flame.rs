@@ -47,9 +47,8 @@ pub struct CollapsedArgs {
     pub weight: Weight,
     #[command(flatten)]
     pub select: Select,
-    /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: super::common::Out,
 }
 
 /// A flame graph's file: `.svg`, or `.html`/`.htm` for a page around it.
@@ -120,13 +119,13 @@ pub fn run(a: Args) -> Result<(), String> {
 }
 
 pub fn collapsed(a: CollapsedArgs) -> Result<(), String> {
-    super::common::form(a.output.as_deref(), super::common::Form::Collapsed, &[])?;
-    let mut out = Stream::open(a.output.as_deref())?;
+    super::common::form(a.out.output.as_deref(), super::common::Form::Collapsed, &[])?;
+    let mut out = Stream::open(a.out.output.as_deref())?;
     let r = stacks(&a.trace, &a.weight, &a.select, false, &mut out);
     match r {
         Ok(_) => out.finish(Ok(())),
         // A closed stdout while writing is not an error (`| head`).
-        Err(e) if e.contains("Broken pipe") && a.output.is_none() => Ok(()),
+        Err(e) if e.contains("Broken pipe") && a.out.output.is_none() => Ok(()),
         Err(e) => Err(e),
     }
 }

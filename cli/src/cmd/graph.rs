@@ -29,9 +29,8 @@ pub struct Args {
     /// JSON instead of text
     #[arg(long)]
     pub json: bool,
-    /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: super::common::Out,
 }
 
 #[derive(Serialize)]
@@ -89,7 +88,7 @@ fn table(o: &mut String, rows: &[Node]) {
 }
 
 pub fn run(mut a: Args) -> Result<(), String> {
-    a.json = super::common::wants_json(a.output.as_deref(), a.json)?;
+    a.json = super::common::wants_json(a.out.output.as_deref(), a.json)?;
     let mut g = Graph::new(Target::new(&a.target));
     let s = pass::run(
         &crate::read::Trace::open(&a.trace)?,
@@ -140,5 +139,5 @@ pub fn run(mut a: Args) -> Result<(), String> {
         table(&mut o, &doc.callees);
         o.into_bytes()
     };
-    emit(a.output.as_deref(), &out)
+    emit(a.out.output.as_deref(), &out)
 }

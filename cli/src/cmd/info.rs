@@ -21,9 +21,8 @@ pub struct Args {
     /// JSON instead of text
     #[arg(long)]
     pub json: bool,
-    /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: super::common::Out,
 }
 
 #[derive(Serialize, Default)]
@@ -112,7 +111,7 @@ struct Nothing;
 impl Analysis for Nothing {}
 
 pub fn run(mut a: Args) -> Result<(), String> {
-    a.json = super::common::wants_json(a.output.as_deref(), a.json)?;
+    a.json = super::common::wants_json(a.out.output.as_deref(), a.json)?;
     let mut d = InfoDoc::default();
     let mut counts = [0u64; KINDS.len()];
     // Entries by thread id, and the last thread's count apart (its calls come in runs).
@@ -196,7 +195,7 @@ pub fn run(mut a: Args) -> Result<(), String> {
     } else {
         text(&d).into_bytes()
     };
-    emit(a.output.as_deref(), &out)
+    emit(a.out.output.as_deref(), &out)
 }
 
 /// The facts shown on the `jvm:` line; the others get a line each.

@@ -25,9 +25,8 @@ pub struct Args {
     /// JSON (an array, one object per line) instead of text
     #[arg(long)]
     pub json: bool,
-    /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: super::common::Out,
 }
 
 /// One line's JSON object.
@@ -363,8 +362,8 @@ fn thread_name(s: &Symbols, t: u32) -> &str {
 }
 
 pub fn run(mut a: Args) -> Result<(), String> {
-    a.json = super::common::wants_json(a.output.as_deref(), a.json)?;
-    let out = Stream::open(a.output.as_deref())?;
+    a.json = super::common::wants_json(a.out.output.as_deref(), a.json)?;
+    let out = Stream::open(a.out.output.as_deref())?;
     let mut p = Printer {
         names: a.select.naming.names(),
         json: a.json,

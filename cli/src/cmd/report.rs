@@ -28,14 +28,13 @@ pub struct Args {
     /// A self-contained HTML page: sortable tables, flame graph, slowest calls
     #[arg(long)]
     pub html: bool,
-    /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: super::common::Out,
 }
 
 pub fn run(mut a: Args) -> Result<(), String> {
     let form = super::common::form(
-        a.output.as_deref(),
+        a.out.output.as_deref(),
         Form::Text,
         &[(Form::Json, a.json), (Form::Html, a.html)],
     )?;
@@ -73,5 +72,5 @@ pub fn run(mut a: Args) -> Result<(), String> {
         let doc = report.doc(&s, &ok, Some(a.top.unwrap_or(TEXT_TOP)));
         render::text::report(&doc, &all).into_bytes()
     };
-    emit(a.output.as_deref(), &out)
+    emit(a.out.output.as_deref(), &out)
 }

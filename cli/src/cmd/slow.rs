@@ -27,9 +27,8 @@ pub struct Args {
     /// JSON instead of text
     #[arg(long)]
     pub json: bool,
-    /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: super::common::Out,
 }
 
 /// `--json`: the slow calls with their subtrees, written as they are walked, in the
@@ -105,7 +104,7 @@ pub fn json_to(
 }
 
 pub fn run(mut a: Args) -> Result<(), String> {
-    a.json = super::common::wants_json(a.output.as_deref(), a.json)?;
+    a.json = super::common::wants_json(a.out.output.as_deref(), a.json)?;
     let filter = a.select.filter()?;
     let ok = |m: &str| filter.method_ok(m);
     let mut one = OnePass::new(a.over, filter.method.is_none(), &ok);
@@ -129,7 +128,7 @@ pub fn run(mut a: Args) -> Result<(), String> {
     calls.truncate(a.top.unwrap_or(found));
     let syms = &s.model.syms;
     // A slow `main`'s subtree is the whole call tree: written as it is made.
-    let mut out = Stream::open(a.output.as_deref())?;
+    let mut out = Stream::open(a.out.output.as_deref())?;
     let r = if a.json {
         json_to(&mut out, syms, &calls, a.depth)
     } else {

@@ -32,9 +32,8 @@ pub struct Args {
     /// Rows of the slowest-tests table (--markdown)
     #[arg(long, value_name = "N", default_value_t = 30)]
     pub top: usize,
-    /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: super::common::Out,
 }
 
 /// The tests of all `traces`, in order.
@@ -51,7 +50,7 @@ pub fn collect(traces: &[PathBuf]) -> Result<Vec<Row>, String> {
 pub fn run(mut a: Args) -> Result<(), String> {
     use super::common::Form;
     let form = super::common::form(
-        a.output.as_deref(),
+        a.out.output.as_deref(),
         Form::Text,
         &[
             (Form::Json, a.json),
@@ -138,5 +137,5 @@ pub fn run(mut a: Args) -> Result<(), String> {
         }
         s.into_bytes()
     };
-    emit(a.output.as_deref(), &out)
+    emit(a.out.output.as_deref(), &out)
 }

@@ -18,13 +18,12 @@ pub struct Args {
     /// Show at most N levels of frames below each thread
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
-    /// Write to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE", value_parser = super::common::out_file)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: super::common::Out,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    super::common::form(a.output.as_deref(), super::common::Form::Text, &[])?;
+    super::common::form(a.out.output.as_deref(), super::common::Form::Text, &[])?;
     let mut t = CallTree::default();
     let s = split::run(
         &crate::read::Trace::open(&a.trace)?,
@@ -33,7 +32,7 @@ pub fn run(a: Args) -> Result<(), String> {
     )?;
     // Depth 1 is the thread; frames start below it.
     let depth = a.depth.map(|d| d + 1);
-    let mut out = Stream::open(a.output.as_deref())?;
+    let mut out = Stream::open(a.out.output.as_deref())?;
     let r = render::text::tree_to(&mut out, &s.model.syms, &t.tree, a.min_time, depth, true);
     out.finish(r)
 }

@@ -48,42 +48,24 @@ fn protobuf(path: &Path) -> bool {
 }
 
 /// One pass writing the timeline (JSON or protobuf) to `out`: bytes and events
-/// written, and the pass. `loud`: the reader's warnings on stderr.
+/// written, and the pass (the reader's warnings on stderr).
 fn pass<W: Write>(
     trace: &Trace,
     a: &Args,
     filter: &Filter,
     out: W,
-    loud: bool,
 ) -> Result<(u64, u64, Pass), String> {
-    fn run<A: crate::model::Analysis>(
-        trace: &Trace,
-        f: &Filter,
-        an: &mut A,
-        loud: bool,
-    ) -> Result<Pass, String> {
-        if loud {
-            pass::run(trace, f.clone(), an)
-        } else {
-            pass::run_quiet(trace, f.clone(), an)
-        }
-    }
+    let cannot = |e: std::io::Error| format!("{}: cannot write: {e}", a.output.display());
     if protobuf(&a.output) {
         let mut p = Pftrace::new(out);
-        let s = run(trace, filter, &mut p, loud)?;
+        let s = pass::run(trace, filter.clone(), &mut p)?;
         let events = p.events;
-        let (bytes, _) = p
-            .finish()
-            .map_err(|e| format!("{}: cannot write: {e}", a.output.display()))?;
-        Ok((bytes, events, s))
+        Ok((p.finish().map_err(cannot)?.0, events, s))
     } else {
         let mut p = Perfetto::new(out);
-        let s = run(trace, filter, &mut p, loud)?;
+        let s = pass::run(trace, filter.clone(), &mut p)?;
         let events = p.events;
-        let (bytes, _) = p
-            .finish()
-            .map_err(|e| format!("{}: cannot write: {e}", a.output.display()))?;
-        Ok((bytes, events, s))
+        Ok((p.finish().map_err(cannot)?.0, events, s))
     }
 }
 
@@ -162,13 +144,7 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let file = std::fs::File::create(&a.output)
         .map_err(|e| format!("{}: cannot create: {e}", a.output.display()))?;
-    let result = pass(
-        &trace,
-        &a,
-        &filter,
-        BufWriter::with_capacity(1 << 20, file),
-        true,
-    );
+    let result = pass(&trace, &a, &filter, BufWriter::with_capacity(1 << 20, file));
     match result {
         Ok((bytes, events, _)) => {
             eprintln!(

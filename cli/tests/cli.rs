@@ -488,3 +488,52 @@ fn completions_and_man_pages_are_the_parsers() {
     assert!(String::from_utf8_lossy(&report.stdout).contains("--json"));
     fails(&["man", "/no/such/dir"], "not a directory");
 }
+
+/// A trace through a pipe (`<(zstdcat t.xml.zst)`): an XML document, plain or
+/// compressed, answers as the file does (the bytes read to tell its kind are not lost);
+/// a `.jtr`, which is read by seeking, is refused in one line that says so.
+#[test]
+fn a_pipe_reads_as_the_file_and_a_jtr_pipe_is_refused() {
+    let data = dir().join("../trace/tests/data");
+    let piped = |file: &Path| {
+        let script = format!(
+            "exec \"$0\" report <(cat '{}')",
+            file.display().to_string().replace('\'', "'\\''")
+        );
+        Command::new("bash")
+            .args(["-c", &script, env!("CARGO_BIN_EXE_jtrace")])
+            .output()
+            .expect("run bash")
+    };
+    let xml = data.join("v1-exceptions.xml");
+    let gz = std::env::temp_dir().join(format!("jtrace-pipe-{}.xml.gz", std::process::id()));
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::fast(),
+    );
+    enc.write_all(&std::fs::read(&xml).unwrap()).unwrap();
+    enc.finish().unwrap();
+    // The first line names the file; the rest is the answer.
+    let body = |s: &[u8]| {
+        String::from_utf8_lossy(s)
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let whole = body(&jtrace(&["report", xml.to_str().unwrap()]).stdout);
+    assert!(whole.contains("calls"), "{whole}");
+    for f in [&xml, &gz] {
+        let o = piped(f);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(body(&o.stdout), whole, "{}", f.display());
+    }
+    let o = piped(&data.join("v1-exceptions.jtr"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("read by seeking") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+    let _ = std::fs::remove_file(&gz);
+}

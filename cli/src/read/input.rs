@@ -57,18 +57,31 @@ pub(super) fn kind(path: &Path, head: &[u8]) -> Kind {
     }
 }
 
-/// The bytes of `file` (at its start, called `name` in messages), of kind `kind` and
-/// `size` bytes, as a stream, reporting on `progress` if given.
+/// The bytes of `file` (called `name` in messages), of kind `kind` and `size` bytes, as
+/// a stream, reporting on `progress` if given; `read` are the bytes already read from a
+/// file that cannot rewind (a pipe: `<(zstdcat t.xml.zst)`), which come first.
 pub(super) fn open(
     name: &str,
-    file: File,
+    (file, read): (File, Vec<u8>),
     kind: Kind,
     size: u64,
     progress: Option<Progress>,
 ) -> Result<Input, String> {
     let name = name.to_string();
     let progress = progress.unwrap_or_else(|| Progress::new(size));
-    let raw = BufReader::with_capacity(BUF, Counting::new(file, progress.clone()));
+    if kind == Kind::Jtr {
+        // Unbuffered: the reader takes whole blocks (64 KiB chunks) straight into its
+        // own buffer, one read each, instead of through a second copy.
+        return Ok(Input {
+            name,
+            source: Source::Jtr(Box::new(Counting::new(file, progress.clone()))),
+            compressed: false,
+            _progress: progress,
+        });
+    }
+    // A pipe cannot rewind: the bytes read to tell its kind come first.
+    let bytes = std::io::Cursor::new(read).chain(file);
+    let raw = BufReader::with_capacity(BUF, Counting::new(bytes, progress.clone()));
     let (source, compressed) = match kind {
         Kind::Xml => (Source::Xml(Box::new(raw)), false),
         Kind::Gzip => (
@@ -86,9 +99,7 @@ pub(super) fn open(
                 true,
             )
         }
-        // Unbuffered: the reader takes whole blocks (64 KiB chunks) straight into its
-        // own buffer, one read each, instead of through a second copy.
-        Kind::Jtr => (Source::Jtr(Box::new(raw.into_inner())), false),
+        Kind::Jtr => unreachable!("a .jtr is returned above"),
     };
     Ok(Input {
         name,

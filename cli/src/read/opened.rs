@@ -45,6 +45,8 @@ pub struct Trace {
     /// The file as opened, for the first read (the others, as each worker's, open it
     /// again).
     file: Mutex<Option<File>>,
+    /// The bytes read from it to tell its kind (a pipe cannot give them again).
+    head: Vec<u8>,
 }
 
 impl Trace {
@@ -73,8 +75,9 @@ impl Trace {
                 return Err(format!("{name}: not a jtrace .jtr file (no JTR header)"));
             }
             Kind::Jtr => {
-                file.rewind()
-                    .map_err(|e| format!("{name}: cannot read: {e}"))?;
+                file.rewind().map_err(|e| {
+                    format!("{name}: a .jtr is read by seeking in it: give a file ({e})")
+                })?;
                 Some(Opened::read(&mut file).map_err(|e| format!("{name}: {e}"))?)
             }
             _ => None,
@@ -87,21 +90,24 @@ impl Trace {
             jtr,
             tags: OnceLock::new(),
             file: Mutex::new(Some(file)),
+            head: head[..n].to_vec(),
         })
     }
 
-    /// The file, at its start: as opened the first time, then opened again.
-    fn file(&self) -> Result<File, String> {
+    /// The file at its start (as opened the first time, then opened again), with the
+    /// bytes that come before it: none, but where the file opened first cannot rewind
+    /// (a pipe), the bytes read from it to tell its kind.
+    fn file(&self) -> Result<(File, Vec<u8>), String> {
         let kept = self.file.lock().ok().and_then(|mut f| f.take());
-        let mut file = match kept {
-            Some(f) => f,
-            None => {
-                File::open(&self.path).map_err(|e| format!("{}: cannot open: {e}", self.name))?
-            }
-        };
-        file.rewind()
-            .map_err(|e| format!("{}: cannot read: {e}", self.name))?;
-        Ok(file)
+        match kept {
+            Some(mut f) => match f.rewind() {
+                Ok(_) => Ok((f, Vec::new())),
+                Err(_) => Ok((f, self.head.clone())),
+            },
+            None => File::open(&self.path)
+                .map(|f| (f, Vec::new()))
+                .map_err(|e| format!("{}: cannot open: {e}", self.name)),
+        }
     }
 
     /// The file's size in bytes.
@@ -146,7 +152,7 @@ impl Trace {
         self.tags
             .get_or_init(|| {
                 let o = self.jtr.as_ref()?;
-                o.tags(self.file().ok()?).ok()?
+                o.tags(self.file().ok()?.0).ok()?
             })
             .as_ref()
     }
@@ -170,7 +176,7 @@ impl Trace {
                 Source::Jtr(_) => unreachable!("a .jtr is opened as one"),
             };
         };
-        let file = self.file()?;
+        let (file, _) = self.file()?;
         let progress = progress.unwrap_or_else(|| Progress::new(self.size));
         // Unbuffered: the reader takes whole blocks (64 KiB chunks) straight into its
         // own buffer, one read each, instead of through a second copy.

@@ -4,6 +4,7 @@ pub mod counts;
 pub mod coverage;
 pub mod folded;
 pub mod graph;
+pub mod merge;
 pub mod replay;
 pub mod report;
 pub mod slow;

@@ -304,7 +304,7 @@ fn add_all<K: std::hash::Hash + Eq, V: Default>(
 }
 
 /// Rows by key, edges by their rows, threads by index, the rest by their names.
-impl crate::split::Split for Report {
+impl super::merge::Split for Report {
     fn fresh(&self) -> Self {
         Report {
             methods_only: self.methods_only,

@@ -528,7 +528,7 @@ impl Analysis for OnePass<'_> {
     }
 }
 
-impl crate::split::Split for OnePass<'_> {
+impl super::merge::Split for OnePass<'_> {
     fn fresh(&self) -> Self {
         OnePass {
             cap: self.cap,
@@ -577,7 +577,7 @@ impl Collector {
 
 /// Workers' slow calls after one another: each thread's in the order one pass finds
 /// them (a worker has all of a thread's), for the stable sort.
-impl crate::split::Split for Collector {
+impl super::merge::Split for Collector {
     fn fresh(&self) -> Self {
         Collector::new(self.wanted.clone())
     }

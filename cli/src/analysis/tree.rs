@@ -305,7 +305,7 @@ impl PathTree {
     }
 }
 
-impl crate::split::Split for CallTree {
+impl super::merge::Split for CallTree {
     fn fresh(&self) -> Self {
         CallTree::default()
     }

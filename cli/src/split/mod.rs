@@ -3,9 +3,7 @@
 //! merge), and their models and analyses are merged into exactly what one pass gives.
 //! XML input, a file without an index (cut short), `--test` and one job: one pass.
 
-mod merge;
-
-pub use merge::Split;
+pub use crate::analysis::merge::Split;
 
 use crate::model::cut::{self, CutSide};
 use crate::model::filter::Filter;

@@ -1,5 +1,5 @@
 //! Analyses whose figures add up over threads: what a pass split over workers
-//! (`--jobs`) merges.
+//! (`crate::split`, `--jobs`) merges of them.
 
 use crate::model::Analysis;
 

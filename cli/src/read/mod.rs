@@ -30,16 +30,12 @@ pub struct Outcome {
     /// Record chunks of a `.jtr` replayed whole, and those of threads the answer does
     /// not need, left out (see [`Selection::threads`]); counted for the tests that prove
     /// a selective read reads little.
-    #[allow(dead_code)]
     pub chunks_replayed: u64,
-    #[allow(dead_code)]
     pub chunks_skipped: u64,
     /// Of those, the chunks the file's index let the reader seek past unread.
-    #[allow(dead_code)]
     pub chunks_unread: u64,
     /// Threads resumed at a window's start with another depth than the index's
     /// (should be 0).
-    #[allow(dead_code)]
     pub resumed_wrong: u64,
 }
 

@@ -14,7 +14,7 @@ use trace::jtr::{Opened, Tagged};
 pub use trace::jtr::{Cut, Window};
 
 /// Whether a thread's records are wanted, by its id and name.
-pub type Wanted<'a> = dyn Fn(u32, &str) -> bool + Sync + 'a;
+pub type Wanted<'a> = dyn Fn(u32, &str) -> bool + 'a;
 
 /// What of a trace one read gives its sink (the default: all of it).
 #[derive(Clone, Copy, Default)]

@@ -32,12 +32,13 @@
 
 use crate::jvmti::Jvmti;
 use crate::sys::jvmti::jthread;
+use crate::window::{self, Fate, Open};
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{compiler_fence, AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use trace::defs::Msg;
-use trace::record::MAX_RECORD;
+use trace::defs::{Def, Msg};
+use trace::record::{MAX_RECORD, TAG_ENTRY, TAG_EXIT, TAG_EXIT_EXC, TAG_INIT_DONE, TAG_THREAD_END};
 
 /// Size of every chunk after a thread's first.
 pub const CHUNK: usize = 64 * 1024;
@@ -73,9 +74,14 @@ pub struct ThreadBuf {
     steal: AtomicBool,
     closed: AtomicBool,
     chunk: UnsafeCell<Vec<u8>>,
+    /// The thread's open window (`window=`), under the same rules as `chunk`.
+    window: UnsafeCell<Option<Open>>,
+    /// Whether `window` holds one: written by the owner, read by its probes before
+    /// they read the clock.
+    in_window: AtomicBool,
 }
 
-// SAFETY: `chunk` is only touched by the owning thread while `busy` is set, or by the
+// SAFETY: `chunk` and `window` are only touched by the owning thread while `busy` is set, or by the
 // stopper after STOPPING is set and `busy` was seen clear (see the module docs), or
 // by `close_current` on the owning thread. These never overlap.
 unsafe impl Sync for ThreadBuf {}
@@ -144,6 +150,9 @@ fn discard_leftovers() {
         // touch the chunk before STOPPING is cleared after this function.
         let chunk = unsafe { &mut *b.chunk.get() };
         chunk.clear();
+        // SAFETY: as for the chunk.
+        unsafe { *b.window.get() = None };
+        b.in_window.store(false, Ordering::Relaxed);
     }
     if let Ok(mut v) = VM_STREAM.lock() {
         v.clear();
@@ -211,6 +220,8 @@ pub fn register(tid: u32) -> &'static ThreadBuf {
         steal: AtomicBool::new(false),
         closed: AtomicBool::new(false),
         chunk: UnsafeCell::new(Vec::new()),
+        window: UnsafeCell::new(None),
+        in_window: AtomicBool::new(false),
     }));
     if let Ok(mut t) = THREADS.lock() {
         t.push(buf);
@@ -330,28 +341,181 @@ impl ThreadBuf {
         }
         // SAFETY: we are the owner and `busy` is set (see `unsafe impl Sync`).
         let chunk = unsafe { &mut *self.chunk.get() };
+        if window::on() {
+            // SAFETY: as for the chunk.
+            let slot = unsafe { &mut *self.window.get() };
+            self.write_windowed(chunk, slot, rec);
+            self.busy.store(false, Ordering::Release);
+            return true;
+        }
         if chunk.capacity() - chunk.len() < rec.len() {
-            // A full chunk means a busy thread: the next one is larger (8x, up to
-            // CHUNK). A thread starting (or restarting after a flush) begins small.
-            let cap = chunk.capacity();
-            self.hand_off(chunk);
-            *chunk = if cap >= CHUNK / 8 {
-                fresh_chunk()
-            } else if cap == 0 {
-                Vec::with_capacity(FIRST_CHUNK)
-            } else {
-                Vec::with_capacity(cap * 8)
-            };
+            self.next_chunk(chunk);
         }
         chunk.extend_from_slice(rec);
         self.busy.store(false, Ordering::Release);
         true
     }
 
+    /// Sends a full chunk and gives the thread the next: a full chunk means a busy
+    /// thread, so the next one is larger (8x, up to CHUNK). A thread starting (or
+    /// restarting after a flush) begins small.
+    fn next_chunk(&self, chunk: &mut Vec<u8>) {
+        let cap = chunk.capacity();
+        self.hand_off(chunk);
+        *chunk = if cap >= CHUNK / 8 {
+            fresh_chunk()
+        } else if cap == 0 {
+            Vec::with_capacity(FIRST_CHUNK)
+        } else {
+            Vec::with_capacity(cap * 8)
+        };
+    }
+
+    /// A record under `window=` (busy held): written only inside a window, held while
+    /// the window's fate is open, the window decided at its end (see `window.rs`).
+    #[inline(never)]
+    fn write_windowed(&self, chunk: &mut Vec<u8>, slot: &mut Option<Open>, rec: &[u8]) {
+        let tag = rec[0];
+        let call = matches!(tag, TAG_ENTRY | TAG_EXIT | TAG_EXIT_EXC);
+        let mid = if call { le_u32(&rec[1..5]) } else { 0 };
+        let tick = match tag {
+            TAG_ENTRY | TAG_EXIT => Some(le_u64(&rec[5..13])),
+            TAG_EXIT_EXC => rec.get(13..21).map(le_u64),
+            _ => None,
+        };
+        let bounds = call && window::is_window(mid);
+        let w = match slot {
+            Some(w) => {
+                if bounds {
+                    if tag == TAG_ENTRY {
+                        w.depth += 1;
+                    } else {
+                        w.depth -= 1;
+                    }
+                }
+                w
+            }
+            None if bounds && tag == TAG_ENTRY => {
+                // What came before (a thread's init record) is not the window's.
+                self.hand_off(chunk);
+                self.in_window.store(true, Ordering::Relaxed);
+                let w = slot.insert(window::open(mid, tick.unwrap_or(0)));
+                if matches!(w.fate, Fate::Kept(_)) {
+                    self.announce(w);
+                }
+                w
+            }
+            // A thread's end and the VM's init are the thread's, not a call's.
+            None if matches!(tag, TAG_THREAD_END | TAG_INIT_DONE) => {
+                if chunk.capacity() - chunk.len() < rec.len() {
+                    self.next_chunk(chunk);
+                }
+                chunk.extend_from_slice(rec);
+                return;
+            }
+            None => return,
+        };
+        if tag == TAG_ENTRY {
+            w.calls += 1;
+        }
+        if w.recording() {
+            if chunk.capacity() - chunk.len() < rec.len() {
+                if w.holding() {
+                    let data = std::mem::replace(chunk, fresh_chunk());
+                    if !data.is_empty() {
+                        w.held_bytes += data.len();
+                        w.held.push(data);
+                    }
+                } else {
+                    self.next_chunk(chunk);
+                }
+            }
+            chunk.extend_from_slice(rec);
+            if w.holding() {
+                if tick.is_some_and(|t| t >= w.over_at) {
+                    w.fate = Fate::Kept(window::BY_OVER);
+                    self.announce(w);
+                } else if w.held_bytes + chunk.len() > w.max_bytes() {
+                    w.fate = Fate::Dropped;
+                    w.overflowed = true;
+                    discard(chunk, w);
+                }
+            }
+        }
+        if w.depth == 0 {
+            let fate = w.decide(tag == TAG_EXIT_EXC, tick.unwrap_or(0));
+            self.settle(chunk, w, fate, tick.unwrap_or(0), "");
+            window::count(fate, w.overflowed, false);
+            *slot = None;
+            self.in_window.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a probe of method `mid` may record now: always without `window=`; with
+    /// it, inside a window or at a window method (read before the clock, so a call
+    /// outside windows costs no tick).
+    #[inline(always)]
+    pub fn may_record(&self, mid: u32) -> bool {
+        !window::on() || self.in_window.load(Ordering::Relaxed) || window::is_window(mid)
+    }
+
+    /// A window's fate became Kept: its opening tag and the records held so far go to
+    /// the sink, in this thread's order.
+    fn announce(&self, w: &mut Open) {
+        w.announced = true;
+        send(Msg::Defs(vec![Def::Tag(w.start_tag(self.tid))]));
+        for data in w.held.drain(..) {
+            send(Msg::Chunk {
+                tid: self.tid,
+                data,
+            });
+        }
+        w.held_bytes = 0;
+    }
+
+    /// A window ends (at its exit at tick `t`, or open at a close: `outcome` "open";
+    /// "" derives it from the fate's reasons): kept, its records and its closing tag
+    /// are sent; dropped, they are discarded.
+    fn settle(&self, chunk: &mut Vec<u8>, w: &mut Open, fate: Fate, t: u64, outcome: &str) {
+        match fate {
+            Fate::Kept(_) => {
+                if !w.announced {
+                    self.announce(w);
+                }
+                self.hand_off(chunk);
+                let outcome = match outcome {
+                    "" if w.threw => "threw",
+                    "" => "returned",
+                    o => o,
+                };
+                send(Msg::Defs(vec![Def::Tag(w.end_tag(self.tid, t, outcome))]));
+            }
+            _ => discard(chunk, w),
+        }
+    }
+
+    /// Ends an open window at a close (of the trace, or of its thread) at tick `now`.
+    fn close_window(&self, chunk: &mut Vec<u8>, slot: &mut Option<Open>, now: u64) {
+        let Some(mut w) = slot.take() else { return };
+        self.in_window.store(false, Ordering::Relaxed);
+        let fate = w.decide_open(now);
+        self.settle(chunk, &mut w, fate, now, "open");
+        window::count(fate, w.overflowed, true);
+    }
+
+    /// Whether its records are held back (an open window whose fate is open).
+    fn holding(&self) -> bool {
+        // SAFETY: called by the owner with `busy` set, or by a stealer that has seen
+        // `busy` clear with its flag set (as for the chunk).
+        unsafe { &*self.window.get() }
+            .as_ref()
+            .is_some_and(Open::holding)
+    }
+
     /// Sends what is buffered now (used before another thread continues this one's stream).
     pub fn flush(&self) {
         self.acquire();
-        if !STOPPING.load(Ordering::SeqCst) {
+        if !STOPPING.load(Ordering::SeqCst) && !self.holding() {
             // SAFETY: owner, busy set.
             let chunk = unsafe { &mut *self.chunk.get() };
             self.hand_off(chunk);
@@ -364,6 +528,15 @@ impl ThreadBuf {
 /// rest and detach the buffer so nothing more is recorded for it.
 pub fn close_current() {
     let Some(b) = current() else { return };
+    if window::on() {
+        b.acquire();
+        if !STOPPING.load(Ordering::SeqCst) {
+            // SAFETY: owner, busy set.
+            let (chunk, slot) = unsafe { (&mut *b.chunk.get(), &mut *b.window.get()) };
+            b.close_window(chunk, slot, crate::clock::ticks());
+        }
+        b.busy.store(false, Ordering::Release);
+    }
     b.flush();
     b.closed.store(true, Ordering::SeqCst);
     CURRENT.with(|c| c.set(None));
@@ -427,13 +600,33 @@ fn send_batch(batch: Vec<(u32, Vec<u8>)>) {
 
 /// Sends a buffer's records; the caller has made sure its owner stays out.
 fn take(b: &ThreadBuf, into: &mut Vec<(u32, Vec<u8>)>) {
-    if !STOPPING.load(Ordering::SeqCst) {
+    // A window whose fate is open keeps its records (nothing stolen names them: no
+    // allocations are recorded under `window=`).
+    if !STOPPING.load(Ordering::SeqCst) && !b.holding() {
         // SAFETY: the owner is not touching the chunk (see the callers).
         let chunk = unsafe { &mut *b.chunk.get() };
         if !chunk.is_empty() {
             into.push((b.tid, std::mem::take(chunk)));
         }
     }
+}
+
+/// A dropped window's records: its chunk emptied (kept for reuse), its held chunks
+/// recycled.
+fn discard(chunk: &mut Vec<u8>, w: &mut Open) {
+    chunk.clear();
+    for c in w.held.drain(..) {
+        recycle(c);
+    }
+    w.held_bytes = 0;
+}
+
+fn le_u32(b: &[u8]) -> u32 {
+    u32::from_le_bytes(b.try_into().unwrap_or_default())
+}
+
+fn le_u64(b: &[u8]) -> u64 {
+    u64::from_le_bytes(b.try_into().unwrap_or_default())
 }
 
 /// Records of the VM itself (GC, object frees, class unloads): no Java thread.
@@ -494,8 +687,9 @@ pub fn stop(patience: Duration) {
             continue;
         }
         // SAFETY: STOPPING is set and `busy` was seen clear afterwards, so the owner
-        // will never touch the chunk again.
-        let chunk = unsafe { &mut *b.chunk.get() };
+        // will never touch the chunk (or its window) again.
+        let (chunk, slot) = unsafe { (&mut *b.chunk.get(), &mut *b.window.get()) };
+        b.close_window(chunk, slot, crate::clock::ticks());
         if !chunk.is_empty() {
             let data = std::mem::take(chunk);
             send(Msg::Chunk { tid: b.tid, data });

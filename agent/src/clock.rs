@@ -68,6 +68,23 @@ pub fn init() {
     });
 }
 
+/// About how many ticks `ns` nanoseconds take, by the rate since the anchor (for
+/// decisions while recording, such as `keep=over:`; the trace's times come from the
+/// calibrated map). No system call: the monotonic clock is read through the vDSO.
+pub fn ticks_in_ns(ns: u64) -> u64 {
+    let Some(a) = ANCHOR.get() else { return ns };
+    if !USE_TSC.load(Ordering::Relaxed) {
+        return ns;
+    }
+    let dt = rdtsc().saturating_sub(a.ticks) as u128;
+    let dm = clock_ns(CLOCK_MONOTONIC).saturating_sub(a.mono_ns) as u128;
+    if dm < 1_000_000 {
+        // Too soon to measure: assume 3 GHz, within a factor of two of any TSC here.
+        return ns.saturating_mul(3);
+    }
+    ((ns as u128 * dt) / dm).min(u64::MAX as u128) as u64
+}
+
 /// Measures the tick rate against CLOCK_MONOTONIC, sleeping out the rest of the
 /// calibration window if the agent started less than that ago. Called once per trace,
 /// by the thread that renders or records it (never on an application thread).

@@ -31,5 +31,6 @@ mod sink;
 mod spool;
 mod state;
 mod sys;
+mod window;
 
 pub use sys::os::rdtsc;

@@ -183,6 +183,7 @@ fn start(
 ) -> Result<(), LoadError> {
     clock::init();
     buffer::init(live);
+    crate::window::init(&options);
     crate::events::objects::set_class_lookup(crate::events::classes::class_tag);
     let version = jvmti.version().unwrap_or(0);
     if version < raw::JVMTI_VERSION_11 {

@@ -174,6 +174,120 @@ fn wildcard_match(p: &str, name: &str) -> bool {
     }
 }
 
+/// A method as `window=` names it: `Class.method`, the class as in `include` (`*`
+/// first or last), the method a name or `*` (the last dot separates them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MethodPattern {
+    pub class: String,
+    pub method: String,
+}
+
+impl MethodPattern {
+    fn parse(p: &str) -> Result<MethodPattern, String> {
+        let Some((class, method)) = p.rsplit_once('.') else {
+            return Err(
+                "a window is a method: Class.method (the last dot before the method)".into(),
+            );
+        };
+        check_pattern(class)?;
+        if method.is_empty() || (method != "*" && !is_java_name(method)) {
+            return Err(format!("\"{method}\" is not a method name or *"));
+        }
+        Ok(MethodPattern {
+            class: class.to_string(),
+            method: method.to_string(),
+        })
+    }
+
+    /// Whether method `method` of class `dotted_class_name` is one this pattern names.
+    pub fn matches(&self, dotted_class_name: &str, method: &str) -> bool {
+        wildcard_match(&self.class, dotted_class_name)
+            && (self.method == "*" || self.method == method)
+    }
+
+    fn value(&self) -> String {
+        format!("{}.{}", self.class, self.method)
+    }
+}
+
+fn is_java_name(s: &str) -> bool {
+    s.chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '<' || c == '>')
+}
+
+/// Bytes one window may hold back by default while its fate is open (`window-max=`).
+pub const DEFAULT_WINDOW_MAX: u64 = 8 * 1024 * 1024;
+
+/// `keep=`: the rules that decide, while recording, which windows are written; a window
+/// any rule keeps is written. No rule (`all`): every window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Keep {
+    /// `over:DURATION`: windows that took longer, in ms.
+    pub over_ms: Option<u64>,
+    /// `exception`: windows that ended by an exception.
+    pub exception: bool,
+    /// `sample:1/N`: one window in N, chosen when it opens.
+    pub sample: Option<u64>,
+}
+
+impl Keep {
+    /// Whether every window is written (no rule given).
+    pub fn all(&self) -> bool {
+        *self == Keep::default()
+    }
+
+    fn parse(v: &str) -> Result<Keep, Refused> {
+        let mut k = Keep::default();
+        if v == "all" {
+            return Ok(k);
+        }
+        for rule in v.split('|') {
+            if rule == "exception" {
+                k.exception = true;
+            } else if let Some(d) = rule.strip_prefix("over:") {
+                let ms = parse_duration_ms(d).filter(|&ms| ms > 0).ok_or_else(|| {
+                    Refused::Because(format!("over:{d} is not a duration above 0"))
+                })?;
+                k.over_ms = Some(ms);
+            } else if let Some(s) = rule.strip_prefix("sample:") {
+                let n = s
+                    .strip_prefix("1/")
+                    .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| {
+                        Refused::Because(format!(
+                            "sample:{s} is not 1/N with N a whole number above 0"
+                        ))
+                    })?;
+                k.sample = Some(n);
+            } else {
+                return Err(Refused::Because(format!("unknown rule \"{rule}\"")));
+            }
+        }
+        Ok(k)
+    }
+
+    /// The value as the option string would write it.
+    pub fn value(&self) -> String {
+        let mut rules = Vec::new();
+        if let Some(ms) = self.over_ms {
+            rules.push(format!("over:{ms}ms"));
+        }
+        if self.exception {
+            rules.push("exception".to_string());
+        }
+        if let Some(n) = self.sample {
+            rules.push(format!("sample:1/{n}"));
+        }
+        if rules.is_empty() {
+            "all".to_string()
+        } else {
+            rules.join("|")
+        }
+    }
+}
+
 /// Whether the trace starts with the agent (`start=on`, the default) or waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StartMode {
@@ -219,6 +333,13 @@ pub struct Options {
     /// `waits=on`: the JDK's blocking methods (`trace::waits::PROBED`) get probes even
     /// when the filters leave their classes out.
     pub waits: bool,
+    /// `window=`: the methods whose calls are windows; empty: no windows (every call
+    /// of a traced method is recorded).
+    pub windows: Vec<MethodPattern>,
+    /// `keep=`: which windows are written.
+    pub keep: Keep,
+    /// `window-max=`: bytes of records one window may hold back while its fate is open.
+    pub window_max: u64,
 }
 
 impl Default for Options {
@@ -243,6 +364,9 @@ impl Default for Options {
             counts_all: false,
             inline: None,
             waits: true,
+            windows: Vec::new(),
+            keep: Keep::default(),
+            window_max: DEFAULT_WINDOW_MAX,
         }
     }
 }
@@ -664,6 +788,68 @@ const KEYS: &[KeyInfo] = &[
         carry: fixed,
     },
     KeyInfo {
+        key: "window",
+        values: "METHOD;METHOD;... (Class.method: Requests.handle, com.example.*.handle, *Service.*)",
+        default: "(none)",
+        what: "record a thread only while it is inside a call of these methods (a window); keep= decides which windows are written",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| {
+            let mut bad = Vec::new();
+            for p in v.split(';') {
+                match MethodPattern::parse(p) {
+                    Ok(m) => o.windows.push(m),
+                    Err(why) => bad.push(format!(
+                        "bad method \"{p}\" in window={v}: {why} \
+                         (valid: Requests.handle, com.example.*.handle, *Service.*)"
+                    )),
+                }
+            }
+            if bad.is_empty() {
+                Ok(())
+            } else {
+                Err(Refused::Messages(bad))
+            }
+        },
+        get: |o| {
+            (!o.windows.is_empty()).then(|| {
+                o.windows
+                    .iter()
+                    .map(MethodPattern::value)
+                    .collect::<Vec<_>>()
+                    .join(";")
+            })
+        },
+        carry: fixed,
+    },
+    KeyInfo {
+        key: "keep",
+        values: "all, or rules joined by | : over:DURATION, exception, sample:1/N (keep=over:200ms|exception)",
+        default: "all",
+        what: "which windows are written, decided while recording: those that took longer, ended by an exception, or one in N",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| Keep::parse(v).map(|k| o.keep = k),
+        get: |o| (!o.windows.is_empty()).then(|| o.keep.value()),
+        carry: fixed,
+    },
+    KeyInfo {
+        key: "window-max",
+        values: "BYTES (suffix k or m allowed)",
+        default: "8m",
+        what: "records one window may hold back while keep= has not decided; a window that outgrows it is not written (counted in the trace)",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| {
+            parse_size(v)
+                .filter(|&b| b >= 1024)
+                .ok_or(Refused::Value)
+                .map(|b| o.window_max = b)
+        },
+        get: |o| (!o.windows.is_empty()).then(|| o.window_max.to_string()),
+        carry: fixed,
+    },
+    KeyInfo {
         key: "help",
         values: "(no value)",
         default: "-",
@@ -839,6 +1025,24 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
              (give one of them)"
                 .to_string(),
         ));
+    }
+    if opts.windows.is_empty() {
+        for key in ["keep", "window-max"]
+            .into_iter()
+            .filter(|k| seen.contains(k))
+        {
+            errors.push(OptionError::new(format!(
+                "option \"{key}\" decides about windows, but no window= names any \
+                 (valid: window=Class.method with {key}=)"
+            )));
+        }
+    } else if opts.alloc != AllocMode::Off {
+        errors.push(OptionError::new(format!(
+            "window= and alloc={} cannot be combined yet: an allocation in a window that is \
+             not written would leave its object undefined where the collector frees it \
+             (valid: window= with alloc=off)",
+            opts.alloc.value()
+        )));
     }
     // `jtr=` keeps the records beside an XML trace: without `out=`, that trace is the
     // default name's XML.
@@ -1018,7 +1222,13 @@ fn parse_alloc(v: &str) -> Option<AllocMode> {
         "exact" => return Some(AllocMode::Exact),
         _ => {}
     }
-    let size = v.strip_prefix("sampled:")?;
+    parse_size(v.strip_prefix("sampled:")?)
+        .filter(|&b| b > 0)
+        .map(AllocMode::Sampled)
+}
+
+/// A size in bytes, with an optional `k` or `m` suffix.
+fn parse_size(size: &str) -> Option<u64> {
     let (digits, unit) = match size.as_bytes().last()? {
         b'k' | b'K' => (&size[..size.len() - 1], 1024),
         b'm' | b'M' => (&size[..size.len() - 1], 1024 * 1024),
@@ -1028,8 +1238,7 @@ fn parse_alloc(v: &str) -> Option<AllocMode> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let bytes = digits.parse::<u64>().ok()?.checked_mul(unit)?;
-    (bytes > 0).then_some(AllocMode::Sampled(bytes))
+    digits.parse::<u64>().ok()?.checked_mul(unit)
 }
 
 /// Expand the output template. Unknown escapes are kept verbatim ([`parse`] already
@@ -1268,7 +1477,7 @@ mod tests {
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("\"foo\""));
         assert!(e[0].contains(
-            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, counts, inline, waits, help"
+            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, counts, inline, waits, window, keep, window-max, help"
         ));
         // Keys are case-sensitive; a key without '=' is still a key.
         assert_eq!(errs("GC=on").len(), 1);
@@ -1526,6 +1735,47 @@ mod tests {
     }
 
     #[test]
+    fn windows_and_their_rules() {
+        let o =
+            parse("window=com.example.*.handle;Requests.serve,keep=over:200ms|exception").unwrap();
+        assert_eq!(o.windows.len(), 2);
+        assert!(o.windows[0].matches("com.example.a.Server", "handle"));
+        assert!(!o.windows[0].matches("com.example.a.Server", "handled"));
+        assert!(o.windows[1].matches("Requests", "serve"));
+        assert_eq!(o.keep.over_ms, Some(200));
+        assert!(o.keep.exception && o.keep.sample.is_none());
+        let eff = o.effective();
+        assert!(eff.contains(&("keep", "over:200ms|exception".to_string())));
+        assert!(eff.contains(&("window-max", DEFAULT_WINDOW_MAX.to_string())));
+        assert_eq!(
+            parse("window=A.*,keep=sample:1/100").unwrap().keep.sample,
+            Some(100)
+        );
+        // Without windows, keep and window-max are not echoed.
+        assert!(!parse("")
+            .unwrap()
+            .effective()
+            .iter()
+            .any(|(k, _)| *k == "keep"));
+        for (bad, says) in [
+            ("window=handle", "Class.method"),
+            ("window=a/B.c", "dotted"),
+            ("window=A.b-c", "not a method name"),
+            ("window=A.b,keep=over:0s", "above 0"),
+            ("window=A.b,keep=sample:1/0", "1/N"),
+            ("window=A.b,keep=sample:2/3", "1/N"),
+            ("window=A.b,keep=slow", "unknown rule"),
+            ("window=A.b,window-max=12", "valid: BYTES"),
+            ("keep=exception", "no window= names any"),
+            ("window-max=1m", "no window= names any"),
+            ("window=A.b,alloc=exact", "cannot be combined"),
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.iter().any(|e| e.message.contains(says)), "{bad}: {e:?}");
+        }
+    }
+
+    #[test]
     fn every_table_key_is_handled() {
         for k in KEYS {
             let item = match k.key {
@@ -1538,6 +1788,9 @@ mod tests {
                 "filters" => "filters=f.txt".to_string(),
                 "delay" | "duration" => format!("{}=30s", k.key),
                 "counts" => "counts=all".to_string(),
+                "window" => "window=a.B.handle".to_string(),
+                "keep" => "window=a.B.c,keep=over:1s|exception|sample:1/10".to_string(),
+                "window-max" => "window=a.B.c,window-max=64k".to_string(),
                 _ => format!("{}=on", k.key),
             };
             assert!(parse(&item).is_ok(), "{item}");

@@ -184,12 +184,15 @@ impl Trace {
         let t = clock::ticks();
         crate::events::tracker::set_recording(false);
         buffer::stop(Duration::from_millis(500));
+        let notes = crate::window::take_counts();
+        let windows = crate::window::closing_words(&notes);
         buffer::send(Msg::Finish {
             t,
             tid,
             dropped_bytes: self.current.lost_bytes(),
             shutdown,
             count_base: crate::counts::base(),
+            notes,
         });
         set_current(None);
         match sink::wait_for_sink(&self.running, &self.out_path) {
@@ -199,7 +202,7 @@ impl Trace {
                 }
                 let lost = self.current.lost_bytes();
                 let skipped = crate::state::skipped_classes();
-                sink::closing_line(&self.out_path, &summary, lost, skipped)
+                sink::closing_line(&self.out_path, &summary, lost, skipped, windows.as_deref())
             }
             None => format!(
                 "jtrace: the sink did not finish; {} may be incomplete",

@@ -148,6 +148,7 @@ fn run(
                 dropped_bytes: buffer::lost_bytes(),
                 shutdown: true,
                 count_base: Vec::new(),
+                notes: crate::window::take_counts(),
             },
         };
         // The `.jtr` writer walks each chunk's records once for its index, and
@@ -305,6 +306,7 @@ pub fn closing_line(
     sum: &Summary,
     lost_bytes: u64,
     skipped_classes: u64,
+    windows: Option<&str>,
 ) -> String {
     let s = &sum.stats;
     let path = std::fs::canonicalize(out_path)
@@ -343,6 +345,10 @@ pub fn closing_line(
     }
     if let Some(e) = &sum.jtr_error {
         line.push_str(&format!(" (writing the .jtr records failed: {e})"));
+    }
+    if let Some(w) = windows {
+        line.push_str(", ");
+        line.push_str(w);
     }
     // Which build wrote it, last, so that the figures read as before.
     line.push_str(&format!(" (jtrace {})", trace::VERSION));

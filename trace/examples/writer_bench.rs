@@ -181,6 +181,7 @@ fn render_all<W: Write>(
             dropped_bytes: 0,
             shutdown: true,
             count_base: Vec::new(),
+            notes: Vec::new(),
         },
         drop,
     );

@@ -134,5 +134,8 @@ pub enum Msg {
         /// by earlier traces): added to the trace's own entries in `methodCount`,
         /// which counts every invocation since the class was instrumented.
         count_base: Vec<(u32, u64)>,
+        /// Counts the agent adds to traceEnd's annotations, by name (windows seen and
+        /// kept); empty in files written before.
+        notes: Vec<(String, u64)>,
     },
 }

@@ -130,6 +130,7 @@ fn render(msgs: Vec<Msg>) -> String {
             dropped_bytes: 0,
             shutdown: true,
             count_base: Vec::new(),
+            notes: Vec::new(),
         },
         drop,
     );

@@ -28,7 +28,7 @@ use std::path::Path;
 pub use attrs::Call;
 pub use census::{census, Census};
 pub use checker::Checker;
-pub use summary::{AllocStats, MethodStats, Summary, ThreadInfo, WaitStats};
+pub use summary::{AllocStats, MethodStats, Summary, ThreadInfo, WaitStats, WindowInfo};
 pub use violation::{Rule, Violation, MAX_VIOLATIONS};
 
 /// Checks the trace at `path`.

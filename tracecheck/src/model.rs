@@ -104,6 +104,8 @@ pub(crate) struct State {
     /// Issue 23's rules (one classDef per class, the close of a stopped trace).
     pub(crate) integrity: crate::integrity::Integrity,
     pub(crate) summary: Summary,
+    /// The window open on each thread (`window` tags).
+    pub(crate) windows: HashMap<u64, crate::rules::windows::OpenWindow>,
 }
 
 impl State {
@@ -136,6 +138,7 @@ impl State {
             shutdown_line: None,
             integrity: Default::default(),
             summary: Summary::default(),
+            windows: HashMap::new(),
         }
     }
 

@@ -33,6 +33,17 @@ pub struct MethodStats {
     pub line_counts: BTreeMap<u64, u64>,
 }
 
+/// A window the trace kept (`window` tags): its id, thread, the entries in it, how it
+/// ended and the rules that kept it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WindowInfo {
+    pub id: String,
+    pub thread: String,
+    pub calls: u64,
+    pub outcome: String,
+    pub kept: String,
+}
+
 /// One thread of the trace.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ThreadInfo {
@@ -90,6 +101,8 @@ pub struct Summary {
     /// The other `annotation`s of `traceEnd`, in order (`uninstrumentedClass`: a class
     /// the agent left alone, and why).
     pub end_notes: Vec<(String, String)>,
+    /// Windows (`window` tags), in the order they closed.
+    pub windows: Vec<WindowInfo>,
     /// Keyed by (dotted class name, `isArray` code). Class id 0 gives the name `""`.
     pub allocs: BTreeMap<(String, u32), AllocStats>,
     /// Sum of `objAlloc@size`.

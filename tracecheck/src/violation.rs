@@ -56,6 +56,10 @@ pub enum Rule {
     /// entry per `methodNames` entry (and per numMethods); every `line@line_number` is in
     /// its method's decoded table and `line@file_name` is its class's sourceName.
     LineTable,
+    /// Windows (`window=`): each `window` tag pair opens and closes one window on a
+    /// defined thread, with the same id and method; its end's `calls` is the number of
+    /// entries between them; with the `window` option no entry lies outside a window.
+    Windows,
     /// The file could not be read.
     Io,
 }
@@ -76,6 +80,7 @@ impl Rule {
             Rule::Monitors => "monitors",
             Rule::Alloc => "alloc",
             Rule::LineTable => "line-table",
+            Rule::Windows => "windows",
             Rule::Io => "io",
         }
     }

@@ -39,6 +39,7 @@
 //! | `EXPECT exit-code N`                   | the JVM's exit code                            |
 //! | `EXPECT end-count NAME N`              | traceEnd's annotation NAME (absent: 0)         |
 //! | `EXPECT end-note NAME TEXT...`         | a traceEnd annotation NAME whose value starts with TEXT |
+//! | `EXPECT windows THREAD C:O,C:O`        | the windows kept on THREAD, in order: each one's calls and outcome (`-`: none) |
 //!
 //! `EXPECT-BCI ...` lines are checked in mode=bci only (what rewriting classes decides).
 //!
@@ -136,6 +137,26 @@ pub fn check_line(
             Err(format!(
                 "end-note {name}: no traceEnd annotation starting {want:?} (has {:?})",
                 s.end_notes
+            ))
+        };
+    }
+    if let ["windows", thread, list] = w.as_slice() {
+        let got: Vec<String> = s
+            .windows
+            .iter()
+            .filter(|x| x.thread == *thread)
+            .map(|x| format!("{}:{}", x.calls, x.outcome))
+            .collect();
+        let got = if got.is_empty() {
+            "-".to_string()
+        } else {
+            got.join(",")
+        };
+        return if got == *list {
+            Ok(())
+        } else {
+            Err(format!(
+                "windows {thread}: program says {list}, trace has {got}"
             ))
         };
     }

@@ -112,6 +112,12 @@ fn prepare_pending(
             ids::next_methods(info.methods.len() as u32),
         )
     });
+    crate::window::mark_class(
+        &a.options,
+        dotted,
+        first_mid,
+        info.methods.iter().map(|m| m.name.as_str()),
+    );
     let mut new_bytes = None;
     if a.options.mode == Mode::Bci && a.tracker_ready() {
         new_bytes = rewrite(bytes, &info, &fresh_method_ids(&info, first_mid), dotted);

@@ -12,7 +12,7 @@ use trace::record::{self, Rec, TAG_ENTRY, TAG_EXIT, TAG_EXIT_EXC};
 #[inline(always)]
 pub fn write_call(jvmti: Jvmti, thread: jthread, tag: u8, mid: u32) {
     let written = threads::current(jvmti, thread)
-        .is_some_and(|b| b.write(&record::id_tick(tag, mid, clock::ticks())));
+        .is_some_and(|b| !b.may_record(mid) || b.write(&record::id_tick(tag, mid, clock::ticks())));
     if !written && tag == TAG_ENTRY {
         crate::counts::untraced_entry(mid);
     }
@@ -61,8 +61,9 @@ pub fn probe(tag: u8, mid: i32) {
         }
         return;
     }
-    let written =
-        probe_buffer().is_some_and(|b| b.write(&record::id_tick(tag, mid as u32, clock::ticks())));
+    let written = probe_buffer().is_some_and(|b| {
+        !b.may_record(mid as u32) || b.write(&record::id_tick(tag, mid as u32, clock::ticks()))
+    });
     if !written && tag == TAG_ENTRY {
         crate::counts::untraced_entry(mid as u32);
     }

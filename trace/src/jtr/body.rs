@@ -358,6 +358,7 @@ pub fn encode_finish(out: &mut Vec<u8>, msg: &Msg) {
         dropped_bytes,
         shutdown,
         count_base,
+        notes,
     } = msg
     else {
         return;
@@ -365,7 +366,7 @@ pub fn encode_finish(out: &mut Vec<u8>, msg: &Msg) {
     put_uvar(out, *t);
     put_uvar(out, tid.unwrap_or(0) as u64);
     put_uvar(out, *dropped_bytes);
-    if *shutdown && count_base.is_empty() {
+    if *shutdown && count_base.is_empty() && notes.is_empty() {
         return;
     }
     put_bool(out, *shutdown);
@@ -373,6 +374,14 @@ pub fn encode_finish(out: &mut Vec<u8>, msg: &Msg) {
     for &(mid, n) in count_base {
         put_uvar(out, mid as u64);
         put_uvar(out, n);
+    }
+    if notes.is_empty() {
+        return;
+    }
+    put_uvar(out, notes.len() as u64);
+    for (name, n) in notes {
+        put_str(out, name);
+        put_uvar(out, *n);
     }
 }
 
@@ -390,11 +399,21 @@ pub fn decode_finish(c: &mut Cursor) -> WireResult<Msg> {
             .collect::<WireResult<_>>()?;
         (shutdown, base)
     };
+    // Since windows: the agent's own traceEnd annotations.
+    let notes = if c.is_empty() {
+        Vec::new()
+    } else {
+        let n = c.count("finish notes")?;
+        (0..n)
+            .map(|_| Ok((c.str("finish note")?, c.uvar("finish note")?)))
+            .collect::<WireResult<_>>()?
+    };
     Ok(Msg::Finish {
         t,
         tid: (tid != 0).then_some(tid),
         dropped_bytes,
         shutdown,
         count_base,
+        notes,
     })
 }

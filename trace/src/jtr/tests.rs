@@ -111,6 +111,7 @@ fn messages() -> Vec<Msg> {
             dropped_bytes: 3,
             shutdown: true,
             count_base: Vec::new(),
+            notes: Vec::new(),
         },
     ]
 }
@@ -297,6 +298,7 @@ fn later_trace_pieces_round_trip() {
         dropped_bytes: 0,
         shutdown: false,
         count_base: vec![(4, 17), (5, 1)],
+        notes: vec![("windowsSeen".into(), 12), ("windowsKept".into(), 3)],
     };
     let mut out = Vec::new();
     encode_finish(&mut out, &finish);
@@ -304,8 +306,28 @@ fn later_trace_pieces_round_trip() {
         Msg::Finish {
             shutdown,
             count_base,
+            notes,
             ..
-        } => assert!(!shutdown && count_base == vec![(4, 17), (5, 1)]),
+        } => assert!(
+            !shutdown
+                && count_base == vec![(4, 17), (5, 1)]
+                && notes == vec![("windowsSeen".into(), 12), ("windowsKept".into(), 3)]
+        ),
+        other => panic!("{other:?}"),
+    }
+    // A shutdown with no base but notes still carries them.
+    let finish = Msg::Finish {
+        t: 9,
+        tid: None,
+        dropped_bytes: 0,
+        shutdown: true,
+        count_base: Vec::new(),
+        notes: vec![("windowsSeen".into(), 1)],
+    };
+    let mut out = Vec::new();
+    encode_finish(&mut out, &finish);
+    match decode_finish(&mut Cursor::new(&out)).unwrap() {
+        Msg::Finish { notes, .. } => assert_eq!(notes, vec![("windowsSeen".into(), 1)]),
         other => panic!("{other:?}"),
     }
 }

@@ -224,6 +224,8 @@ pub struct Renderer<O: Output> {
     instrumented_classes: u64,
     /// Extra traceEnd annotations (e.g. `recordingCutShort` from a `.jtr` cut short).
     notes: Vec<(&'static str, u64)>,
+    /// The agent's own traceEnd annotations, from `Finish` (windows seen and kept).
+    agent_notes: Vec<(String, u64)>,
     stats: Stats,
     closed: bool,
     /// Invocations per method made outside this trace (from the finish).
@@ -279,6 +281,7 @@ impl<O: Output> Renderer<O> {
             partly: Vec::new(),
             instrumented_classes: 0,
             notes: Vec::new(),
+            agent_notes: Vec::new(),
             stats: Stats::default(),
             closed: false,
             count_base: HashMap::new(),
@@ -372,8 +375,10 @@ impl<O: Output> Renderer<O> {
                 dropped_bytes,
                 shutdown,
                 count_base,
+                notes,
             } => {
                 self.count_base = count_base.into_iter().collect();
+                self.agent_notes = notes;
                 self.shutdown = shutdown;
                 self.finish(t, tid, dropped_bytes);
                 return false;
@@ -898,6 +903,7 @@ impl<O: Output> Renderer<O> {
             .filter(|&(_, v)| v > 0),
         )
         .chain(self.notes.iter().copied())
+        .chain(self.agent_notes.iter().map(|(n, v)| (n.as_str(), *v)))
         {
             o.open("annotation");
             o.str("name", name);

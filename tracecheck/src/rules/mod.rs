@@ -13,6 +13,7 @@ pub(crate) mod objects;
 pub(crate) mod refs;
 pub(crate) mod structure;
 mod threads;
+pub(crate) mod windows;
 
 use crate::attrs::{get, parse_time, Attrs, Call};
 use crate::model::{Phase, State};
@@ -123,6 +124,7 @@ impl State {
             }
             "methodCount" => self.method_count(line, attrs),
             "traceEnd" => self.trace_end(line),
+            "tag" => self.tag(line, get(attrs, "name"), get(attrs, "value")),
             "agentDestroy" => self.agent_destroy(line),
             "option" => {
                 if let (Some(k), Some(v)) = (get(attrs, "key"), get(attrs, "value")) {
@@ -207,6 +209,9 @@ impl State {
             self.err(l, Rule::Nesting, msg);
         }
         if entry {
+            if let Some(tid) = thread {
+                self.window_entry(line, tid);
+            }
             self.method_entry(line, call, thread)
         } else {
             self.method_exit(line, call, thread)

@@ -81,6 +81,8 @@ enum Command {
     Record(cmd::record::Args),
     /// The tests a trace marks: duration, calls, exceptions, slowest calls (--markdown, --junit-xml)
     Tests(cmd::testcases::Args),
+    /// The windows a trace recorded with window= kept: thread, method, duration, outcome, calls, slowest first
+    Windows(cmd::windows::Args),
     /// Line and method coverage with exact counts: lcov (.info) or JaCoCo XML (.xml)
     Coverage(cmd::coverage::Args),
     /// Each test's exact counts (calls, allocations, exceptions, monitors, lines) as a
@@ -117,6 +119,7 @@ fn main() -> ExitCode {
         Command::Parquet(a) => cmd::parquet::run(a),
         Command::Record(a) => return cmd::record::run(a),
         Command::Tests(a) => cmd::testcases::run(a),
+        Command::Windows(a) => cmd::windows::run(a),
         Command::Coverage(a) => cmd::coverage::run(a),
         Command::Baseline(a) => cmd::baseline::run(a),
         Command::Gate(a) => return cmd::gate::run(a),

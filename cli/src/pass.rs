@@ -3,6 +3,7 @@
 
 use crate::model::filter::Filter;
 use crate::model::testcase::TestScope;
+use crate::model::windows::WindowScope;
 use crate::model::{Analysis, Model};
 use crate::read::{self, Selection, Trace};
 
@@ -84,6 +85,22 @@ pub fn run_tapped<A: Analysis>(
     a: &mut A,
     tap: impl FnMut(&read::Event),
 ) -> Result<Pass, String> {
+    if let Some(id) = filter.window.clone() {
+        let mut scope = WindowScope::new(&id, a);
+        let s = pass(trace, filter, &mut scope, tap)?;
+        return match scope.counts() {
+            (0, _) => Err(format!(
+                "{}: --window: the trace has no windows (record with window=Class.method)",
+                s.file
+            )),
+            (n, false) => Err(format!(
+                "{}: --window {id}: none of the {n} windows has that id (jtrace windows lists them)",
+                s.file
+            )),
+            _ => Ok(s),
+        }
+        .and_then(Pass::threads_found);
+    }
     match filter.test.clone() {
         Some(p) => {
             let mut scope = TestScope::new(p.clone(), a);

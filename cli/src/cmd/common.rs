@@ -36,6 +36,10 @@ pub struct Select {
     /// Class.method, exactly; or a pattern with * and ? wildcards (see jtrace tests)
     #[arg(long, value_name = "ID")]
     pub test: Option<String>,
+    /// Only what ran in the window (a trace recorded with window=) with this id (see
+    /// jtrace windows)
+    #[arg(long, value_name = "ID", conflicts_with = "test")]
+    pub window: Option<String>,
     #[command(flatten)]
     pub naming: Naming,
     /// Cores for one answer: a `.jtr` with its index is read by N workers, each taking
@@ -68,6 +72,7 @@ impl Select {
             from: self.from,
             to: self.to,
             test: self.test.as_deref().map(Pattern::new),
+            window: self.window.clone(),
             names: self.naming.names(),
             jobs: self.jobs.map_or_else(
                 || std::thread::available_parallelism().map_or(1, |n| n.get()),

@@ -55,6 +55,9 @@ struct InfoDoc {
     events: BTreeMap<&'static str, u64>,
     /// `traceEnd`'s annotations: drops and repairs by cause (0 is good), notes.
     drops_and_repairs: BTreeMap<String, String>,
+    /// With `window=`: traceEnd's window counts (windowsSeen, windowsKept, per rule,
+    /// too large, open at the close).
+    windows: BTreeMap<String, u64>,
     threads: Vec<ThreadRow>,
     warnings: Vec<String>,
 }
@@ -147,6 +150,12 @@ pub fn run(mut a: Args) -> Result<(), String> {
                 }
                 Event::AgentOption { key, value } => {
                     d.options.insert(key.to_string(), value.to_string());
+                }
+                Event::Annotation { name, value }
+                    if name.starts_with("windows") && value.parse::<u64>().is_ok() =>
+                {
+                    d.windows
+                        .insert(name.to_string(), value.parse().unwrap_or_default());
                 }
                 Event::Annotation { name, value } => {
                     let e = d.drops_and_repairs.entry(name.to_string()).or_default();
@@ -282,6 +291,23 @@ fn text(d: &InfoDoc) -> String {
         .map(|(k, v)| vec![v.clone(), k.clone()])
         .collect();
     crate::render::text::table(&mut o, &["value", "cause"], &rows);
+    if !d.windows.is_empty() {
+        let rules: Vec<String> = ["window", "keep"]
+            .iter()
+            .filter_map(|k| Some(format!("{k}={}", d.options.get(*k)?)))
+            .collect();
+        let _ = writeln!(
+            o,
+            "\nWindows ({}; jtrace windows lists them)",
+            rules.join(",")
+        );
+        let rows: Vec<Vec<String>> = d
+            .windows
+            .iter()
+            .map(|(k, v)| vec![v.to_string(), k.clone()])
+            .collect();
+        crate::render::text::table(&mut o, &["count", "windows"], &rows);
+    }
     let _ = writeln!(o, "\nThreads");
     let rows: Vec<Vec<String>> = d
         .threads

@@ -23,4 +23,5 @@ mod threads_test;
 pub mod tree;
 #[cfg(test)]
 pub(crate) mod window_test;
+pub mod windows;
 pub mod xml;

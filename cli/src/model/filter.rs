@@ -87,6 +87,8 @@ pub struct Filter {
     /// Only what ran in tests matching (`--test`: method name, display name, unique id,
     /// `Class.method`), see `testcase`.
     pub test: Option<Pattern>,
+    /// Only what ran in the window (`window=`) with this id (`--window`), see `windows`.
+    pub window: Option<String>,
     /// How every view names methods and classes (`--names`, `--inner`).
     pub names: super::names::Names,
     /// Workers an answer may use (`--jobs`; 0 and 1: one pass on one core).

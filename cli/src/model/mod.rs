@@ -12,6 +12,7 @@ pub mod idmap;
 pub mod names;
 pub mod symbols;
 pub mod testcase;
+pub mod windows;
 
 use crate::read::Event;
 use filter::Filter;

@@ -23,8 +23,8 @@ pub fn run<A: Split>(trace: &Trace, filter: Filter, a: &mut A) -> Result<Pass, S
 /// [`run`] without the warnings.
 pub fn run_quiet<A: Split>(trace: &Trace, filter: Filter, a: &mut A) -> Result<Pass, String> {
     let whole_read = filter.from.is_none() && filter.to.is_none();
-    let plan = match (filter.jobs, &filter.test) {
-        (jobs, None) if jobs > 1 => {
+    let plan = match (filter.jobs, &filter.test, &filter.window) {
+        (jobs, None, None) if jobs > 1 => {
             let cut = (whole_read && a.exits_alone())
                 .then(|| cut_plan(trace))
                 .flatten();

@@ -173,6 +173,11 @@ const OWN_CHECKS: &[(&str, &str, RunCheck)] = &[
         crate::steps::cli_windows::same_windows,
     ),
     (
+        "CliRequests",
+        "cli:jtrace windows lists the kept windows, --window narrows report to one (.jtr and XML)",
+        crate::steps::cli_requests::windows_read,
+    ),
+    (
         "CliCut",
         "cli:report with one thread cut over two workers, the same as the XML's one pass",
         crate::steps::cli_cut::same_cut,

@@ -164,7 +164,7 @@ pub fn open(mid: u32, start: u64) -> Open {
     let r = rules();
     SEEN.fetch_add(1, Ordering::Relaxed);
     let n = OPENED.fetch_add(1, Ordering::Relaxed);
-    let sampled = r.keep.sample.is_some_and(|k| n % k == 0);
+    let sampled = r.keep.sample.is_some_and(|k| n.is_multiple_of(k));
     let fate = if r.keep.all() {
         Fate::Kept(BY_ALL)
     } else if sampled {

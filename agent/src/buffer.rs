@@ -157,6 +157,7 @@ fn discard_leftovers() {
     if let Ok(mut v) = VM_STREAM.lock() {
         v.clear();
     }
+    window::reset_gate();
 }
 
 /// Loaded idle (`start=off`, `delay=`): nothing is recorded until `resume`.
@@ -400,6 +401,7 @@ impl ThreadBuf {
                 self.hand_off(chunk);
                 self.in_window.store(true, Ordering::Relaxed);
                 let w = slot.insert(window::open(mid, tick.unwrap_or(0)));
+                w.enter();
                 if matches!(w.fate, Fate::Kept(_)) {
                     self.announce(w);
                 }
@@ -438,6 +440,7 @@ impl ThreadBuf {
                 } else if w.held_bytes + chunk.len() > w.max_bytes() {
                     w.fate = Fate::Dropped;
                     w.overflowed = true;
+                    w.leave();
                     discard(chunk, w);
                 }
             }
@@ -446,6 +449,7 @@ impl ThreadBuf {
             let fate = w.decide(tag == TAG_EXIT_EXC, tick.unwrap_or(0));
             self.settle(chunk, w, fate, tick.unwrap_or(0), "");
             window::count(fate, w.overflowed, false);
+            w.leave();
             *slot = None;
             self.in_window.store(false, Ordering::Relaxed);
         }
@@ -501,6 +505,7 @@ impl ThreadBuf {
         let fate = w.decide_open(now);
         self.settle(chunk, &mut w, fate, now, "open");
         window::count(fate, w.overflowed, true);
+        w.leave();
     }
 
     /// Whether its records are held back (an open window whose fate is open).

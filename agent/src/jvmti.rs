@@ -756,6 +756,20 @@ impl<'a> Jni<'a> {
         !self.clear_exception()
     }
 
+    pub fn set_static_int(self, class: jclass, name: &CStr, value: i32) -> bool {
+        // SAFETY: `class` is a live reference; the field is looked up with its
+        // descriptor "I", so the setter matches its type.
+        unsafe {
+            let f = ((**self.0).v1_1.GetStaticFieldID)(self.0, class, name.as_ptr(), c"I".as_ptr());
+            if f.is_null() {
+                self.clear_exception();
+                return false;
+            }
+            ((**self.0).v1_1.SetStaticIntField)(self.0, class, f, value);
+        }
+        !self.clear_exception()
+    }
+
     pub fn register_natives(self, class: jclass, methods: &[JNINativeMethod]) -> bool {
         // SAFETY: `methods` holds valid C strings and function pointers with the declared signatures.
         let rc = unsafe {

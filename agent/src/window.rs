@@ -13,7 +13,7 @@
 
 use crate::options::{Keep, Options};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use trace::defs::TagDef;
 
 /// Method ids up to this many can be window methods (a bit each: 2 MiB).
@@ -39,6 +39,55 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 static OPENED: AtomicU64 = AtomicU64::new(0);
 /// Some window method was defined (else the close says window= matched nothing).
 static MATCHED: AtomicBool = AtomicBool::new(false);
+
+/// Threads inside a window that records (Kept, or whose fate is open), and the hook
+/// that tells the tracker's probes whether there are any (`windows` != 0: the probes of
+/// other methods call the agent). Changed under this lock, so the field the probes read
+/// is 0 exactly when the count is (a window opens or closes once per request: rare).
+static RECORDING: Mutex<u64> = Mutex::new(0);
+static GATE: OnceLock<fn(bool)> = OnceLock::new();
+
+/// Installs the hook that sets the tracker's `windows` field (mode=bci).
+pub fn set_gate(hook: fn(bool)) {
+    let _ = GATE.set(hook);
+}
+
+/// A thread's window began to record (counted in `Open::counted`).
+pub fn entered() {
+    if let Ok(mut n) = RECORDING.lock() {
+        *n += 1;
+        if *n == 1 {
+            if let Some(g) = GATE.get() {
+                g(true);
+            }
+        }
+    }
+}
+
+/// A thread's recording window ended or was dropped.
+pub fn left() {
+    if let Ok(mut n) = RECORDING.lock() {
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            if let Some(g) = GATE.get() {
+                g(false);
+            }
+        }
+    }
+}
+
+/// A new trace begins with no window open (every thread's window was settled or
+/// discarded).
+pub fn reset_gate() {
+    if let Ok(mut n) = RECORDING.lock() {
+        if *n != 0 {
+            *n = 0;
+            if let Some(g) = GATE.get() {
+                g(false);
+            }
+        }
+    }
+}
 
 /// The rules in force.
 #[derive(Debug, Clone, Copy)]
@@ -157,6 +206,26 @@ pub struct Open {
     pub threw: bool,
     /// It was dropped for outgrowing `window-max=`.
     pub overflowed: bool,
+    /// It is counted among the windows that record (`entered`).
+    pub counted: bool,
+}
+
+impl Open {
+    /// Counts it among the windows that record, if it records.
+    pub fn enter(&mut self) {
+        if self.recording() && !self.counted {
+            self.counted = true;
+            entered();
+        }
+    }
+
+    /// No longer counted among the windows that record.
+    pub fn leave(&mut self) {
+        if self.counted {
+            self.counted = false;
+            left();
+        }
+    }
 }
 
 /// Opens a window at the entry of window method `mid` at tick `start`.
@@ -193,6 +262,7 @@ pub fn open(mid: u32, start: u64) -> Open {
         announced: false,
         threw: false,
         overflowed: false,
+        counted: false,
     }
 }
 
@@ -387,6 +457,7 @@ mod tests {
             announced: false,
             threw: false,
             overflowed: false,
+            counted: false,
         }
     }
 

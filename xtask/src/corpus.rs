@@ -212,6 +212,7 @@ fn rewrite_class(bytes: &[u8], name: &str, st: &mut RewriteStats) -> Vec<u8> {
         lines,
         // As the agent instruments while a trace records (`inline=auto`).
         pad: true,
+        windows: &[],
     };
     let result = instrument(bytes, &plan(true));
     st.time += t.elapsed();

@@ -84,6 +84,7 @@ fn rewrite_is_sound(bytes: &[u8], lines: bool) -> Result<(), TestCaseError> {
             method_ids: &[],
             lines,
             pad: false,
+            windows: &[],
         };
         prop_assert!(instrument(bytes, &plan).is_err());
         return Ok(());
@@ -93,6 +94,7 @@ fn rewrite_is_sound(bytes: &[u8], lines: bool) -> Result<(), TestCaseError> {
         method_ids: &ids,
         lines,
         pad: false,
+        windows: &[],
     };
     if let Ok(out) = instrument(bytes, &plan) {
         let again = parse_info(&out);
@@ -138,7 +140,7 @@ proptest! {
         let seeds = seeds();
         let b = &seeds[pick.index(seeds.len())];
         let ids = plan_ids(b).expect("javac output parses");
-        let plan = ProbePlan { tracker: "jtrace/Tracker", method_ids: &ids, lines, pad: false };
+        let plan = ProbePlan { tracker: "jtrace/Tracker", method_ids: &ids, lines, pad: false, windows: &[] };
         prop_assert!(instrument(b, &plan).is_ok());
         rewrite_is_sound(b, lines)?;
     }

@@ -38,6 +38,12 @@ pub fn instrument_noting(
     }
     let mut add = PoolAdditions::new(c.pool.count());
     let refs = add_refs(&mut add, plan.tracker)?;
+    let is_window = |i: usize| plan.windows.get(i).copied().unwrap_or(false);
+    let window_refs = if (0..c.methods.len()).any(|i| todo(i) && is_window(i)) {
+        Some(add_window_refs(&mut add, plan.tracker, &refs)?)
+    } else {
+        None
+    };
     let ctor_names = ctor_names(&c)?;
 
     let mut methods = Vec::with_capacity(c.methods_end - c.methods_start + 1024);
@@ -51,7 +57,10 @@ pub fn instrument_noting(
         let mut ctx = MethodCtx {
             pool: &c.pool,
             add: &mut add,
-            refs: &refs,
+            refs: match &window_refs {
+                Some(w) if is_window(i) => w,
+                _ => &refs,
+            },
             major: c.major,
             ctor: if is_init { ctor_names } else { None },
             id,
@@ -126,6 +135,23 @@ fn add_refs(add: &mut PoolAdditions, tracker: &str) -> Result<Refs, ClassFileErr
         caught: add.method_ref(t, "caught", "(Ljava/lang/Throwable;I)V")?,
         line: add.method_ref(t, "line", "(II)V")?,
         throwable: add.class("java/lang/Throwable")?,
+    })
+}
+
+/// A window method's probes: `wenter`, `wexit`, `wunwind` for its entry, exit and
+/// unwind; `caught` and `line` as any method's (its thread is in a window there).
+fn add_window_refs(
+    add: &mut PoolAdditions,
+    tracker: &str,
+    refs: &Refs,
+) -> Result<Refs, ClassFileError> {
+    let t = add.class(tracker)?;
+    let [(e, ed), (x, xd), (u, ud)] = super::WINDOW_PROBES;
+    Ok(Refs {
+        enter: add.method_ref(t, e, ed)?,
+        exit: add.method_ref(t, x, xd)?,
+        unwind: add.method_ref(t, u, ud)?,
+        ..*refs
     })
 }
 

@@ -84,7 +84,7 @@ use std::fmt;
 pub use instrument::{instrument, instrument_noting};
 pub use tracker::{
     gated_tracker_class, tracker_class, DIRS_FIELD, GATED_NATIVES, IDLE_SLOTS, OWNERS_FIELD,
-    SEGMENT, SEGMENT_SHIFT, SWITCH_FIELD, TRACKER, TRACKER_METHODS,
+    SEGMENT, SEGMENT_SHIFT, SWITCH_FIELD, TRACKER, TRACKER_METHODS, WINDOWS_FIELD, WINDOW_PROBES,
 };
 
 /// Summary of a class, for the agent's method and class tables.
@@ -144,6 +144,10 @@ pub struct ProbePlan<'a> {
     pub lines: bool,
     /// Pad each rewritten method's code to [`NOT_INLINED`] bytes (see there).
     pub pad: bool,
+    /// One per method (or empty: none): a window method (`window=`), whose entry, exit
+    /// and unwind probes call the tracker's [`WINDOW_PROBES`], which reach the agent
+    /// whenever a trace records (the others only while some thread is in a window).
+    pub windows: &'a [bool],
 }
 
 /// Code length a padded method reaches: one byte past HotSpot's largest inlining

@@ -12,6 +12,7 @@ use super::writer::{patch_u32, PutBe};
 use super::ClassFileError;
 
 /// Constant pool indexes the probes refer to.
+#[derive(Clone, Copy)]
 pub(crate) struct Refs {
     pub(crate) enter: u16,
     pub(crate) exit: u16,

@@ -277,6 +277,7 @@ fn verify_corpus_in(
             // Half the classes padded past the JIT's inlining limits (dead code the
             // verifier must accept), crossed with the small/ldc_w id alternation.
             pad: ci % 4 >= 2,
+            windows: &[],
         };
         let out = inst.join(path.strip_prefix(&orig).unwrap());
         fs::create_dir_all(out.parent().unwrap()).unwrap();
@@ -445,6 +446,7 @@ fn hostile_input_never_panics() {
             method_ids: ids,
             lines: true,
             pad: false,
+            windows: &[],
         };
         let ids: &'static [Option<u32>] = Box::leak(ids.into_boxed_slice());
         assert!(instrument(&bytes, &plan(ids)).is_ok());
@@ -580,6 +582,7 @@ fn old_class_with_jsr_ret_runs_verified() {
             lines: true,
             // Padded: the old verifier (no stack maps, jsr/ret) must accept the dead code.
             pad: true,
+            windows: &[],
         },
     )
     .unwrap();
@@ -654,6 +657,7 @@ fn padding_spares_recursive_methods() {
         method_ids: &ids,
         lines: false,
         pad,
+        windows: &[],
     };
     let len = |b: &[u8], name: &str| {
         parse_info(b)

@@ -106,6 +106,21 @@ pub const GATED_NATIVES: [(&str, &str); 7] = [
 /// The name of the tracker's recording switch: `public static volatile boolean`.
 pub const SWITCH_FIELD: &str = "on";
 
+/// With `window=`: `public static volatile int windows`, not 0 while some thread is
+/// inside a window that records. The probes of other methods reach the agent only then,
+/// so a call made while no window records costs two field reads (see
+/// [`gated_tracker_class`]).
+pub const WINDOWS_FIELD: &str = "windows";
+
+/// The probes of window methods (entry, exit, unwind: descriptors as `enter`, `exit`,
+/// `unwind`): they reach the agent whenever a trace records, so that a window can open
+/// (and close) while no other is recording.
+pub const WINDOW_PROBES: [(&str, &str); 3] = [
+    ("wenter", "(I)V"),
+    ("wexit", "(I)V"),
+    ("wunwind", "(Ljava/lang/Throwable;I)V"),
+];
+
 /// With `counts=all`, the tracker's per-thread count tables: `static final Thread[]
 /// OWNERS` and `static final long[][][] DIRS`, [`IDLE_SLOTS`] slots each (fewer
 /// under test: `JTRACE_IDLE_SLOTS`). Slot `i`
@@ -256,8 +271,10 @@ fn code_method(
 /// the boot loader).
 ///
 /// `count_slots`: `Some(n)` with `counts=all`, the size of the tables (a power of two
-/// from 2 to [`IDLE_SLOTS`]).
-pub fn gated_tracker_class(name: &str, count_slots: Option<u16>) -> Vec<u8> {
+/// from 2 to [`IDLE_SLOTS`]). `windowed` (`window=`): the five probes also read
+/// [`WINDOWS_FIELD`] and call the agent only while it is not 0; the window methods'
+/// own probes ([`WINDOW_PROBES`]) read only `on`.
+pub fn gated_tracker_class(name: &str, count_slots: Option<u16>, windowed: bool) -> Vec<u8> {
     let mut pool = Pool {
         bytes: Vec::new(),
         count: 0,
@@ -266,6 +283,7 @@ pub fn gated_tracker_class(name: &str, count_slots: Option<u16>) -> Vec<u8> {
     let this = pool.class(name);
     let object = pool.class("java/lang/Object");
     let on = pool.member(9, this, SWITCH_FIELD, "Z");
+    let open = pool.member(9, this, WINDOWS_FIELD, "I");
     let natives: Vec<u16> = GATED_NATIVES
         .iter()
         .map(|(n, d)| pool.member(10, this, n, d))
@@ -287,10 +305,13 @@ pub fn gated_tracker_class(name: &str, count_slots: Option<u16>) -> Vec<u8> {
             "(II)V" => &[ILOAD_0, ILOAD_1],
             _ => &[ALOAD_0, ILOAD_1],
         };
+        const SKIP: u8 = 3;
         let mut code = Code::default();
-        code.op_u16(GETSTATIC, on)
-            .branch(IFEQ, 0)
-            .op(loads)
+        code.op_u16(GETSTATIC, on).branch(IFEQ, 0);
+        if windowed {
+            code.op_u16(GETSTATIC, open).branch(IFEQ, SKIP);
+        }
+        code.op(loads)
             .op_u16(INVOKESTATIC, natives[i])
             .op(&[RETURN])
             .place(0);
@@ -298,7 +319,31 @@ pub fn gated_tracker_class(name: &str, count_slots: Option<u16>) -> Vec<u8> {
         if let (true, Some(slots)) = (*n == "enter", count_slots) {
             frame = idle_count(&mut pool, this, natives[5], slots, &mut code);
         }
-        code.op(&[RETURN]);
+        code.place(SKIP).op(&[RETURN]);
+        methods.push(code_method(
+            &mut pool,
+            ACC_PUBLIC | ACC_STATIC,
+            n,
+            d,
+            frame,
+            &code.bytes,
+        ));
+    }
+    // The window methods' probes: `if (on) enter0(id)` (exit0, unwind0).
+    for (k, (n, d)) in WINDOW_PROBES.iter().enumerate() {
+        let loads: &[u8] = if k == 2 {
+            &[ALOAD_0, ILOAD_1]
+        } else {
+            &[ILOAD_0]
+        };
+        let mut code = Code::default();
+        code.op_u16(GETSTATIC, on)
+            .branch(IFEQ, 0)
+            .op(loads)
+            .op_u16(INVOKESTATIC, natives[[0, 1, 2][k]])
+            .place(0)
+            .op(&[RETURN]);
+        let frame = (loads.len() as u16, loads.len() as u16);
         methods.push(code_method(
             &mut pool,
             ACC_PUBLIC | ACC_STATIC,
@@ -316,7 +361,10 @@ pub fn gated_tracker_class(name: &str, count_slots: Option<u16>) -> Vec<u8> {
         m.put_u16(0);
         methods.push(m);
     }
-    let mut fields = vec![(ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE, SWITCH_FIELD, "Z")];
+    let mut fields = vec![
+        (ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE, SWITCH_FIELD, "Z"),
+        (ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE, WINDOWS_FIELD, "I"),
+    ];
     if let Some(slots) = count_slots {
         methods.push(count_tables_init(&mut pool, this, slots));
         for (n, d) in [OWNERS_FIELD, DIRS_FIELD] {
@@ -448,7 +496,8 @@ mod tests {
     fn gated_tracker_parses() {
         for count in [false, true] {
             let slots = count.then_some(IDLE_SLOTS as u16);
-            let b = gated_tracker_class("jtrace/Tracker", slots);
+            // Windowed with the count tables, plain without: both shapes parse.
+            let b = gated_tracker_class("jtrace/Tracker", slots, count);
             let info = parse_info(&b).unwrap();
             let m: Vec<_> = info
                 .methods
@@ -457,8 +506,10 @@ mod tests {
                 .collect();
             assert_eq!(m[0], ("enter", 0x0009, true));
             assert_eq!(m[5], ("control", 0x0109, false));
-            assert_eq!(m[6], ("enter0", 0x010a, false));
-            assert_eq!(m.len(), 12 + count as usize, "<clinit> with counts");
+            assert_eq!(m[6], ("wenter", 0x0009, true));
+            assert_eq!(m[8], ("wunwind", 0x0009, true));
+            assert_eq!(m[9], ("enter0", 0x010a, false));
+            assert_eq!(m.len(), 15 + count as usize, "<clinit> with counts");
             // Every probe's code is accepted by the rewriter's parser too.
             assert!(crate::classfile::instrument(
                 &b,
@@ -467,6 +518,7 @@ mod tests {
                     method_ids: &vec![None; m.len()],
                     lines: false,
                     pad: false,
+                    windows: &[],
                 }
             )
             .is_ok());

@@ -59,7 +59,16 @@ fn rewrite(
 ) -> Option<Vec<u8>> {
     let selected = select_methods(info, method_ids, dotted);
     let method_ids = &selected[..];
+    let windows: Vec<bool> = if crate::window::on() {
+        method_ids
+            .iter()
+            .map(|m| m.is_some_and(crate::window::is_window))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let plan = ProbePlan {
+        windows: &windows,
         tracker: TRACKER,
         method_ids,
         lines: agent().options.lines,

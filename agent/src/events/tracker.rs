@@ -31,6 +31,19 @@ pub fn set_recording(on: bool) {
     }
 }
 
+/// With `window=`: sets the tracker's `windows` field, which the probes of methods
+/// other than window methods read (`window::set_gate`'s hook). Needs a thread attached
+/// to the JVM (a probe's, or the one closing the trace).
+fn set_windows_open(open: bool) {
+    let (Some(class), Some(jni)) = (TRACKER_CLASS.get(), crate::jvmti::jni_of_current()) else {
+        return;
+    };
+    let name = std::ffi::CString::new(classfile::WINDOWS_FIELD).expect("no NUL");
+    if !jni.set_static_int(class.as_raw(), &name, i32::from(open)) {
+        log_once("cannot switch the tracker's window gate; every probe keeps calling the agent");
+    }
+}
+
 /// Loaders asked whether they see the tracker: (weak reference, answer).
 static ASKED: std::sync::Mutex<Vec<(usize, bool)>> = std::sync::Mutex::new(Vec::new());
 
@@ -105,7 +118,8 @@ static TRACKER_MODULE: OnceLock<GlobalRef> = OnceLock::new();
 pub fn install(jni: Jni, tracing: bool) -> bool {
     let count_idle = agent().options.counts_all;
     let slots = count_idle.then(crate::counts::idle::slots);
-    let bytes = classfile::gated_tracker_class(TRACKER, slots);
+    let windowed = !agent().options.windows.is_empty();
+    let bytes = classfile::gated_tracker_class(TRACKER, slots, windowed);
     let name = std::ffi::CString::new(TRACKER).expect("no NUL in the tracker's name");
     let Some(class) = jni.define_class(&name, &bytes) else {
         log_once("cannot define the tracker class; methods are not traced (mode=bci)");
@@ -137,6 +151,9 @@ pub fn install(jni: Jni, tracing: bool) -> bool {
     }
     if let Some(g) = jni.new_global(class) {
         let _ = TRACKER_CLASS.set(g);
+    }
+    if windowed {
+        crate::window::set_gate(set_windows_open);
     }
     if count_idle && !crate::counts::idle::install(jni, class) {
         // Its initialiser failed (or its tables cannot be found): a probe calling it

@@ -378,6 +378,9 @@ fn idle_cell(c: &Ctx) -> Result<String, String> {
     let labels = [
         ("start=off (counts=traced)", "start=off"),
         ("start=off,counts=all", "start=off,counts=all"),
+        // Tracing, with every call outside windows (issue 39: what a server pays between
+        // the windows it keeps).
+        ("window= (outside windows)", "window=cost.Idle.handle"),
     ];
     let mut configs = vec![vec![]];
     configs.extend(labels.iter().map(|(_, opts)| vec![c.agent(opts)]));

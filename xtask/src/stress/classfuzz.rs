@@ -77,6 +77,7 @@ fn rewrite(bytes: &[u8]) -> Rewrite {
             method_ids: &ids,
             lines: true,
             pad: true,
+            windows: &[],
         };
         match instrument(bytes, &plan) {
             // What it emits must at least parse again, with the same methods.

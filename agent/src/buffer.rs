@@ -38,7 +38,10 @@ use std::sync::atomic::{compiler_fence, AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use trace::defs::{Def, Msg};
-use trace::record::{MAX_RECORD, TAG_ENTRY, TAG_EXIT, TAG_EXIT_EXC, TAG_INIT_DONE, TAG_THREAD_END};
+use trace::record::{
+    MAX_RECORD, TAG_CATCH, TAG_ENTRY, TAG_EXIT, TAG_EXIT_EXC, TAG_INIT_DONE, TAG_LINE,
+    TAG_THREAD_END,
+};
 
 /// Size of every chunk after a thread's first.
 pub const CHUNK: usize = 64 * 1024;
@@ -386,6 +389,17 @@ impl ThreadBuf {
         };
         let bounds = call && window::is_window(mid);
         let w = match slot {
+            Some(w) if w.test.is_some() => {
+                // A test's window: only the frames entered inside it are its own.
+                match tag {
+                    TAG_ENTRY => w.depth += 1,
+                    TAG_EXIT | TAG_EXIT_EXC if w.depth == 0 => return,
+                    TAG_EXIT | TAG_EXIT_EXC => w.depth -= 1,
+                    TAG_CATCH | TAG_LINE if w.depth == 0 => return,
+                    _ => {}
+                }
+                w
+            }
             Some(w) => {
                 if bounds {
                     if tag == TAG_ENTRY {
@@ -445,7 +459,7 @@ impl ThreadBuf {
                 }
             }
         }
-        if w.depth == 0 {
+        if w.depth == 0 && w.test.is_none() {
             let fate = w.decide(tag == TAG_EXIT_EXC, tick.unwrap_or(0));
             self.settle(chunk, w, fate, tick.unwrap_or(0), "");
             window::count(fate, w.overflowed, false);
@@ -453,6 +467,37 @@ impl ThreadBuf {
             *slot = None;
             self.in_window.store(false, Ordering::Relaxed);
         }
+    }
+
+    /// A test mark on this (the current) thread with `keep=failed`: its start opens the
+    /// test's window (unless one is open), its end decides it (`failed`: the test
+    /// failed) and closes it.
+    pub fn test_mark(&self, start: bool, id: &str, failed: bool) {
+        self.acquire();
+        if !STOPPING.load(Ordering::Relaxed) && !self.closed.load(Ordering::Relaxed) {
+            // SAFETY: we are the owner and `busy` is set (see `unsafe impl Sync`).
+            let (chunk, slot) = unsafe { (&mut *self.chunk.get(), &mut *self.window.get()) };
+            let now = crate::clock::ticks();
+            if start {
+                if slot.is_none() {
+                    self.hand_off(chunk);
+                    self.in_window.store(true, Ordering::Relaxed);
+                    let w = slot.insert(window::open_test(id, now));
+                    w.enter();
+                    if matches!(w.fate, Fate::Kept(_)) {
+                        self.announce(w);
+                    }
+                }
+            } else if let Some(w) = slot.as_mut().filter(|w| w.test.as_deref() == Some(id)) {
+                let fate = w.decide_test(failed, now);
+                self.settle(chunk, w, fate, now, "");
+                window::count(fate, w.overflowed, false);
+                w.leave();
+                *slot = None;
+                self.in_window.store(false, Ordering::Relaxed);
+            }
+        }
+        self.busy.store(false, Ordering::Release);
     }
 
     /// Whether a probe of method `mid` may record now: always without `window=`; with

@@ -228,6 +228,8 @@ pub struct Keep {
     pub exception: bool,
     /// `sample:1/N`: one window in N, chosen when it opens.
     pub sample: Option<u64>,
+    /// `failed`: the tests the JUnit marks say failed; each test is a window then.
+    pub failed: bool,
 }
 
 impl Keep {
@@ -244,6 +246,8 @@ impl Keep {
         for rule in v.split('|') {
             if rule == "exception" {
                 k.exception = true;
+            } else if rule == "failed" {
+                k.failed = true;
             } else if let Some(d) = rule.strip_prefix("over:") {
                 let ms = parse_duration_ms(d).filter(|&ms| ms > 0).ok_or_else(|| {
                     Refused::Because(format!("over:{d} is not a duration above 0"))
@@ -279,6 +283,9 @@ impl Keep {
         }
         if let Some(n) = self.sample {
             rules.push(format!("sample:1/{n}"));
+        }
+        if self.failed {
+            rules.push("failed".to_string());
         }
         if rules.is_empty() {
             "all".to_string()
@@ -372,6 +379,12 @@ impl Default for Options {
 }
 
 impl Options {
+    /// Whether threads record only inside windows: `window=` names methods, or
+    /// `keep=failed` makes each marked test one.
+    pub fn windowed(&self) -> bool {
+        !self.windows.is_empty() || self.keep.failed
+    }
+
     /// Every non-filter key with its effective value, in table order, so the trace
     /// records exactly what was in force (defaults included), not just what was typed.
     pub fn effective(&self) -> Vec<(&'static str, String)> {
@@ -824,13 +837,13 @@ const KEYS: &[KeyInfo] = &[
     },
     KeyInfo {
         key: "keep",
-        values: "all, or rules joined by | : over:DURATION, exception, sample:1/N (keep=over:200ms|exception)",
+        values: "all, or rules joined by | : over:DURATION, exception, sample:1/N, failed (keep=over:200ms|exception)",
         default: "all",
-        what: "which windows are written, decided while recording: those that took longer, ended by an exception, or one in N",
+        what: "which windows are written, decided while recording: those that took longer, ended by an exception, or one in N; failed: each JUnit test is a window, the failing ones are written",
         repeatable: false,
         per_trace: false,
         set: |o, _, v| Keep::parse(v).map(|k| o.keep = k),
-        get: |o| (!o.windows.is_empty()).then(|| o.keep.value()),
+        get: |o| o.windowed().then(|| o.keep.value()),
         carry: fixed,
     },
     KeyInfo {
@@ -846,7 +859,7 @@ const KEYS: &[KeyInfo] = &[
                 .ok_or(Refused::Value)
                 .map(|b| o.window_max = b)
         },
-        get: |o| (!o.windows.is_empty()).then(|| o.window_max.to_string()),
+        get: |o| o.windowed().then(|| o.window_max.to_string()),
         carry: fixed,
     },
     KeyInfo {
@@ -1026,14 +1039,14 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
                 .to_string(),
         ));
     }
-    if opts.windows.is_empty() {
+    if !opts.windowed() {
         for key in ["keep", "window-max"]
             .into_iter()
             .filter(|k| seen.contains(k))
         {
             errors.push(OptionError::new(format!(
                 "option \"{key}\" decides about windows, but no window= names any \
-                 (valid: window=Class.method with {key}=)"
+                 (valid: window=Class.method with {key}=, or keep=failed: the tests are the windows)"
             )));
         }
     } else if opts.alloc != AllocMode::Off {
@@ -1751,6 +1764,13 @@ mod tests {
             parse("window=A.*,keep=sample:1/100").unwrap().keep.sample,
             Some(100)
         );
+        // keep=failed needs no window=: the tests are the windows.
+        let f = parse("keep=failed|over:2s").unwrap();
+        assert!(f.keep.failed && f.windowed() && f.windows.is_empty());
+        assert!(f
+            .effective()
+            .contains(&("keep", "over:2000ms|failed".to_string())));
+        assert!(parse("keep=failed,alloc=exact").is_err());
         // Without windows, keep and window-max are not echoed.
         assert!(!parse("")
             .unwrap()
@@ -1767,6 +1787,7 @@ mod tests {
             ("window=A.b,keep=slow", "unknown rule"),
             ("window=A.b,window-max=12", "valid: BYTES"),
             ("keep=exception", "no window= names any"),
+            ("keep=exception|over:1s", "no window= names any"),
             ("window-max=1m", "no window= names any"),
             ("window=A.b,alloc=exact", "cannot be combined"),
         ] {

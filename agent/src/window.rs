@@ -31,6 +31,7 @@ static KEPT: AtomicU64 = AtomicU64::new(0);
 static KEPT_OVER: AtomicU64 = AtomicU64::new(0);
 static KEPT_EXCEPTION: AtomicU64 = AtomicU64::new(0);
 static KEPT_SAMPLE: AtomicU64 = AtomicU64::new(0);
+static KEPT_FAILED: AtomicU64 = AtomicU64::new(0);
 static TOO_LARGE: AtomicU64 = AtomicU64::new(0);
 static OPEN_AT_CLOSE: AtomicU64 = AtomicU64::new(0);
 /// Window ids, counting up from 1 over the whole run (never reused).
@@ -99,14 +100,19 @@ pub struct Rules {
 
 /// Installs the windows of `options` (at load); nothing when it names none.
 pub fn init(options: &Options) {
-    if options.windows.is_empty() {
+    if !options.windowed() {
         return;
     }
     let _ = RULES.set(Rules {
         keep: options.keep,
         max: usize::try_from(options.window_max).unwrap_or(usize::MAX),
     });
-    METHODS.get_or_init(|| (0..MAX_METHODS / 64).map(|_| AtomicU64::new(0)).collect());
+    if !options.windows.is_empty() {
+        METHODS.get_or_init(|| (0..MAX_METHODS / 64).map(|_| AtomicU64::new(0)).collect());
+    } else {
+        // The tests are the windows (`keep=failed`): no method to match.
+        MATCHED.store(true, Ordering::Relaxed);
+    }
     ON.store(true, Ordering::Release);
 }
 
@@ -181,13 +187,18 @@ pub const BY_ALL: u8 = 1;
 pub const BY_OVER: u8 = 2;
 pub const BY_EXCEPTION: u8 = 4;
 pub const BY_SAMPLE: u8 = 8;
+pub const BY_FAILED: u8 = 16;
 
 /// A thread's open window.
 #[derive(Debug)]
 pub struct Open {
     pub id: u64,
-    /// The window method.
+    /// The window method (0 for a test's window).
     pub mid: u32,
+    /// A test's window (`keep=failed`): the test's id, as its marks give it. Its
+    /// depth counts the frames entered inside it (an exit at depth 0 is of a frame
+    /// entered before: not the window's), and its marks open and close it.
+    pub test: Option<String>,
     /// Its entry's tick.
     pub start: u64,
     /// The tick past which `over:` keeps it (u64::MAX: no such rule).
@@ -230,6 +241,22 @@ impl Open {
 
 /// Opens a window at the entry of window method `mid` at tick `start`.
 pub fn open(mid: u32, start: u64) -> Open {
+    new_open(mid, None, start)
+}
+
+/// Opens the window of test `id` (its start mark) at tick `start` (`keep=failed`).
+pub fn open_test(id: &str, start: u64) -> Open {
+    let mut w = new_open(0, Some(id.to_string()), start);
+    w.depth = 0;
+    w
+}
+
+/// Whether tests are windows (`keep=failed`).
+pub fn tests_are_windows() -> bool {
+    on() && rules().keep.failed
+}
+
+fn new_open(mid: u32, test: Option<String>, start: u64) -> Open {
     let r = rules();
     SEEN.fetch_add(1, Ordering::Relaxed);
     let n = OPENED.fetch_add(1, Ordering::Relaxed);
@@ -238,7 +265,7 @@ pub fn open(mid: u32, start: u64) -> Open {
         Fate::Kept(BY_ALL)
     } else if sampled {
         Fate::Kept(BY_SAMPLE)
-    } else if r.keep.over_ms.is_none() && !r.keep.exception {
+    } else if r.keep.over_ms.is_none() && !r.keep.exception && !(test.is_some() && r.keep.failed) {
         Fate::Dropped
     } else {
         Fate::Open
@@ -252,6 +279,7 @@ pub fn open(mid: u32, start: u64) -> Open {
     Open {
         id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         mid,
+        test,
         start,
         over_at,
         depth: 1,
@@ -300,6 +328,27 @@ impl Open {
         self.fate
     }
 
+    /// The fate of a test's window at its end mark (`failed`: the test failed).
+    pub fn decide_test(&mut self, failed: bool, end: u64) -> Fate {
+        let fate = self.decide(failed, end);
+        if failed && rules().keep.failed {
+            let why = match fate {
+                Fate::Kept(w) => w,
+                _ => 0,
+            };
+            self.fate = Fate::Kept(why | BY_FAILED);
+        }
+        self.fate
+    }
+
+    /// What names the window in its tags: its method, or its test.
+    fn subject(&self) -> (String, String) {
+        match &self.test {
+            Some(t) => ("test".into(), t.clone()),
+            None => ("methodIdRef".into(), self.mid.to_string()),
+        }
+    }
+
     /// The fate at a trace's close or its thread's end with the window still open: kept
     /// only by what is known already (`over:` past, or kept before).
     pub fn decide_open(&mut self, now: u64) -> Fate {
@@ -325,7 +374,7 @@ impl Open {
             fields: vec![
                 ("event".into(), "start".into()),
                 ("id".into(), self.id.to_string()),
-                ("methodIdRef".into(), self.mid.to_string()),
+                self.subject(),
             ],
         }
     }
@@ -342,6 +391,7 @@ impl Open {
             (BY_OVER, "over"),
             (BY_EXCEPTION, "exception"),
             (BY_SAMPLE, "sample"),
+            (BY_FAILED, "failed"),
         ]
         .into_iter()
         .filter(|(b, _)| why & b != 0)
@@ -354,7 +404,7 @@ impl Open {
             fields: vec![
                 ("event".into(), "end".into()),
                 ("id".into(), self.id.to_string()),
-                ("methodIdRef".into(), self.mid.to_string()),
+                self.subject(),
                 ("outcome".into(), outcome.into()),
                 ("calls".into(), self.calls.to_string()),
                 ("kept".into(), kept.join("|")),
@@ -375,6 +425,7 @@ pub fn count(fate: Fate, too_large: bool, open: bool) {
             (BY_OVER, &KEPT_OVER),
             (BY_EXCEPTION, &KEPT_EXCEPTION),
             (BY_SAMPLE, &KEPT_SAMPLE),
+            (BY_FAILED, &KEPT_FAILED),
         ] {
             if why & bit != 0 {
                 n.fetch_add(1, Ordering::Relaxed);
@@ -402,6 +453,7 @@ pub fn take_counts() -> Vec<(String, u64)> {
         (r.keep.over_ms.is_some(), "windowsKeptOver", &KEPT_OVER),
         (r.keep.exception, "windowsKeptException", &KEPT_EXCEPTION),
         (r.keep.sample.is_some(), "windowsKeptSample", &KEPT_SAMPLE),
+        (r.keep.failed, "windowsKeptFailed", &KEPT_FAILED),
     ] {
         let n = take(c);
         if on {
@@ -447,6 +499,7 @@ mod tests {
         Open {
             id: 1,
             mid: 7,
+            test: None,
             start: 100,
             over_at,
             depth: 1,

@@ -42,6 +42,8 @@ pub struct WindowInfo {
     pub calls: u64,
     pub outcome: String,
     pub kept: String,
+    /// The test whose window it is (`keep=failed`), "" for a window method's.
+    pub test: String,
 }
 
 /// One thread of the trace.

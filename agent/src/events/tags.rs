@@ -29,6 +29,22 @@ pub fn tag(jvmti: Jvmti, lines: &str) -> Reply {
     while let Some(k) = it.next() {
         fields.push((k.to_string(), it.next().unwrap_or_default().to_string()));
     }
+    // With keep=failed each test is a window: its start mark opens it (after the mark),
+    // its end mark decides it (before the mark).
+    let test = (crate::window::tests_are_windows() && name == "test").then(|| {
+        let get = |k: &str| {
+            fields
+                .iter()
+                .find(|(n, _)| n == k)
+                .map_or_else(String::new, |(_, v)| v.clone())
+        };
+        (get("event"), get("id"), get("outcome") == "FAILED")
+    });
+    if let Some((event, id, failed)) = &test {
+        if event == "end" {
+            b.test_mark(false, id, *failed);
+        }
+    }
     // Flushes this thread's earlier records first: the tag takes its place among them.
     buffer::send_defs(vec![Def::Tag(TagDef {
         tid: b.tid,
@@ -36,5 +52,10 @@ pub fn tag(jvmti: Jvmti, lines: &str) -> Reply {
         name,
         fields,
     })]);
+    if let Some((event, id, _)) = &test {
+        if event == "start" {
+            b.test_mark(true, id, false);
+        }
+    }
     (Outcome::Ok, String::new())
 }

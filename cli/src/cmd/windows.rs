@@ -73,7 +73,12 @@ pub fn run(a: Args) -> Result<(), String> {
     let syms = &mut p.model.syms;
     let start = syms.start;
     for w in an.windows.all {
-        let m = syms.method_or_placeholder(w.method_id);
+        let method = if w.test.is_empty() {
+            let m = syms.method_or_placeholder(w.method_id);
+            syms.method(m).frame.clone()
+        } else {
+            format!("test {}", w.test)
+        };
         doc.windows.push(Row {
             duration_ns: w.duration(),
             id: w.id,
@@ -81,7 +86,7 @@ pub fn run(a: Args) -> Result<(), String> {
                 .threads
                 .get(w.thread as usize)
                 .map_or_else(String::new, |t| t.name.clone()),
-            method: syms.method(m).frame.clone(),
+            method,
             start_ns: w.start.saturating_sub(start),
             outcome: w.outcome,
             calls: w.calls,

@@ -18,9 +18,12 @@ pub struct Window {
     /// The thread's index in the symbols.
     #[serde(skip)]
     pub thread: u32,
-    /// The window method's id in the trace.
+    /// The window method's id in the trace (0 for a test's window).
     #[serde(skip)]
     pub method_id: u64,
+    /// The test whose window it is (`keep=failed`), else "".
+    #[serde(skip)]
+    pub test: String,
     /// ns since the epoch.
     #[serde(skip)]
     pub start: u64,
@@ -60,6 +63,7 @@ impl Windows {
                     id: tag.get("id").to_string(),
                     thread,
                     method_id: tag.get("methodIdRef").parse().unwrap_or(0),
+                    test: tag.get("test").to_string(),
                     start: tag.time,
                     ..Window::default()
                 });

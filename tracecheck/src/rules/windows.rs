@@ -112,7 +112,7 @@ impl State {
         let method = get("methodIdRef").and_then(|m| m.parse().ok()).unwrap_or(0);
         match get("event") {
             Some("start") => {
-                if !self.methods.contains_key(&method) {
+                if get("test").is_none() && !self.methods.contains_key(&method) {
                     self.err(
                         line,
                         Rule::Windows,
@@ -187,6 +187,7 @@ impl State {
                     calls: w.entries,
                     outcome: outcome.to_string(),
                     kept: get("kept").unwrap_or("").to_string(),
+                    test: get("test").unwrap_or("").to_string(),
                 });
             }
             other => self.err(

@@ -501,6 +501,9 @@ fn stop_server(server: Proc) -> String {
     server.finish(Duration::from_secs(60)).stderr
 }
 
+/// H2's TCP server handles one command of a client in `TcpServerThread.process`.
+const H2_WINDOW: &str = "window=org.h2.server.TcpServerThread.process";
+
 /// The classes of H2's jar, `;`-separated (JFR's filter has no wildcards).
 fn h2_classes(jdk: &Path) -> Result<String, String> {
     let o = Command::new(jdk.join("bin/jar"))
@@ -534,6 +537,16 @@ fn h2_cell(c: &Ctx) -> Result<String, String> {
             "idle, counts=all",
             vec![c.agent("start=off,counts=all,out=trace.jtr")],
         ),
+        // Issue 39: windows on the server's per-command method, the slow commands kept;
+        // and one command in a hundred.
+        (
+            "window=, over:5ms",
+            vec![c.agent(&format!("{H2_WINDOW},keep=over:5ms,out=trace.jtr"))],
+        ),
+        (
+            "window=, sample",
+            vec![c.agent(&format!("{H2_WINDOW},keep=sample:1/100,out=trace.jtr"))],
+        ),
     ];
     if c.version >= 25 {
         cells.push(("JFR on all of H2", c.jfr(&h2_classes(c.jdk)?, "h2")?));
@@ -551,6 +564,8 @@ struct H2Run {
     ips: f64,
     /// The agent's events (its closing stderr line), if traced.
     events: Option<u64>,
+    /// The trace's bytes (its closing line), if traced.
+    bytes: Option<u64>,
     /// Inserts and queries, seconds (the client's clock).
     total: f64,
     cpu: Option<ServerCpu>,
@@ -626,6 +641,9 @@ fn h2_workload(
                 );
             }
         }
+        if let Some(n) = r.bytes {
+            let _ = write!(line, "; trace {:.2} MB", n as f64 / 1e6);
+        }
         let _ = write!(line, "\n      server CPU {cpu}");
         out.push_str(&line);
         out.push('\n');
@@ -677,7 +695,13 @@ fn h2_run(c: &Ctx, jvm: &[String], kind: &str, rows: u32, queries: u32) -> Resul
         ));
     };
     let events = crate::util::closing_events(&err);
+    // The trace's size, from the closing line ("...: N bytes, ...").
+    let bytes = crate::util::closing_line(&err).and_then(|(body, _)| {
+        let (before, _) = body.split_once(" bytes, ")?;
+        before.rsplit(' ').next()?.parse().ok()
+    });
     Ok(H2Run {
+        bytes,
         qps: queries as f64 / (q as f64 / 1e9),
         ips: rows as f64 / (ins as f64 / 1e9),
         events,

@@ -267,6 +267,79 @@ fn blind_loader(ctx: &Ctx) -> Result<String, String> {
     Ok("loader named once; its class untouched".to_string())
 }
 
+/// keep=failed: tests marked through jtrace.Trace (as the JUnit listener marks them);
+/// the trace holds exactly the failing tests' windows, each with the calls the program
+/// counted, and nothing of the passing tests or of the frames around the tests.
+fn keep_failed(ctx: &Ctx) -> Result<String, String> {
+    let d = ctx.dir.display();
+    let o = ctx
+        .java(
+            Some(&format!(
+                "keep=failed,out={d}/failed.xml,jtr={d}/failed.jtr"
+            )),
+            &["FailedTests"],
+        )
+        .current_dir(&ctx.dir)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let out = String::from_utf8_lossy(&o.stdout);
+    if !o.status.success() {
+        return Err(format!(
+            "FailedTests: {}: {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
+    // The program's truth: "FAILED id calls", in order.
+    let want: Vec<String> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("FAILED "))
+        .map(|l| l.replace(' ', ":"))
+        .collect();
+    let s = exact(&ctx.dir.join("failed.xml"))?;
+    let got: Vec<String> = s
+        .windows
+        .iter()
+        .map(|w| format!("{}:{}", w.test, w.calls))
+        .collect();
+    if got != want
+        || s.windows
+            .iter()
+            .any(|w| w.outcome != "threw" || w.kept != "failed")
+    {
+        return Err(format!(
+            "windows: program says {want:?}, trace has {:?}",
+            s.windows
+        ));
+    }
+    let entries: u64 = s.threads.iter().map(|t| t.entries).sum();
+    let calls: u64 = s.windows.iter().map(|w| w.calls).sum();
+    if entries != calls {
+        return Err(format!(
+            "{entries} entries in the trace, {calls} in its windows"
+        ));
+    }
+    for (name, n) in [
+        ("windowsSeen", 12),
+        ("windowsKept", 3),
+        ("windowsKeptFailed", 3),
+    ] {
+        if s.end_counts.get(name) != Some(&n) {
+            return Err(format!(
+                "traceEnd {name}: {:?}, want {n}",
+                s.end_counts.get(name)
+            ));
+        }
+    }
+    // The .jtr says the same to jtrace windows.
+    ctx.expect(
+        &["windows", &format!("{d}/failed.jtr")],
+        true,
+        "seen 12, kept 3",
+    )?;
+    Ok(format!("{} failing tests kept, {calls} calls", want.len()))
+}
+
 /// start=off plus jtrace.Trace around a known block: exactly its calls; and the API
 /// is a no-op without the agent.
 fn java_switch(ctx: &Ctx) -> Result<String, String> {
@@ -611,6 +684,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
             "Blind.java",
             "BlindPayload.java",
             "IdleCounts.java",
+            "FailedTests.java",
         ]
         .map(|f| root.join("java-tests/control").join(f));
         let compiled = java::javac(
@@ -625,7 +699,8 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
             continue;
         }
         type Case = fn(&Ctx) -> Result<String, String>;
-        let cases: [(&str, Case); 8] = [
+        let cases: [(&str, Case); 9] = [
+            ("keep-failed", keep_failed),
             ("attach-stop-start", attach_stop_start),
             ("stop-while-deep", stop_while_deep),
             ("blind-loader", blind_loader),

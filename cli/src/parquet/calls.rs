@@ -52,6 +52,8 @@ pub struct CallRow {
     pub self_ns: i64,
     pub alloc_bytes: i64,
     pub alloc_count: i64,
+    /// The window's id; [`NO_PARENT`]: none.
+    pub window: i64,
     pub exit: u8,
     pub recursive: bool,
     /// Class of the exception that ended the call (`NONE`: none known).
@@ -73,6 +75,7 @@ impl CallRow {
         self_ns: 0,
         alloc_bytes: 0,
         alloc_count: 0,
+        window: NO_PARENT,
         exit: OPEN,
         recursive: false,
         exc: NONE,
@@ -81,10 +84,10 @@ impl CallRow {
 
 /// Rows of `calls`, column by column: a row group's columns are slices of these.
 ///
-/// The eleven integer columns share one block, each [`Cols::stride`] long. Their starts
+/// The twelve integer columns share one block, each [`Cols::stride`] long. Their starts
 /// are [`SKEW`] apart modulo a page: a finished call writes its row into every column
 /// at once, and columns each in their own allocation (page-aligned, as the allocator
-/// maps large blocks) put those eleven stores in one cache set, and each on the same
+/// maps large blocks) put those twelve stores in one cache set, and each on the same
 /// page offset as the last (on javac the whole export took 2.86 s of user time so,
 /// 2.41–2.58 s with the columns skewed).
 #[derive(Default)]
@@ -101,7 +104,7 @@ pub struct Cols {
 }
 
 /// The integer columns, in [`Cols::ints`]' order (and [`CallRow::ints`]').
-const SLOTS: [usize; 11] = [
+const SLOTS: [usize; 12] = [
     calls::CALL_ID,
     calls::PARENT_ID,
     calls::THREAD_ID,
@@ -113,6 +116,7 @@ const SLOTS: [usize; 11] = [
     calls::SELF_NS,
     calls::ALLOC_BYTES,
     calls::ALLOC_COUNT,
+    calls::WINDOW_ID,
 ];
 const INTS: usize = SLOTS.len();
 
@@ -122,7 +126,8 @@ fn int_slot(col: usize) -> Option<usize> {
 }
 
 /// Elements one integer column's start is from the next's, past a multiple of a page
-/// (384 bytes: the eleven starts fall in eleven different cache sets of a page).
+/// (384 bytes: the twelve starts fall in twelve different cache sets of a page, the twelfth
+/// 128 bytes past the page that the first eleven span).
 const SKEW: usize = 48;
 
 /// A page's worth of `i64`.
@@ -144,13 +149,14 @@ impl CallRow {
             self.self_ns,
             self.alloc_bytes,
             self.alloc_count,
+            self.window,
         ]
     }
 
     /// The row of integer columns `v` (in [`SLOTS`]' order) and the rest.
     #[inline(always)]
     fn from_ints(v: [i64; INTS], exit: u8, recursive: bool, exc: u32) -> CallRow {
-        let [call_id, parent_id, thread, method, path, depth, start, dur, self_ns, alloc_bytes, alloc_count] =
+        let [call_id, parent_id, thread, method, path, depth, start, dur, self_ns, alloc_bytes, alloc_count, window] =
             v;
         CallRow {
             call_id,
@@ -164,6 +170,7 @@ impl CallRow {
             self_ns,
             alloc_bytes,
             alloc_count,
+            window,
             exit,
             recursive,
             exc,
@@ -457,7 +464,7 @@ impl Calls {
                 sink: &mut self.sink,
             };
             let (bytes, close) = match i {
-                calls::PARENT_ID => {
+                calls::PARENT_ID | calls::WINDOW_ID => {
                     int_chunk(z, d.clone(), &c.int(i)[r.clone()], Some(NO_PARENT), s)
                 }
                 i if int_slot(i).is_some() => {
@@ -725,6 +732,11 @@ mod tests {
             self_ns: (i as i64).wrapping_mul(0x9e37_79b9_7f4a_7c15_u64 as i64),
             alloc_bytes: if i.is_multiple_of(11) { i64::MAX } else { 0 },
             alloc_count: (i % 11) as i64,
+            window: if i.is_multiple_of(7) {
+                NO_PARENT
+            } else {
+                (i / 100) as i64
+            },
         };
         let mut cols = Cols::default();
         for i in 0..n {
@@ -770,6 +782,11 @@ mod tests {
                 },
                 long(want.alloc_bytes),
                 long(want.alloc_count),
+                if want.window == NO_PARENT {
+                    Field::Null
+                } else {
+                    long(want.window)
+                },
                 text("run-1"),
             ];
             let got: Vec<&Field> = r.get_column_iter().map(|(_, f)| f).collect();

@@ -12,7 +12,7 @@ use super::table::{text, Table};
 use crate::model::idmap::{FastMap, Recent};
 use crate::model::names;
 use crate::model::{
-    Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Model, Symbols, NONE,
+    Alloc, Analysis, BlockKind, Blocked, Call, Exception, Frame, Model, Symbols, Tag, NONE,
 };
 use parquet::data_type::ByteArray;
 
@@ -45,6 +45,9 @@ pub struct Export {
     kinds: FastMap<&'static str, ByteArray>,
     /// Class names as values, by class index (exceptions, monitors) or with `[]`.
     class_text: FastMap<(u32, u8), ByteArray>,
+    /// The id of the window open on each thread (`window=`, `keep=failed`), for
+    /// `calls.window_id` (only the open ones: memory stays bounded by the threads).
+    windows: FastMap<u32, i64>,
     /// The first write error (callbacks cannot return one).
     error: Option<String>,
 }
@@ -277,6 +280,7 @@ impl Export {
             events: Table::create(&files("events"), events::COLUMNS)?,
             kinds: FastMap::default(),
             class_text: FastMap::default(),
+            windows: FastMap::default(),
             error: None,
         })
     }
@@ -478,6 +482,7 @@ impl Analysis for Export {
             self_ns: c.self_ns as i64,
             alloc_bytes: o.alloc_bytes as i64,
             alloc_count: o.alloc_count as i64,
+            window: self.windows.get(&t).copied().unwrap_or(NO_PARENT),
             exit,
             recursive: c.recursive,
             exc: NONE,
@@ -581,6 +586,22 @@ impl Analysis for Export {
             None,
             None,
         );
+    }
+
+    fn tag(&mut self, _s: &Symbols, t: u32, tag: &Tag, _stack: &[Frame]) {
+        if tag.name != crate::model::windows::TAG {
+            return;
+        }
+        match tag.get("event") {
+            "start" => {
+                self.windows
+                    .insert(t, tag.get("id").parse().unwrap_or(NO_PARENT));
+            }
+            "end" => {
+                self.windows.remove(&t);
+            }
+            _ => {}
+        }
     }
 
     fn gc(&mut self, s: &Symbols, start: u64, end: u64) {

@@ -42,6 +42,7 @@ pub mod calls {
     pub const EXCEPTION_CLASS: usize = 11;
     pub const ALLOC_BYTES: usize = 12;
     pub const ALLOC_COUNT: usize = 13;
+    pub const WINDOW_ID: usize = 14;
     pub const COLUMNS: &[Column] = &[
         col("call_id", Int, Delta, "the call's number, from 0, in the order the trace's records give entries: rising with start_ns within a thread, across threads only nearly in time order (sort by start_ns for that)"),
         col("parent_id", OptInt, Delta, "call_id of the caller; null for a thread's outermost traced call"),
@@ -57,6 +58,7 @@ pub mod calls {
         col("exception_class", OptText, Dict, "class of the exception that ended the call (throw, unwind), when the trace names it"),
         col("alloc_bytes", Int, Delta, "bytes allocated while the call was the innermost traced one (alloc=exact|sampled)"),
         col("alloc_count", Int, Delta, "objects allocated likewise"),
+        col("window_id", OptInt, Delta, "the window (window=, keep=failed) the call ran in, as jtrace windows and --window name it; null outside windows"),
         TRACE_ID,
     ];
 }

@@ -1,4 +1,4 @@
-//! `cargo xtask test`, step cli: the readers of windows (CliRequests, traced with `window=` and `keep=`): `jtrace windows` lists exactly the windows the program says were kept, per thread in order with their calls and outcomes, byte for byte the same from the `.jtr` as from the XML; `report --window ID` counts exactly that window's calls; an unknown id is an error naming `jtrace windows`.
+//! `cargo xtask test`, step cli: the readers of windows (CliRequests, traced with `window=` and `keep=`): `jtrace windows` lists exactly the windows the program says were kept, per thread in order with their calls and outcomes, byte for byte the same from the `.jtr` as from the XML; `report --window ID` counts exactly that window's calls; DuckDB counts the same calls per `window_id` in the Parquet export; an unknown id is an error naming `jtrace windows`.
 
 use crate::steps::cli_windows::both_named;
 use serde_json::Value;
@@ -71,6 +71,46 @@ pub fn windows_read(jtrace: &Path, run: &Path) -> Result<(), String> {
                 ));
             }
         }
+    }
+    // Parquet's calls carry the window: DuckDB counts each window's calls, and no call
+    // lies outside a window.
+    let fleet = run.join("requests-parquet");
+    let _ = std::fs::remove_dir_all(&fleet);
+    jtrace_out(
+        jtrace,
+        &jtr,
+        &["parquet", "trace", "-o", &fleet.display().to_string()],
+    )?;
+    let sql = format!(
+        "SELECT coalesce(window_id, -1), count(*) FROM read_parquet('{}/*/calls.parquet') \
+         GROUP BY 1 ORDER BY 1",
+        fleet.display()
+    );
+    let o = Command::new("python3")
+        .args([
+            "-c",
+            "import duckdb, sys, json; print(json.dumps(duckdb.connect().execute(sys.argv[1]).fetchall()))",
+            &sql,
+        ])
+        .output()
+        .map_err(|e| format!("python3: {e}"))?;
+    if !o.status.success() {
+        return Err(format!("duckdb: {}", String::from_utf8_lossy(&o.stderr)));
+    }
+    let got: Vec<(i64, u64)> =
+        serde_json::from_slice(&o.stdout).map_err(|e| format!("duckdb said: {e}"))?;
+    let mut want: Vec<(i64, u64)> = windows
+        .iter()
+        .map(|w| {
+            let id = w["id"].as_str().and_then(|i| i.parse().ok()).unwrap_or(-2);
+            (id, w["calls"].as_u64().unwrap_or(0))
+        })
+        .collect();
+    want.sort_unstable();
+    if got != want {
+        return Err(format!(
+            "DuckDB's calls per window_id (-1: none) {got:?}, jtrace windows says {want:?}"
+        ));
     }
     let bad = Command::new(jtrace)
         .args(["report", "trace", "--window", "999999"])

@@ -6,7 +6,7 @@
 //! The environments themselves (`Jvmti`, `Jni`) are made only by `unsafe`
 //! constructors (`Jvmti::from_vm`, `Jni::from_raw`) or from the process's JavaVM.
 
-use crate::sys::jni::{jclass, jint, jmethodID, jobject, JNIEnv, JNINativeMethod};
+use crate::sys::jni::{jclass, jfieldID, jint, jmethodID, jobject, JNIEnv, JNINativeMethod};
 use crate::sys::jvmti::{self as raw, jthread, jvmtiCapabilities, jvmtiEnv, jvmtiEventCallbacks};
 use std::ffi::{c_char, c_void, CStr};
 use std::fmt;
@@ -742,31 +742,35 @@ impl<'a> Jni<'a> {
     }
 
     /// Sets a static boolean field of `class` (false if the field is not found).
-    pub fn set_static_boolean(self, class: jclass, name: &CStr, value: bool) -> bool {
-        // SAFETY: `class` is a live reference; the field is looked up with its
-        // descriptor "Z", so the setter matches its type.
-        unsafe {
-            let f = ((**self.0).v1_1.GetStaticFieldID)(self.0, class, name.as_ptr(), c"Z".as_ptr());
-            if f.is_null() {
-                self.clear_exception();
-                return false;
-            }
-            ((**self.0).v1_1.SetStaticBooleanField)(self.0, class, f, value);
+    /// The static field `name` of type `sig` of `class` (None, its exception cleared,
+    /// if there is none).
+    fn static_field(self, class: jclass, name: &CStr, sig: &CStr) -> Option<jfieldID> {
+        // SAFETY: `class` is a live reference and both strings are NUL-terminated.
+        let f = unsafe {
+            ((**self.0).v1_1.GetStaticFieldID)(self.0, class, name.as_ptr(), sig.as_ptr())
+        };
+        if f.is_null() {
+            self.clear_exception();
+            return None;
         }
+        Some(f)
+    }
+
+    pub fn set_static_boolean(self, class: jclass, name: &CStr, value: bool) -> bool {
+        let Some(f) = self.static_field(class, name, c"Z") else {
+            return false;
+        };
+        // SAFETY: `f` is a field of type "Z" of `class`, so the setter matches its type.
+        unsafe { ((**self.0).v1_1.SetStaticBooleanField)(self.0, class, f, value) };
         !self.clear_exception()
     }
 
     pub fn set_static_int(self, class: jclass, name: &CStr, value: i32) -> bool {
-        // SAFETY: `class` is a live reference; the field is looked up with its
-        // descriptor "I", so the setter matches its type.
-        unsafe {
-            let f = ((**self.0).v1_1.GetStaticFieldID)(self.0, class, name.as_ptr(), c"I".as_ptr());
-            if f.is_null() {
-                self.clear_exception();
-                return false;
-            }
-            ((**self.0).v1_1.SetStaticIntField)(self.0, class, f, value);
-        }
+        let Some(f) = self.static_field(class, name, c"I") else {
+            return false;
+        };
+        // SAFETY: `f` is a field of type "I" of `class`, so the setter matches its type.
+        unsafe { ((**self.0).v1_1.SetStaticIntField)(self.0, class, f, value) };
         !self.clear_exception()
     }
 

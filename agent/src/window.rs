@@ -497,20 +497,9 @@ mod tests {
 
     fn open_with(fate: Fate, over_at: u64) -> Open {
         Open {
-            id: 1,
-            mid: 7,
-            test: None,
-            start: 100,
-            over_at,
-            depth: 1,
             fate,
-            held: Vec::new(),
-            held_bytes: 0,
-            calls: 0,
-            announced: false,
-            threw: false,
-            overflowed: false,
-            counted: false,
+            over_at,
+            ..new_open(7, None, 100)
         }
     }
 

@@ -39,6 +39,17 @@ pub(crate) struct Thread {
     pub(crate) per_method: rustc_hash::FxHashMap<u64, u64>,
 }
 
+/// A window open on a thread (its `window` start tag), checked by `rules/windows.rs`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OpenWindow {
+    pub(crate) id: String,
+    pub(crate) method: u64,
+    /// The start tag's line.
+    pub(crate) line: u64,
+    /// `methodEntry` elements of its thread since.
+    pub(crate) entries: u64,
+}
+
 pub(crate) struct Class {
     pub(crate) name: String,
     pub(crate) live: bool,
@@ -105,7 +116,7 @@ pub(crate) struct State {
     pub(crate) integrity: crate::integrity::Integrity,
     pub(crate) summary: Summary,
     /// The window open on each thread (`window` tags).
-    pub(crate) windows: HashMap<u64, crate::rules::windows::OpenWindow>,
+    pub(crate) windows: HashMap<u64, OpenWindow>,
 }
 
 impl State {

@@ -7,18 +7,9 @@
 //! ended first). In a trace with the `window` option every `methodEntry` lies inside a
 //! window of its thread.
 
-use crate::model::State;
+use crate::model::{OpenWindow, State};
 use crate::summary::WindowInfo;
 use crate::violation::Rule;
-
-/// A window open on a thread.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct OpenWindow {
-    pub(crate) id: String,
-    pub(crate) method: u64,
-    pub(crate) line: u64,
-    pub(crate) entries: u64,
-}
 
 /// The value of a tag: a flat JSON object of numbers and strings, as pairs.
 pub(crate) fn json_pairs(v: &str) -> Option<Vec<(String, String)>> {

@@ -411,15 +411,7 @@ impl ThreadBuf {
                 w
             }
             None if bounds && tag == TAG_ENTRY => {
-                // What came before (a thread's init record) is not the window's.
-                self.hand_off(chunk);
-                self.in_window.store(true, Ordering::Relaxed);
-                let w = slot.insert(window::open(mid, tick.unwrap_or(0)));
-                w.enter();
-                if matches!(w.fate, Fate::Kept(_)) {
-                    self.announce(w);
-                }
-                w
+                self.begin_window(chunk, slot, window::open(mid, tick.unwrap_or(0)))
             }
             // A thread's end and the VM's init are the thread's, not a call's.
             None if matches!(tag, TAG_THREAD_END | TAG_INIT_DONE) => {
@@ -461,12 +453,43 @@ impl ThreadBuf {
         }
         if w.depth == 0 && w.test.is_none() {
             let fate = w.decide(tag == TAG_EXIT_EXC, tick.unwrap_or(0));
-            self.settle(chunk, w, fate, tick.unwrap_or(0), "");
-            window::count(fate, w.overflowed, false);
-            w.leave();
-            *slot = None;
-            self.in_window.store(false, Ordering::Relaxed);
+            self.end_window(chunk, slot, fate, tick.unwrap_or(0), "");
         }
+    }
+
+    /// The thread's window `w` opens (it had none): what came before (a thread's init
+    /// record) is sent first, not the window's; a window kept at once is announced.
+    fn begin_window<'s>(
+        &self,
+        chunk: &mut Vec<u8>,
+        slot: &'s mut Option<Open>,
+        w: Open,
+    ) -> &'s mut Open {
+        self.hand_off(chunk);
+        self.in_window.store(true, Ordering::Relaxed);
+        let w = slot.insert(w);
+        w.enter();
+        if matches!(w.fate, Fate::Kept(_)) {
+            self.announce(w);
+        }
+        w
+    }
+
+    /// The thread's window ends with `fate` at tick `t` (`outcome` as for `settle`;
+    /// "open": the trace or the thread closed inside it): settled, counted, gone.
+    fn end_window(
+        &self,
+        chunk: &mut Vec<u8>,
+        slot: &mut Option<Open>,
+        fate: Fate,
+        t: u64,
+        outcome: &str,
+    ) {
+        let Some(mut w) = slot.take() else { return };
+        self.in_window.store(false, Ordering::Relaxed);
+        self.settle(chunk, &mut w, fate, t, outcome);
+        window::count(fate, w.overflowed, outcome == "open");
+        w.leave();
     }
 
     /// A test mark on this (the current) thread with `keep=failed`: its start opens the
@@ -480,21 +503,11 @@ impl ThreadBuf {
             let now = crate::clock::ticks();
             if start {
                 if slot.is_none() {
-                    self.hand_off(chunk);
-                    self.in_window.store(true, Ordering::Relaxed);
-                    let w = slot.insert(window::open_test(id, now));
-                    w.enter();
-                    if matches!(w.fate, Fate::Kept(_)) {
-                        self.announce(w);
-                    }
+                    self.begin_window(chunk, slot, window::open_test(id, now));
                 }
             } else if let Some(w) = slot.as_mut().filter(|w| w.test.as_deref() == Some(id)) {
                 let fate = w.decide_test(failed, now);
-                self.settle(chunk, w, fate, now, "");
-                window::count(fate, w.overflowed, false);
-                w.leave();
-                *slot = None;
-                self.in_window.store(false, Ordering::Relaxed);
+                self.end_window(chunk, slot, fate, now, "");
             }
         }
         self.busy.store(false, Ordering::Release);
@@ -545,12 +558,9 @@ impl ThreadBuf {
 
     /// Ends an open window at a close (of the trace, or of its thread) at tick `now`.
     fn close_window(&self, chunk: &mut Vec<u8>, slot: &mut Option<Open>, now: u64) {
-        let Some(mut w) = slot.take() else { return };
-        self.in_window.store(false, Ordering::Relaxed);
-        let fate = w.decide_open(now);
-        self.settle(chunk, &mut w, fate, now, "open");
-        window::count(fate, w.overflowed, true);
-        w.leave();
+        if let Some(fate) = slot.as_mut().map(|w| w.decide_open(now)) {
+            self.end_window(chunk, slot, fate, now, "open");
+        }
     }
 
     /// Whether its records are held back (an open window whose fate is open).

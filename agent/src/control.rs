@@ -14,6 +14,8 @@ pub enum Verb {
     Start,
     Stop,
     Status,
+    /// Write the ring to a file (`options`: empty, or `out=PATH`); recording goes on.
+    Dump,
     /// Write a tag into the current trace (`jtrace.Trace.tag`): `options` holds its name
     /// and key/value pairs, one per line.
     Tag,
@@ -45,9 +47,10 @@ pub fn parse(s: &str) -> Result<Request, String> {
                 "start" => Verb::Start,
                 "stop" => Verb::Stop,
                 "status" => Verb::Status,
+                "dump" => Verb::Dump,
                 _ => {
                     return Err(format!(
-                        "unknown control request \"{v}\" (valid: start, stop, status, tag)"
+                        "unknown control request \"{v}\" (valid: start, stop, status, dump, tag)"
                     ))
                 }
             };
@@ -64,11 +67,32 @@ pub fn parse(s: &str) -> Result<Request, String> {
             rest.join(",")
         ));
     }
+    if verb == Verb::Dump {
+        let bad: Vec<&str> = rest
+            .iter()
+            .copied()
+            .filter(|i| !i.is_empty() && !i.starts_with("out="))
+            .collect();
+        if !bad.is_empty() || rest.iter().filter(|i| i.starts_with("out=")).count() > 1 {
+            return Err(format!(
+                "dump takes at most one out=PATH (a path without commas), got \"{}\"",
+                rest.join(",")
+            ));
+        }
+    }
     Ok(Request {
         verb,
         reply,
         options: rest.join(","),
     })
+}
+
+/// The file a dump request names (`out=PATH`), if any.
+pub fn dump_path(options: &str) -> Option<&str> {
+    options
+        .split(',')
+        .find_map(|i| i.strip_prefix("out="))
+        .filter(|p| !p.is_empty())
 }
 
 /// How a request ended, as the client sees it.
@@ -135,6 +159,19 @@ mod tests {
         let r = parse("jtrace-control=tag\ntest\nname\na, b").unwrap();
         assert_eq!(r.verb, Verb::Tag);
         assert_eq!(r.options, "test\nname\na, b");
+    }
+
+    #[test]
+    fn a_dump_names_at_most_one_file() {
+        let r = parse("jtrace-control=dump,jtrace-reply=/tmp/r,out=/tmp/d.jtr").unwrap();
+        assert_eq!(r.verb, Verb::Dump);
+        assert_eq!(dump_path(&r.options), Some("/tmp/d.jtr"));
+        assert_eq!(
+            dump_path(&parse("jtrace-control=dump").unwrap().options),
+            None
+        );
+        assert!(parse("jtrace-control=dump,out=a,out=b").is_err());
+        assert!(parse("jtrace-control=dump,out=a,b").is_err());
     }
 
     #[test]

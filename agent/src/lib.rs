@@ -27,6 +27,7 @@ mod live;
 mod log;
 pub mod options;
 mod recording;
+mod ring;
 mod sink;
 mod spool;
 mod state;

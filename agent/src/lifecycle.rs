@@ -58,7 +58,7 @@ pub fn attach(jvmti: Jvmti, jni: Jni, option_string: &str, entries: &'static Ent
                 "jtrace: the agent is not loaded in this JVM".to_string(),
             )
         }
-        Verb::Start | Verb::Stop | Verb::Tag => {
+        Verb::Start | Verb::Stop | Verb::Dump | Verb::Tag => {
             return (
                 Outcome::Refused,
                 "jtrace: the agent is not loaded in this JVM; load it with jtrace attach PID"
@@ -87,6 +87,7 @@ pub fn control(jvmti: Jvmti, jni: Jni, verb: Verb, raw: &str) -> Reply {
         ),
         Verb::Status => recording::status(),
         Verb::Stop => recording::stop(false, None),
+        Verb::Dump => recording::dump(control::dump_path(raw)),
         Verb::Tag => crate::events::tags::tag(jvmti, raw),
         Verb::Start => {
             let o = match recording::trace_options(raw) {

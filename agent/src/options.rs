@@ -215,6 +215,9 @@ fn is_java_name(s: &str) -> bool {
         .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '<' || c == '>')
 }
 
+/// The smallest `ring=`.
+pub const MIN_RING: u64 = 1 << 20;
+
 /// Bytes one window may hold back by default while its fate is open (`window-max=`).
 pub const DEFAULT_WINDOW_MAX: u64 = 8 * 1024 * 1024;
 
@@ -347,6 +350,11 @@ pub struct Options {
     pub keep: Keep,
     /// `window-max=`: bytes of records one window may hold back while its fate is open.
     pub window_max: u64,
+    /// `ring=`: bytes of the newest records kept in memory instead of written (0: no
+    /// ring, every record is written).
+    pub ring: u64,
+    /// `dump-on=exit`: the ring is written to `out` when the trace ends.
+    pub dump_on_exit: bool,
 }
 
 impl Default for Options {
@@ -374,6 +382,8 @@ impl Default for Options {
             windows: Vec::new(),
             keep: Keep::default(),
             window_max: DEFAULT_WINDOW_MAX,
+            ring: 0,
+            dump_on_exit: false,
         }
     }
 }
@@ -863,6 +873,37 @@ const KEYS: &[KeyInfo] = &[
         carry: fixed,
     },
     KeyInfo {
+        key: "ring",
+        values: "BYTES (suffix k, m or g allowed; at least 1m)",
+        default: "(none)",
+        what: "keep the newest records in memory instead of writing them; jtrace dump, jtrace.Trace.dump or dump-on=exit writes them as a complete trace",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| {
+            parse_size(v)
+                .filter(|&b| b >= MIN_RING)
+                .ok_or(Refused::Value)
+                .map(|b| o.ring = b)
+        },
+        get: |o| (o.ring > 0).then(|| o.ring.to_string()),
+        carry: fixed,
+    },
+    KeyInfo {
+        key: "dump-on",
+        values: "exit, off",
+        default: "off",
+        what: "with ring=: write the ring to out= when the trace ends (the JVM exits, jtrace stop, duration= is over)",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| match v {
+            "exit" => Ok(o.dump_on_exit = true),
+            "off" => Ok(o.dump_on_exit = false),
+            _ => Err(Refused::Value),
+        },
+        get: |o| (o.ring > 0).then(|| if o.dump_on_exit { "exit" } else { "off" }.to_string()),
+        carry: fixed,
+    },
+    KeyInfo {
         key: "help",
         values: "(no value)",
         default: "-",
@@ -1057,6 +1098,23 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
             opts.alloc.value()
         )));
     }
+    if opts.ring == 0 && seen.contains(&"dump-on") {
+        errors.push(OptionError::new(
+            "option \"dump-on\" writes the ring, but no ring= keeps one \
+             (valid: ring=SIZE with dump-on=exit; without a ring every record is written anyway)"
+                .to_string(),
+        ));
+    }
+    if opts.ring > 0 {
+        if opts.alloc != AllocMode::Off {
+            errors.push(OptionError::new(format!(
+                "ring= and alloc={} cannot be combined yet: an allocation that leaves the ring \
+                 would leave its object undefined where the collector frees it \
+                 (valid: ring= with alloc=off)",
+                opts.alloc.value()
+            )));
+        }
+    }
     // `jtr=` keeps the records beside an XML trace: without `out=`, that trace is the
     // default name's XML.
     if opts.jtr.is_some() && !seen.contains(&"out") {
@@ -1240,11 +1298,12 @@ fn parse_alloc(v: &str) -> Option<AllocMode> {
         .map(AllocMode::Sampled)
 }
 
-/// A size in bytes, with an optional `k` or `m` suffix.
+/// A size in bytes, with an optional `k`, `m` or `g` suffix.
 fn parse_size(size: &str) -> Option<u64> {
     let (digits, unit) = match size.as_bytes().last()? {
         b'k' | b'K' => (&size[..size.len() - 1], 1024),
         b'm' | b'M' => (&size[..size.len() - 1], 1024 * 1024),
+        b'g' | b'G' => (&size[..size.len() - 1], 1024 * 1024 * 1024),
         _ => (size, 1),
     };
     // `u64::from_str` would also take a leading '+'; insist on plain digits.
@@ -1490,7 +1549,7 @@ mod tests {
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("\"foo\""));
         assert!(e[0].contains(
-            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, counts, inline, waits, window, keep, window-max, help"
+            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, counts, inline, waits, window, keep, window-max, ring, dump-on, help"
         ));
         // Keys are case-sensitive; a key without '=' is still a key.
         assert_eq!(errs("GC=on").len(), 1);

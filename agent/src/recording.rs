@@ -21,6 +21,7 @@ use crate::host;
 use crate::jvmti::{Jni, Jvmti};
 use crate::log::log_once;
 use crate::options::{self, Options};
+use crate::ring::{Ending, Ring};
 use crate::sink;
 use crate::state::{agent, filters, set_current, set_filters, Current};
 use std::sync::atomic::Ordering;
@@ -40,6 +41,8 @@ struct Trace {
     running: sink::Running,
     started: Instant,
     current: Arc<Current>,
+    /// `ring=`: the records are kept in memory, written only by a dump.
+    ring: Option<Arc<Ring>>,
     /// Its `duration=` timer, cancelled when the trace is dropped (stopped earlier).
     _duration: Option<Scheduled>,
 }
@@ -117,6 +120,7 @@ impl Trace {
             .jtr
             .as_deref()
             .map(|t| options::expand_out(t, std::process::id(), secs, seq));
+        // Created here so that a path that cannot be written is refused at once.
         let files = match sink::create(&out_path, jtr_path.as_deref()) {
             Ok(f) => f,
             Err(e) => {
@@ -132,7 +136,18 @@ impl Trace {
         let header = header(o, start_ns);
         let (tx, rx) = mpsc::sync_channel::<Msg>(buffer::QUEUE);
         let spill = std::path::PathBuf::from(format!("{out_path}.spill"));
-        let running = match sink::spawn(files, header, rx, spill) {
+        let ring =
+            (o.ring > 0).then(|| Ring::new(o.ring, header.clone(), &o.out, o.jtr.as_deref()));
+        let spawned = match &ring {
+            Some(r) => {
+                // Nothing is written until a dump: the path was only tried.
+                drop(files);
+                let _ = std::fs::remove_file(&out_path);
+                sink::spawn_ring(r.clone(), rx, o.dump_on_exit)
+            }
+            None => sink::spawn(files, header, rx, spill),
+        };
+        let running = match spawned {
             Ok(r) => r,
             Err(e) => {
                 let _ = std::fs::remove_file(&out_path);
@@ -170,6 +185,7 @@ impl Trace {
                 running,
                 started: Instant::now(),
                 current,
+                ring,
                 _duration: None,
             },
             note,
@@ -200,9 +216,19 @@ impl Trace {
                 for &(mid, n) in &summary.stats.method_counts {
                     crate::counts::carry(mid, n);
                 }
+                if let Some((records, cut)) = summary.ring_unwritten {
+                    let mb = self.ring.as_ref().map_or(0, |r| r.bound() >> 20);
+                    return format!(
+                        "jtrace: the ring (ring={mb}m: {records} events received, {cut} of the \
+                         oldest cut) was not written: dump-on=exit writes it when the trace \
+                         ends, jtrace dump PID while the JVM runs (jtrace {})",
+                        trace::VERSION
+                    );
+                }
                 let lost = self.current.lost_bytes();
                 let skipped = crate::state::skipped_classes();
-                sink::closing_line(&self.out_path, &summary, lost, skipped, windows.as_deref())
+                let path = summary.ring_path.as_deref().unwrap_or(&self.out_path);
+                sink::closing_line(path, &summary, lost, skipped, windows.as_deref())
             }
             None => format!(
                 "jtrace: the sink did not finish; {} may be incomplete",
@@ -238,7 +264,19 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
             _duration: (o.duration_ms > 0).then(|| schedule(o.duration_ms, Timer::Stop(seq))),
             ..trace
         });
-        let abs = absolute(&out_path);
+        let abs = match o.ring {
+            0 => format!("writing {}", absolute(&out_path)),
+            n => format!(
+                "keeping the newest {} MB in memory (ring=), written by jtrace dump{}",
+                n >> 20,
+                if o.dump_on_exit {
+                    " and at the end to {out}"
+                } else {
+                    ""
+                }
+                .replace("{out}", &absolute(&out_path))
+            ),
+        };
         let limit = if o.duration_ms > 0 {
             format!(" for {} ms", o.duration_ms)
         } else {
@@ -246,7 +284,7 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
         };
         (
             Outcome::Ok,
-            format!("jtrace: trace {seq} started{limit}: writing {abs}{note}"),
+            format!("jtrace: trace {seq} started{limit}: {abs}{note}"),
         )
     })
 }
@@ -331,6 +369,71 @@ fn stop_locked(st: &mut State, shutdown: bool, tid: Option<u32>) -> Reply {
     (Outcome::Ok, line)
 }
 
+/// Writes the current trace's ring to `path` (or `out=` with `%n` the dump's number)
+/// as a complete trace; recording goes on.
+pub fn dump(path: Option<&str>) -> Reply {
+    with_state(|st| {
+        let Some(tr) = &st.trace else {
+            return (
+                Outcome::Refused,
+                "jtrace: not tracing; nothing to dump (a dump needs a trace with ring=SIZE)"
+                    .to_string(),
+            );
+        };
+        let Some(ring) = &tr.ring else {
+            return (
+                Outcome::Refused,
+                format!(
+                    "jtrace: trace {} has no ring: it is written as it records, to {} \
+                     (a dump needs ring=SIZE)",
+                    tr.seq,
+                    absolute(&tr.out_path)
+                ),
+            );
+        };
+        if !ring.settle() {
+            return (
+                Outcome::Error,
+                "jtrace: the ring did not receive the buffered records in time; nothing dumped"
+                    .to_string(),
+            );
+        }
+        let (path, beside) = match path {
+            Some(p) => (p.to_string(), None),
+            None => ring.next_paths(),
+        };
+        let end = Ending {
+            t: clock::ticks(),
+            tid: None,
+            dropped_bytes: tr.current.lost_bytes(),
+            shutdown: false,
+            notes: crate::window::peek_counts(),
+        };
+        match ring.write(&ring.snapshot(), &path, beside.as_deref(), end) {
+            Ok(w) => {
+                let cut = if w.cut_records > 0 {
+                    format!(" ({} older events cut)", w.cut_records)
+                } else {
+                    String::new()
+                };
+                (
+                    Outcome::Ok,
+                    format!(
+                        "jtrace: ring dumped to {}: {} bytes, {} events{cut}; recording goes on",
+                        absolute(&path),
+                        std::fs::metadata(&path).map_or(w.stats.bytes, |m| m.len()),
+                        w.stats.events
+                    ),
+                )
+            }
+            Err(e) => (
+                Outcome::Error,
+                format!("jtrace: cannot write the dump to {e}"),
+            ),
+        }
+    })
+}
+
 /// Whether a trace is recording.
 pub fn tracing() -> bool {
     with_state(|st| st.trace.is_some())
@@ -347,6 +450,15 @@ pub fn status() -> Reply {
             a.options.mode.as_str()
         );
         match &st.trace {
+            Some(x) if x.ring.is_some() => {
+                let (records, held) = x.ring.as_ref().map_or((0, 0), |r| r.figures());
+                s.push_str(&format!(
+                    "state: tracing (ring)\ntrace: {}\nring: {held} of {} bytes held\nseconds: {:.1}\nevents: {records}",
+                    x.seq,
+                    x.ring.as_ref().map_or(0, |r| r.bound()),
+                    x.started.elapsed().as_secs_f64(),
+                ));
+            }
             Some(x) => {
                 let bytes = std::fs::metadata(&x.out_path).map_or(0, |m| m.len());
                 s.push_str(&format!(

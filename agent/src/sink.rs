@@ -8,6 +8,7 @@
 
 use crate::buffer;
 use crate::clock::{self, Converter};
+use crate::ring::{Ending, Ring};
 use crate::spool::Spool;
 use std::fs::File;
 use std::io::BufWriter;
@@ -43,6 +44,11 @@ pub struct Summary {
     pub jtr_only: bool,
     /// Why writing the `.jtr` stream (main or beside) failed, if it did.
     pub jtr_error: Option<String>,
+    /// `ring=` without `dump-on=exit`: nothing was written at the close; the records
+    /// the ring received and those it evicted.
+    pub ring_unwritten: Option<(u64, u64)>,
+    /// Where a ring was written at the close (`dump-on=exit`).
+    pub ring_path: Option<String>,
 }
 
 /// Creates the output file(s).
@@ -94,6 +100,74 @@ pub fn spawn(
         events,
         spool,
     })
+}
+
+/// Starts the sink thread of a ring (`ring=`): every message goes into `ring`; at the
+/// close, the ring is written as its next dump (`at_close`: `dump-on=exit`) or dropped.
+pub fn spawn_ring(ring: Arc<Ring>, rx: Receiver<Msg>, at_close: bool) -> std::io::Result<Running> {
+    let (done_tx, done_rx) = mpsc::channel();
+    let events = Arc::new(AtomicU64::new(0));
+    let ev = events.clone();
+    std::thread::Builder::new()
+        .name("jtrace-sink".into())
+        .spawn(move || {
+            let summary = run_ring(&ring, rx, at_close, &ev);
+            let _ = done_tx.send(summary);
+        })?;
+    Ok(Running {
+        done: done_rx,
+        events,
+        spool: None,
+    })
+}
+
+fn run_ring(ring: &Ring, rx: Receiver<Msg>, at_close: bool, events: &AtomicU64) -> Summary {
+    let end = loop {
+        match rx.recv() {
+            Ok(Msg::Finish {
+                t,
+                tid,
+                dropped_bytes,
+                shutdown,
+                notes,
+                ..
+            }) => {
+                break Ending {
+                    t,
+                    tid,
+                    dropped_bytes,
+                    shutdown,
+                    notes,
+                }
+            }
+            Ok(msg) => {
+                events.fetch_add(ring.push(msg), Ordering::Relaxed);
+            }
+            Err(_) => {
+                break Ending {
+                    t: clock::ticks(),
+                    tid: None,
+                    dropped_bytes: buffer::lost_bytes(),
+                    shutdown: true,
+                    notes: crate::window::take_counts(),
+                }
+            }
+        }
+    };
+    let mut summary = Summary::default();
+    if !at_close {
+        let s = ring.snapshot();
+        summary.ring_unwritten = Some((events.load(Ordering::Relaxed), s.cut()));
+        return summary;
+    }
+    let (path, beside) = ring.next_paths();
+    summary.jtr_only = Format::from_path(&path) == Format::Jtr;
+    match ring.write(&ring.snapshot(), &path, beside.as_deref(), end) {
+        Ok(w) => summary.stats = w.stats,
+        Err(e) => summary.stats.io_error = Some(e),
+    }
+    summary.ring_path = Some(path);
+    summary
 }
 
 /// The sink thread: frames every message into the `.jtr` (if any) and hands it to
@@ -169,6 +243,9 @@ fn run(
             _ => 0,
         });
         events.fetch_add(received, Ordering::Relaxed);
+        if matches!(msg, Msg::Mark(_)) {
+            continue;
+        }
         let is_finish = matches!(msg, Msg::Finish { .. });
         match queue {
             Some(sp) => sp.push(msg),
@@ -257,7 +334,7 @@ fn recycle(msg: Msg) {
                 buffer::recycle(data);
             }
         }
-        Msg::Defs(_) | Msg::Finish { .. } => {}
+        Msg::Defs(_) | Msg::Finish { .. } | Msg::Mark(_) => {}
     }
 }
 

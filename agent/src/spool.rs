@@ -58,7 +58,7 @@ fn msg_bytes(m: &Msg) -> usize {
         Msg::Chunk { data, .. } => data.len(),
         Msg::Chunks(c) => c.iter().map(|(_, d)| d.len()).sum(),
         Msg::Defs(d) => d.len() * DEF_BYTES,
-        Msg::Finish { .. } => 0,
+        Msg::Finish { .. } | Msg::Mark(_) => 0,
     }
 }
 
@@ -66,7 +66,7 @@ fn recycle(m: Msg) {
     match m {
         Msg::Chunk { data, .. } => buffer::recycle(data),
         Msg::Chunks(c) => c.into_iter().for_each(|(_, d)| buffer::recycle(d)),
-        Msg::Defs(_) | Msg::Finish { .. } => {}
+        Msg::Defs(_) | Msg::Finish { .. } | Msg::Mark(_) => {}
     }
 }
 

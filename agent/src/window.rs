@@ -443,11 +443,26 @@ pub fn count(fate: Fate, too_large: bool, open: bool) {
 /// The counts of the trace closing now, as `traceEnd` annotations (empty without
 /// windows), and reset for the next trace.
 pub fn take_counts() -> Vec<(String, u64)> {
+    counts(true)
+}
+
+/// The counts so far, as `traceEnd` annotations (a ring's dump), kept.
+pub fn peek_counts() -> Vec<(String, u64)> {
+    counts(false)
+}
+
+fn counts(reset: bool) -> Vec<(String, u64)> {
     if !on() {
         return Vec::new();
     }
     let r = rules();
-    let take = |c: &AtomicU64| c.swap(0, Ordering::Relaxed);
+    let take = |c: &AtomicU64| {
+        if reset {
+            c.swap(0, Ordering::Relaxed)
+        } else {
+            c.load(Ordering::Relaxed)
+        }
+    };
     let mut notes = vec![("windowsSeen", take(&SEEN)), ("windowsKept", take(&KEPT))];
     for (on, name, c) in [
         (r.keep.over_ms.is_some(), "windowsKeptOver", &KEPT_OVER),

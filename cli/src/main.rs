@@ -49,6 +49,8 @@ enum Command {
     Start(attach::StartArgs),
     /// End the current trace; the JVM goes on.
     Stop(attach::PidArg),
+    /// Write the ring of a JVM recording with ring=SIZE as a complete trace; recording goes on.
+    Dump(attach::DumpArgs),
     /// Whether the agent is loaded, tracing or idle, and the trace's file and figures.
     Status(attach::PidArg),
     /// Per method, thread, allocation site, monitor and exception; GC (text, --json, --html)
@@ -104,6 +106,7 @@ fn main() -> ExitCode {
         Command::Start(a) => attach::start(&a),
         Command::Stop(a) => attach::stop(&a),
         Command::Status(a) => attach::status(&a),
+        Command::Dump(a) => attach::dump(&a),
         Command::Report(a) => cmd::report::run(a),
         Command::Tree(a) => cmd::tree::run(a),
         Command::Slow(a) => cmd::slow::run(a),

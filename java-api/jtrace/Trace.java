@@ -62,6 +62,23 @@ public final class Trace {
         return call("jtrace-control=stop");
     }
 
+    /**
+     * Writes what the agent's ring holds ({@code ring=SIZE}) to {@code path} as a complete
+     * trace ({@code .jtr}, {@code .xml}, {@code .xml.gz}, {@code .xml.zst}); recording goes on.
+     * {@code null} or "" writes to the agent's {@code out=} with {@code %n} the dump's number.
+     *
+     * @return true if the dump was written; false without the agent, when no trace runs or
+     *     when the trace has no ring
+     * @throws IllegalArgumentException if the path cannot be written or has a comma
+     */
+    public static boolean dump(String path) {
+        if (path == null || path.isEmpty()) {
+            return call("jtrace-control=dump");
+        }
+        String abs = java.nio.file.Paths.get(path).toAbsolutePath().toString();
+        return call("jtrace-control=dump,out=" + abs);
+    }
+
     /** The agent's status text ({@code state: tracing|idle}, file, figures), or null without it. */
     public static String status() {
         String r = raw("jtrace-control=status");

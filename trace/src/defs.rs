@@ -120,6 +120,9 @@ pub enum Msg {
     /// Several threads' records at once (a steal at GC start), in this order.
     Chunks(Vec<(u32, Vec<u8>)>),
     Defs(Vec<Def>),
+    /// A point in the stream and nothing else: everything sent before it has reached
+    /// the sink once the sink sees it (a ring's dump waits for it). Never written.
+    Mark(u64),
     /// All records are in: write runtimeShutdown (on thread `tid` if it is still
     /// alive; the VM may post VM death after that thread's end) and close the document.
     Finish {

@@ -40,6 +40,9 @@
 //! | `EXPECT end-count NAME N`              | traceEnd's annotation NAME (absent: 0)         |
 //! | `EXPECT end-note NAME TEXT...`         | a traceEnd annotation NAME whose value starts with TEXT |
 //! | `EXPECT windows THREAD C:O,C:O`        | the windows kept on THREAD, in order: each one's calls and outcome (`-`: none) |
+//! | `EXPECT windows-tail THREAD C:O,...`   | a ring's dump: THREAD's kept windows end with these |
+//! | `EXPECT windows-at-most THREAD N`      | THREAD has at most N kept windows              |
+//! | `EXPECT end-count-at-least NAME N`     | traceEnd's annotation NAME is at least N       |
 //!
 //! `EXPECT-BCI ...` lines are checked in mode=bci only (what rewriting classes decides).
 //!
@@ -140,13 +143,51 @@ pub fn check_line(
             ))
         };
     }
-    if let ["windows", thread, list] = w.as_slice() {
-        let got: Vec<String> = s
-            .windows
+    let windows_of = |thread: &str| -> Vec<String> {
+        s.windows
             .iter()
-            .filter(|x| x.thread == *thread)
+            .filter(|x| x.thread == thread)
             .map(|x| format!("{}:{}", x.calls, x.outcome))
-            .collect();
+            .collect()
+    };
+    if let ["windows-tail", thread, list] = w.as_slice() {
+        // A ring's dump: the newest windows, in order, end the thread's list.
+        let got = windows_of(thread);
+        let want: Vec<&str> = list.split(',').collect();
+        let tail = &got[got.len().saturating_sub(want.len())..];
+        return if tail == want.as_slice() {
+            Ok(())
+        } else {
+            Err(format!(
+                "windows-tail {thread}: program's newest are {list}, trace ends {}",
+                tail.join(",")
+            ))
+        };
+    }
+    if let ["windows-at-most", thread, n] = w.as_slice() {
+        let got = windows_of(thread).len() as u64;
+        let want = num(n)?;
+        return if got <= want {
+            Ok(())
+        } else {
+            Err(format!(
+                "windows-at-most {thread}: want at most {want}, trace has {got}"
+            ))
+        };
+    }
+    if let ["end-count-at-least", name, n] = w.as_slice() {
+        let want = num(n)?;
+        let got = s.end_counts.get(*name).copied().unwrap_or(0);
+        return if got >= want {
+            Ok(())
+        } else {
+            Err(format!(
+                "end-count-at-least {name}: want at least {want}, traceEnd says {got}"
+            ))
+        };
+    }
+    if let ["windows", thread, list] = w.as_slice() {
+        let got = windows_of(thread);
         let got = if got.is_empty() {
             "-".to_string()
         } else {

@@ -38,6 +38,16 @@ pub struct StartArgs {
 }
 
 #[derive(Args)]
+pub struct DumpArgs {
+    /// Process id of the JVM (the agent must be recording with ring=SIZE).
+    pub pid: u32,
+    /// Where the JVM writes the dump (.jtr, .xml, .xml.gz, .xml.zst; default: the
+    /// agent's out= with %n the dump's number).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+}
+
+#[derive(Args)]
 pub struct PidArg {
     /// Process id of the JVM.
     pub pid: u32,
@@ -73,6 +83,26 @@ pub fn start(a: &StartArgs) -> Result<(), String> {
 /// `jtrace stop PID`.
 pub fn stop(a: &PidArg) -> Result<(), String> {
     control(a.pid, "stop", "")
+}
+
+/// `jtrace dump PID [-o FILE]`: the agent writes its ring as a complete trace.
+pub fn dump(a: &DumpArgs) -> Result<(), String> {
+    let options = match &a.output {
+        None => String::new(),
+        Some(p) => {
+            // The JVM runs elsewhere: it gets the path as the user meant it here.
+            let p = std::path::absolute(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let s = p.display().to_string();
+            if s.contains(',') {
+                return Err(format!(
+                    "the dump's path {s} has a comma, which the agent's options cannot carry \
+                     (valid: a path without commas)"
+                ));
+            }
+            format!("out={s}")
+        }
+    };
+    control(a.pid, "dump", &options)
 }
 
 /// `jtrace status PID`.

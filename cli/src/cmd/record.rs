@@ -301,7 +301,7 @@ fn describe_jtr(p: &Path) -> Result<String, String> {
                 finished = true;
                 break;
             }
-            Msg::Defs(_) => {}
+            Msg::Defs(_) | Msg::Mark(_) => {}
         }
     }
     let end = match (finished, r.cut_short()) {

@@ -171,6 +171,7 @@ impl<W: Write> JtrWriter<W> {
                 }
                 Ok(n)
             }
+            Msg::Mark(_) => Ok(0),
             Msg::Finish { .. } => {
                 self.scratch.clear();
                 encode_finish(&mut self.scratch, msg);
@@ -215,6 +216,7 @@ pub fn encode_blocks(msg: &Msg, out: &mut Vec<u8>) -> usize {
     let _ = w.write(msg);
     match msg {
         Msg::Chunks(c) => c.len(),
+        Msg::Mark(_) => 0,
         _ => 1,
     }
 }

@@ -369,6 +369,7 @@ impl<O: Output> Renderer<O> {
                     recycle(data);
                 }
             }
+            Msg::Mark(_) => {}
             Msg::Finish {
                 t,
                 tid,

@@ -1495,7 +1495,7 @@ mod tests {
             "sampled:-1",
             "sampled:+5",
             "sampled:1.5m",
-            "sampled:5g",
+            "sampled:5t",
             "sampled:99999999999999999999",
             "sampled:18014398509481984m", // overflows u64 after scaling
             "Exact",
@@ -1871,6 +1871,8 @@ mod tests {
                 "window" => "window=a.B.handle".to_string(),
                 "keep" => "window=a.B.c,keep=over:1s|exception|sample:1/10".to_string(),
                 "window-max" => "window=a.B.c,window-max=64k".to_string(),
+                "ring" => "ring=64m".to_string(),
+                "dump-on" => "ring=1g,dump-on=exit".to_string(),
                 _ => format!("{}=on", k.key),
             };
             assert!(parse(&item).is_ok(), "{item}");

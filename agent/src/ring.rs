@@ -449,13 +449,13 @@ mod tests {
 
     #[test]
     fn the_oldest_records_go_first_and_definitions_stay() {
-        let r = ring(2000);
+        let r = ring(3200);
         r.push(Msg::Defs(vec![Def::Thread(ThreadDef {
             tid: 1,
             ..ThreadDef::default()
         })]));
         for tid in [1, 2, 3] {
-            // 1000 bytes of capacity each, 70 of them used (kept at its own size).
+            // 1000 bytes of capacity each, 910 of them used (kept as it is).
             r.push(chunk(tid, 70));
         }
         let s = r.snapshot();
@@ -464,13 +464,21 @@ mod tests {
         big.extend(std::iter::repeat_n(entry(9, 9), 100).flatten());
         r.push(Msg::Chunk { tid: 4, data: big });
         let s = r.snapshot();
-        assert_eq!(s.cut_records, 70, "the first chunk went");
+        assert_eq!(s.cut_records, 140, "the first two chunks went");
         let defs = match s.messages().next() {
             Some(Msg::Defs(d)) => d,
             _ => panic!("definitions come first"),
         };
         assert!(matches!(&defs[..], [Def::Thread(t)] if t.before_trace));
-        assert_eq!(chunk_tids(r.snapshot()), vec![2, 3, 4]);
+        assert_eq!(chunk_tids(r.snapshot()), vec![3, 4]);
+        // A mostly empty chunk is kept at its own size.
+        let mut small = Vec::with_capacity(1000);
+        small.extend(entry(1, 1));
+        r.push(Msg::Chunk {
+            tid: 5,
+            data: small,
+        });
+        assert_eq!(r.figures().1, 1000 + 1500 + 13);
     }
 
     #[test]

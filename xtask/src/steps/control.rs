@@ -340,6 +340,132 @@ fn keep_failed(ctx: &Ctx) -> Result<String, String> {
     Ok(format!("{} failing tests kept, {calls} calls", want.len()))
 }
 
+/// The windows of a ring's dump, checked against the program's truth (`calls[k]`: the
+/// calls of request k, whose window id is k + 1): contiguous ids, each with its exact
+/// calls, the oldest cut (`after`: the first id is past it), the newest at least
+/// `newest`. Returns the ids' range.
+fn ring_windows(
+    trace: &Path,
+    calls: &[u64],
+    after: u64,
+    newest: u64,
+) -> Result<(u64, u64), String> {
+    let s = exact(trace)?;
+    let ids: Vec<u64> = s
+        .windows
+        .iter()
+        .map(|w| w.id.parse().unwrap_or(0))
+        .collect();
+    let (first, last) = (ids.first().copied(), ids.last().copied());
+    let (Some(first), Some(last)) = (first, last) else {
+        return Err(format!("{}: no windows", trace.display()));
+    };
+    if ids.iter().zip(first..).any(|(&id, want)| id != want) {
+        return Err(format!(
+            "{}: window ids not contiguous: {ids:?}",
+            trace.display()
+        ));
+    }
+    if first <= after.max(1) || last < newest {
+        return Err(format!(
+            "{}: windows {first}..={last}, want the oldest cut (after {after}) and the newest at least {newest}",
+            trace.display()
+        ));
+    }
+    for w in &s.windows {
+        let k = w.id.parse::<usize>().unwrap_or(0);
+        let want = calls.get(k.wrapping_sub(1)).copied();
+        if want != Some(w.calls) || w.outcome != "returned" {
+            return Err(format!(
+                "{}: window {} has {} calls ({}), the program says {want:?}",
+                trace.display(),
+                w.id,
+                w.calls,
+                w.outcome
+            ));
+        }
+    }
+    let entries: u64 = s.threads.iter().map(|t| t.entries).sum();
+    let in_windows: u64 = s.windows.iter().map(|w| w.calls).sum();
+    if entries != in_windows || s.end_counts.get("ringCutRecords").is_none_or(|&n| n == 0) {
+        return Err(format!(
+            "{}: {entries} entries, {in_windows} in windows, ringCutRecords {:?}",
+            trace.display(),
+            s.end_counts.get("ringCutRecords")
+        ));
+    }
+    Ok((first, last))
+}
+
+/// ring=: the program dumps its own ring (jtrace.Trace.dump), the step dumps it from
+/// outside twice (jtrace dump -o, and to out='s %n); every dump is valid and holds
+/// the newest whole windows with their exact calls; recording goes on after each; the
+/// ring is not written at the end without dump-on=exit.
+fn ring_dump(ctx: &Ctx) -> Result<String, String> {
+    let d = ctx.dir.display().to_string();
+    let opts = format!("window=RingServer.handle,ring=1m,waits=off,out={d}/ring-%n.jtr");
+    let self_dump = format!("{d}/self.xml");
+    let p = Proc::spawn(
+        ctx.java(Some(&opts), &["RingServer", "flag", &self_dump]),
+        &ctx.dir,
+    )?;
+    if !p.wait_line("ready", READY) || !p.wait_line("SELF 400 true", READY) {
+        return Err("RingServer never dumped its own ring".to_string());
+    }
+    let pid = p.pid().to_string();
+    let pid = pid.as_str();
+    ctx.expect(&["status", pid], true, "state: tracing (ring)")?;
+    std::thread::sleep(Duration::from_millis(300));
+    ctx.expect(&["dump", pid, "-o", "outside.xml"], true, "ring dumped to")?;
+    std::thread::sleep(Duration::from_millis(300));
+    ctx.expect(
+        &["dump", pid],
+        true,
+        &format!("ring dumped to {d}/ring-1.jtr"),
+    )?;
+    std::fs::write(ctx.dir.join("flag"), b"").map_err(|e| e.to_string())?;
+    let done = p.finish(Duration::from_secs(60));
+    std::fs::write(ctx.dir.join("stderr.txt"), &done.stderr).ok();
+    let calls: Vec<u64> = done
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("CALLS "))
+        .map(|l| l.split(' ').filter_map(|c| c.parse().ok()).collect())
+        .unwrap_or_default();
+    if done.code() != Some(0) || calls.len() < 400 || !done.stderr.contains("was not written") {
+        return Err(format!(
+            "RingServer: exit {:?}, {} requests, stderr {}",
+            done.code(),
+            calls.len(),
+            done.stderr_tail()
+        ));
+    }
+    let (_, self_last) = ring_windows(Path::new(&self_dump), &calls, 0, 400)?;
+    if self_last != 400 {
+        return Err(format!(
+            "self.xml ends at window {self_last}, the program dumped after 400"
+        ));
+    }
+    let (first, outside_last) = ring_windows(&ctx.dir.join("outside.xml"), &calls, 0, 401)?;
+    // The .jtr dump: checked by jtrace, and rendered by it for the checkers.
+    ctx.expect(&["check", &format!("{d}/ring-1.jtr")], true, "")?;
+    ctx.expect(
+        &[
+            "xml",
+            &format!("{d}/ring-1.jtr"),
+            "-o",
+            &format!("{d}/ring-1.xml"),
+        ],
+        true,
+        "",
+    )?;
+    let (_, last) = ring_windows(&ctx.dir.join("ring-1.xml"), &calls, first, outside_last)?;
+    Ok(format!(
+        "{} requests; dumps end at windows 400, {outside_last}, {last}",
+        calls.len()
+    ))
+}
+
 /// start=off plus jtrace.Trace around a known block: exactly its calls; and the API
 /// is a no-op without the agent.
 fn java_switch(ctx: &Ctx) -> Result<String, String> {
@@ -685,6 +811,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
             "BlindPayload.java",
             "IdleCounts.java",
             "FailedTests.java",
+            "RingServer.java",
         ]
         .map(|f| root.join("java-tests/control").join(f));
         let compiled = java::javac(
@@ -699,8 +826,9 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
             continue;
         }
         type Case = fn(&Ctx) -> Result<String, String>;
-        let cases: [(&str, Case); 9] = [
+        let cases: [(&str, Case); 10] = [
             ("keep-failed", keep_failed),
+            ("ring-dump", ring_dump),
             ("attach-stop-start", attach_stop_start),
             ("stop-while-deep", stop_while_deep),
             ("blind-loader", blind_loader),

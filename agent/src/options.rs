@@ -895,10 +895,13 @@ const KEYS: &[KeyInfo] = &[
         what: "with ring=: write the ring to out= when the trace ends (the JVM exits, jtrace stop, duration= is over)",
         repeatable: false,
         per_trace: false,
-        set: |o, _, v| match v {
-            "exit" => Ok(o.dump_on_exit = true),
-            "off" => Ok(o.dump_on_exit = false),
-            _ => Err(Refused::Value),
+        set: |o, _, v| {
+            o.dump_on_exit = match v {
+                "exit" => true,
+                "off" => false,
+                _ => return Err(Refused::Value),
+            };
+            Ok(())
         },
         get: |o| (o.ring > 0).then(|| if o.dump_on_exit { "exit" } else { "off" }.to_string()),
         carry: fixed,
@@ -1105,15 +1108,13 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
                 .to_string(),
         ));
     }
-    if opts.ring > 0 {
-        if opts.alloc != AllocMode::Off {
-            errors.push(OptionError::new(format!(
-                "ring= and alloc={} cannot be combined yet: an allocation that leaves the ring \
+    if opts.ring > 0 && opts.alloc != AllocMode::Off {
+        errors.push(OptionError::new(format!(
+            "ring= and alloc={} cannot be combined yet: an allocation that leaves the ring \
                  would leave its object undefined where the collector frees it \
                  (valid: ring= with alloc=off)",
-                opts.alloc.value()
-            )));
-        }
+            opts.alloc.value()
+        )));
     }
     // `jtr=` keeps the records beside an XML trace: without `out=`, that trace is the
     // default name's XML.
@@ -1849,6 +1850,11 @@ mod tests {
             ("keep=exception|over:1s", "no window= names any"),
             ("window-max=1m", "no window= names any"),
             ("window=A.b,alloc=exact", "cannot be combined"),
+            ("ring=512k", "at least 1m"),
+            ("ring=lots", "valid: BYTES"),
+            ("dump-on=exit", "no ring= keeps one"),
+            ("ring=4m,dump-on=never", "valid: exit, off"),
+            ("ring=4m,alloc=exact", "cannot be combined"),
         ] {
             let e = parse(bad).unwrap_err();
             assert!(e.iter().any(|e| e.message.contains(says)), "{bad}: {e:?}");

@@ -264,17 +264,16 @@ pub fn begin(o: &Options, live: Option<(Jvmti, Jni)>) -> Reply {
             _duration: (o.duration_ms > 0).then(|| schedule(o.duration_ms, Timer::Stop(seq))),
             ..trace
         });
-        let abs = match o.ring {
-            0 => format!("writing {}", absolute(&out_path)),
-            n => format!(
-                "keeping the newest {} MB in memory (ring=), written by jtrace dump{}",
+        let abs = match (o.ring, o.dump_on_exit) {
+            (0, _) => format!("writing {}", absolute(&out_path)),
+            (n, false) => format!(
+                "keeping the newest {} MB in memory (ring=), written by jtrace dump",
+                n >> 20
+            ),
+            (n, true) => format!(
+                "keeping the newest {} MB in memory (ring=), written by jtrace dump and at the end to {}",
                 n >> 20,
-                if o.dump_on_exit {
-                    " and at the end to {out}"
-                } else {
-                    ""
-                }
-                .replace("{out}", &absolute(&out_path))
+                absolute(&out_path)
             ),
         };
         let limit = if o.duration_ms > 0 {

@@ -28,6 +28,7 @@ mod log;
 pub mod options;
 mod recording;
 mod ring;
+mod series;
 mod sink;
 mod spool;
 mod state;

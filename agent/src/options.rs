@@ -218,6 +218,9 @@ fn is_java_name(s: &str) -> bool {
 /// The smallest `ring=`.
 pub const MIN_RING: u64 = 1 << 20;
 
+/// The smallest `max-size=`.
+pub const MIN_SERIES: u64 = 4 << 20;
+
 /// Bytes one window may hold back by default while its fate is open (`window-max=`).
 pub const DEFAULT_WINDOW_MAX: u64 = 8 * 1024 * 1024;
 
@@ -355,6 +358,18 @@ pub struct Options {
     pub ring: u64,
     /// `dump-on=exit`: the ring is written to `out` when the trace ends.
     pub dump_on_exit: bool,
+    /// `max-size=`: bytes the series of files may take on disk (0: one file, no series).
+    pub max_size: u64,
+    /// `max-age=`: how long a file of the series is kept after it is complete, in ms
+    /// (0: no limit).
+    pub max_age_ms: u64,
+}
+
+impl Options {
+    /// Whether the trace is written as a series of files (`max-size=`, `max-age=`).
+    pub fn series(&self) -> bool {
+        self.max_size > 0 || self.max_age_ms > 0
+    }
 }
 
 impl Default for Options {
@@ -384,6 +399,8 @@ impl Default for Options {
             window_max: DEFAULT_WINDOW_MAX,
             ring: 0,
             dump_on_exit: false,
+            max_size: 0,
+            max_age_ms: 0,
         }
     }
 }
@@ -907,6 +924,38 @@ const KEYS: &[KeyInfo] = &[
         carry: fixed,
     },
     KeyInfo {
+        key: "max-size",
+        values: "BYTES (suffix k, m or g allowed; at least 4m)",
+        default: "(none)",
+        what: "write the trace as a series of .jtr files (out= with %n), each complete; a new file past a quarter of BYTES, the oldest removed while the series takes more",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| {
+            parse_size(v)
+                .filter(|&b| b >= MIN_SERIES)
+                .ok_or(Refused::Value)
+                .map(|b| o.max_size = b)
+        },
+        get: |o| (o.max_size > 0).then(|| o.max_size.to_string()),
+        carry: fixed,
+    },
+    KeyInfo {
+        key: "max-age",
+        values: "DURATION (500ms, 30s, 5m, 1h, 1d)",
+        default: "(none)",
+        what: "write the trace as a series of .jtr files (out= with %n), each complete; a new file after a quarter of DURATION, a file removed once it is older",
+        repeatable: false,
+        per_trace: false,
+        set: |o, _, v| {
+            parse_duration_ms(v)
+                .filter(|&ms| ms > 0)
+                .ok_or(Refused::Value)
+                .map(|ms| o.max_age_ms = ms)
+        },
+        get: |o| (o.max_age_ms > 0).then(|| format!("{}ms", o.max_age_ms)),
+        carry: fixed,
+    },
+    KeyInfo {
         key: "help",
         values: "(no value)",
         default: "-",
@@ -1107,6 +1156,38 @@ pub fn parse(s: &str) -> Result<Options, Vec<OptionError>> {
              (valid: ring=SIZE with dump-on=exit; without a ring every record is written anyway)"
                 .to_string(),
         ));
+    }
+    if opts.series() {
+        let mut why = Vec::new();
+        if !opts.out.contains("%n") {
+            why.push(format!(
+                "out={} has no %n to number the files (valid: out=trace-%n.jtr)",
+                opts.out
+            ));
+        }
+        if trace::compress::Format::from_path(&opts.out) != trace::compress::Format::Jtr
+            || opts.jtr.is_some()
+        {
+            why.push("a series is written as .jtr files (valid: out=PATH-%n.jtr without jtr=; jtrace xml renders one)".to_string());
+        }
+        for (on, what) in [
+            (opts.ring > 0, "ring= (it writes only when asked)"),
+            (
+                opts.windowed(),
+                "window= or keep=failed (a window may span two files)",
+            ),
+            (
+                opts.alloc != AllocMode::Off,
+                "alloc= (an object may be allocated in one file and freed in the next)",
+            ),
+        ] {
+            if on {
+                why.push(format!("not with {what}"));
+            }
+        }
+        for w in why {
+            errors.push(OptionError::new(format!("max-size=/max-age=: {w}")));
+        }
     }
     if opts.ring > 0 && opts.alloc != AllocMode::Off {
         errors.push(OptionError::new(format!(
@@ -1550,7 +1631,7 @@ mod tests {
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("\"foo\""));
         assert!(e[0].contains(
-            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, counts, inline, waits, window, keep, window-max, ring, dump-on, help"
+            "out, jtr, mode, include, exclude, alloc, gc, monitors, exceptions, lines, filters, start, delay, duration, counts, inline, waits, window, keep, window-max, ring, dump-on, max-size, max-age, help"
         ));
         // Keys are case-sensitive; a key without '=' is still a key.
         assert_eq!(errs("GC=on").len(), 1);
@@ -1855,6 +1936,11 @@ mod tests {
             ("dump-on=exit", "no ring= keeps one"),
             ("ring=4m,dump-on=never", "valid: exit, off"),
             ("ring=4m,alloc=exact", "cannot be combined"),
+            ("max-size=1m,out=t-%n.jtr", "at least 4m"),
+            ("max-size=8m,out=t.jtr", "no %n"),
+            ("max-size=8m,out=t-%n.xml", "written as .jtr"),
+            ("max-age=1h,out=t-%n.jtr,window=A.b", "a window may span"),
+            ("max-age=0,out=t-%n.jtr", "valid: DURATION"),
         ] {
             let e = parse(bad).unwrap_err();
             assert!(e.iter().any(|e| e.message.contains(says)), "{bad}: {e:?}");
@@ -1879,6 +1965,8 @@ mod tests {
                 "window-max" => "window=a.B.c,window-max=64k".to_string(),
                 "ring" => "ring=64m".to_string(),
                 "dump-on" => "ring=1g,dump-on=exit".to_string(),
+                "max-size" => "max-size=1g,out=t-%n.jtr".to_string(),
+                "max-age" => "max-age=1h,out=t-%n.jtr".to_string(),
                 _ => format!("{}=on", k.key),
             };
             assert!(parse(&item).is_ok(), "{item}");

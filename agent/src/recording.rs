@@ -113,8 +113,14 @@ impl Trace {
     /// reply saying why nothing started.
     fn open(o: &Options, seq: u32, live: Option<(Jvmti, Jni)>) -> Result<(Trace, String), Reply> {
         let start_ns = clock::real_ns();
+        // A series numbers its files over the agent's life (`%n`), not its traces.
+        let number = if o.series() {
+            crate::series::take_number()
+        } else {
+            seq
+        };
         let out_path =
-            options::expand_out(&o.out, std::process::id(), start_ns / 1_000_000_000, seq);
+            options::expand_out(&o.out, std::process::id(), start_ns / 1_000_000_000, number);
         let secs = start_ns / 1_000_000_000;
         let jtr_path = o
             .jtr
@@ -145,7 +151,12 @@ impl Trace {
                 let _ = std::fs::remove_file(&out_path);
                 sink::spawn_ring(r.clone(), rx, o.dump_on_exit)
             }
-            None => sink::spawn(files, header, rx, spill),
+            None => {
+                let plan = o
+                    .series()
+                    .then(|| crate::series::Plan::new(o, number, &out_path));
+                sink::spawn(files, header, rx, spill, plan)
+            }
         };
         let running = match spawned {
             Ok(r) => r,
@@ -227,8 +238,13 @@ impl Trace {
                 }
                 let lost = self.current.lost_bytes();
                 let skipped = crate::state::skipped_classes();
-                let path = summary.ring_path.as_deref().unwrap_or(&self.out_path);
-                sink::closing_line(path, &summary, lost, skipped, windows.as_deref())
+                let path = summary.written_to.as_deref().unwrap_or(&self.out_path);
+                let words: Vec<&str> = [windows.as_deref(), summary.series.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                let words = (!words.is_empty()).then(|| words.join(", "));
+                sink::closing_line(path, &summary, lost, skipped, words.as_deref())
             }
             None => format!(
                 "jtrace: the sink did not finish; {} may be incomplete",

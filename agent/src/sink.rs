@@ -9,6 +9,7 @@
 use crate::buffer;
 use crate::clock::{self, Converter};
 use crate::ring::{Ending, Ring};
+use crate::series::{Plan, Series};
 use crate::spool::Spool;
 use std::fs::File;
 use std::io::BufWriter;
@@ -47,8 +48,11 @@ pub struct Summary {
     /// `ring=` without `dump-on=exit`: nothing was written at the close; the records
     /// the ring received and those it evicted.
     pub ring_unwritten: Option<(u64, u64)>,
-    /// Where a ring was written at the close (`dump-on=exit`).
-    pub ring_path: Option<String>,
+    /// The file the closing line names when it is not `out=` as the trace opened: a
+    /// ring's dump at the close (`dump-on=exit`), a series' last file.
+    pub written_to: Option<String>,
+    /// A series' words for the closing line.
+    pub series: Option<String>,
 }
 
 /// Creates the output file(s).
@@ -83,6 +87,7 @@ pub fn spawn(
     header: Header,
     rx: Receiver<Msg>,
     spill: PathBuf,
+    series: Option<Plan>,
 ) -> std::io::Result<Running> {
     let (done_tx, done_rx) = mpsc::channel();
     let spool = (files.format != Format::Jtr).then(|| Spool::new(spill));
@@ -92,7 +97,7 @@ pub fn spawn(
     std::thread::Builder::new()
         .name("jtrace-sink".into())
         .spawn(move || {
-            let summary = run(files, header, rx, sp, &ev);
+            let summary = run(files, header, rx, sp, &ev, series);
             let _ = done_tx.send(summary);
         })?;
     Ok(Running {
@@ -166,7 +171,7 @@ fn run_ring(ring: &Ring, rx: Receiver<Msg>, at_close: bool, events: &AtomicU64) 
         Ok(w) => summary.stats = w.stats,
         Err(e) => summary.stats.io_error = Some(e),
     }
-    summary.ring_path = Some(path);
+    summary.written_to = Some(path);
     summary
 }
 
@@ -178,8 +183,18 @@ fn run(
     rx: Receiver<Msg>,
     spool: Option<Arc<Spool>>,
     events: &AtomicU64,
+    plan: Option<Plan>,
 ) -> Summary {
     let conv = clock::calibrate();
+    // A series' files each carry their number in the header.
+    let series = plan.map(|p| {
+        let number = p.number;
+        (Series::new(p, &header, conv), number)
+    });
+    let header = match &series {
+        Some((_, n)) => Series::header_of(&header, *n),
+        None => header,
+    };
     let jtr_only = files.format == Format::Jtr;
     let mut summary = Summary {
         jtr_only,
@@ -212,8 +227,9 @@ fn run(
         }
     }
     let queue = spool.as_ref().filter(|_| render.is_some());
+    let mut series = series.map(|(s, _)| s);
     loop {
-        let msg = match rx.recv() {
+        let mut msg = match rx.recv() {
             Ok(m) => m,
             // Every sender is gone without a finish (the agent was unloaded): close anyway.
             Err(_) => Msg::Finish {
@@ -225,6 +241,12 @@ fn run(
                 notes: crate::window::take_counts(),
             },
         };
+        if let Some(s) = series.as_mut() {
+            s.note(&msg);
+            if let Msg::Finish { notes, .. } = &mut msg {
+                notes.extend(s.notes());
+            }
+        }
         // The `.jtr` writer walks each chunk's records once for its index, and
         // counts them on the way.
         let mut counted = None;
@@ -259,6 +281,22 @@ fn run(
         if is_finish {
             break;
         }
+        if let Some(s) = series.as_mut() {
+            if let Some(w) = jtr.take_if(|w| s.due(w.bytes())) {
+                match s.next(w, clock::ticks()) {
+                    Ok(w) => jtr = Some(w),
+                    Err(e) => {
+                        summary
+                            .jtr_error
+                            .get_or_insert(format!("{}: {e}", s.path()));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(s) = &series {
+        summary.written_to = Some(s.path().to_string());
+        summary.series = Some(s.words());
     }
     if let Some(sp) = &spool {
         sp.close();

@@ -2,21 +2,22 @@
 //! vocabulary (element and attribute names, required attributes: what docs/trace.dtd
 //! declares) and every semantic rule, by the `tracecheck` crate.
 
+use crate::cmd::common::Input;
+
 use super::check_feed::CheckOut;
 use crate::read;
-use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
-    pub trace: PathBuf,
+    #[command(flatten)]
+    pub input: Input,
     /// Accept a trace cut short (a valid prefix of a trace; the agent was killed)
     #[arg(long)]
     pub prefix_ok: bool,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let input = read::Trace::open(&a.trace)?.input(None)?;
+    let input = a.input.open()?.input(None)?;
     let name = input.name.clone();
     let compressed = input.compressed;
     let jtr = matches!(input.source, read::Source::Jtr(_));
@@ -49,7 +50,7 @@ pub fn run(a: Args) -> Result<(), String> {
             // A plain XML file may be a valid prefix (tracecheck can tell for files only).
             if !compressed && !jtr {
                 if let Ok(tracecheck::Checked::CutShort { lines, summary }) =
-                    tracecheck::check_prefix(&a.trace)
+                    tracecheck::check_prefix(&a.input.trace)
                 {
                     let msg = format!(
                         "{name}: cut short after line {lines}: every element up to there is \
@@ -184,7 +185,10 @@ mod tests {
         assert!(checked.is_ok(), "{checked:?}");
         let run = |prefix_ok| {
             super::run(super::Args {
-                trace: out.clone(),
+                input: crate::cmd::common::Input {
+                    trace: out.clone(),
+                    more: Vec::new(),
+                },
                 prefix_ok,
             })
         };

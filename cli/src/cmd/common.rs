@@ -16,6 +16,24 @@ pub fn offset(s: &str) -> Result<u64, String> {
 }
 
 /// Which threads, methods and time window to look at.
+/// The trace an answer reads: one file, or the files of one series (written with
+/// `max-size=`/`max-age=`), read as one: `jtrace report trace-*.jtr`.
+#[derive(clap::Args, Debug)]
+pub struct Input {
+    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
+    pub trace: PathBuf,
+    /// The other files of its series (max-size=, max-age=), in any order
+    #[arg(value_name = "MORE")]
+    pub more: Vec<PathBuf>,
+}
+
+impl Input {
+    /// Opens the trace (a series joined first).
+    pub fn open(&self) -> Result<crate::read::Trace, String> {
+        crate::read::Trace::open_series(&self.trace, &self.more)
+    }
+}
+
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct Select {
     /// Only threads whose name matches PATTERN (`*` and `?` wildcards; without them,

@@ -1,6 +1,8 @@
 //! `jtrace flame` (inferno SVG, or an HTML page around it) and `jtrace collapsed`
 //! (folded stacks), weighted by exact self time or, with `--alloc`, allocated bytes.
 
+use crate::cmd::common::Input;
+
 use super::common::{emit, Select, Stream};
 use crate::analysis::folded;
 use crate::analysis::tree::CallTree;
@@ -11,8 +13,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
-    pub trace: PathBuf,
+    #[command(flatten)]
+    pub input: Input,
     /// Output file: .svg, or .html for a page around the SVG
     #[arg(short, long, value_name = "FILE", value_parser = flame_file)]
     pub output: PathBuf,
@@ -41,8 +43,8 @@ pub struct Weight {
 
 #[derive(clap::Args, Debug)]
 pub struct CollapsedArgs {
-    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
-    pub trace: PathBuf,
+    #[command(flatten)]
+    pub input: Input,
     #[command(flatten)]
     pub weight: Weight,
     #[command(flatten)]
@@ -59,7 +61,7 @@ fn flame_file(s: &str) -> Result<PathBuf, String> {
 /// Writes the folded stacks of a trace to `out`; the trace's name and the unit of the
 /// values.
 fn stacks(
-    trace: &std::path::Path,
+    trace: &Input,
     w: &Weight,
     sel: &Select,
     for_svg: bool,
@@ -67,7 +69,7 @@ fn stacks(
 ) -> Result<(String, &'static str), String> {
     let mut t = CallTree::default();
     let s = split::run(
-        &crate::read::Trace::open(trace)?,
+        &trace.open()?,
         sel.every_method("flame and collapsed show every method")?,
         &mut t,
     )?;
@@ -97,7 +99,7 @@ fn stacks(
 
 pub fn run(a: Args) -> Result<(), String> {
     let mut text = Vec::new();
-    let (file, unit) = stacks(&a.trace, &a.weight, &a.select, true, &mut text)?;
+    let (file, unit) = stacks(&a.input, &a.weight, &a.select, true, &mut text)?;
     // Names are UTF-8 already: checked, not copied.
     let stacks = String::from_utf8(text)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
@@ -121,7 +123,7 @@ pub fn run(a: Args) -> Result<(), String> {
 pub fn collapsed(a: CollapsedArgs) -> Result<(), String> {
     super::common::form(a.out.output.as_deref(), super::common::Form::Collapsed, &[])?;
     let mut out = Stream::open(a.out.output.as_deref())?;
-    let r = stacks(&a.trace, &a.weight, &a.select, false, &mut out);
+    let r = stacks(&a.input, &a.weight, &a.select, false, &mut out);
     match r {
         Ok(_) => out.finish(Ok(())),
         // A closed stdout while writing is not an error (`| head`).

@@ -1,6 +1,8 @@
 //! `jtrace graph METHOD`: the method's callers above, its callees below, merged by path,
 //! with exact counts, total and self time.
 
+use crate::cmd::common::Input;
+
 use super::common::{duration, emit, json, Select};
 use crate::analysis::graph::{Graph, Target};
 use crate::analysis::tree::PathTree;
@@ -9,15 +11,14 @@ use crate::pass;
 use crate::render;
 use serde::Serialize;
 use std::fmt::Write;
-use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The method: `Class.method`, `Class.method(int, String)`, or a pattern with `*`/`?`
     #[arg(value_name = "METHOD")]
     pub target: String,
-    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
-    pub trace: PathBuf,
+    #[command(flatten)]
+    pub input: Input,
     #[command(flatten)]
     pub select: Select,
     /// Hide paths whose total time is under TIME (e.g. 1ms)
@@ -91,7 +92,7 @@ pub fn run(mut a: Args) -> Result<(), String> {
     a.json = super::common::wants_json(a.out.output.as_deref(), a.json)?;
     let mut g = Graph::new(Target::new(&a.target));
     let s = pass::run(
-        &crate::read::Trace::open(&a.trace)?,
+        &a.input.open()?,
         a.select
             .every_method("graph takes its METHOD as an argument")?,
         &mut g,

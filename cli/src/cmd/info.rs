@@ -2,6 +2,8 @@
 //! JVM itself (vendor, name, version, home, main command), the agent's options, the time span, events by kind, what was dropped or repaired (by
 //! cause), and every thread with its lifetime and calls.
 
+use crate::cmd::common::Input;
+
 use super::common::{emit, json};
 use crate::model::filter::Filter;
 use crate::model::idmap::FastMap;
@@ -12,12 +14,11 @@ use crate::render::fmt;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
-    pub trace: PathBuf,
+    #[command(flatten)]
+    pub input: Input,
     /// JSON instead of text
     #[arg(long)]
     pub json: bool,
@@ -120,54 +121,49 @@ pub fn run(mut a: Args) -> Result<(), String> {
     // Entries by thread id, and the last thread's count apart (its calls come in runs).
     let mut calls: FastMap<u64, u64> = FastMap::default();
     let mut last: Option<(u64, u64)> = None;
-    let s = pass::run_tapped(
-        &crate::read::Trace::open(&a.trace)?,
-        Filter::default(),
-        &mut Nothing,
-        |ev| {
-            if let Some(k) = kind(ev) {
-                counts[k] += 1;
-            }
-            match ev {
-                Event::Entry { thread, .. } => match &mut last {
-                    Some((t, n)) if t == thread => *n += 1,
-                    _ => {
-                        if let Some((t, n)) = last.replace((*thread, 1)) {
-                            *calls.entry(t).or_default() += n;
-                        }
+    let s = pass::run_tapped(&a.input.open()?, Filter::default(), &mut Nothing, |ev| {
+        if let Some(k) = kind(ev) {
+            counts[k] += 1;
+        }
+        match ev {
+            Event::Entry { thread, .. } => match &mut last {
+                Some((t, n)) if t == thread => *n += 1,
+                _ => {
+                    if let Some((t, n)) = last.replace((*thread, 1)) {
+                        *calls.entry(t).or_default() += n;
                     }
-                },
-                Event::Process { pid, command } => {
-                    d.pid = Some(*pid);
-                    d.command = Some(command.to_string());
                 }
-                Event::Agent {
-                    parameters,
-                    version,
-                } => {
-                    d.agent_parameters = Some(parameters.to_string());
-                    d.agent_version = Some(version.to_string());
-                }
-                Event::AgentOption { key, value } => {
-                    d.options.insert(key.to_string(), value.to_string());
-                }
-                Event::Annotation { name, value }
-                    if name.starts_with("windows") && value.parse::<u64>().is_ok() =>
-                {
-                    d.windows
-                        .insert(name.to_string(), value.parse().unwrap_or_default());
-                }
-                Event::Annotation { name, value } => {
-                    let e = d.drops_and_repairs.entry(name.to_string()).or_default();
-                    if !e.is_empty() {
-                        e.push_str("; ");
-                    }
-                    e.push_str(value);
-                }
-                _ => {}
+            },
+            Event::Process { pid, command } => {
+                d.pid = Some(*pid);
+                d.command = Some(command.to_string());
             }
-        },
-    )?;
+            Event::Agent {
+                parameters,
+                version,
+            } => {
+                d.agent_parameters = Some(parameters.to_string());
+                d.agent_version = Some(version.to_string());
+            }
+            Event::AgentOption { key, value } => {
+                d.options.insert(key.to_string(), value.to_string());
+            }
+            Event::Annotation { name, value }
+                if name.starts_with("windows") && value.parse::<u64>().is_ok() =>
+            {
+                d.windows
+                    .insert(name.to_string(), value.parse().unwrap_or_default());
+            }
+            Event::Annotation { name, value } => {
+                let e = d.drops_and_repairs.entry(name.to_string()).or_default();
+                if !e.is_empty() {
+                    e.push_str("; ");
+                }
+                e.push_str(value);
+            }
+            _ => {}
+        }
+    })?;
     pass::warn(&s);
     if let Some((t, n)) = last {
         *calls.entry(t).or_default() += n;

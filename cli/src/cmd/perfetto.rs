@@ -2,6 +2,8 @@
 //! ui.perfetto.dev (and chrome://tracing). A timeline too large for the UI to open gets
 //! a window chosen to fit (said on stderr), unless the user chose one or `--force`.
 
+use crate::cmd::common::Input;
+
 use super::common::Select;
 use crate::model::filter::Filter;
 use crate::pass::{self, Pass};
@@ -19,8 +21,8 @@ const UI_LIMIT: u64 = 500 << 20;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
-    pub trace: PathBuf,
+    #[command(flatten)]
+    pub input: Input,
     /// Output file: .json (trace-event JSON), or .pftrace (Perfetto's protobuf: TrackEvent
     /// with interned names, several times smaller)
     #[arg(short, long, value_name = "FILE", value_parser = timeline_file)]
@@ -93,7 +95,7 @@ fn too_large(a: &Args, limit: u64) -> String {
     format!(
         "{}: no window from the start fits {} (--max-size); cut one with --from/--to or \
          --thread, or pass --force",
-        a.trace.display(),
+        a.input.trace.display(),
         fmt::bytes(limit)
     )
 }
@@ -101,12 +103,12 @@ fn too_large(a: &Args, limit: u64) -> String {
 pub fn run(a: Args) -> Result<(), String> {
     let mut filter = a.select.every_method("perfetto shows every method")?;
     let limit = (a.max_size.max(0.0) * (1u64 << 20) as f64) as u64;
-    let trace = Trace::open(&a.trace)?;
+    let trace = a.input.open()?;
     let size = trace.size();
     // The JSON is smaller than the XML it comes from (about 100 bytes per call against
     // 250), so only inputs larger than the limit (or compressed ones) can produce too
     // much: for those, a first pass measures the output exactly without writing it.
-    let compressed = !a.trace.to_string_lossy().ends_with(".xml");
+    let compressed = !a.input.trace.to_string_lossy().ends_with(".xml");
     if !a.force && (size > limit || compressed && size.saturating_mul(10) > limit) {
         let (bytes, window) = measure(&trace, &a, &filter, limit)?;
         if bytes > limit {
@@ -116,7 +118,7 @@ pub fn run(a: Args) -> Result<(), String> {
                     "{}: the timeline would be {}, over the {} ui.perfetto.dev can open \
                      (--max-size); cut a narrower window with --from/--to or --thread, or \
                      pass --force",
-                    a.trace.display(),
+                    a.input.trace.display(),
                     fmt::bytes(bytes),
                     fmt::bytes(limit)
                 ));
@@ -126,7 +128,7 @@ pub fn run(a: Args) -> Result<(), String> {
                 "jtrace: {}: the whole timeline would be {}, over the {} ui.perfetto.dev can \
                  open (--max-size): writing its first {} (--from 0 --to {}ns); choose another \
                  window with --from/--to, or pass --force for all of it",
-                a.trace.display(),
+                a.input.trace.display(),
                 fmt::bytes(bytes),
                 fmt::bytes(limit),
                 fmt::ns(len),
@@ -137,7 +139,7 @@ pub fn run(a: Args) -> Result<(), String> {
         } else {
             eprintln!(
                 "jtrace: {}: the timeline will be {}",
-                a.trace.display(),
+                a.input.trace.display(),
                 fmt::bytes(bytes)
             );
         }

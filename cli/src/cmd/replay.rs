@@ -1,6 +1,8 @@
 //! `jtrace replay`: the exact sequence of calls per thread, with durations, exceptions
 //! inline, allocations and monitor waits, streamed as it is read.
 
+use crate::cmd::common::Input;
+
 use super::common::{duration, Select, Stream};
 use crate::analysis::replay::{class_of, Line, Replay, Show, What};
 use crate::model::names::Names;
@@ -8,12 +10,11 @@ use crate::model::{BlockKind, Symbols};
 use crate::pass;
 use crate::render::fmt::{self, NsText, NS_TEXT};
 use std::io::Write;
-use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
-    pub trace: PathBuf,
+    #[command(flatten)]
+    pub input: Input,
     #[command(flatten)]
     pub select: Select,
     /// Show only calls that took at least TIME (e.g. 1ms), with what is inside them
@@ -377,7 +378,7 @@ pub fn run(mut a: Args) -> Result<(), String> {
         let _ = writeln!(
             p.out,
             "jtrace replay: {}\n{:>12} {:>10}  {:<16} call",
-            a.trace.display(),
+            a.input.trace.display(),
             "start",
             "duration",
             "thread"
@@ -389,7 +390,7 @@ pub fn run(mut a: Args) -> Result<(), String> {
     };
     let mut r = Replay::new(show, |s: &Symbols, l: &Line| p.line(s, l));
     let s = pass::run(
-        &crate::read::Trace::open(&a.trace)?,
+        &a.input.open()?,
         a.select.every_method("replay shows every method")?,
         &mut r,
     )?;

@@ -1,12 +1,13 @@
 //! `jtrace report`: the one-screen answer (text, `--json` or `--html`).
 
+use crate::cmd::common::Input;
+
 use super::common::{emit, json, Form, Select};
 use crate::analysis::folded;
 use crate::analysis::report::Report;
 use crate::analysis::tree::CallTree;
 use crate::render;
 use crate::split;
-use std::path::PathBuf;
 
 /// Rows per table in the text report unless --top says otherwise.
 const TEXT_TOP: usize = 20;
@@ -15,8 +16,8 @@ const HTML_TOP: usize = 200;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
-    pub trace: PathBuf,
+    #[command(flatten)]
+    pub input: Input,
     #[command(flatten)]
     pub select: Select,
     /// Rows per table (text: 20, HTML: 200, JSON: all)
@@ -45,11 +46,7 @@ pub fn run(mut a: Args) -> Result<(), String> {
         Report::slowest_of(filter.method.clone()),
         a.html.then(CallTree::default),
     );
-    let s = split::run(
-        &crate::read::Trace::open(&a.trace)?,
-        filter.clone(),
-        &mut both,
-    )?;
+    let s = split::run(&a.input.open()?, filter.clone(), &mut both)?;
     let (report, tree) = both;
     let ok = |m: &str| filter.method_ok(m);
     let out = if a.json {

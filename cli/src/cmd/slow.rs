@@ -1,5 +1,7 @@
 //! `jtrace slow`: every call over a threshold, with its thread, start and whole subtree.
 
+use crate::cmd::common::Input;
+
 use super::common::{duration, Select, Stream};
 use crate::analysis::slow::{Collector, OnePass, SlowCall};
 use crate::analysis::tree::{label_name, SLOW};
@@ -7,12 +9,11 @@ use crate::model::Symbols;
 use crate::render;
 use crate::split;
 use std::io::Write;
-use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
-    pub trace: PathBuf,
+    #[command(flatten)]
+    pub input: Input,
     /// Calls that took at least this long (e.g. 10ms, 1.5s)
     #[arg(long, value_name = "TIME", value_parser = duration, default_value = "10ms")]
     pub over: u64,
@@ -108,7 +109,7 @@ pub fn run(mut a: Args) -> Result<(), String> {
     let filter = a.select.filter()?;
     let ok = |m: &str| filter.method_ok(m);
     let mut one = OnePass::new(a.over, filter.method.is_none(), &ok);
-    let trace = crate::read::Trace::open(&a.trace)?;
+    let trace = a.input.open()?;
     let s = split::run(&trace, filter.clone(), &mut one)?;
     let broken = one.broken;
     let found = std::mem::take(&mut one.found);

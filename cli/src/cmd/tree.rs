@@ -1,15 +1,16 @@
 //! `jtrace tree`: the call tree merged by path, per thread.
 
+use crate::cmd::common::Input;
+
 use super::common::{duration, Select, Stream};
 use crate::analysis::tree::CallTree;
 use crate::render;
 use crate::split;
-use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The trace (.xml, .xml.gz, .xml.zst, .jtr)
-    pub trace: PathBuf,
+    #[command(flatten)]
+    pub input: Input,
     #[command(flatten)]
     pub select: Select,
     /// Hide frames whose total time is under TIME (e.g. 1ms)
@@ -26,7 +27,7 @@ pub fn run(a: Args) -> Result<(), String> {
     super::common::form(a.out.output.as_deref(), super::common::Form::Text, &[])?;
     let mut t = CallTree::default();
     let s = split::run(
-        &crate::read::Trace::open(&a.trace)?,
+        &a.input.open()?,
         a.select.every_method("tree shows every method")?,
         &mut t,
     )?;

@@ -1,5 +1,7 @@
 //! `jtrace windows TRACE`: the windows a trace recorded with `window=` kept (id, thread, method, start, duration, outcome, calls, the rules that kept it), slowest first, under the rules and how many windows were seen and kept.
 
+use crate::cmd::common::Input;
+
 use super::common::{emit, json};
 use crate::model::filter::Filter;
 use crate::model::windows::WindowsAnalysis;
@@ -8,12 +10,11 @@ use crate::read::Event;
 use crate::render::fmt;
 use serde::Serialize;
 use std::fmt::Write;
-use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The trace (.xml, .xml.gz, .xml.zst, .jtr), recorded with window=
-    pub trace: PathBuf,
+    #[command(flatten)]
+    pub input: Input,
     /// JSON instead of text
     #[arg(long)]
     pub json: bool,
@@ -49,7 +50,7 @@ struct Doc {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let trace = crate::read::Trace::open(&a.trace)?;
+    let trace = a.input.open()?;
     let mut an = WindowsAnalysis::default();
     let mut doc = Doc::default();
     let mut p = pass::run_tapped(&trace, Filter::default(), &mut an, |e| match e {

@@ -47,6 +47,16 @@ pub struct Trace {
     file: Mutex<Option<File>>,
     /// The bytes read from it to tell its kind (a pipe cannot give them again).
     head: Vec<u8>,
+    /// A series joined into a file of its own (`open_series`), removed with the trace.
+    joined: Option<PathBuf>,
+}
+
+impl Drop for Trace {
+    fn drop(&mut self) {
+        if let Some(p) = &self.joined {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }
 
 impl Trace {
@@ -91,7 +101,42 @@ impl Trace {
             tags: OnceLock::new(),
             file: Mutex::new(Some(file)),
             head: head[..n].to_vec(),
+            joined: None,
         })
+    }
+
+    /// Opens `first` alone, or with `more` the files of its series, joined
+    /// (`trace::jtr::series`) into one `.jtr` in the temporary directory that lives as
+    /// long as the trace.
+    pub fn open_series(first: &Path, more: &[PathBuf]) -> Result<Trace, String> {
+        if more.is_empty() {
+            return Trace::open(first);
+        }
+        static JOINED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = JOINED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("jtrace-series-{}-{n}.jtr", std::process::id()));
+        let files: Vec<PathBuf> = std::iter::once(first.to_path_buf())
+            .chain(more.iter().cloned())
+            .collect();
+        let joined = File::create(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))
+            .and_then(|f| {
+                trace::jtr::series::join(&files, std::io::BufWriter::with_capacity(1 << 20, f))
+            });
+        let count = match joined {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = std::fs::remove_file(&path);
+                return Err(e);
+            }
+        };
+        let mut t = Trace::open(&path).inspect_err(|_| {
+            let _ = std::fs::remove_file(&path);
+        })?;
+        t.name = format!("{} (a series of {count} files)", first.display());
+        t.joined = Some(path);
+        Ok(t)
     }
 
     /// The file at its start (as opened the first time, then opened again), with the

@@ -10,6 +10,7 @@ mod body;
 mod depth;
 pub mod index;
 mod select;
+pub mod series;
 mod window;
 mod wire;
 

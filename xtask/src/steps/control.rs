@@ -466,6 +466,133 @@ fn ring_dump(ctx: &Ctx) -> Result<String, String> {
     ))
 }
 
+/// Runs SeriesCalls with `n` calls under `max-size=4m`, writing `dir/s-%n.jtr`: the
+/// program's calls of a() and b(), its closing line, and the files left, oldest first.
+fn series_run(ctx: &Ctx, n: u32, dir: &Path) -> Result<(u64, String, Vec<PathBuf>), String> {
+    let _ = std::fs::create_dir_all(dir);
+    let opts = format!("max-size=4m,waits=off,out={}/s-%n.jtr", dir.display());
+    let o = ctx
+        .java(Some(&opts), &["SeriesCalls", &n.to_string()])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    let want = format!("CALLS {n} {n}\n");
+    if !o.status.success() || out != want {
+        return Err(format!(
+            "SeriesCalls {n}: {}, stdout {out:?}, stderr {err}",
+            o.status
+        ));
+    }
+    let mut files: Vec<(u32, PathBuf)> = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let k = name
+                .strip_prefix("s-")?
+                .strip_suffix(".jtr")?
+                .parse()
+                .ok()?;
+            Some((k, e.path()))
+        })
+        .collect();
+    files.sort();
+    Ok((
+        u64::from(n),
+        err.into_owned(),
+        files.into_iter().map(|f| f.1).collect(),
+    ))
+}
+
+/// Calls of `Class.method` in `jtrace report --json` of the files given as one series.
+fn series_calls(ctx: &Ctx, files: &[PathBuf], method: &str) -> Result<u64, String> {
+    let mut args = vec!["report".to_string(), "--json".to_string()];
+    args.extend(files.iter().rev().map(|f| f.display().to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, text) = ctx.jtrace(&args, &ctx.dir);
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "jtrace report --json of the series: exit {code}: {e}: {}",
+            util::clip(&text, 300)
+        )
+    })?;
+    Ok(v["methods"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["method"].as_str().is_some_and(|s| s.starts_with(method)))
+        .filter_map(|m| m["calls"].as_u64())
+        .sum())
+}
+
+/// max-size=: the trace is written as a series of .jtr files, each valid on its own; a
+/// series that fits keeps every file and, read as one (`jtrace report s-*.jtr`, in any
+/// order), has exactly the program's calls; a long run keeps within the bound by
+/// removing the oldest files, and what is left still reads as one.
+fn series(ctx: &Ctx) -> Result<String, String> {
+    // 50,000 iterations (100,000 calls): about 2.6 MB of records, files of 1 MB, none
+    // removed.
+    let (n, err, files) = series_run(ctx, 50_000, &ctx.dir.join("whole"))?;
+    if files.len() < 3 || !err.contains(&format!("series of {} files, 0 removed", files.len())) {
+        return Err(format!("{} files, closing line: {err}", files.len()));
+    }
+    for f in &files {
+        ctx.expect(&["check", &f.display().to_string()], true, "valid")?;
+    }
+    // A middle file, rendered, for the DTD and the checker.
+    let middle = &files[1];
+    let xml = middle.with_extension("xml");
+    ctx.expect(
+        &[
+            "xml",
+            &middle.display().to_string(),
+            "-o",
+            &xml.display().to_string(),
+        ],
+        true,
+        "",
+    )?;
+    validate(&xml).map_err(|e| format!("{}: {e}", xml.display()))?;
+    for m in ["SeriesCalls.a(", "SeriesCalls.b("] {
+        let got = series_calls(ctx, &files, m)?;
+        if got != n {
+            return Err(format!(
+                "{m}: the series has {got} calls, the program made {n}"
+            ));
+        }
+    }
+    // 1,000,000 iterations: about 52 MB of records in 4 MB.
+    let (n, err, files) = series_run(ctx, 1_000_000, &ctx.dir.join("bounded"))?;
+    let bytes: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
+        .sum();
+    // The bound, plus the last message written (a chunk of 64 KiB per thread at most).
+    if bytes > (4 << 20) + (512 << 10) || !err.contains(" removed, ") || err.contains(" 0 removed")
+    {
+        return Err(format!(
+            "{} files, {bytes} bytes, closing line: {err}",
+            files.len()
+        ));
+    }
+    for f in &files {
+        ctx.expect(&["check", &f.display().to_string()], true, "valid")?;
+    }
+    let a = series_calls(ctx, &files, "SeriesCalls.a(")?;
+    if a == 0 || a >= n {
+        return Err(format!(
+            "the bounded series has {a} calls of a(), of the program's {n}"
+        ));
+    }
+    Ok(format!(
+        "{} files kept of a bounded series, {bytes} bytes; {a} of {n} calls",
+        files.len()
+    ))
+}
+
 /// start=off plus jtrace.Trace around a known block: exactly its calls; and the API
 /// is a no-op without the agent.
 fn java_switch(ctx: &Ctx) -> Result<String, String> {
@@ -812,6 +939,7 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
             "IdleCounts.java",
             "FailedTests.java",
             "RingServer.java",
+            "SeriesCalls.java",
         ]
         .map(|f| root.join("java-tests/control").join(f));
         let compiled = java::javac(
@@ -826,9 +954,10 @@ pub fn run(tally: &mut Tally, agent: &Path, jdks: &[Jdk]) {
             continue;
         }
         type Case = fn(&Ctx) -> Result<String, String>;
-        let cases: [(&str, Case); 10] = [
+        let cases: [(&str, Case); 11] = [
             ("keep-failed", keep_failed),
             ("ring-dump", ring_dump),
+            ("series", series),
             ("attach-stop-start", attach_stop_start),
             ("stop-while-deep", stop_while_deep),
             ("blind-loader", blind_loader),

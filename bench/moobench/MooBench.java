@@ -7,7 +7,8 @@ package moobench;
  *
  * Usage: java moobench.MooBench N [DEPTH]
  * Prints: loop_ns=..., calls=... (N * DEPTH monitored calls), steady_ns=... and
- * steady_calls=... (the second half of the loop alone), check=...
+ * steady_calls=... (the second half of the loop alone), check=..., and hwm_kb=... (the
+ * process's peak resident memory so far, VmHWM, 0 where /proc cannot say).
  */
 public final class MooBench {
     public static void main(final String[] args) {
@@ -31,5 +32,20 @@ public final class MooBench {
         System.out.println("steady_ns=" + (t1 - tHalf));
         System.out.println("steady_calls=" + ((n - half) * depth));
         System.out.println("check=" + check);
+        System.out.println("hwm_kb=" + peakKb());
+    }
+
+    /** VmHWM of /proc/self/status, in kB (0 if unreadable). */
+    private static long peakKb() {
+        try {
+            for (String l : java.nio.file.Files.readAllLines(java.nio.file.Paths.get("/proc/self/status"))) {
+                if (l.startsWith("VmHWM:")) {
+                    return Long.parseLong(l.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (java.io.IOException | NumberFormatException e) {
+            // no figure
+        }
+        return 0;
     }
 }

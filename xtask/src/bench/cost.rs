@@ -340,7 +340,7 @@ fn exit_cell(c: &Ctx) -> Result<String, String> {
 }
 
 /// For each JVM configuration and each (time, calls) pair of stdout keys, the best
-/// (lowest) ns per call over `runs` runs, made in rounds (each round runs every
+/// (lowest) ns per call over `runs` runs (a pair without calls key: the lowest value), made in rounds (each round runs every
 /// configuration once), so that a change of the machine's load falls on all of them.
 fn best_interleaved<const K: usize>(
     c: &Ctx,
@@ -354,7 +354,12 @@ fn best_interleaved<const K: usize>(
         for (jvm, best) in configs.iter().zip(best.iter_mut()) {
             let r = c.run(jvm, &c.cp(), main)?;
             for (b, (loop_key, calls_key)) in best.iter_mut().zip(keys) {
-                let (Some(ns), Some(calls)) = (r.field(loop_key), r.field(calls_key)) else {
+                let calls = if calls_key.is_empty() {
+                    Some(1)
+                } else {
+                    r.field(calls_key)
+                };
+                let (Some(ns), Some(calls)) = (r.field(loop_key), calls) else {
                     return Err(format!("no {loop_key}/{calls_key} in: {}", r.stdout));
                 };
                 *b = b.min(ns as f64 / calls.max(1) as f64);
@@ -366,6 +371,10 @@ fn best_interleaved<const K: usize>(
 
 const LOOP: (&str, &str) = ("loop_ns=", "calls=");
 const STEADY: (&str, &str) = ("steady_ns=", "steady_calls=");
+/// MooBench's peak resident memory, in kB.
+const PEAK: (&str, &str) = ("hwm_kb=", "");
+/// The ring MooBench is traced into beside `.jtr` (issue 39).
+const MOO_RING_MB: u64 = 64;
 
 /// A small static method called N times after a warm-up: no agent; agent idle
 /// (`start=off`) with the default `counts=traced`, and with `counts=all`.
@@ -414,17 +423,23 @@ fn moo_cell(c: &Ctx) -> Result<String, String> {
         let mut cells: Vec<(&str, Vec<String>)> = vec![
             ("none", vec![]),
             (".jtr", vec![c.agent("out=trace.jtr")]),
+            ("ring=64m", vec![c.agent(&format!("ring={MOO_RING_MB}m"))]),
             (".xml", vec![c.agent("out=trace.xml")]),
         ];
         if c.version >= 25 {
             cells.push(("JFR MethodTrace", jfr_opts.clone()));
         }
         let configs: Vec<Vec<String>> = cells.iter().map(|(_, jvm)| jvm.clone()).collect();
-        let best = best_interleaved(c, &configs, &main, [LOOP, STEADY], runs)?;
+        let best = best_interleaved(c, &configs, &main, [LOOP, STEADY, PEAK], runs)?;
+        let peaks: Vec<(&str, f64)> = cells
+            .iter()
+            .zip(&best)
+            .map(|((label, _), [_, _, kb])| (*label, *kb / 1024.0))
+            .collect();
         let figures: Vec<(&str, f64, f64)> = cells
             .iter()
             .zip(best)
-            .map(|((label, _), [whole, steady])| (*label, whole, steady))
+            .map(|((label, _), [whole, steady, _])| (*label, whole, steady))
             .collect();
         let (_, w0, s0) = figures[0];
         let add = |label: &str| {
@@ -448,6 +463,33 @@ fn moo_cell(c: &Ctx) -> Result<String, String> {
                 s / c.floor
             );
         }
+        if let (Some((jw, js)), Some((rw, rs))) = (add(".jtr"), add("ring=64m")) {
+            let _ = writeln!(
+                out,
+                "      ring=64m/.jtr per call {:.2} / {:.2} (target <= 1): {}",
+                rw / jw,
+                rs / js,
+                met(rs <= js * 1.05)
+            );
+        }
+        let none_mb = peaks[0].1;
+        let _ = write!(out, "      peak resident: none {none_mb:.0} MB");
+        for (label, mb) in &peaks[1..] {
+            let _ = write!(out, ", {label} {:+.0} MB", mb - none_mb);
+        }
+        let ring_extra = peaks
+            .iter()
+            .find(|p| p.0 == "ring=64m")
+            .map_or(0.0, |p| p.1 - none_mb);
+        let jtr_extra = peaks
+            .iter()
+            .find(|p| p.0 == ".jtr")
+            .map_or(0.0, |p| p.1 - none_mb);
+        let _ = writeln!(
+            out,
+            " (ring within its {MOO_RING_MB} MB + what .jtr's agent takes: {})",
+            met(ring_extra <= MOO_RING_MB as f64 + jtr_extra.max(0.0) + 16.0)
+        );
         if let (Some((jw, js)), Some((xw, xs))) = (add(".jtr"), add(".xml")) {
             let _ = writeln!(
                 out,

@@ -118,6 +118,7 @@ fn attach_stop_start(ctx: &Ctx) -> Result<String, String> {
     let pid = pid.as_str();
     let d = ctx.dir.display().to_string();
     ctx.expect(&["status", pid], true, "state: not loaded")?;
+    ctx.expect(&["dump", pid], false, "not loaded")?;
     let t0 = Instant::now();
     ctx.expect(
         &["attach", pid, &format!("out={d}/first-%n.xml,include=Busy")],
@@ -132,9 +133,11 @@ fn attach_stop_start(ctx: &Ctx) -> Result<String, String> {
     }
     ctx.expect(&["attach", pid], false, "already loaded")?;
     ctx.expect(&["start", pid], false, "already tracing")?;
+    ctx.expect(&["dump", pid], false, "has no ring")?;
     ctx.expect(&["stop", pid], true, "trace written to")?;
     ctx.expect(&["status", pid], true, "state: idle")?;
     ctx.expect(&["stop", pid], false, "not tracing")?;
+    ctx.expect(&["dump", pid], false, "not tracing")?;
     ctx.expect(
         &["start", pid, "mode=jvmti"],
         false,

@@ -466,7 +466,7 @@ fn moo_cell(c: &Ctx) -> Result<String, String> {
         if let (Some((jw, js)), Some((rw, rs))) = (add(".jtr"), add("ring=64m")) {
             let _ = writeln!(
                 out,
-                "      ring=64m/.jtr per call {:.2} / {:.2} (target <= 1): {}",
+                "      ring=64m/.jtr per call {:.2} / {:.2} (target <= 1, steady, within 5% noise): {}",
                 rw / jw,
                 rs / js,
                 met(rs <= js * 1.05)

@@ -10,6 +10,10 @@ use trace::compress::{Compressed, Format};
 pub struct Args {
     /// The `.jtr` file written by the agent (`out=trace.jtr` or `jtr=...`).
     input: PathBuf,
+    /// The other files of its series (max-size=, max-age=), in any order: rendered as
+    /// one document
+    #[arg(value_name = "MORE")]
+    more: Vec<PathBuf>,
     /// Where to write the XML: `.xml`, `.xml.gz` or `.xml.zst` by name, `-` for stdout
     /// [default: the input with `.xml` in place of `.jtr`].
     #[arg(short, long)]
@@ -62,7 +66,12 @@ impl Out {
 
 pub fn run(args: Args) -> Result<(), String> {
     let input = &args.input;
-    let file = File::open(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+    // A series is joined first; the joined file lives as long as `series`.
+    let series = (!args.more.is_empty())
+        .then(|| crate::read::Trace::open_series(input, &args.more))
+        .transpose()?;
+    let source = series.as_ref().map_or(input.as_path(), |t| t.path());
+    let file = File::open(source).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
     let output = args.output.unwrap_or_else(|| default_output(input));
     if output == *input {
         return Err(format!(

@@ -105,6 +105,11 @@ impl Trace {
         })
     }
 
+    /// The file read (a series: the file it was joined into).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Opens `first` alone, or with `more` the files of its series, joined
     /// (`trace::jtr::series`) into one `.jtr` in the temporary directory that lives as
     /// long as the trace.

@@ -567,6 +567,22 @@ fn series(ctx: &Ctx) -> Result<String, String> {
             ));
         }
     }
+    // The whole series rendered as one document: valid, with every call.
+    let joined = ctx.dir.join("whole.xml");
+    let mut args = vec!["xml".to_string()];
+    args.extend(files.iter().map(|f| f.display().to_string()));
+    args.extend(["-o".to_string(), joined.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ctx.expect(&args, true, "")?;
+    let s = exact(&joined)?;
+    for key in ["SeriesCalls.a", "SeriesCalls.b"] {
+        let (got, _) = figures(&s, key);
+        if got != n {
+            return Err(format!(
+                "{key}: the joined document has {got} entries, the program made {n}"
+            ));
+        }
+    }
     // 1,000,000 iterations: about 52 MB of records in 4 MB.
     let (n, err, files) = series_run(ctx, 1_000_000, &ctx.dir.join("bounded"))?;
     let bytes: u64 = files

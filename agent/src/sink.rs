@@ -414,14 +414,14 @@ pub fn wait_for_sink(r: &Running, out_path: &str) -> Option<Summary> {
 }
 
 /// The one line on stderr when the trace is closed: where it went, how big it is,
-/// anything dropped or repaired, and which build wrote it (` (jtrace VERSION)`, last;
+/// anything dropped or repaired, `words` (windows, a series), and which build wrote it (` (jtrace VERSION)`, last;
 /// async-profiler and JFR say where their output went too). The size is the file's, read back, so it is what the user will find.
 pub fn closing_line(
     out_path: &str,
     sum: &Summary,
     lost_bytes: u64,
     skipped_classes: u64,
-    windows: Option<&str>,
+    words: Option<&str>,
 ) -> String {
     let s = &sum.stats;
     let path = std::fs::canonicalize(out_path)
@@ -461,7 +461,7 @@ pub fn closing_line(
     if let Some(e) = &sum.jtr_error {
         line.push_str(&format!(" (writing the .jtr records failed: {e})"));
     }
-    if let Some(w) = windows {
+    if let Some(w) = words {
         line.push_str(", ");
         line.push_str(w);
     }

@@ -164,6 +164,20 @@ pub enum Event<'a> {
     },
 }
 
+impl Event<'_> {
+    /// The start or end of the thread that stands for the virtual machine
+    /// (`render::VM_THREAD_ID`), which the format defines for TPTP's importer and which
+    /// holds nothing a reader of calls counts.
+    #[inline]
+    pub fn of_vm_thread(&self) -> bool {
+        const VM: u64 = crate::render::VM_THREAD_ID as u64;
+        matches!(
+            self,
+            Event::ThreadStart { id: VM, .. } | Event::ThreadEnd { id: VM, .. }
+        )
+    }
+}
+
 /// What an [`Event::Fact`] tells (ids as the trace writes them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fact {

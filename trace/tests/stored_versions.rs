@@ -1,5 +1,11 @@
 //! Every `.jtr` format version ever written stays readable: stored files of each version, recorded by the agent, render to the XML the agent wrote in the same run.
 //!
+//! The one change a rendering makes on purpose: elements the old agent wrote without a
+//! thread (a thread's own classDef, a runtimeShutdown on an undefined thread) now name
+//! the virtual machine's thread, defined just before the first of them (issue 43: TPTP's
+//! importer invented a thread for them); `trace::render::without_vm_thread` takes it
+//! out again.
+//!
 //! When the format changes, bump `jtr::VERSION`, keep these files and add new ones
 //! (`vN-*.jtr` with the agent's `vN-*.xml`, from `cargo xtask test`'s scratch
 //! directories: every Java case writes both).
@@ -15,10 +21,45 @@ fn check(name: &str, version: u16) {
     let mut xml = Vec::new();
     let done = trace::jtr::to_xml(&jtr[..], &mut xml).unwrap();
     assert!(done.cut_short.is_none(), "{name}: {:?}", done.cut_short);
-    let got = String::from_utf8(xml).unwrap();
+    let got = trace::render::without_vm_thread(&String::from_utf8(xml).unwrap());
     assert!(
         got == want,
         "{name}: rendering differs from the agent's XML"
+    );
+}
+
+/// Every element the rendering files under a thread names one it defined: the old
+/// agent's thread-less classDefs and runtimeShutdown name the virtual machine's thread.
+#[test]
+fn a_rendering_of_an_old_trace_names_a_thread_on_every_class() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let jtr = std::fs::read(dir.join("v3-monitors.jtr")).unwrap();
+    let mut xml = Vec::new();
+    trace::jtr::to_xml(&jtr[..], &mut xml).unwrap();
+    let xml = String::from_utf8(xml).unwrap();
+    let id = trace::render::VM_THREAD_ID;
+    let classes: Vec<&str> = xml
+        .lines()
+        .filter(|l| l.starts_with("<classDef ") || l.starts_with("<runtimeShutdown "))
+        .collect();
+    assert!(!classes.is_empty());
+    assert!(
+        classes.iter().all(|l| l.contains(" threadIdRef=\"")),
+        "{classes:?}"
+    );
+    let vm = classes
+        .iter()
+        .filter(|l| l.contains(&format!(" threadIdRef=\"{id}\"")))
+        .count();
+    assert!(vm > 0);
+    let start = xml
+        .find(&format!("<threadStart threadId=\"{id}\""))
+        .unwrap();
+    assert!(start < xml.find(&format!(" threadIdRef=\"{id}\"")).unwrap());
+    assert_eq!(
+        xml.matches(&format!("<threadEnd threadIdRef=\"{id}\""))
+            .count(),
+        1
     );
 }
 

@@ -215,8 +215,15 @@ impl Trace {
         &self,
         sel: Selection<'_>,
         progress: Option<Progress>,
-        sink: impl FnMut(&Event),
+        mut sink: impl FnMut(&Event),
     ) -> Result<Outcome, String> {
+        // The virtual machine's thread is the format's (TRACE_FORMAT.md, Threads): it
+        // holds definitions and nothing an answer counts, so no answer lists it.
+        let sink = move |e: &Event| {
+            if !e.of_vm_thread() {
+                sink(e)
+            }
+        };
         let Some(opened) = &self.jtr else {
             if sel.cut.is_some() {
                 return Err(format!("{}: an XML trace is read in one part", self.name));

@@ -12,6 +12,29 @@ use crate::defs::ObjDef;
 /// HotSpot's own GC threads are "VM Thread", "GC Thread#0", "G1 Conc#0", ...).
 pub const GC_THREAD_NAME: &str = "jtrace: garbage collector";
 
+/// `threadName` of the thread that stands for the virtual machine where a class is
+/// defined before its loading thread can be named.
+pub const VM_THREAD_NAME: &str = "jtrace: virtual machine";
+
+/// Its `threadId`: the largest the format's int32 carries, which the agent's thread
+/// counter never reaches, so that it is the same in every trace, a `.jtr` of an earlier
+/// agent rendered again included.
+pub const VM_THREAD_ID: u32 = i32::MAX as u32;
+
+/// `xml`, a rendered document, without the virtual machine's thread: its threadStart and
+/// threadEnd, and each `threadIdRef` naming it. What an earlier agent wrote in the same
+/// run as a `.jtr` is today's rendering of that `.jtr` without it (those agents wrote the
+/// elements that now name it without a thread); the tests that hold the two equal use it.
+pub fn without_vm_thread(xml: &str) -> String {
+    let named = format!(" threadIdRef=\"{VM_THREAD_ID}\"");
+    let start = format!("<threadStart threadId=\"{VM_THREAD_ID}\"");
+    let end = format!("<threadEnd{named}");
+    xml.split_inclusive('\n')
+        .filter(|l| !l.starts_with(&start) && !l.starts_with(&end))
+        .map(|l| l.replacen(&named, "", 1))
+        .collect()
+}
+
 impl<O: Output> Renderer<O> {
     /// An objDef, with the object's class when the agent knew it (as `objAlloc` names
     /// it: an array's element class, with its `isArray` code).
@@ -95,8 +118,9 @@ impl<O: Output> Renderer<O> {
 
     /// The collector's thread, defined just before the first gcStart. Collections run
     /// on VM threads that have no `java.lang.Thread`, and TPTP's importer looks up
-    /// `threadIdRef` on every gcStart/gcFinish (inventing a thread `unknown0` when it
-    /// is absent), so the GC elements name this one thread instead. It takes its id
+    /// `threadIdRef` on every gcStart/gcFinish/objFree (inventing a thread `unknown0`
+    /// when it is absent), so the GC elements, frees and unloads name this one thread
+    /// instead. It takes its id
     /// from the same counter as Java threads (never reused; the agent reserves it at the
     /// start, `Header::gc_thread_id`) and ends at the close of
     /// the trace, after the last gcFinish.
@@ -110,6 +134,47 @@ impl<O: Output> Renderer<O> {
         o.str("groupName", "");
         o.str("parentName", "");
         o.num("objIdRef", 0);
+        o.close();
+    }
+
+    /// The thread (and the time, not before its last element) of a classDef whose
+    /// loading thread the trace cannot name, or of a runtimeShutdown on a thread it
+    /// never defined: the VM's thread, defined just before the first such element.
+    ///
+    /// A thread's own class is named by the thread's objDef, which its threadStart
+    /// needs first; a trace started in a running JVM defines the classes loaded before
+    /// it again, by threads that may be gone. TPTP's importer files a classDef under
+    /// its `threadIdRef` and invents a thread (`unknown0`) when it is absent. A thread
+    /// of its own keeps its times in order apart from the collector's, whose gcFinish
+    /// is held back.
+    pub(super) fn vm_thread(&mut self, ns: u64) -> (u32, u64) {
+        self.vm.last_ns = self.vm.last_ns.max(ns);
+        let ns = self.vm.last_ns;
+        if !self.vm.defined {
+            self.vm.defined = true;
+            let o = &mut self.out;
+            o.open("threadStart");
+            o.num("threadId", VM_THREAD_ID as u64);
+            o.time("time", ns);
+            o.str("threadName", VM_THREAD_NAME);
+            o.str("groupName", "");
+            o.str("parentName", "");
+            o.num("objIdRef", 0);
+            o.close();
+        }
+        (VM_THREAD_ID, ns)
+    }
+
+    /// The VM thread's threadEnd, at the close of the trace (if it was defined).
+    pub(super) fn vm_thread_end(&mut self, t: u64) {
+        if !self.vm.defined {
+            return;
+        }
+        let (tid, ns) = self.vm_thread(self.conv.to_unix_ns(t).max(self.max_time()));
+        let o = &mut self.out;
+        o.open("threadEnd");
+        o.num("threadIdRef", tid as u64);
+        o.time("time", ns);
         o.close();
     }
 
@@ -162,11 +227,13 @@ impl<O: Output> Renderer<O> {
         if !self.gc.open || !self.live_objects.remove(&obj) {
             return;
         }
-        let ns = self.conv.to_unix_ns(t);
-        self.out.open("objFree");
-        self.out.num("objIdRef", obj);
-        self.out.time("time", ns);
-        self.out.close();
+        let ns = self.in_bracket(t);
+        let o = &mut self.out;
+        o.open("objFree");
+        o.num("threadIdRef", self.gc.tid as u64);
+        o.num("objIdRef", obj);
+        o.time("time", ns);
+        o.close();
     }
 
     /// A class (and with it its methods) is gone. Its methods' counts are written
@@ -190,11 +257,22 @@ impl<O: Output> Renderer<O> {
         if !self.gc.open {
             return;
         }
+        let ns = self.in_bracket(t);
+        let o = &mut self.out;
+        o.open("classUnload");
+        o.num("threadIdRef", self.gc.tid as u64);
+        o.num("classIdRef", cid as u64);
+        o.time("time", ns);
+        o.close();
+    }
+
+    /// The time of a free or unload the VM reported at `t`, after its collection, on
+    /// the collector's thread: written inside the open bracket, it is dated no later
+    /// than the bracket's gcFinish (the object was gone by then) and not before the
+    /// thread's last element.
+    fn in_bracket(&mut self, t: u64) -> u64 {
         let ns = self.conv.to_unix_ns(t);
-        self.out.open("classUnload");
-        self.out.num("classIdRef", cid as u64);
-        self.out.time("time", ns);
-        self.out.close();
+        self.gc_time(self.gc.finish.map_or(ns, |f| ns.min(f)))
     }
 
     /// A `line` element when execution reaches a new line of the innermost frame:

@@ -17,6 +17,7 @@ pub use crate::header::Header;
 use crate::idtable::IdTable;
 use crate::record::{self, Reader, Rec};
 use crate::xml::{Decimal, Padded, XmlOut};
+pub use memory::{without_vm_thread, VM_THREAD_ID, VM_THREAD_NAME};
 pub use output::Output;
 
 /// A pre-formatted attribute run (always fits: ids are at most 10 digits each).
@@ -191,6 +192,15 @@ struct GcState {
     last_ns: u64,
 }
 
+/// The thread that stands for the virtual machine where a class is defined before its
+/// loading thread can be named (see `memory::vm_thread`).
+#[derive(Default)]
+struct VmThread {
+    defined: bool,
+    /// The time of its last element: its times never go back.
+    last_ns: u64,
+}
+
 pub struct Renderer<O: Output> {
     out: O,
     conv: Converter,
@@ -209,6 +219,7 @@ pub struct Renderer<O: Output> {
     /// Objects defined (objAlloc/objDef) and not freed.
     live_objects: HashSet<u64>,
     gc: GcState,
+    vm: VmThread,
     /// Contended enters waiting for their owner: (thread, monitor, time).
     pending_enters: Vec<(u32, u64, u64)>,
     /// Thread ends held back while a contended enter waits for its owner.
@@ -271,6 +282,7 @@ impl<O: Output> Renderer<O> {
             classes: HashMap::new(),
             live_objects: HashSet::new(),
             gc: GcState::default(),
+            vm: VmThread::default(),
             pending_enters: Vec::new(),
             held_ends: Vec::new(),
             header_trace_id: header.trace_id.clone(),
@@ -473,19 +485,20 @@ impl<O: Output> Renderer<O> {
                 methods: Vec::new(),
             },
         );
-        let ns = if c.tid != 0 {
-            self.stamp(c.tid, c.t)
+        // A class the trace names before its loading thread can be named (a thread's
+        // own class, the classes defined again when a trace starts in a running JVM)
+        // is filed under the VM's thread.
+        let (tid, ns) = if c.tid != 0 {
+            (c.tid, self.stamp(c.tid, c.t))
         } else {
-            self.conv.to_unix_ns(c.t)
+            self.vm_thread(self.conv.to_unix_ns(c.t))
         };
         let o = &mut self.out;
         o.open("classDef");
         o.str("name", &names::class_name(&c.name));
         o.str("sourceName", &c.source);
         o.num("classId", c.cid as u64);
-        if c.tid != 0 {
-            o.num("threadIdRef", c.tid as u64);
-        }
+        o.num("threadIdRef", tid as u64);
         o.time("time", ns);
         o.num("numInterfaces", c.interfaces.len() as u64);
         o.str("interfaceNames", &names::class_list(&c.interfaces));
@@ -829,11 +842,16 @@ impl<O: Output> Renderer<O> {
         match shutdown_tid.filter(|tid| self.threads.get(*tid).is_some_and(|s| !s.ended)) {
             _ if !self.shutdown => {}
             Some(tid) => self.simple(tid, "runtimeShutdown", t),
+            // The VM died on a thread the trace never defined (or whose end it already
+            // wrote): the element names the VM's thread (TPTP's importer files it under
+            // its threadIdRef and invents one when it is absent).
             None => {
-                let ns = self.conv.to_unix_ns(t).max(self.max_time());
-                self.out.open("runtimeShutdown");
-                self.out.time("time", ns);
-                self.out.close();
+                let (tid, ns) = self.vm_thread(self.conv.to_unix_ns(t).max(self.max_time()));
+                let o = &mut self.out;
+                o.open("runtimeShutdown");
+                o.num("threadIdRef", tid as u64);
+                o.time("time", ns);
+                o.close();
             }
         }
         let mut live: Vec<u32> = self
@@ -856,6 +874,7 @@ impl<O: Output> Renderer<O> {
         }
         self.gc_close();
         self.gc_thread_end(t);
+        self.vm_thread_end(t);
         let end_ns = self.conv.to_unix_ns(t).max(self.max_time());
         let mut counts = Vec::new();
         let owns: Vec<(u32, u64)> = self.counts.iter().map(|(mid, &n)| (mid, n)).collect();

@@ -19,6 +19,24 @@ use crate::attrs::{get, parse_time, Attrs, Call};
 use crate::model::{Phase, State};
 use crate::violation::Rule;
 
+/// Elements (other than calls, which need their thread anyway) that TPTP's importer
+/// files under the thread their `threadIdRef` names, inventing a thread `unknown0`
+/// when it is absent: a jtrace trace names a defined thread on each (the collector's
+/// and the virtual machine's where no Java thread can be named).
+const FILED_UNDER_A_THREAD: [&str; 11] = [
+    "classDef",
+    "objAlloc",
+    "objFree",
+    "gcStart",
+    "gcFinish",
+    "runtimeShutdown",
+    "throw",
+    "catch",
+    "monWait",
+    "monWaited",
+    "monContendedEnter",
+];
+
 impl State {
     pub(crate) fn event(&mut self, line: u64, name: &'static str, attrs: &Attrs) {
         if let Some(entry) = call_kind(name) {
@@ -30,6 +48,16 @@ impl State {
         self.hierarchy(line, name, attrs);
         let time = self.time_of(line, name, attrs);
 
+        if FILED_UNDER_A_THREAD.contains(&name) && get(attrs, "threadIdRef").is_none() {
+            self.err(
+                line,
+                Rule::Attribute,
+                format!(
+                    "<{name}> lacks threadIdRef: TPTP's importer files it under a thread \
+                     and invents one (unknown0)"
+                ),
+            );
+        }
         // Generic reference checks.
         let thread = match name {
             "threadStart" => None,
@@ -109,14 +137,6 @@ impl State {
                     }
                 }
                 self.gc_event(line, name, attrs, object)
-            }
-            "gcStart" | "gcFinish" if thread.is_none() && get(attrs, "threadIdRef").is_none() => {
-                self.err(
-                    line,
-                    Rule::Attribute,
-                    format!("<{name}> lacks threadIdRef (the collector's thread)"),
-                );
-                self.gc_bracket(line, name, attrs);
             }
             "gcStart" | "gcFinish" => self.gc_bracket(line, name, attrs),
             "monContendedEnter" | "monContendedEntered" | "monWait" | "monWaited" => {

@@ -4,12 +4,6 @@ use crate::attrs::{fmt_time, get, parse_i64, Attrs};
 use crate::model::State;
 use crate::violation::Rule;
 
-/// Elements that may carry `threadIdRef="0"` ("no Java thread"): the VM reports frees and
-/// unloads from its own threads. gcStart/gcFinish are not among them: they must name a
-/// defined thread (jtrace defines one for the collector), because TPTP's importer looks
-/// up their `threadIdRef` and invents a thread when it finds none.
-pub(crate) const VM_THREAD_OK: &[&str] = &["objFree", "objMove", "classUnload"];
-
 impl State {
     /// The live thread `attrs[key]` names, after checking it and the element's time.
     pub(crate) fn thread_ref(
@@ -34,9 +28,6 @@ impl State {
         time: Option<u128>,
     ) -> Option<u64> {
         let id = id?;
-        if id == 0 && VM_THREAD_OK.contains(&name) {
-            return None;
-        }
         let Some(th) = self.threads.get_mut(&id) else {
             let why = match self.ended_thread_lines.get(&id) {
                 Some(l) => format!("it ended at line {l}"),

@@ -18,6 +18,7 @@
 
 pub mod answers;
 mod cost;
+mod deep;
 mod disk;
 mod families;
 mod javaagent;
@@ -67,6 +68,8 @@ struct Config {
     javaagent_only: bool,
     /// Only the Parquet export's cell (`bench/parquet_export.rs`).
     parquet_only: bool,
+    /// Only the answers on a deep recursive-descent trace (`bench/deep.rs`).
+    deep_only: bool,
     /// javac's and the families' JDK; MooBench is compiled with its javac.
     jdk: PathBuf,
     /// The JDKs MooBench runs on; one that is missing is reported as skipped.
@@ -96,6 +99,7 @@ impl Config {
             mvn_test_only: args.iter().any(|a| a == "--mvn-test"),
             javaagent_only: args.iter().any(|a| a == "--javaagent"),
             parquet_only: args.iter().any(|a| a == "--parquet"),
+            deep_only: args.iter().any(|a| a == "--deep"),
             jdk: PathBuf::from(DEFAULT_JDK),
             moo_jdks: DEFAULT_MOO_JDKS.iter().map(PathBuf::from).collect(),
             jdk_vthreads: PathBuf::from(DEFAULT_JDK_VTHREADS),
@@ -110,7 +114,13 @@ impl Config {
         while let Some(a) = it.next() {
             if matches!(
                 a.as_str(),
-                "--quick" | "--families" | "--cost" | "--mvn-test" | "--parquet" | "--javaagent"
+                "--quick"
+                    | "--families"
+                    | "--cost"
+                    | "--mvn-test"
+                    | "--parquet"
+                    | "--javaagent"
+                    | "--deep"
             ) {
                 continue;
             }
@@ -326,6 +336,11 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
         println!("{report}{t}");
         return Ok(!t.contains("FAILED"));
     }
+    if env.cfg.deep_only {
+        let t = deep::run(&env.jtrace, &env.agent, &env.cfg.jdk, &env.work);
+        println!("{report}{t}");
+        return Ok(!t.contains("FAILED"));
+    }
     if env.cfg.parquet_only {
         let t = parquet_export::run(env);
         println!("{report}{t}");
@@ -389,6 +404,7 @@ fn bench_in(env: &Env, javac: &Path, rev: &str) -> Result<bool, String> {
             &env.cfg.jdk,
             &env.work,
         ));
+        report.push_str(&deep::run(&env.jtrace, &env.agent, &env.cfg.jdk, &env.work));
         let mut renders = Vec::new();
         for j in &moo {
             if let (Some(v), Ok(_)) = (j.version, &j.cells) {

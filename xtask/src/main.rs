@@ -41,7 +41,7 @@ const USAGE: &str = "usage:
   cargo xtask dist                           the release archive: target/dist/jtrace-VERSION-linux-x86_64.tar.gz
                                              (command, agent, jars, Maven and Gradle plugins, completions, man)
   cargo xtask demo                           build the agent, trace examples/Demo.java, summarise
-  cargo xtask bench [--quick] [--families] [--jdk PATH] [--moo-jdks PATH,PATH]
+  cargo xtask bench [--quick] [--families] [--deep] [--jdk PATH] [--moo-jdks PATH,PATH]
                                              MooBench on JDK 17 and 25 (none, jvmti, .jtr, .xml, .xml.zst,
                                              JFR), javac traced, disk bandwidth, renderer, event families
   cargo xtask bench-answers [--reps=N] [--jdk=PATH] [--trace=PATH]

@@ -3,6 +3,7 @@
 //! byte order (what a sorted map of whole strings would give) from one path buffer,
 //! never a string per path.
 
+pub use super::tree::ANSWER_BYTES;
 use super::tree::{folded_name, PathTree, ROOT, THREAD};
 use crate::model::idmap::FastMap;
 use crate::model::Symbols;
@@ -17,6 +18,87 @@ pub fn flame_min(t: &PathTree) -> u64 {
         return 0;
     }
     t.nodes.iter().map(|n| n.self_ns).sum::<u64>() / 12_000
+}
+
+/// What an answer made of folded stacks may take: the bytes of the folded lines
+/// (`collapsed`), or of the flame graph's SVG drawn from them (`flame`), estimated per
+/// frame drawn.
+#[derive(Debug, Clone, Copy)]
+pub enum Budget {
+    Lines(u64),
+    Svg(u64),
+}
+
+/// Bytes of the SVG inferno writes for one frame besides its name, which it writes
+/// twice (title and text): a `<g>` with a `<title>`, a `<rect>` with its position,
+/// colour and width, and a `<text>`.
+const SVG_FRAME: u64 = 330;
+
+/// How light a subtree is folded into its caller ([`folded`]'s `min`): 0 when every
+/// path fits `budget`, else the least power of two times `total >> 20` (`total`: the
+/// weight of everything) under which the answer fits.
+fn fit(n: &Names, weight: &[u64], budget: Budget) -> u64 {
+    let total = weight[0];
+    let mut min = 0;
+    loop {
+        if size(n, weight, min, budget) <= budget.bytes() || min > total {
+            return min;
+        }
+        min = if min == 0 {
+            (total >> 20).max(1)
+        } else {
+            min * 2
+        };
+    }
+}
+
+impl Budget {
+    fn bytes(self) -> u64 {
+        match self {
+            Budget::Lines(b) | Budget::Svg(b) => b,
+        }
+    }
+}
+
+/// The size of [`folded`]'s answer with `min`: one forward sweep (parents come before
+/// their children), visiting what the writer visits.
+fn size(n: &Names, weight: &[u64], min: u64, budget: Budget) -> u64 {
+    let len = n.name.len();
+    let name_len = |c: usize| n.names[n.name[c] as usize].len() as u64;
+    let mut folded_in = vec![0u64; len];
+    for (&p, &w) in n.parent.iter().zip(weight).skip(1) {
+        if p != NONE && p != 0 && w < min {
+            folded_in[p as usize] += w;
+        }
+    }
+    // Per node: entered (its children visited), and its path's bytes.
+    let mut entered = vec![false; len];
+    entered[0] = true;
+    let mut path = vec![0u64; len];
+    let mut bytes = 0u64;
+    for c in 1..len {
+        let p = n.parent[c];
+        if p == NONE || !entered[p as usize] {
+            continue;
+        }
+        let light = weight[c] < min;
+        if light && p != 0 {
+            continue;
+        }
+        path[c] = if p == 0 { 0 } else { path[p as usize] + 1 } + name_len(c);
+        entered[c] = !light;
+        let v = if light {
+            weight[c]
+        } else {
+            n.own[c] + folded_in[c]
+        };
+        bytes += match budget {
+            Budget::Lines(_) if v > 0 => path[c] + 2 + itoa::Buffer::new().format(v).len() as u64,
+            Budget::Lines(_) => 0,
+            Budget::Svg(_) => SVG_FRAME + 2 * name_len(c),
+        };
+    }
+    bytes
 }
 
 /// A path tree merged by frame name: node 0 is the root, parents come before their
@@ -157,8 +239,19 @@ impl Names {
     }
 }
 
+/// How [`folded`] chooses its `min`.
+#[derive(Debug, Clone, Copy)]
+pub enum Min {
+    /// This weight.
+    Fixed(u64),
+    /// The least that keeps the answer within the budget ([`fit`]), at least the
+    /// weight given.
+    Fit(Budget, u64),
+}
+
 /// The folded lines of `t` (self time per path, `threads`: the thread's name first),
-/// exactly as sorting every path string would order and merge them. With `min` > 0,
+/// exactly as sorting every path string would order and merge them; returns the `min`
+/// it used (see [`Min`]) and the weight of everything. With `min` > 0,
 /// a subtree lighter than `min` is not a line of its own: its whole weight is its
 /// parent frame's own (a top frame's subtree becomes one line, its own). A flame graph
 /// cannot draw frames that narrow anyway (inferno leaves out frames under 0.1 px, and
@@ -169,9 +262,9 @@ pub fn folded(
     s: &Symbols,
     t: &PathTree,
     threads: bool,
-    min: u64,
+    min: Min,
     out: &mut dyn Write,
-) -> std::io::Result<()> {
+) -> std::io::Result<(u64, u64)> {
     let n = Names::of(s, t, threads);
     let len = n.name.len();
     // Subtree weights (children come after their parents: one backward sweep).
@@ -182,6 +275,10 @@ pub fn folded(
             weight[p as usize] += weight[i];
         }
     }
+    let min = match min {
+        Min::Fixed(m) => m,
+        Min::Fit(budget, least) => fit(&n, &weight, budget).max(least),
+    };
     // Per frame: the weight of its light children, drawn as its own.
     let mut folded_in = vec![0u64; len];
     for (&p, &w) in n.parent.iter().zip(&weight).skip(1) {
@@ -283,16 +380,39 @@ pub fn folded(
             }
         }
     }
-    Ok(())
+    Ok((min, weight[0]))
 }
 
-/// [`folded`] into a string (what a flame graph is drawn from).
-pub fn folded_text(s: &Symbols, t: &PathTree, threads: bool, min: u64) -> String {
+/// How a flame graph of `t` chooses its `min`: within [`ANSWER_BYTES`] of SVG, and no
+/// narrower than inferno draws ([`flame_min`]).
+pub fn for_flame(t: &PathTree) -> Min {
+    Min::Fit(Budget::Svg(ANSWER_BYTES), flame_min(t))
+}
+
+/// What the `min` [`folded`] used means, said once on stderr when it left something out:
+/// `what` is the answer (`collapsed`, `flame`), `all` the flag that shows every stack.
+pub fn say_min(what: &str, min: u64, total: u64, all: &str) {
+    if min == 0 || total == 0 {
+        return;
+    }
+    eprintln!(
+        "jtrace: {what}: stacks lighter than {:.4}% of the total ({min} ns) are counted in \
+         their caller's own time, to keep the answer under {} MB{all}",
+        min as f64 * 100.0 / total as f64,
+        ANSWER_BYTES / 1_000_000
+    );
+}
+
+/// [`folded`] into a string (what a flame graph is drawn from), and the `min` it used
+/// and the weight of everything.
+pub fn folded_text(s: &Symbols, t: &PathTree, threads: bool, min: Min) -> (String, u64, u64) {
     let mut out = Vec::new();
     // Writing into memory cannot fail.
-    let _ = folded(s, t, threads, min, &mut out);
+    let (min, total) = folded(s, t, threads, min, &mut out).unwrap_or((0, 0));
     // Names are strings already: valid UTF-8, kept without a copy.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    let text = String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    (text, min, total)
 }
 
 #[cfg(test)]
@@ -351,11 +471,55 @@ mod tests {
         let name = |i: usize| folded_name(&s, ix[i - 1]);
         let (a, c, e) = (name(1), name(3), name(5));
         assert_eq!(
-            folded_text(&s, &t, false, 10),
+            folded_text(&s, &t, false, Min::Fixed(10)).0,
             format!("{a} 101\n{a};{c} 52\n{e} 7\n")
         );
         // Without `min`, every path.
-        assert_eq!(folded_text(&s, &t, false, 0).lines().count(), 6);
+        assert_eq!(
+            folded_text(&s, &t, false, Min::Fixed(0)).0.lines().count(),
+            6
+        );
+    }
+
+    /// Fitted to a budget, the folded lines stay under it and lose no weight: what is
+    /// left out is in its caller's own line.
+    #[test]
+    fn fitted_lines_stay_under_the_budget_and_keep_every_nanosecond() {
+        let mut s = Symbols::default();
+        s.add_class(1, "A");
+        let ix: Vec<u32> = (1..=40)
+            .map(|id| {
+                s.add_method(id, 1, &format!("m{id}"), "()V");
+                s.method_or_placeholder(id)
+            })
+            .collect();
+        let mut t = PathTree::new(ROOT);
+        let th = t.child(0, THREAD);
+        // A binary tree of calls 12 levels deep: 8,191 paths.
+        let mut todo = vec![(th, 0usize, 1u64)];
+        while let Some((n, depth, v)) = todo.pop() {
+            t.nodes[n as usize].self_ns += v;
+            if depth < 12 {
+                for k in 0..2 {
+                    let c = t.child(n, ix[depth * 2 + k]);
+                    todo.push((c, depth + 1, v + k as u64));
+                }
+            }
+        }
+        let weight: u64 = t.nodes.iter().map(|n| n.self_ns).sum();
+        let sum = |text: &str| -> u64 {
+            text.lines()
+                .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+                .sum()
+        };
+        let (all, min, total) = folded_text(&s, &t, false, Min::Fixed(0));
+        assert_eq!((min, total), (0, weight - 1));
+        for budget in [all.len() as u64, 20_000, 2_000] {
+            let (fit, min, total) = folded_text(&s, &t, false, Min::Fit(Budget::Lines(budget), 0));
+            assert!(fit.len() as u64 <= budget, "{} > {budget}", fit.len());
+            assert_eq!(sum(&fit), total);
+            assert_eq!(min == 0, budget == all.len() as u64);
+        }
     }
 
     /// The order and merging of whole path strings, with names that are prefixes of
@@ -393,6 +557,6 @@ mod tests {
         for (k, v) in &want {
             expected.push_str(&format!("{k} {v}\n"));
         }
-        assert_eq!(folded_text(&s, &t, false, 0), expected);
+        assert_eq!(folded_text(&s, &t, false, Min::Fixed(0)).0, expected);
     }
 }

@@ -4,7 +4,7 @@
 //! method's subtree, merged over its outermost calls (a recursive call is a node of it,
 //! not a new root). Memory: one node per distinct path.
 
-use super::tree::{PathTree, ROOT};
+use super::tree::{PathTree, MAX_PATHS, ROOT};
 use crate::model::{Analysis, Call, Frame, Symbols};
 
 /// Which methods the graph is about: `Class.method` exactly, a readable name
@@ -65,8 +65,8 @@ impl Graph {
     pub fn new(target: Target) -> Graph {
         Graph {
             target,
-            callers: PathTree::new(ROOT),
-            callees: PathTree::new(ROOT),
+            callers: PathTree::bounded(ROOT, MAX_PATHS),
+            callees: PathTree::bounded(ROOT, MAX_PATHS),
             inside: Vec::new(),
             calls: 0,
             matched: Vec::new(),
@@ -95,8 +95,14 @@ impl Analysis for Graph {
     }
 
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, parents: &[Frame]) {
-        if let Some(n) = self.inside.get_mut(t as usize).and_then(Vec::pop) {
-            self.callees.record(n, c);
+        if let Some(inside) = self.inside.get_mut(t as usize) {
+            if let Some(n) = inside.pop() {
+                if inside.last() == Some(&n) {
+                    self.callees.record_nested(n, c);
+                } else {
+                    self.callees.record(n, c);
+                }
+            }
         }
         if !self.target.matches(s, c.method) {
             return;
@@ -105,7 +111,12 @@ impl Analysis for Graph {
         let mut n = self.callers.child(0, c.method);
         self.callers.record(n, c);
         for f in parents.iter().rev() {
-            n = self.callers.child(n, f.method);
+            let caller = self.callers.child(n, f.method);
+            if caller == n {
+                // Past the bound, every caller further out is one `[more paths]` frame.
+                break;
+            }
+            n = caller;
             self.callers.record(n, c);
         }
     }

@@ -1,6 +1,8 @@
 //! Calls merged by path: the call tree (`tree`), the folded stacks (`collapsed`,
 //! `flame`) and allocation stacks (`flame --alloc`). Memory is one node per distinct
-//! path, whatever the number of calls.
+//! path, whatever the number of calls, and at most [`MAX_PATHS`] nodes in the trees of
+//! a whole trace: past them, a new path's calls are merged into a `[more paths]` frame
+//! under the deepest frame it shares with a path already known.
 
 use crate::model::idmap::{FastMap, Recent};
 use crate::model::{Alloc, Analysis, Call, Frame, Symbols};
@@ -12,6 +14,18 @@ pub const ROOT: u32 = u32::MAX;
 pub const THREAD: u32 = 1 << 31;
 /// Set on a method label in a slow call's subtree: a nested slow call, shown on its own.
 pub const SLOW: u32 = 1 << 30;
+/// Label of the frame that stands for the paths a bounded tree did not make (no
+/// method's: method labels are indexes far below it).
+pub const MORE: u32 = SLOW - 1;
+/// Nodes of a bounded tree (`tree`, `collapsed`, `flame`, `graph`): about 150 MB. A
+/// deep recursive-descent parser gives millions of distinct paths (Checkstyle's trace:
+/// 6.7 M); what lies past the bound is counted, exactly, in `[more paths]` frames.
+pub const MAX_PATHS: usize = 2_000_000;
+/// The size an answer made of paths keeps under by default, leaving out what weighs
+/// least and saying so (issue 43: under 10 MB on any trace).
+pub const ANSWER_BYTES: u64 = 10_000_000;
+/// What a `[more paths]` frame is called.
+pub const MORE_NAME: &str = "[more paths]";
 
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -39,6 +53,8 @@ pub struct PathTree {
     /// is large): most lookups of a large tree hit it without touching the hash map
     /// (javac: 1.8 M paths).
     cache: Recent,
+    /// Nodes past which a new path goes into a [`MORE`] frame (see [`PathTree::bounded`]).
+    limit: usize,
 }
 
 /// Slots of `PathTree::cache` (a power of two), and the nodes a tree has before it
@@ -73,7 +89,25 @@ impl PathTree {
             }],
             index: FastMap::default(),
             cache: Recent::default(),
+            limit: usize::MAX,
         }
+    }
+
+    /// A tree of at most about `limit` nodes: once it has them, a child not made yet is
+    /// the parent's [`MORE`] frame instead (made past the limit, one per parent), and
+    /// below a `MORE` frame every child is that frame. Its calls and own time are exact;
+    /// its total counts the outermost of its nested frames (see
+    /// [`PathTree::record_nested`]).
+    pub fn bounded(root: u32, limit: usize) -> PathTree {
+        PathTree {
+            limit,
+            ..PathTree::new(root)
+        }
+    }
+
+    /// Whether some path went into a [`MORE`] frame.
+    pub fn is_cut(&self) -> bool {
+        self.nodes.len() > self.limit
     }
 
     /// The child of `parent` labelled `label`, created if new.
@@ -98,7 +132,22 @@ impl PathTree {
         if self.cache.is_empty() && self.nodes.len() >= CACHE_FROM {
             self.cache = Recent::with_slots(CACHE);
         }
-        // One probe of the map, found or made (a new path is most of the misses).
+        if self.nodes.len() >= self.limit {
+            let n = match self.index.get(&(parent, label)) {
+                Some(&n) => n,
+                None if self.nodes[parent as usize].label == MORE => parent,
+                None => self.make(parent, MORE),
+            };
+            self.nodes[parent as usize].last = (label, n);
+            return n;
+        }
+        self.make(parent, label)
+    }
+
+    /// The child of `parent` labelled `label`, found or made (one probe of the map: a
+    /// new path is most of the misses), memoised.
+    fn make(&mut self, parent: u32, label: u32) -> u32 {
+        let key = child_key(parent, label);
         let nodes = &mut self.nodes;
         let n = *self.index.entry((parent, label)).or_insert_with(|| {
             let n = nodes.len() as u32;
@@ -125,6 +174,17 @@ impl PathTree {
             let node = &mut self.nodes[n as usize];
             node.calls += 1;
             node.total += c.incl;
+            node.self_ns += c.self_ns;
+        }
+    }
+
+    /// [`PathTree::record`] of a call made inside a frame of the same node (only a
+    /// [`MORE`] frame holds its own callees): its time is in the outer call's total
+    /// already.
+    pub fn record_nested(&mut self, n: u32, c: &Call) {
+        if c.counted {
+            let node = &mut self.nodes[n as usize];
+            node.calls += 1;
             node.self_ns += c.self_ns;
         }
     }
@@ -163,6 +223,83 @@ impl PathTree {
         out
     }
 
+    /// About the bytes of [`PathTree::rows`]`(min_total, max_depth)` written at
+    /// `per_row(depth, node)` each: one forward sweep (parents come before their
+    /// children), visiting what `rows` visits.
+    pub fn rows_bytes(
+        &self,
+        min_total: u64,
+        max_depth: Option<usize>,
+        per_row: &impl Fn(usize, u32) -> u64,
+    ) -> u64 {
+        let len = self.nodes.len();
+        let mut depth = vec![0usize; len];
+        let mut shown = vec![false; len];
+        shown[0] = true;
+        let mut bytes = per_row(0, 0);
+        for i in 1..len {
+            let node = &self.nodes[i];
+            let p = node.parent as usize;
+            if !shown[p] || max_depth.is_some_and(|d| depth[p] >= d) {
+                continue;
+            }
+            let thread = node.label & THREAD != 0 && node.label != ROOT;
+            if !(node.calls > 0 || thread) || self.subtotal(i as u32) < min_total {
+                continue;
+            }
+            shown[i] = true;
+            depth[i] = depth[p] + 1;
+            bytes += per_row(depth[i], i as u32);
+        }
+        bytes
+    }
+
+    /// About the bytes of [`PathTree::rows`]`(0, None)` by depth (index: the row's
+    /// depth), each row `per_row(depth, node)`.
+    pub fn bytes_by_depth(&self, per_row: &impl Fn(usize, u32) -> u64) -> Vec<u64> {
+        let len = self.nodes.len();
+        let mut depth = vec![0usize; len];
+        let mut shown = vec![false; len];
+        shown[0] = true;
+        let mut bytes = vec![per_row(0, 0)];
+        for i in 1..len {
+            let node = &self.nodes[i];
+            let p = node.parent as usize;
+            let thread = node.label & THREAD != 0 && node.label != ROOT;
+            if !shown[p] || !(node.calls > 0 || thread) {
+                continue;
+            }
+            shown[i] = true;
+            depth[i] = depth[p] + 1;
+            if bytes.len() <= depth[i] {
+                bytes.resize(depth[i] + 1, 0);
+            }
+            bytes[depth[i]] += per_row(depth[i], i as u32);
+        }
+        bytes
+    }
+
+    /// The least `min_total` (0, or a power of two times the tree's total over 2^20)
+    /// under which [`PathTree::rows`] fits `budget` bytes (see
+    /// [`PathTree::rows_bytes`]).
+    pub fn fit_rows(
+        &self,
+        budget: u64,
+        max_depth: Option<usize>,
+        per_row: &impl Fn(usize, u32) -> u64,
+    ) -> u64 {
+        let total: u64 = self.children(0).map(|k| self.subtotal(k)).sum();
+        let mut min = 0;
+        while min <= total && self.rows_bytes(min, max_depth, per_row) > budget {
+            min = if min == 0 {
+                (total >> 20).max(1)
+            } else {
+                min * 2
+            };
+        }
+        min
+    }
+
     /// A node's total time; for a thread node, its children's.
     pub fn subtotal(&self, n: u32) -> u64 {
         let node = &self.nodes[n as usize];
@@ -198,6 +335,8 @@ impl PathTree {
 pub fn label_name(s: &Symbols, label: u32) -> &str {
     if label == ROOT {
         "all"
+    } else if label == MORE {
+        MORE_NAME
     } else if label & THREAD != 0 {
         s.threads
             .get((label & !THREAD) as usize)
@@ -236,8 +375,15 @@ pub struct CallTree {
 
 impl Default for CallTree {
     fn default() -> CallTree {
+        CallTree::bounded(MAX_PATHS)
+    }
+}
+
+impl CallTree {
+    /// A call tree of at most about `limit` paths (see [`PathTree::bounded`]).
+    pub fn bounded(limit: usize) -> CallTree {
         CallTree {
-            tree: PathTree::new(ROOT),
+            tree: PathTree::bounded(ROOT, limit),
             stacks: Vec::new(),
             allocs: FastMap::default(),
         }
@@ -332,10 +478,15 @@ impl Analysis for CallTree {
     }
 
     fn exit(&mut self, _s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
-        let Some(n) = self.stacks.get_mut(t as usize).and_then(Vec::pop) else {
+        let Some(stack) = self.stacks.get_mut(t as usize) else {
             return;
         };
-        self.tree.record(n, c);
+        let Some(n) = stack.pop() else { return };
+        if stack.last() == Some(&n) {
+            self.tree.record_nested(n, c);
+        } else {
+            self.tree.record(n, c);
+        }
     }
 
     fn alloc(&mut self, _s: &Symbols, t: u32, a: &Alloc, _stack: &[Frame]) {
@@ -343,5 +494,94 @@ impl Analysis for CallTree {
         let e = self.allocs.entry((n, a.class, a.is_array)).or_default();
         e.0 += 1;
         e.1 += a.size;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::filter::Filter;
+    use crate::model::tests::{defs, entry, exit};
+    use crate::model::Model;
+
+    /// f and g calling each other `depth` levels deep, each level 10 ns of its own
+    /// before its callee and 10 after (one call of f at the top).
+    fn recursion(depth: u64) -> Vec<crate::read::Event<'static>> {
+        let mut evs = defs();
+        for level in 0..depth {
+            evs.push(entry(1 + level % 2, level + 1, level * 10));
+        }
+        for level in (0..depth).rev() {
+            evs.push(exit(1 + level % 2, level + 1, 20 * depth - level * 10));
+        }
+        evs
+    }
+
+    fn tree_of(depth: u64, limit: usize) -> (PathTree, Symbols) {
+        let mut t = CallTree::bounded(limit);
+        let mut m = Model::new(Filter::default());
+        for e in &recursion(depth) {
+            m.event(e, &mut t);
+        }
+        m.finish(&mut t);
+        (t.tree, m.syms)
+    }
+
+    /// Past the bound, a deep recursion's frames are one `[more paths]` frame: every
+    /// call and every nanosecond of own time is in the tree, and its total counts the
+    /// outermost merged call once.
+    #[test]
+    fn paths_past_the_bound_are_one_exact_more_frame() {
+        let (whole, _) = tree_of(40, usize::MAX);
+        let (cut, _) = tree_of(40, 8);
+        assert!(!whole.is_cut());
+        assert!(cut.is_cut());
+        let sum = |t: &PathTree, f: fn(&Node) -> u64| t.nodes.iter().map(f).sum::<u64>();
+        assert_eq!(sum(&whole, |n| n.calls), 40);
+        assert_eq!(sum(&cut, |n| n.calls), 40);
+        assert_eq!(sum(&cut, |n| n.self_ns), sum(&whole, |n| n.self_ns));
+        assert_eq!(sum(&whole, |n| n.self_ns), 800);
+        let more: Vec<&Node> = cut.nodes.iter().filter(|n| n.label == MORE).collect();
+        assert_eq!(more.len(), 1);
+        // Node 1 is the thread; the bound keeps 8 nodes: 6 frames, the 7th level on is
+        // merged, and its total is that of the outermost merged call.
+        let more = more[0];
+        assert_eq!(more.calls, 40 - 6);
+        assert_eq!(more.total, 20 * 40 - 2 * 6 * 10);
+        assert_eq!(more.self_ns, (40 - 6) * 20);
+        // The frames above it are unchanged.
+        for (a, b) in whole.nodes.iter().zip(&cut.nodes).take(8) {
+            assert_eq!(
+                (a.label, a.calls, a.total, a.self_ns),
+                (b.label, b.calls, b.total, b.self_ns)
+            );
+        }
+    }
+
+    /// `fit_rows` finds the least `min` that keeps the rows under the budget, and its
+    /// estimate is what the rows are: a budget of every row gives 0.
+    #[test]
+    fn rows_fit_their_budget() {
+        let (t, s) = tree_of(200, usize::MAX);
+        let per_row = crate::render::text::row_bytes(&s, &t);
+        let all = t.rows_bytes(0, None, &per_row);
+        assert_eq!(t.fit_rows(all, None, &per_row), 0);
+        let min = t.fit_rows(all / 4, None, &per_row);
+        assert!(min > 0);
+        assert!(t.rows_bytes(min, None, &per_row) <= all / 4);
+        assert!(
+            t.rows_bytes(min / 2, None, &per_row) > all / 4
+                || min == (t.nodes[1].total >> 20).max(1)
+        );
+        // Rows by depth add up to every row.
+        assert_eq!(t.bytes_by_depth(&per_row).iter().sum::<u64>(), all);
+        // The estimate is close to the text written (within a quarter).
+        let mut text = Vec::new();
+        crate::render::text::tree_to(&mut text, &s, &t, 0, None, true).unwrap();
+        let written = text.len() as u64;
+        assert!(
+            all * 4 >= written * 3 && all * 3 <= written * 4,
+            "{all} vs {written}"
+        );
     }
 }

@@ -368,6 +368,19 @@ pub fn json<T: serde::Serialize>(v: &T) -> Result<Vec<u8>, String> {
     Ok(s)
 }
 
+/// Says once on stderr that a bounded path tree (`analysis::tree::MAX_PATHS`) merged the
+/// paths past its bound into `[more paths]` frames.
+pub fn say_cut(file: &str, t: &crate::analysis::tree::PathTree) {
+    if t.is_cut() {
+        eprintln!(
+            "jtrace: {file}: more than {} distinct call paths; the calls of paths past them \
+             are counted, exactly, in `{}` frames under the deepest frame they share",
+            crate::analysis::tree::MAX_PATHS,
+            crate::analysis::tree::MORE_NAME
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,6 +39,11 @@ pub struct Weight {
     /// Start each stack with its thread's name
     #[arg(long)]
     pub threads: bool,
+    /// Every stack, however large the answer (by default a stack lighter than the share
+    /// said on stderr is counted in its caller's own time, so that the answer stays
+    /// under 10 MB)
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -85,14 +90,19 @@ fn stacks(
         render::flame::folded(&map, out).map_err(|e| format!("cannot write: {e}"))?;
         Ok((s.file, if w.count { "allocations" } else { "bytes" }))
     } else {
-        let min = if for_svg {
-            folded::flame_min(&t.tree)
-        } else {
-            0
+        super::common::say_cut(&s.file, &t.tree);
+        let (what, min) = match (for_svg, w.all) {
+            (_, true) => ("", folded::Min::Fixed(0)),
+            (true, false) => ("flame", folded::for_flame(&t.tree)),
+            (false, false) => (
+                "collapsed",
+                folded::Min::Fit(folded::Budget::Lines(folded::ANSWER_BYTES), 0),
+            ),
         };
-        // Streamed: the folded text of a large trace can be gigabytes.
-        folded::folded(syms, &t.tree, w.threads, min, out)
+        // Streamed: every folded line of a large trace can be gigabytes (--all).
+        let (min, total) = folded::folded(syms, &t.tree, w.threads, min, out)
             .map_err(|e| format!("cannot write: {e}"))?;
+        folded::say_min(what, min, total, " (--all shows every stack)");
         Ok((s.file, "ns"))
     }
 }

@@ -5,7 +5,7 @@ use crate::cmd::common::Input;
 
 use super::common::{duration, emit, json, Select};
 use crate::analysis::graph::{Graph, Target};
-use crate::analysis::tree::PathTree;
+use crate::analysis::tree::{PathTree, ANSWER_BYTES, MORE, MORE_NAME};
 use crate::model::Symbols;
 use crate::pass;
 use crate::render;
@@ -21,9 +21,10 @@ pub struct Args {
     pub input: Input,
     #[command(flatten)]
     pub select: Select,
-    /// Hide paths whose total time is under TIME (e.g. 1ms)
-    #[arg(long, value_name = "TIME", value_parser = duration, default_value = "0ns")]
-    pub min_time: u64,
+    /// Hide paths whose total time is under TIME (e.g. 1ms; 0ns shows every path).
+    /// Without it, the least that keeps the answer under 10 MB, said on stderr
+    #[arg(long, value_name = "TIME", value_parser = duration)]
+    pub min_time: Option<u64>,
     /// Levels of callers and of callees to show
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
@@ -54,17 +55,34 @@ struct GraphDoc {
     callees: Vec<Node>,
 }
 
+/// The `min` of `t`'s rows: `--min-time`, or the least that keeps each of the two trees
+/// under half the answer's budget (said on stderr).
+fn min(s: &Symbols, t: &PathTree, a: &Args) -> u64 {
+    a.min_time.unwrap_or_else(|| {
+        let per_row = render::text::row_bytes(s, t);
+        let min = t.fit_rows(ANSWER_BYTES / 2, a.depth.map(|d| d + 1), &per_row);
+        render::text::say_fit("graph", min, "--min-time 0ns");
+        min
+    })
+}
+
 fn nodes(s: &Symbols, t: &PathTree, min: u64, depth: Option<usize>) -> Vec<Node> {
     t.rows(min, depth.map(|d| d + 1))
         .into_iter()
         .filter(|r| r.depth > 0)
         .map(|r| {
             let n = &t.nodes[r.node as usize];
-            let m = s.method(n.label);
+            let (frame, jvm) = if n.label == MORE {
+                (MORE_NAME.to_string(), String::new())
+            } else {
+                let m = s.method(n.label);
+                let jvm = crate::model::names::jvm(&m.class, &m.name, &m.signature);
+                (m.readable.clone(), jvm)
+            };
             Node {
                 depth: r.depth - 1,
-                frame: m.readable.clone(),
-                jvm: crate::model::names::jvm(&m.class, &m.name, &m.signature),
+                frame,
+                jvm,
                 calls: n.calls,
                 total_ns: n.total,
                 self_ns: n.self_ns,
@@ -98,6 +116,8 @@ pub fn run(mut a: Args) -> Result<(), String> {
         &mut g,
     )?;
     let syms = &s.model.syms;
+    super::common::say_cut(&s.file, &g.callers);
+    super::common::say_cut(&s.file, &g.callees);
     if g.matched.is_empty() {
         return Err(format!(
             "{}: no call of a method named {:?} (give Class.method, Class.method(int), or a \
@@ -113,8 +133,8 @@ pub fn run(mut a: Args) -> Result<(), String> {
             .map(|&m| syms.method(m).readable.clone())
             .collect(),
         calls: g.calls,
-        callers: nodes(syms, &g.callers, a.min_time, a.depth),
-        callees: nodes(syms, &g.callees, a.min_time, a.depth),
+        callers: nodes(syms, &g.callers, min(syms, &g.callers, &a), a.depth),
+        callees: nodes(syms, &g.callees, min(syms, &g.callees, &a), a.depth),
     };
     let out = if a.json {
         json(&doc)?

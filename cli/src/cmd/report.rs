@@ -55,12 +55,11 @@ pub fn run(mut a: Args) -> Result<(), String> {
         let doc = report.doc(&s, &ok, Some(a.top.unwrap_or(HTML_TOP)));
         let mut svg = Vec::new();
         let title = format!("{} (self time, ns)", s.file);
-        let folded = folded::folded_text(
-            &s.model.syms,
-            tree.as_ref().map(|t| &t.tree).ok_or("no call tree")?,
-            false,
-            tree.as_ref().map_or(0, |t| folded::flame_min(&t.tree)),
-        );
+        let tree = tree.as_ref().map(|t| &t.tree).ok_or("no call tree")?;
+        super::common::say_cut(&s.file, tree);
+        let (folded, min, total) =
+            folded::folded_text(&s.model.syms, tree, false, folded::for_flame(tree));
+        folded::say_min("report --html's flame graph", min, total, "");
         render::flame::svg(&folded, &title, "ns", &mut svg)?;
         render::html::page(&doc, &svg).into_bytes()
     } else {

@@ -4,7 +4,7 @@ use crate::cmd::common::Input;
 
 use super::common::{duration, Select, Stream};
 use crate::analysis::slow::{Collector, OnePass, SlowCall};
-use crate::analysis::tree::{label_name, SLOW};
+use crate::analysis::tree::{label_name, ANSWER_BYTES, SLOW};
 use crate::model::Symbols;
 use crate::render;
 use crate::split;
@@ -104,6 +104,66 @@ pub fn json_to(
     out.write_all(&b)
 }
 
+/// Bytes of a slow call's heading line, about.
+const HEADING: u64 = 100;
+
+/// The depth (None: every level) at which the subtrees of `calls`, and the fewest calls
+/// cut off the end (the fastest), keep the answer under [`ANSWER_BYTES`]; said on
+/// stderr when something is left out. A deep recursive-descent parser's slow calls
+/// nest hundreds of levels deep, each a slow call of its own.
+fn fit(syms: &Symbols, calls: &mut Vec<SlowCall>) -> Option<usize> {
+    let per_call: Vec<Vec<u64>> = calls
+        .iter()
+        .map(|c| {
+            c.tree
+                .bytes_by_depth(&render::text::row_bytes(syms, &c.tree))
+        })
+        .collect();
+    let deepest = per_call.iter().map(Vec::len).max().unwrap_or(0);
+    // Bytes of every call's rows down to each depth.
+    let mut by_depth = vec![HEADING * calls.len() as u64; deepest];
+    for bytes in &per_call {
+        let mut sum = 0;
+        for (d, total) in by_depth.iter_mut().enumerate() {
+            sum += bytes.get(d).copied().unwrap_or(0);
+            *total += sum;
+        }
+    }
+    if by_depth.last().is_none_or(|&b| b <= ANSWER_BYTES) {
+        return None;
+    }
+    // The deepest level that fits, at least the call and its callees.
+    let depth = by_depth
+        .iter()
+        .rposition(|&b| b <= ANSWER_BYTES)
+        .unwrap_or(0)
+        .max(1);
+    let mut kept = 0;
+    let mut bytes = 0;
+    for c in &per_call {
+        let own = HEADING + c.iter().take(depth + 1).sum::<u64>();
+        if kept > 0 && bytes + own > ANSWER_BYTES {
+            break;
+        }
+        bytes += own;
+        kept += 1;
+    }
+    let cut = calls.len() - kept;
+    calls.truncate(kept);
+    eprintln!(
+        "jtrace: slow: each call's subtree is shown {depth} level{} deep{}, to keep the \
+         answer under {} MB (--depth N and --top N show more)",
+        if depth == 1 { "" } else { "s" },
+        if cut > 0 {
+            format!(", and the {cut} fastest slow calls are left out")
+        } else {
+            String::new()
+        },
+        ANSWER_BYTES / 1_000_000
+    );
+    Some(depth)
+}
+
 pub fn run(mut a: Args) -> Result<(), String> {
     a.json = super::common::wants_json(a.out.output.as_deref(), a.json)?;
     let filter = a.select.filter()?;
@@ -128,6 +188,9 @@ pub fn run(mut a: Args) -> Result<(), String> {
     let found = calls.len();
     calls.truncate(a.top.unwrap_or(found));
     let syms = &s.model.syms;
+    if a.depth.is_none() && a.top.is_none() {
+        a.depth = fit(syms, &mut calls);
+    }
     // A slow `main`'s subtree is the whole call tree: written as it is made.
     let mut out = Stream::open(a.out.output.as_deref())?;
     let r = if a.json {

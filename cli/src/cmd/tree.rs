@@ -3,7 +3,7 @@
 use crate::cmd::common::Input;
 
 use super::common::{duration, Select, Stream};
-use crate::analysis::tree::CallTree;
+use crate::analysis::tree::{CallTree, ANSWER_BYTES};
 use crate::render;
 use crate::split;
 
@@ -13,9 +13,10 @@ pub struct Args {
     pub input: Input,
     #[command(flatten)]
     pub select: Select,
-    /// Hide frames whose total time is under TIME (e.g. 1ms)
-    #[arg(long, value_name = "TIME", value_parser = duration, default_value = "0ns")]
-    pub min_time: u64,
+    /// Hide frames whose total time is under TIME (e.g. 1ms; 0ns shows every frame).
+    /// Without it, the least that keeps the answer under 10 MB, said on stderr
+    #[arg(long, value_name = "TIME", value_parser = duration)]
+    pub min_time: Option<u64>,
     /// Show at most N levels of frames below each thread
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
@@ -31,9 +32,16 @@ pub fn run(a: Args) -> Result<(), String> {
         a.select.every_method("tree shows every method")?,
         &mut t,
     )?;
+    super::common::say_cut(&s.file, &t.tree);
     // Depth 1 is the thread; frames start below it.
     let depth = a.depth.map(|d| d + 1);
+    let min = a.min_time.unwrap_or_else(|| {
+        let per_row = render::text::row_bytes(&s.model.syms, &t.tree);
+        let min = t.tree.fit_rows(ANSWER_BYTES, depth, &per_row);
+        render::text::say_fit("tree", min, "--min-time 0ns");
+        min
+    });
     let mut out = Stream::open(a.out.output.as_deref())?;
-    let r = render::text::tree_to(&mut out, &s.model.syms, &t.tree, a.min_time, depth, true);
+    let r = render::text::tree_to(&mut out, &s.model.syms, &t.tree, min, depth, true);
     out.finish(r)
 }

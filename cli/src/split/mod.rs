@@ -255,7 +255,7 @@ mod tests {
             serde_json::to_string_pretty(&doc).unwrap(),
             crate::render::text::report(&report.doc(&s, &all, Some(20)), &doc),
             String::from_utf8(text).unwrap(),
-            folded::folded_text(&s.model.syms, &tree.tree, true, 0),
+            folded::folded_text(&s.model.syms, &tree.tree, true, folded::Min::Fixed(0)).0,
             format!("{:?}", s.model.totals),
         ]
     }

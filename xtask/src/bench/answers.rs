@@ -57,14 +57,14 @@ const ANSWERS: &[&[&str]] = &[
     &["slow", "--over", "10ms", "--jobs", "2"],
 ];
 
-struct Measured {
-    wall: f64,
-    cpu: f64,
-    rss_kb: u64,
+pub(super) struct Measured {
+    pub(super) wall: f64,
+    pub(super) cpu: f64,
+    pub(super) rss_kb: u64,
 }
 
 /// Runs `cmd` under GNU time: wall, user + sys, peak RSS.
-fn timed(cmd: &mut Command, work: &Path) -> Result<Measured, String> {
+pub(super) fn timed(cmd: &mut Command, work: &Path) -> Result<Measured, String> {
     let rss = work.join("time.txt");
     let prog = cmd.get_program().to_owned();
     let args: Vec<_> = cmd.get_args().map(|a| a.to_owned()).collect();

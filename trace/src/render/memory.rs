@@ -126,14 +126,28 @@ impl<O: Output> Renderer<O> {
     /// the trace, after the last gcFinish.
     fn gc_thread_start(&mut self, ns: u64) {
         self.gc.tid = self.gc_thread_id;
+        self.own_thread_start(self.gc.tid, GC_THREAD_NAME, ns);
+    }
+
+    /// The threadStart of a thread the format defines (no `java.lang.Thread`, no group).
+    fn own_thread_start(&mut self, tid: u32, name: &str, ns: u64) {
         let o = &mut self.out;
         o.open("threadStart");
-        o.num("threadId", self.gc.tid as u64);
+        o.num("threadId", tid as u64);
         o.time("time", ns);
-        o.str("threadName", GC_THREAD_NAME);
+        o.str("threadName", name);
         o.str("groupName", "");
         o.str("parentName", "");
         o.num("objIdRef", 0);
+        o.close();
+    }
+
+    /// `<NAME threadIdRef="tid" time="ns"/>`.
+    pub(super) fn on_thread(&mut self, name: &str, tid: u32, ns: u64) {
+        let o = &mut self.out;
+        o.open(name);
+        o.num("threadIdRef", tid as u64);
+        o.time("time", ns);
         o.close();
     }
 
@@ -152,15 +166,7 @@ impl<O: Output> Renderer<O> {
         let ns = self.vm.last_ns;
         if !self.vm.defined {
             self.vm.defined = true;
-            let o = &mut self.out;
-            o.open("threadStart");
-            o.num("threadId", VM_THREAD_ID as u64);
-            o.time("time", ns);
-            o.str("threadName", VM_THREAD_NAME);
-            o.str("groupName", "");
-            o.str("parentName", "");
-            o.num("objIdRef", 0);
-            o.close();
+            self.own_thread_start(VM_THREAD_ID, VM_THREAD_NAME, ns);
         }
         (VM_THREAD_ID, ns)
     }
@@ -171,11 +177,7 @@ impl<O: Output> Renderer<O> {
             return;
         }
         let (tid, ns) = self.vm_thread(self.conv.to_unix_ns(t).max(self.max_time()));
-        let o = &mut self.out;
-        o.open("threadEnd");
-        o.num("threadIdRef", tid as u64);
-        o.time("time", ns);
-        o.close();
+        self.on_thread("threadEnd", tid, ns);
     }
 
     /// The collector thread's threadEnd, at the close of the trace (if it was defined).
@@ -184,11 +186,7 @@ impl<O: Output> Renderer<O> {
             return;
         }
         let ns = self.gc_time(self.conv.to_unix_ns(t).max(self.max_time()));
-        let o = &mut self.out;
-        o.open("threadEnd");
-        o.num("threadIdRef", self.gc.tid as u64);
-        o.time("time", ns);
-        o.close();
+        self.on_thread("threadEnd", self.gc.tid, ns);
     }
 
     /// `ns`, not before the collector thread's last element: its times never go back.

@@ -847,11 +847,7 @@ impl<O: Output> Renderer<O> {
             // its threadIdRef and invents one when it is absent).
             None => {
                 let (tid, ns) = self.vm_thread(self.conv.to_unix_ns(t).max(self.max_time()));
-                let o = &mut self.out;
-                o.open("runtimeShutdown");
-                o.num("threadIdRef", tid as u64);
-                o.time("time", ns);
-                o.close();
+                self.on_thread("runtimeShutdown", tid, ns);
             }
         }
         let mut live: Vec<u32> = self

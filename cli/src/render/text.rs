@@ -436,3 +436,35 @@ pub fn slow_to(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::tree::tests::tree_of;
+
+    /// `fit_rows` finds the least `min` that keeps the rows under the budget, and its
+    /// estimate is what the rows are: a budget of every row gives 0.
+    #[test]
+    fn rows_fit_their_budget() {
+        let (t, s) = tree_of(200, usize::MAX);
+        let per_row = super::row_bytes(&s, &t);
+        let all = t.rows_bytes(0, None, &per_row);
+        assert_eq!(t.fit_rows(all, None, &per_row), 0);
+        let min = t.fit_rows(all / 4, None, &per_row);
+        assert!(min > 0);
+        assert!(t.rows_bytes(min, None, &per_row) <= all / 4);
+        assert!(
+            t.rows_bytes(min / 2, None, &per_row) > all / 4
+                || min == (t.nodes[1].total >> 20).max(1)
+        );
+        // Rows by depth add up to every row.
+        assert_eq!(t.bytes_by_depth(&per_row).iter().sum::<u64>(), all);
+        // The estimate is close to the text written (within a quarter).
+        let mut text = Vec::new();
+        super::tree_to(&mut text, &s, &t, 0, None, true).unwrap();
+        let written = text.len() as u64;
+        assert!(
+            all * 4 >= written * 3 && all * 3 <= written * 4,
+            "{all} vs {written}"
+        );
+    }
+}

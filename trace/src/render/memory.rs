@@ -110,19 +110,15 @@ impl<O: Output> Renderer<O> {
             self.gc_thread_start(ns);
         }
         self.gc.open = true;
-        self.out.open("gcStart");
-        self.out.num("threadIdRef", self.gc.tid as u64);
-        self.out.time("time", ns);
-        self.out.close();
+        self.on_thread("gcStart", self.gc.tid, ns);
     }
 
     /// The collector's thread, defined just before the first gcStart. Collections run
     /// on VM threads that have no `java.lang.Thread`, and TPTP's importer looks up
     /// `threadIdRef` on every gcStart/gcFinish/objFree (inventing a thread `unknown0`
     /// when it is absent), so the GC elements, frees and unloads name this one thread
-    /// instead. It takes its id
-    /// from the same counter as Java threads (never reused; the agent reserves it at the
-    /// start, `Header::gc_thread_id`) and ends at the close of
+    /// instead. It takes its id from the same counter as Java threads (never reused; the
+    /// agent reserves it at the start, `Header::gc_thread_id`) and ends at the close of
     /// the trace, after the last gcFinish.
     fn gc_thread_start(&mut self, ns: u64) {
         self.gc.tid = self.gc_thread_id;
@@ -139,15 +135,6 @@ impl<O: Output> Renderer<O> {
         o.str("groupName", "");
         o.str("parentName", "");
         o.num("objIdRef", 0);
-        o.close();
-    }
-
-    /// `<NAME threadIdRef="tid" time="ns"/>`.
-    pub(super) fn on_thread(&mut self, name: &str, tid: u32, ns: u64) {
-        let o = &mut self.out;
-        o.open(name);
-        o.num("threadIdRef", tid as u64);
-        o.time("time", ns);
         o.close();
     }
 

@@ -783,6 +783,11 @@ impl<O: Output> Renderer<O> {
 
     fn simple(&mut self, tid: u32, name: &str, t: u64) {
         let ns = self.stamp(tid, t);
+        self.on_thread(name, tid, ns);
+    }
+
+    /// `<NAME threadIdRef="tid" time="ns"/>`.
+    fn on_thread(&mut self, name: &str, tid: u32, ns: u64) {
         let o = &mut self.out;
         o.open(name);
         o.num("threadIdRef", tid as u64);

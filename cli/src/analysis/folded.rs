@@ -389,20 +389,6 @@ pub fn for_flame(t: &PathTree) -> Min {
     Min::Fit(Budget::Svg(ANSWER_BYTES), flame_min(t))
 }
 
-/// What the `min` [`folded`] used means, said once on stderr when it left something out:
-/// `what` is the answer (`collapsed`, `flame`), `all` the flag that shows every stack.
-pub fn say_min(what: &str, min: u64, total: u64, all: &str) {
-    if min == 0 || total == 0 {
-        return;
-    }
-    eprintln!(
-        "jtrace: {what}: stacks lighter than {:.4}% of the total ({min} ns) are counted in \
-         their caller's own time, to keep the answer under {} MB{all}",
-        min as f64 * 100.0 / total as f64,
-        ANSWER_BYTES / 1_000_000
-    );
-}
-
 /// [`folded`] into a string (what a flame graph is drawn from), and the `min` it used
 /// and the weight of everything.
 pub fn folded_text(s: &Symbols, t: &PathTree, threads: bool, min: Min) -> (String, u64, u64) {

@@ -96,13 +96,7 @@ impl Analysis for Graph {
 
     fn exit(&mut self, s: &Symbols, t: u32, c: &Call, parents: &[Frame]) {
         if let Some(inside) = self.inside.get_mut(t as usize) {
-            if let Some(n) = inside.pop() {
-                if inside.last() == Some(&n) {
-                    self.callees.record_nested(n, c);
-                } else {
-                    self.callees.record(n, c);
-                }
-            }
+            self.callees.record_popped(inside, c);
         }
         if !self.target.matches(s, c.method) {
             return;

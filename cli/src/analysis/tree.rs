@@ -97,7 +97,7 @@ impl PathTree {
     /// the parent's [`MORE`] frame instead (made past the limit, one per parent), and
     /// below a `MORE` frame every child is that frame. Its calls and own time are exact;
     /// its total counts the outermost of its nested frames (see
-    /// [`PathTree::record_nested`]).
+    /// [`PathTree::record_popped`]).
     pub fn bounded(root: u32, limit: usize) -> PathTree {
         PathTree {
             limit,
@@ -178,11 +178,15 @@ impl PathTree {
         }
     }
 
-    /// [`PathTree::record`] of a call made inside a frame of the same node (only a
-    /// [`MORE`] frame holds its own callees): its time is in the outer call's total
-    /// already.
-    pub fn record_nested(&mut self, n: u32, c: &Call) {
-        if c.counted {
+    /// [`PathTree::record`] of the call whose node is the top of `stack` (a thread's
+    /// open frames), popped. A call made inside a frame of the same node (only a
+    /// [`MORE`] frame holds its own callees) adds no total: its time is in the outer
+    /// call's already.
+    pub fn record_popped(&mut self, stack: &mut Vec<u32>, c: &Call) {
+        let Some(n) = stack.pop() else { return };
+        if stack.last() != Some(&n) {
+            self.record(n, c);
+        } else if c.counted {
             let node = &mut self.nodes[n as usize];
             node.calls += 1;
             node.self_ns += c.self_ns;
@@ -202,11 +206,7 @@ impl PathTree {
             }
             let mut kids: Vec<u32> = self
                 .children(n)
-                .filter(|&k| {
-                    let node = &self.nodes[k as usize];
-                    (node.calls > 0 || node.label & THREAD != 0 && node.label != ROOT)
-                        && self.subtotal(k) >= min_total
-                })
+                .filter(|&k| self.is_row(k, min_total))
                 .collect();
             // Ties by label (unique among siblings), not by creation order, so that a
             // pass split over workers (`--jobs`) prints the same tree.
@@ -223,59 +223,60 @@ impl PathTree {
         out
     }
 
+    /// Whether [`PathTree::rows`] shows node `k` under a shown parent: a call's node or
+    /// a thread's, of at least `min_total` in all.
+    fn is_row(&self, k: u32, min_total: u64) -> bool {
+        let node = &self.nodes[k as usize];
+        (node.calls > 0 || node.label & THREAD != 0 && node.label != ROOT)
+            && self.subtotal(k) >= min_total
+    }
+
+    /// `each(depth, node)` for every row of [`PathTree::rows`]`(min_total, max_depth)`,
+    /// the root first, in node order: one forward sweep (parents come before their
+    /// children).
+    fn each_row(&self, min_total: u64, max_depth: Option<usize>, mut each: impl FnMut(usize, u32)) {
+        let len = self.nodes.len();
+        let mut depth = vec![0usize; len];
+        let mut shown = vec![false; len];
+        shown[0] = true;
+        each(0, 0);
+        for i in 1..len {
+            let p = self.nodes[i].parent as usize;
+            if !shown[p]
+                || max_depth.is_some_and(|d| depth[p] >= d)
+                || !self.is_row(i as u32, min_total)
+            {
+                continue;
+            }
+            shown[i] = true;
+            depth[i] = depth[p] + 1;
+            each(depth[i], i as u32);
+        }
+    }
+
     /// About the bytes of [`PathTree::rows`]`(min_total, max_depth)` written at
-    /// `per_row(depth, node)` each: one forward sweep (parents come before their
-    /// children), visiting what `rows` visits.
+    /// `per_row(depth, node)` each.
     pub fn rows_bytes(
         &self,
         min_total: u64,
         max_depth: Option<usize>,
         per_row: &impl Fn(usize, u32) -> u64,
     ) -> u64 {
-        let len = self.nodes.len();
-        let mut depth = vec![0usize; len];
-        let mut shown = vec![false; len];
-        shown[0] = true;
-        let mut bytes = per_row(0, 0);
-        for i in 1..len {
-            let node = &self.nodes[i];
-            let p = node.parent as usize;
-            if !shown[p] || max_depth.is_some_and(|d| depth[p] >= d) {
-                continue;
-            }
-            let thread = node.label & THREAD != 0 && node.label != ROOT;
-            if !(node.calls > 0 || thread) || self.subtotal(i as u32) < min_total {
-                continue;
-            }
-            shown[i] = true;
-            depth[i] = depth[p] + 1;
-            bytes += per_row(depth[i], i as u32);
-        }
+        let mut bytes = 0;
+        self.each_row(min_total, max_depth, |d, n| bytes += per_row(d, n));
         bytes
     }
 
     /// About the bytes of [`PathTree::rows`]`(0, None)` by depth (index: the row's
     /// depth), each row `per_row(depth, node)`.
     pub fn bytes_by_depth(&self, per_row: &impl Fn(usize, u32) -> u64) -> Vec<u64> {
-        let len = self.nodes.len();
-        let mut depth = vec![0usize; len];
-        let mut shown = vec![false; len];
-        shown[0] = true;
-        let mut bytes = vec![per_row(0, 0)];
-        for i in 1..len {
-            let node = &self.nodes[i];
-            let p = node.parent as usize;
-            let thread = node.label & THREAD != 0 && node.label != ROOT;
-            if !shown[p] || !(node.calls > 0 || thread) {
-                continue;
+        let mut bytes = Vec::new();
+        self.each_row(0, None, |d, n| {
+            if bytes.len() <= d {
+                bytes.resize(d + 1, 0);
             }
-            shown[i] = true;
-            depth[i] = depth[p] + 1;
-            if bytes.len() <= depth[i] {
-                bytes.resize(depth[i] + 1, 0);
-            }
-            bytes[depth[i]] += per_row(depth[i], i as u32);
-        }
+            bytes[d] += per_row(d, n);
+        });
         bytes
     }
 
@@ -478,14 +479,8 @@ impl Analysis for CallTree {
     }
 
     fn exit(&mut self, _s: &Symbols, t: u32, c: &Call, _parents: &[Frame]) {
-        let Some(stack) = self.stacks.get_mut(t as usize) else {
-            return;
-        };
-        let Some(n) = stack.pop() else { return };
-        if stack.last() == Some(&n) {
-            self.tree.record_nested(n, c);
-        } else {
-            self.tree.record(n, c);
+        if let Some(stack) = self.stacks.get_mut(t as usize) {
+            self.tree.record_popped(stack, c);
         }
     }
 

@@ -1,5 +1,6 @@
 //! Arguments and output plumbing every analysing subcommand shares.
 
+use crate::analysis::tree::{PathTree, ANSWER_BYTES, MAX_PATHS, MORE_NAME};
 use crate::model::filter::{parse_duration, Filter, Pattern};
 use crate::model::names::{Inner, Names, Style};
 use std::io::{ErrorKind, Write};
@@ -370,15 +371,54 @@ pub fn json<T: serde::Serialize>(v: &T) -> Result<Vec<u8>, String> {
 
 /// Says once on stderr that a bounded path tree (`analysis::tree::MAX_PATHS`) merged the
 /// paths past its bound into `[more paths]` frames.
-pub fn say_cut(file: &str, t: &crate::analysis::tree::PathTree) {
+pub fn say_cut(file: &str, t: &PathTree) {
     if t.is_cut() {
         eprintln!(
-            "jtrace: {file}: more than {} distinct call paths; the calls of paths past them \
-             are counted, exactly, in `{}` frames under the deepest frame they share",
-            crate::analysis::tree::MAX_PATHS,
-            crate::analysis::tree::MORE_NAME
+            "jtrace: {file}: more than {MAX_PATHS} distinct call paths; the calls of paths \
+             past them are counted, exactly, in `{MORE_NAME}` frames under the deepest frame \
+             they share"
         );
     }
+}
+
+/// What the `min` `analysis::folded::folded` used means, said once on stderr when it
+/// left something out: `what` is the answer (`collapsed`, `flame`), `all` the flag that
+/// shows every stack.
+pub fn say_min(what: &str, min: u64, total: u64, all: &str) {
+    if min == 0 || total == 0 {
+        return;
+    }
+    eprintln!(
+        "jtrace: {what}: stacks lighter than {:.4}% of the total ({min} ns) are counted in \
+         their caller's own time, to keep the answer under {} MB{all}",
+        min as f64 * 100.0 / total as f64,
+        ANSWER_BYTES / 1_000_000
+    );
+}
+
+/// The `min_total` of `t`'s rows for answer `what`: `given` (`--min-time`), or the
+/// least that keeps them under `budget` bytes of text (said on stderr when it leaves
+/// something out; `--min-time 0ns` shows every path).
+pub fn min_or_fit(
+    what: &str,
+    given: Option<u64>,
+    s: &crate::model::Symbols,
+    t: &PathTree,
+    budget: u64,
+    depth: Option<usize>,
+) -> u64 {
+    given.unwrap_or_else(|| {
+        let min = t.fit_rows(budget, depth, &crate::render::text::row_bytes(s, t));
+        if min > 0 {
+            eprintln!(
+                "jtrace: {what}: paths of less than {} in all are left out, to keep the \
+                 answer under {} MB (--min-time 0ns shows more)",
+                crate::render::fmt::ns(min),
+                ANSWER_BYTES / 1_000_000
+            );
+        }
+        min
+    })
 }
 
 #[cfg(test)]

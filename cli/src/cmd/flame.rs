@@ -102,7 +102,7 @@ fn stacks(
         // Streamed: every folded line of a large trace can be gigabytes (--all).
         let (min, total) = folded::folded(syms, &t.tree, w.threads, min, out)
             .map_err(|e| format!("cannot write: {e}"))?;
-        folded::say_min(what, min, total, " (--all shows every stack)");
+        super::common::say_min(what, min, total, " (--all shows every stack)");
         Ok((s.file, "ns"))
     }
 }

@@ -56,14 +56,10 @@ struct GraphDoc {
 }
 
 /// The `min` of `t`'s rows: `--min-time`, or the least that keeps each of the two trees
-/// under half the answer's budget (said on stderr).
+/// under half the answer's budget.
 fn min(s: &Symbols, t: &PathTree, a: &Args) -> u64 {
-    a.min_time.unwrap_or_else(|| {
-        let per_row = render::text::row_bytes(s, t);
-        let min = t.fit_rows(ANSWER_BYTES / 2, a.depth.map(|d| d + 1), &per_row);
-        render::text::say_fit("graph", min, "--min-time 0ns");
-        min
-    })
+    let depth = a.depth.map(|d| d + 1);
+    super::common::min_or_fit("graph", a.min_time, s, t, ANSWER_BYTES / 2, depth)
 }
 
 fn nodes(s: &Symbols, t: &PathTree, min: u64, depth: Option<usize>) -> Vec<Node> {
@@ -116,8 +112,13 @@ pub fn run(mut a: Args) -> Result<(), String> {
         &mut g,
     )?;
     let syms = &s.model.syms;
-    super::common::say_cut(&s.file, &g.callers);
-    super::common::say_cut(&s.file, &g.callees);
+    // Once, whichever of the two trees reached the bound.
+    let cut = if g.callers.is_cut() {
+        &g.callers
+    } else {
+        &g.callees
+    };
+    super::common::say_cut(&s.file, cut);
     if g.matched.is_empty() {
         return Err(format!(
             "{}: no call of a method named {:?} (give Class.method, Class.method(int), or a \

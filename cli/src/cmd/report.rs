@@ -59,7 +59,7 @@ pub fn run(mut a: Args) -> Result<(), String> {
         super::common::say_cut(&s.file, tree);
         let (folded, min, total) =
             folded::folded_text(&s.model.syms, tree, false, folded::for_flame(tree));
-        folded::say_min("report --html's flame graph", min, total, "");
+        super::common::say_min("report --html's flame graph", min, total, "");
         render::flame::svg(&folded, &title, "ns", &mut svg)?;
         render::html::page(&doc, &svg).into_bytes()
     } else {

@@ -35,12 +35,14 @@ pub fn run(a: Args) -> Result<(), String> {
     super::common::say_cut(&s.file, &t.tree);
     // Depth 1 is the thread; frames start below it.
     let depth = a.depth.map(|d| d + 1);
-    let min = a.min_time.unwrap_or_else(|| {
-        let per_row = render::text::row_bytes(&s.model.syms, &t.tree);
-        let min = t.tree.fit_rows(ANSWER_BYTES, depth, &per_row);
-        render::text::say_fit("tree", min, "--min-time 0ns");
-        min
-    });
+    let min = super::common::min_or_fit(
+        "tree",
+        a.min_time,
+        &s.model.syms,
+        &t.tree,
+        ANSWER_BYTES,
+        depth,
+    );
     let mut out = Stream::open(a.out.output.as_deref())?;
     let r = render::text::tree_to(&mut out, &s.model.syms, &t.tree, min, depth, true);
     out.finish(r)

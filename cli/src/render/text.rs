@@ -3,7 +3,7 @@
 use super::fmt::{self, NsText};
 use crate::analysis::report::ReportDoc;
 use crate::analysis::slow::SlowCall;
-use crate::analysis::tree::{is_marked, label_name, PathTree, ANSWER_BYTES, SLOW_MARK};
+use crate::analysis::tree::{is_marked, label_name, PathTree, SLOW_MARK};
 use crate::model::Symbols;
 use std::fmt::Write;
 
@@ -370,19 +370,6 @@ fn tree_lines(
 /// indent and the frame's name), for [`PathTree::fit_rows`].
 pub fn row_bytes<'a>(s: &'a Symbols, t: &'a PathTree) -> impl Fn(usize, u32) -> u64 + 'a {
     move |depth, n| 40 + 2 * depth as u64 + label_name(s, t.nodes[n as usize].label).len() as u64
-}
-
-/// Says once on stderr that an answer left out the paths under `min` to stay under
-/// [`ANSWER_BYTES`]; `flag` shows them.
-pub fn say_fit(what: &str, min: u64, flag: &str) {
-    if min > 0 {
-        eprintln!(
-            "jtrace: {what}: paths of less than {} in all are left out, to keep the answer \
-             under {} MB ({flag} shows more)",
-            fmt::ns(min),
-            ANSWER_BYTES / 1_000_000
-        );
-    }
 }
 
 /// Two spaces, `cell` right-aligned in `width`, one space (a number column).

@@ -60,17 +60,23 @@ impl Budget {
     }
 }
 
-/// The size of [`folded`]'s answer with `min`: one forward sweep (parents come before
-/// their children), visiting what the writer visits.
-fn size(n: &Names, weight: &[u64], min: u64, budget: Budget) -> u64 {
-    let len = n.name.len();
-    let name_len = |c: usize| n.names[n.name[c] as usize].len() as u64;
-    let mut folded_in = vec![0u64; len];
+/// Per frame: the weight of its children lighter than `min`, drawn as its own.
+fn folded_in(n: &Names, weight: &[u64], min: u64) -> Vec<u64> {
+    let mut folded_in = vec![0u64; n.name.len()];
     for (&p, &w) in n.parent.iter().zip(weight).skip(1) {
         if p != NONE && p != 0 && w < min {
             folded_in[p as usize] += w;
         }
     }
+    folded_in
+}
+
+/// The size of [`folded`]'s answer with `min`: one forward sweep (parents come before
+/// their children), visiting what the writer visits.
+fn size(n: &Names, weight: &[u64], min: u64, budget: Budget) -> u64 {
+    let len = n.name.len();
+    let name_len = |c: usize| n.names[n.name[c] as usize].len() as u64;
+    let folded_in = folded_in(n, weight, min);
     // Per node: entered (its children visited), and its path's bytes.
     let mut entered = vec![false; len];
     entered[0] = true;
@@ -279,13 +285,7 @@ pub fn folded(
         Min::Fixed(m) => m,
         Min::Fit(budget, least) => fit(&n, &weight, budget).max(least),
     };
-    // Per frame: the weight of its light children, drawn as its own.
-    let mut folded_in = vec![0u64; len];
-    for (&p, &w) in n.parent.iter().zip(&weight).skip(1) {
-        if p != NONE && p != 0 && w < min {
-            folded_in[p as usize] += w;
-        }
-    }
+    let folded_in = folded_in(&n, &weight, min);
     // Children of each node, together: `kids[first[p]..first[p + 1]]`.
     let mut first = vec![0u32; len + 1];
     for &p in &n.parent {
